@@ -1,0 +1,80 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Upcoming features enabled on every target (as swift-log does).
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "flowrun",
+    products: [
+        .library(name: "FlowKit", targets: ["FlowKit"]),
+        .library(name: "FlowImaging", targets: ["FlowImaging"]),
+        .library(name: "FlowrunCLI", targets: ["FlowrunCLI"]),
+        .library(name: "FlowKitTesting", targets: ["FlowKitTesting"]),
+        .executable(name: "flowrun", targets: ["flowrun"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    ],
+    targets: [
+        // System libraries, found with pkg-config; `.ci/run` installs the Debian packages.
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
+
+        .target(
+            name: "FlowKit",
+            dependencies: [
+                "CYAML",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "FlowImaging",
+            dependencies: ["FlowKit", "CJPEG", "CPNG"],
+            swiftSettings: strictSettings + [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
+        ),
+        .target(
+            name: "FlowrunCLI",
+            dependencies: [
+                "FlowKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "flowrun",
+            dependencies: ["FlowrunCLI", "FlowImaging", "FlowKit"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "FlowKitTesting",
+            dependencies: ["FlowKit"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "FlowKitTests",
+            dependencies: ["FlowKit", "FlowKitTesting"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "FlowImagingTests",
+            dependencies: ["FlowImaging", "FlowKit", "FlowKitTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "FlowrunCLITests",
+            dependencies: ["FlowrunCLI", "FlowKit"],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

@@ -1,0 +1,6 @@
+import FlowKit
+
+extension ProviderKind {
+    /// Decoded RGBA8 pixels (``ImageProvider``).
+    public static let image = ProviderKind("image")
+}

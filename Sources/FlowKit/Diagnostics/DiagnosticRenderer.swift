@@ -1,0 +1,69 @@
+/// Renders diagnostics the way a compiler does.
+///
+/// The first line of each diagnostic is stable — `path:line:col: error: message (did you mean 'x'?)` — because
+/// tests and editors parse it. When the source text is known, the offending line follows with a `^` under
+/// the column; then the hint, then the notes.
+public struct DiagnosticRenderer: Sendable {
+    /// The text of each file diagnostics may point into, by path as typed.
+    public var sources: [String: String]
+    /// Whether to print the source line and caret under the first line.
+    public var showsSnippets: Bool
+
+    /// Creates a renderer.
+    /// - Parameters:
+    ///   - sources: File texts by path, for snippets.
+    ///   - showsSnippets: Whether to print the source line and caret.
+    public init(sources: [String: String] = [:], showsSnippets: Bool = true) {
+        self.sources = sources
+        self.showsSnippets = showsSnippets
+    }
+
+    /// Renders every diagnostic, sorted by position, each followed by a newline.
+    public func render(_ diagnostics: Diagnostics) -> String {
+        diagnostics.sorted.map(render).joined()
+    }
+
+    /// Renders one diagnostic with its snippet, hint and notes.
+    public func render(_ diagnostic: Diagnostic) -> String {
+        var out = headline(diagnostic) + "\n"
+        if showsSnippets, let location = diagnostic.location, let snippet = snippet(at: location) {
+            out += snippet
+        }
+        if let hint = diagnostic.hint {
+            out += "    hint: \(hint)\n"
+        }
+        for note in diagnostic.notes {
+            out += headline(note) + "\n"
+        }
+        return out
+    }
+
+    /// The stable first line: `path:line:col: severity: message (did you mean 'x'?)`.
+    public func headline(_ diagnostic: Diagnostic) -> String {
+        var line = ""
+        if let location = diagnostic.location { line += "\(location): " }
+        line += "\(diagnostic.severity.rawValue): \(diagnostic.message)"
+        if let suggestion = diagnostic.suggestion { line += " (did you mean '\(suggestion)'?)" }
+        return line
+    }
+
+    private func snippet(at location: SourceLocation) -> String? {
+        guard let text = sources[location.path] else { return nil }
+        var lineNumber = 1
+        var found: Substring?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if lineNumber == location.line {
+                found = line
+                break
+            }
+            lineNumber += 1
+        }
+        guard var sourceLine = found else { return nil }
+        if sourceLine.hasSuffix("\r") { sourceLine = sourceLine.dropLast() }
+        let gutter = String(location.line)
+        let pad = String(repeating: " ", count: gutter.count)
+        // Tabs stay tabs under the caret so it lines up whatever the terminal's tab width.
+        let lead = sourceLine.unicodeScalars.prefix(max(location.column - 1, 0)).map { $0 == "\t" ? "\t" : " " }
+        return " \(gutter) | \(sourceLine)\n \(pad) | \(lead.joined())^\n"
+    }
+}

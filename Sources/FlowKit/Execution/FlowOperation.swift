@@ -1,0 +1,210 @@
+import Foundation
+import Synchronization
+
+/// The base class of every node's operation: an asynchronous `Operation` with a state machine that is
+/// correct on swift-corelibs-foundation.
+///
+/// Subclasses override ``execute()`` and call ``finish(_:)`` exactly once, from any thread, when the work is
+/// done — synchronously inside `execute()` for CPU work, or later from a callback for I/O.
+///
+/// ## Implementation requirements
+///
+/// - Read inputs with ``input(_:)`` / ``inputs(_:)``; they look among `dependencies` for operations that
+///   conform to a provider protocol, honouring the task's `input:` key. Never use global state.
+/// - Check `isCancelled` between stages of long work and finish with ``Outcome/cancelled`` when it is set;
+///   override ``didCancel()`` to stop blocking work (cancel a transfer, wake a sleep).
+/// - Keep every mutable stored property inside a lock (`Mutex`), as the compiler checks nothing for an
+///   `@unchecked Sendable` class; restate `@unchecked Sendable` on the subclass.
+/// - An operation runs once. Retries are fresh operations made by ``TaskType/makeOperation(_:)``.
+///
+/// ```swift
+/// final class UppercaseOperation: FlowOperation, DataProvider, @unchecked Sendable {
+///     override func execute() {
+///         guard let input = input(DataProvider.self)?.providedData else {
+///             return finish(.failure(context.failure(.invalidInput, "no input data")))
+///         }
+///         finish(.success(DataPayload(Data(String(decoding: input.bytes, as: UTF8.self).uppercased().utf8),
+///                                     source: input.source)))
+///     }
+///     var providedData: DataPayload? { output(as: DataPayload.self) }
+/// }
+/// ```
+open class FlowOperation: Operation, @unchecked Sendable {
+    /// How an attempt ended.
+    public enum Outcome: Sendable {
+        /// The work is done; the value is the node's output (or `nil` for tasks that provide nothing).
+        case success((any Sendable)?)
+        /// The work failed.
+        case failure(NodeFailure)
+        /// The operation saw `isCancelled` and stopped.
+        case cancelled
+    }
+
+    /// Why an operation was cancelled, so a timeout can be told from Ctrl-C.
+    public enum CancellationReason: Sendable, Equatable {
+        case runCancelled
+        case timedOut(Duration)
+    }
+
+    private enum Phase: Sendable { case ready, executing, finished }
+
+    private struct State: Sendable {
+        var phase = Phase.ready
+        var outcome: Outcome?
+        var output: (any Sendable)?
+        var cancellationReason: CancellationReason?
+    }
+
+    // Value and lock together (NIOLockedValueBox's shape): every mutable property lives here.
+    private let state = Mutex(State())
+    private let lifecycle = Mutex<(any OperationLifecycle)?>(nil)
+
+    /// The node this operation runs.
+    public let context: NodeContext
+
+    /// Creates the operation for one attempt of one node.
+    public init(context: NodeContext) {
+        self.context = context
+        super.init()
+        name = context.nodeID
+    }
+
+    // MARK: Subclass API
+
+    /// Does the node's work. Call ``finish(_:)`` exactly once, now or later.
+    open func execute() {
+        finish(.failure(context.failure(.internalError, "task type '\(context.typeName)' does not implement execute()")))
+    }
+
+    /// Called once when the operation is cancelled while it executes; stop blocking work here.
+    ///
+    /// Runs on the thread that called `cancel()`, without any lock of this operation held.
+    open func didCancel() {}
+
+    /// Ends the operation: records the outcome, then tells the queue.
+    ///
+    /// Calling it twice is a programmer error (asserted in debug builds, ignored in release builds).
+    public final func finish(_ outcome: Outcome) {
+        // Keep Darwin's KVO contract too; on corelibs `willChangeValue` does nothing.
+        willChangeValue(forKey: "isExecuting")
+        willChangeValue(forKey: "isFinished")
+        let first = state.withLock { state -> Bool in
+            guard state.phase != .finished else { return false }
+            state.phase = .finished
+            state.outcome = outcome
+            if case .success(let output) = outcome { state.output = output }
+            return true
+        }
+        assert(first, "finish(_:) called twice on \(context.nodeID)")
+        guard first else { return }
+        // corelibs re-reads `isFinished` inside `didChangeValue`, so the flag must be set — and our lock
+        // released — before these calls; only then does it release dependents and free the queue slot.
+        didChangeValue(forKey: "isExecuting")
+        didChangeValue(forKey: "isFinished")
+        lifecycle.withLock { $0 }?.operationDidFinish(self)
+    }
+
+    /// Finishes as cancelled if the operation has been cancelled.
+    /// - Returns: Whether it finished; return from `execute()` when it did.
+    @discardableResult
+    public final func finishIfCancelled() -> Bool {
+        guard isCancelled else { return false }
+        finish(.cancelled)
+        return true
+    }
+
+    /// The output given to ``finish(_:)``, if it is of the given type and not yet released.
+    public final func output<T>(as type: T.Type) -> T? {
+        state.withLock { $0.output } as? T
+    }
+
+    /// Drops the output; the runner calls this once every consumer has finished.
+    public final func releaseOutput() {
+        let released = state.withLock { state -> (any Sendable)? in
+            defer { state.output = nil }
+            return state.output
+        }
+        _ = released  // freed here, outside the lock
+    }
+
+    // MARK: Inputs
+
+    /// The one dependency that conforms to a provider protocol, honouring the task's `input:` key.
+    ///
+    /// ```swift
+    /// let data = input(DataProvider.self)?.providedData
+    /// ```
+    public final func input<Provider>(_ type: Provider.Type) -> Provider? {
+        inputs(type).first
+    }
+
+    /// Every dependency that conforms to a provider protocol, in item order (for `gather` tasks).
+    public final func inputs<Provider>(_ type: Provider.Type) -> [Provider] {
+        // `dependencies` is a set on corelibs: sort so gather tasks see items in order.
+        dependencies
+            .compactMap { $0 as? FlowOperation }
+            .filter { context.inputTaskID == nil || $0.context.taskID == context.inputTaskID }
+            .sorted { ($0.context.taskID, $0.context.itemIndex ?? -1) < ($1.context.taskID, $1.context.itemIndex ?? -1) }
+            .compactMap { $0 as? Provider }
+    }
+
+    // MARK: State
+
+    /// How the operation ended, once it has.
+    public final var outcome: Outcome? { state.withLock { $0.outcome } }
+
+    /// Why the operation was cancelled, if it was.
+    public final var cancellationReason: CancellationReason? { state.withLock { $0.cancellationReason } }
+
+    /// Cancels the operation, remembering why.
+    public final func cancel(reason: CancellationReason) {
+        let first = state.withLock { state -> Bool in
+            guard state.cancellationReason == nil else { return false }
+            state.cancellationReason = reason
+            return true
+        }
+        if first { cancel() }
+    }
+
+    open override func cancel() {
+        state.withLock { state in
+            if state.cancellationReason == nil { state.cancellationReason = .runCancelled }
+        }
+        let wasExecuting = !isCancelled && isExecuting
+        super.cancel()
+        if wasExecuting { didCancel() }
+    }
+
+    public final override var isAsynchronous: Bool { true }
+    public final override var isExecuting: Bool { state.withLock { $0.phase == .executing } }
+    public final override var isFinished: Bool { state.withLock { $0.phase == .finished } }
+
+    public final override func start() {
+        // corelibs starts an operation cancelled while queued at once, even before its dependencies have
+        // finished: check first and never read inputs then.
+        let begins = state.withLock { state -> Bool in
+            guard state.phase == .ready, !isCancelled else { return false }
+            state.phase = .executing
+            return true
+        }
+        guard begins else {
+            if !isFinished { finish(.cancelled) }
+            return
+        }
+        willChangeValue(forKey: "isExecuting")
+        didChangeValue(forKey: "isExecuting")
+        lifecycle.withLock { $0 }?.operationDidStart(self)
+        execute()
+    }
+
+    /// Connects the operation to the runner; called once, before the operation is queued.
+    func attach(_ observer: any OperationLifecycle) {
+        lifecycle.withLock { $0 = observer }
+    }
+}
+
+/// The runner's view of an operation's life.
+protocol OperationLifecycle: AnyObject, Sendable {
+    func operationDidStart(_ operation: FlowOperation)
+    func operationDidFinish(_ operation: FlowOperation)
+}

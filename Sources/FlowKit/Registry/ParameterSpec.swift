@@ -1,0 +1,67 @@
+/// One parameter of a task type: its name, type, default and allowed range.
+public struct ParameterSpec: Sendable {
+    /// The type of a parameter value.
+    public enum ValueType: Sendable, Hashable, CustomStringConvertible {
+        case string
+        case number
+        case integer
+        case bool
+        case duration
+        /// A string from a fixed set.
+        case oneOf([String])
+        case stringList
+        case stringMap
+        /// Any value; the task checks it itself.
+        case any
+
+        public var description: String {
+            switch self {
+            case .string: "string"
+            case .number: "number"
+            case .integer: "integer"
+            case .bool: "boolean"
+            case .duration: "duration"
+            case .oneOf(let options): options.joined(separator: "|")
+            case .stringList: "list of strings"
+            case .stringMap: "map of strings"
+            case .any: "any"
+            }
+        }
+    }
+
+    /// The key in the task's YAML map.
+    public let name: String
+    /// The value type, checked before the task runs.
+    public let type: ValueType
+    /// The value when the key is absent, or `nil` when there is none.
+    public let defaultValue: Value?
+    /// Whether the key must be present.
+    public let isRequired: Bool
+    /// The inclusive range of a numeric value, if limited.
+    public let range: ClosedRange<Double>?
+    /// One line for `flowrun tasks` and the JSON Schema.
+    public let summary: String
+
+    /// Creates a parameter description.
+    public init(
+        _ name: String, _ type: ValueType, default defaultValue: Value? = nil, required isRequired: Bool = false,
+        range: ClosedRange<Double>? = nil, summary: String
+    ) {
+        self.name = name
+        self.type = type
+        self.defaultValue = defaultValue
+        self.isRequired = isRequired
+        self.range = range
+        self.summary = summary
+    }
+}
+
+/// A rule over several parameters of one task.
+public enum ParameterConstraint: Sendable, Hashable {
+    /// At most one of these keys may be given.
+    case mutuallyExclusive([String])
+    /// At least one of these keys must be given.
+    case oneRequired([String])
+    /// Key `key` may only be given together with all of `requires`.
+    case requires(key: String, requires: [String])
+}

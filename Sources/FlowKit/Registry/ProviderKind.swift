@@ -1,0 +1,37 @@
+/// A kind of output that flows along an edge: `data`, `file`, `image`, …
+///
+/// Kinds are open: a module adds its own as a static constant (FlowImaging adds `.image`). Each kind is
+/// matched at run time by a provider protocol (``DataProvider`` for `.data`), and checked statically by the
+/// validator from the kinds each ``TaskType`` declares.
+public struct ProviderKind: Sendable, Hashable, CustomStringConvertible, Comparable {
+    /// The kind's name as shown in messages and `flowrun tasks`.
+    public let name: String
+
+    /// Creates a kind. Use one constant per kind.
+    public init(_ name: String) { self.name = name }
+
+    public var description: String { name }
+
+    public static func < (lhs: ProviderKind, rhs: ProviderKind) -> Bool { lhs.name < rhs.name }
+
+    /// Bytes with a source (``DataProvider``).
+    public static let data = ProviderKind("data")
+    /// A file written to disk (``FileProvider``).
+    public static let file = ProviderKind("file")
+}
+
+/// What a task type needs from its dependencies.
+public enum InputRequirement: Sendable, Hashable {
+    /// No input: dependencies only order the run.
+    case none
+    /// Exactly one dependency providing one of these kinds (or the one named by `input:`).
+    case oneOf([ProviderKind])
+    /// Accepts whatever its dependencies provide, if anything (e.g. `noop`).
+    case anything
+
+    /// The kinds accepted, empty for `.none` and `.anything`.
+    public var kinds: [ProviderKind] {
+        if case .oneOf(let kinds) = self { return kinds }
+        return []
+    }
+}

@@ -1,0 +1,58 @@
+/// Describes a kind of task: its name, parameters, the kinds it consumes and provides, and the operation
+/// that runs one node of it.
+///
+/// ## Implementation requirements
+///
+/// - `name` is unique in a ``TaskRegistry`` and matches what users write after `type:`.
+/// - `parameters` lists every key the task accepts besides the common ones (`dependsOn`, `queue`, …);
+///   the validator rejects others with a did-you-mean and checks types, ranges and defaults.
+/// - `consumes` and `provides` are checked statically on every edge, so the operation made by
+///   ``makeOperation(_:)`` can rely on finding its input among its dependencies.
+/// - ``validate(_:into:)`` adds checks that need several values at once; report, never throw.
+/// - ``makeOperation(_:)`` is called once per attempt and must return a fresh operation each time.
+///
+/// A test you can copy:
+/// ```swift
+/// @Test func myTaskRuns() throws {
+///     let registry = TaskRegistry.builtIn.adding(MyTask())
+///     let result = try Runner.runForTesting("""
+///         version: 1
+///         tasks:
+///           a: { type: my-task, size: 3 }
+///         """, registry: registry)
+///     #expect(result.status(of: "a") == .succeeded)
+/// }
+/// ```
+public protocol TaskType: Sendable {
+    /// The name used after `type:`.
+    var name: String { get }
+    /// One line for `flowrun tasks`.
+    var summary: String { get }
+    /// The task's own parameters.
+    var parameters: [ParameterSpec] { get }
+    /// Rules over several parameters (mutually exclusive keys, …).
+    var constraints: [ParameterConstraint] { get }
+    /// What the task needs from its dependencies.
+    var consumes: InputRequirement { get }
+    /// What the task provides to its dependents, or `nil`.
+    var provides: ProviderKind? { get }
+
+    /// Checks the resolved parameters of one node beyond types and ranges.
+    /// - Parameters:
+    ///   - parameters: The node's parameters, defaults filled in.
+    ///   - diagnostics: Where to report problems, at ``ParameterValues/location(of:)``.
+    func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics)
+
+    /// Makes the operation that runs one attempt of one node.
+    func makeOperation(_ context: NodeContext) -> FlowOperation
+}
+
+extension TaskType {
+    public var constraints: [ParameterConstraint] { [] }
+    public func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics) {}
+
+    /// The spec of a parameter by name.
+    public func parameter(named name: String) -> ParameterSpec? {
+        parameters.first { $0.name == name }
+    }
+}

@@ -1,0 +1,44 @@
+import Dispatch
+import Foundation
+
+/// `sleep`: waits for `duration`, and stops at once when cancelled.
+public struct SleepTask: TaskType {
+    public init() {}
+    public var name: String { "sleep" }
+    public var summary: String { "Waits for a duration; cancellable mid-sleep." }
+    public var parameters: [ParameterSpec] {
+        [ParameterSpec("duration", .duration, required: true, summary: "How long to wait: 250ms, 20s, 2m.")]
+    }
+    public var consumes: InputRequirement { .none }
+    public var provides: ProviderKind? { nil }
+    public func makeOperation(_ context: NodeContext) -> FlowOperation { SleepOperation(context: context) }
+}
+
+/// The operation of ``SleepTask``: a timer, not a blocked thread, so sleeping nodes hold no worker.
+public final class SleepOperation: FlowOperation, @unchecked Sendable {
+    private let timer = LockedBox<(any DispatchSourceTimer)?>(nil)
+
+    public override func execute() {
+        let duration = context.parameters.duration("duration") ?? .zero
+        let source = DispatchSource.makeTimerSource(queue: .global())
+        source.setEventHandler { [weak self] in self?.wake(cancelled: false) }
+        source.schedule(deadline: .now() + duration.seconds)
+        timer.withLock { $0 = source }
+        source.resume()
+        // A cancel that raced with the set-up above must still end the sleep.
+        if isCancelled { wake(cancelled: true) }
+    }
+
+    public override func didCancel() {
+        wake(cancelled: true)
+    }
+
+    private func wake(cancelled: Bool) {
+        guard let source = timer.withLock({ timer -> (any DispatchSourceTimer)? in
+            defer { timer = nil }
+            return timer
+        }) else { return }
+        source.cancel()
+        finish(cancelled ? .cancelled : .success(nil))
+    }
+}
