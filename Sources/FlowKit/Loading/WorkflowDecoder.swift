@@ -1,0 +1,221 @@
+import OrderedCollections
+
+/// Turns a YAML tree into a ``Workflow``, reporting every structural problem: unknown keys, wrong types,
+/// bad limits, unknown task types, malformed ids.
+struct WorkflowDecoder {
+    static let topLevelKeys = ["version", "name", "description", "params", "queues", "tasks", "failFast"]
+    static let commonTaskKeys = [
+        "type", "dependsOn", "queue", "priority", "retries", "timeout", "continueOnError", "input", "forEach", "gather",
+    ]
+
+    let registry: TaskRegistry
+    let path: String
+    let directory: String
+    private var reader = NodeReader()
+
+    init(registry: TaskRegistry, path: String, directory: String) {
+        self.registry = registry
+        self.path = path
+        self.directory = directory
+    }
+
+    /// Decodes the root node; the diagnostics hold everything found wrong.
+    mutating func decode(_ root: YAMLNode) -> (Workflow, Diagnostics) {
+        var workflow = Workflow(path: path, directory: directory, name: Self.defaultName(for: path))
+        workflow.queues[QueueSpec.defaultName] = QueueSpec(name: QueueSpec.defaultName)
+        guard let pairs = root.mapping else {
+            reader.diagnostics.error(
+                "a workflow must be a map with 'version' and 'tasks', found \(root.kindName)", at: root.location,
+                hint: "start the file with 'version: 1' and a 'tasks:' map")
+            return (workflow, reader.diagnostics)
+        }
+        var sawVersion = false, sawTasks = false
+        for pair in pairs {
+            let value = pair.value
+            switch pair.key.scalar ?? "" {
+            case "version":
+                sawVersion = true
+                if let version = reader.integer(value, "'version'", atLeast: 1, atMost: 1) { workflow.version = version }
+            case "name":
+                if let name = reader.string(value, "'name'") { workflow.name = name.value }
+            case "description":
+                workflow.description = reader.string(value, "'description'")?.value
+            case "failFast":
+                workflow.failFast = reader.bool(value, "'failFast'") ?? false
+            case "params":
+                decodeParams(value, into: &workflow)
+            case "queues":
+                decodeQueues(value, into: &workflow)
+            case "tasks":
+                sawTasks = true
+                decodeTasks(value, into: &workflow)
+            default:
+                reader.unknownKey(pair.key, in: "the workflow", candidates: Self.topLevelKeys)
+            }
+        }
+        let start = SourceLocation(path: path, line: 1, column: 1)
+        if !sawVersion {
+            reader.diagnostics.error("missing 'version'", at: start, hint: "add 'version: 1' at the top of the file")
+        }
+        if !sawTasks {
+            reader.diagnostics.error("missing 'tasks'", at: start, hint: "add a 'tasks:' map naming at least one task")
+        }
+        return (workflow, reader.diagnostics)
+    }
+
+    private static func defaultName(for path: String) -> String {
+        let file = path.split(separator: "/").last.map(String.init) ?? path
+        return file.split(separator: ".").first.map(String.init) ?? file
+    }
+
+    private mutating func decodeParams(_ node: YAMLNode, into workflow: inout Workflow) {
+        guard let pairs = reader.mapping(node, "'params'") else { return }
+        for pair in pairs {
+            guard let name = pair.key.scalar else { continue }
+            if !NodeReader.isIdentifier(name) {
+                reader.diagnostics.error("invalid parameter name '\(name)'", at: pair.key.location,
+                    hint: "names start with a letter or '_' and contain letters, digits, '_' or '-'")
+            }
+            if case .mapping = pair.value.content {
+                reader.diagnostics.error("parameter '\(name)' must be a scalar or a list, found a map", at: pair.value.location)
+                continue
+            }
+            workflow.params[name] = Located(pair.value.value, at: pair.value.location)
+        }
+    }
+
+    private mutating func decodeQueues(_ node: YAMLNode, into workflow: inout Workflow) {
+        guard let pairs = reader.mapping(node, "'queues'") else { return }
+        for pair in pairs {
+            guard let name = pair.key.scalar else { continue }
+            if !NodeReader.isIdentifier(name) {
+                reader.diagnostics.error("invalid queue name '\(name)'", at: pair.key.location,
+                    hint: "names start with a letter or '_' and contain letters, digits, '_' or '-'")
+            }
+            var queue = QueueSpec(name: name, location: pair.key.location)
+            if case .mapping(let settings) = pair.value.content {
+                for setting in settings {
+                    switch setting.key.scalar ?? "" {
+                    case "maxConcurrent":
+                        queue.maxConcurrent = reader.integer(setting.value, "'maxConcurrent'", atLeast: 1, atMost: 10_000)
+                    case "qos":
+                        queue.qos = reader.choice(setting.value, "'qos'", as: QualityOfServiceName.self) ?? .default
+                    default:
+                        reader.unknownKey(setting.key, in: "queue '\(name)'", candidates: ["maxConcurrent", "qos"])
+                    }
+                }
+            } else if case .scalar(let text, _) = pair.value.content, text.isEmpty {
+                // `download:` with nothing after it: a queue with default settings.
+            } else {
+                reader.diagnostics.error("queue '\(name)' must be a map such as { maxConcurrent: 2 }, found \(pair.value.kindName)",
+                    at: pair.value.location)
+            }
+            workflow.queues[name] = queue
+        }
+    }
+
+    private mutating func decodeTasks(_ node: YAMLNode, into workflow: inout Workflow) {
+        guard let pairs = reader.mapping(node, "'tasks'") else { return }
+        if pairs.isEmpty {
+            reader.diagnostics.error("'tasks' is empty", at: node.location, hint: "name at least one task")
+        }
+        for pair in pairs {
+            if let task = decodeTask(pair) { workflow.tasks.append(task) }
+        }
+    }
+
+    private mutating func decodeTask(_ pair: YAMLPair) -> TaskSpec? {
+        guard let id = pair.key.scalar else { return nil }
+        if !NodeReader.isIdentifier(id) {
+            reader.diagnostics.error("invalid task id '\(id)'", at: pair.key.location,
+                hint: "ids start with a letter or '_' and contain letters, digits, '_' or '-'")
+        }
+        guard let fields = reader.mapping(pair.value, "task '\(id)'") else { return nil }
+        guard let typePair = fields.first(where: { $0.key.scalar == "type" }) else {
+            reader.diagnostics.error("task '\(id)' has no 'type'", at: pair.key.location,
+                hint: "add 'type:' with one of: \(registry.names.joined(separator: ", "))")
+            return nil
+        }
+        guard let typeName = reader.string(typePair.value, "'type'") else { return nil }
+        let type = registry[typeName.value]
+        if type == nil {
+            reader.diagnostics.error(
+                "unknown task type '\(typeName.value)'", at: typeName.location,
+                suggestion: Suggestion.closest(to: typeName.value, in: registry.names),
+                hint: "`flowrun tasks` lists the types: \(registry.names.joined(separator: ", "))")
+        }
+        var task = TaskSpec(id: Located(id, at: pair.key.location), type: typeName)
+        for field in fields {
+            decodeField(field, of: &task, type: type)
+        }
+        return task
+    }
+
+    private mutating func decodeField(_ field: YAMLPair, of task: inout TaskSpec, type: (any TaskType)?) {
+        let value = field.value
+        switch field.key.scalar ?? "" {
+        case "type":
+            break
+        case "dependsOn":
+            task.dependsOn = decodeIDList(value, "'dependsOn'")
+        case "queue":
+            task.queue = reader.string(value, "'queue'")
+        case "priority":
+            task.priority = reader.choice(value, "'priority'", as: PriorityName.self) ?? .normal
+        case "retries":
+            task.retries = reader.integer(value, "'retries'", atLeast: 0, atMost: 100) ?? 0
+        case "timeout":
+            task.timeout = reader.duration(value, "'timeout'")
+        case "continueOnError":
+            task.continueOnError = reader.bool(value, "'continueOnError'") ?? false
+        case "gather":
+            task.gather = reader.bool(value, "'gather'") ?? false
+        case "input":
+            task.input = reader.string(value, "'input'")
+        case "forEach":
+            task.forEach = decodeForEach(value)
+        case let key:
+            if let type, type.parameter(named: key) != nil {
+                task.parameters[key] = field
+            } else if let type {
+                reader.unknownKey(field.key, in: "task '\(task.id.value)' (\(type.name))",
+                    candidates: Self.commonTaskKeys + type.parameters.map(\.name))
+            }
+        }
+    }
+
+    private mutating func decodeIDList(_ node: YAMLNode, _ what: String) -> [Located<String>] {
+        switch node.content {
+        case .scalar(let text, _) where !text.isEmpty:
+            return [Located(text, at: node.location)]
+        case .sequence(let items):
+            return items.compactMap { reader.string($0, "each entry of \(what)") }
+        default:
+            reader.diagnostics.error("\(what) must be a task id or a list of task ids, found \(node.kindName)", at: node.location)
+            return []
+        }
+    }
+
+    private mutating func decodeForEach(_ node: YAMLNode) -> ForEachSpec? {
+        switch node.content {
+        case .sequence(let items):
+            return .list(items, node.location)
+        case .scalar(let text, _) where text.contains("${"):
+            return .reference(node)
+        case .mapping(let pairs) where pairs.count == 1:
+            let pair = pairs[0]
+            switch pair.key.scalar {
+            case "file": return reader.string(pair.value, "'forEach.file'").map(ForEachSpec.file)
+            case "glob": return reader.string(pair.value, "'forEach.glob'").map(ForEachSpec.glob)
+            default:
+                reader.unknownKey(pair.key, in: "'forEach'", candidates: ["file", "glob"])
+                return nil
+            }
+        default:
+            reader.diagnostics.error(
+                "'forEach' must be a list, a ${params.NAME} reference, { file: PATH } or { glob: PATTERN }",
+                at: node.location)
+            return nil
+        }
+    }
+}

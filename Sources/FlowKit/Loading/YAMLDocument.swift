@@ -1,0 +1,276 @@
+internal import CYAML
+
+/// Parses YAML text into a ``YAMLNode`` tree with libyaml, keeping every node's line and column.
+///
+/// Beyond what libyaml checks, parsing rejects what a workflow file must never contain: duplicate keys,
+/// non-scalar keys, several documents, and — so a hostile file cannot eat memory or the stack — aliases that
+/// would expand past a node budget and nesting past a depth limit.
+public enum YAMLDocument {
+    /// Bounds on what a document may expand to.
+    public struct Limits: Sendable {
+        /// The deepest nesting of lists and maps accepted.
+        public var maxDepth: Int
+        /// How many nodes aliases may copy in, in total.
+        public var maxAliasNodes: Int
+
+        /// Creates limits.
+        public init(maxDepth: Int = 128, maxAliasNodes: Int = 100_000) {
+            self.maxDepth = maxDepth
+            self.maxAliasNodes = maxAliasNodes
+        }
+    }
+
+    /// Parses one YAML document.
+    ///
+    /// Duplicate and non-scalar keys are reported and parsing goes on (the first entry wins), so the
+    /// validator still reports everything else; syntax errors, alias bombs and excessive nesting stop it.
+    /// - Parameters:
+    ///   - bytes: The file's bytes; must be UTF-8.
+    ///   - path: The path to put in locations.
+    ///   - limits: Depth and alias bounds.
+    ///   - diagnostics: Where problems are reported.
+    /// - Returns: The root node, or `nil` for an empty document or a fatal error.
+    public static func parse(
+        _ bytes: [UInt8], path: String, limits: Limits = Limits(), diagnostics: inout Diagnostics
+    ) -> YAMLNode? {
+        if let problem = UTF8Check.firstInvalidSequence(in: bytes, path: path) {
+            diagnostics.error("the file is not valid UTF-8", at: problem, hint: "save the workflow as UTF-8 text")
+            return nil
+        }
+        let parser = EventParser(bytes: bytes, path: path)
+        var builder = TreeBuilder(path: path, limits: limits)
+        do {
+            while true {
+                let event = try parser.next()
+                if case .streamEnd = event { break }
+                try builder.consume(event)
+            }
+        } catch {
+            diagnostics.append(contentsOf: builder.diagnostics)
+            diagnostics.append(error)
+            return nil
+        }
+        diagnostics.append(contentsOf: builder.diagnostics)
+        return builder.root
+    }
+}
+
+/// Finds the first byte sequence that is not UTF-8, with its line and column.
+enum UTF8Check {
+    static func firstInvalidSequence(in bytes: [UInt8], path: String) -> SourceLocation? {
+        // Fast path: pure ASCII needs no decoding.
+        if !bytes.contains(where: { $0 >= 0x80 }) { return nil }
+        var iterator = bytes.makeIterator()
+        var decoder = Unicode.UTF8()
+        var line = 1, column = 1
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar):
+                if scalar == "\n" {
+                    line += 1
+                    column = 1
+                } else {
+                    column += 1
+                }
+            case .emptyInput:
+                return nil
+            case .error:
+                return SourceLocation(path: path, line: line, column: column)
+            }
+        }
+    }
+}
+
+/// One libyaml parser over a byte buffer it keeps alive; freed in `deinit` (Yams' `Parser` shape).
+private final class EventParser {
+    enum Event {
+        case streamEnd
+        case documentStart(SourceLocation)
+        case documentEnd
+        case scalar(String, YAMLNode.ScalarStyle, anchor: String?, SourceLocation)
+        case sequenceStart(anchor: String?, SourceLocation)
+        case sequenceEnd
+        case mappingStart(anchor: String?, SourceLocation)
+        case mappingEnd
+        case alias(String, SourceLocation)
+    }
+
+    private var parser = yaml_parser_t()
+    private let buffer: UnsafeMutableBufferPointer<UInt8>
+    private let path: String
+
+    init(bytes: [UInt8], path: String) {
+        self.path = path
+        buffer = .allocate(capacity: max(bytes.count, 1))
+        _ = buffer.initialize(from: bytes)
+        yaml_parser_initialize(&parser)
+        yaml_parser_set_input_string(&parser, buffer.baseAddress, bytes.count)
+    }
+
+    deinit {
+        yaml_parser_delete(&parser)
+        buffer.deallocate()
+    }
+
+    /// libyaml's marks are 0-based; locations are 1-based. Converted here and nowhere else.
+    private func location(_ mark: yaml_mark_t) -> SourceLocation {
+        SourceLocation(path: path, line: Int(mark.line) + 1, column: Int(mark.column) + 1)
+    }
+
+    func next() throws(Diagnostic) -> Event {
+        var event = yaml_event_t()
+        guard yaml_parser_parse(&parser, &event) == 1 else { throw syntaxError() }
+        defer { yaml_event_delete(&event) }
+        let start = location(event.start_mark)
+        switch event.type {
+        case YAML_STREAM_END_EVENT:
+            return .streamEnd
+        case YAML_DOCUMENT_START_EVENT:
+            return .documentStart(start)
+        case YAML_DOCUMENT_END_EVENT:
+            return .documentEnd
+        case YAML_SCALAR_EVENT:
+            let scalar = event.data.scalar
+            let text = String(decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
+            let explicitString = scalar.tag.map { String(cString: $0).hasSuffix(":str") } ?? false
+            let style: YAMLNode.ScalarStyle =
+                scalar.style == YAML_PLAIN_SCALAR_STYLE && !explicitString ? .plain : .quoted
+            return .scalar(text, style, anchor: scalar.anchor.map { String(cString: $0) }, start)
+        case YAML_SEQUENCE_START_EVENT:
+            return .sequenceStart(anchor: event.data.sequence_start.anchor.map { String(cString: $0) }, start)
+        case YAML_SEQUENCE_END_EVENT:
+            return .sequenceEnd
+        case YAML_MAPPING_START_EVENT:
+            return .mappingStart(anchor: event.data.mapping_start.anchor.map { String(cString: $0) }, start)
+        case YAML_MAPPING_END_EVENT:
+            return .mappingEnd
+        case YAML_ALIAS_EVENT:
+            return .alias(String(cString: event.data.alias.anchor), start)
+        default:
+            // STREAM_START and NO_EVENT carry nothing; read on.
+            return try next()
+        }
+    }
+
+    private func syntaxError() -> Diagnostic {
+        let problem = parser.problem.map { String(cString: $0) } ?? "malformed YAML"
+        let context = parser.context.map { String(cString: $0) }
+        let mark = parser.problem_mark
+        var message = "invalid YAML: \(problem)"
+        if let context { message += " \(context)" }
+        let hint: String? =
+            problem.contains("tab") ? "indent with spaces; YAML does not allow tabs for indentation" : nil
+        return .error(message, at: location(mark), hint: hint)
+    }
+}
+
+/// Assembles events into a tree with an explicit stack, so deep nesting cannot overflow the call stack.
+private struct TreeBuilder {
+    private enum Container {
+        case sequence([YAMLNode], anchor: String?, SourceLocation)
+        case mapping(MappingInProgress)
+    }
+
+    private struct MappingInProgress {
+        var pairs: [YAMLPair] = []
+        // Where each key was first written: finds duplicates in O(1) for maps of thousands of tasks.
+        var keyLocations: [String: SourceLocation] = [:]
+        var pendingKey: YAMLNode?
+        // Set after a rejected (non-scalar) key, so its value is dropped with it.
+        var discardsNextValue = false
+        var anchor: String?
+        var location: SourceLocation
+    }
+
+    private let path: String
+    private let limits: YAMLDocument.Limits
+    private var stack: [Container] = []
+    private var anchors: [String: YAMLNode] = [:]
+    private var aliasNodes = 0
+    private var documents = 0
+    private(set) var root: YAMLNode?
+    private(set) var diagnostics = Diagnostics()
+
+    init(path: String, limits: YAMLDocument.Limits) {
+        self.path = path
+        self.limits = limits
+    }
+
+    mutating func consume(_ event: EventParser.Event) throws(Diagnostic) {
+        switch event {
+        case .streamEnd, .documentEnd:
+            break
+        case .documentStart(let location):
+            documents += 1
+            if documents > 1 {
+                throw .error("a workflow file holds one YAML document", at: location,
+                    hint: "remove the '---' separator and everything after it, or split the file")
+            }
+        case .scalar(let text, let style, let anchor, let location):
+            try add(YAMLNode(.scalar(text, style), at: location), anchor: anchor)
+        case .sequenceStart(let anchor, let location):
+            try push(.sequence([], anchor: anchor, location), at: location)
+        case .mappingStart(let anchor, let location):
+            try push(.mapping(MappingInProgress(anchor: anchor, location: location)), at: location)
+        case .sequenceEnd:
+            guard case .sequence(let items, let anchor, let location)? = stack.popLast() else { return }
+            try add(YAMLNode(.sequence(items), at: location), anchor: anchor)
+        case .mappingEnd:
+            guard case .mapping(let mapping)? = stack.popLast() else { return }
+            try add(YAMLNode(.mapping(mapping.pairs), at: mapping.location), anchor: mapping.anchor)
+        case .alias(let name, let location):
+            guard var node = anchors[name] else {
+                throw .error("unknown alias '*\(name)'", at: location, hint: "define the anchor '&\(name)' before using it")
+            }
+            aliasNodes += node.nodeCount
+            if aliasNodes > limits.maxAliasNodes {
+                throw .error("aliases expand to more than \(limits.maxAliasNodes) nodes", at: location,
+                    hint: "this looks like an alias bomb; write the values out or use fewer nested aliases")
+            }
+            node.location = location
+            try add(node, anchor: nil)
+        }
+    }
+
+    private mutating func push(_ container: Container, at location: SourceLocation) throws(Diagnostic) {
+        if stack.count >= limits.maxDepth {
+            throw .error("nesting deeper than \(limits.maxDepth) levels", at: location,
+                hint: "a workflow never needs this depth; check the file is the one you meant")
+        }
+        stack.append(container)
+    }
+
+    private mutating func add(_ node: YAMLNode, anchor: String?) throws(Diagnostic) {
+        if let anchor { anchors[anchor] = node }
+        guard let top = stack.popLast() else {
+            root = node
+            return
+        }
+        switch top {
+        case .sequence(var items, let anchor, let location):
+            items.append(node)
+            stack.append(.sequence(items, anchor: anchor, location))
+        case .mapping(var mapping):
+            if mapping.discardsNextValue {
+                mapping.discardsNextValue = false
+            } else if let key = mapping.pendingKey {
+                let name = key.scalar ?? ""
+                if let first = mapping.keyLocations[name] {
+                    diagnostics.error("duplicate key '\(name)'", at: key.location,
+                        hint: "each key may appear once in a map; merge the two entries",
+                        notes: [.note("'\(name)' first defined here", at: first)])
+                } else {
+                    mapping.keyLocations[name] = key.location
+                    mapping.pairs.append(YAMLPair(key: key, value: node))
+                }
+                mapping.pendingKey = nil
+            } else if node.scalar == nil {
+                diagnostics.error("map keys must be plain text, found \(node.kindName)", at: node.location)
+                mapping.discardsNextValue = true
+            } else {
+                mapping.pendingKey = node
+            }
+            stack.append(.mapping(mapping))
+        }
+    }
+}

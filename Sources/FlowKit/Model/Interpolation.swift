@@ -1,0 +1,125 @@
+/// A `${…}` reference inside a workflow value.
+public enum Reference: Sendable, Hashable, CustomStringConvertible {
+    /// `${params.NAME}`.
+    case param(String)
+    /// `${item}`.
+    case item
+    /// `${item.index}`.
+    case itemIndex
+    /// `${item.stem}`: the item's file name without directory or extension.
+    case itemStem
+    /// `${item.KEY}` for map items.
+    case itemKey(String)
+    /// `${env.NAME}`.
+    case env(String)
+
+    public var description: String {
+        switch self {
+        case .param(let name): "params.\(name)"
+        case .item: "item"
+        case .itemIndex: "item.index"
+        case .itemStem: "item.stem"
+        case .itemKey(let key): "item.\(key)"
+        case .env(let name): "env.\(name)"
+        }
+    }
+
+    /// Whether the reference needs a `forEach` item.
+    public var needsItem: Bool {
+        switch self {
+        case .item, .itemIndex, .itemStem, .itemKey: true
+        case .param, .env: false
+        }
+    }
+}
+
+/// A string split into literal text and `${…}` references. `$${` writes a literal `${`.
+public struct Interpolation: Sendable {
+    /// One piece of an interpolated string.
+    public enum Segment: Sendable {
+        case text(String)
+        case reference(Reference, SourceLocation)
+    }
+
+    /// The pieces, in order.
+    public var segments: [Segment]
+
+    /// The only reference, when the whole string is exactly one `${…}` (so the value keeps its type).
+    public var wholeReference: (Reference, SourceLocation)? {
+        guard segments.count == 1, case .reference(let reference, let location) = segments[0] else { return nil }
+        return (reference, location)
+    }
+
+    /// Every reference, with its location.
+    public var references: [(Reference, SourceLocation)] {
+        segments.compactMap {
+            if case .reference(let reference, let location) = $0 { return (reference, location) }
+            return nil
+        }
+    }
+
+    /// Splits text into segments.
+    /// - Parameters:
+    ///   - text: The scalar's text.
+    ///   - location: Where the text starts; reference locations are offset from it.
+    ///   - diagnostics: Where malformed references are reported.
+    public init(parsing text: String, at location: SourceLocation, diagnostics: inout Diagnostics) {
+        segments = []
+        guard text.contains("${") else {
+            segments = [.text(text)]
+            return
+        }
+        let scalars = Array(text.unicodeScalars)
+        var literal = String.UnicodeScalarView()
+        var index = 0
+        func at(_ offset: Int) -> SourceLocation {
+            var spot = location
+            spot.column += offset
+            return spot
+        }
+        while index < scalars.count {
+            if scalars[index] == "$", index + 2 < scalars.count, scalars[index + 1] == "$", scalars[index + 2] == "{" {
+                literal.append(contentsOf: ["$", "{"])
+                index += 3
+                continue
+            }
+            guard scalars[index] == "$", index + 1 < scalars.count, scalars[index + 1] == "{" else {
+                literal.append(scalars[index])
+                index += 1
+                continue
+            }
+            guard let close = scalars[(index + 2)...].firstIndex(of: "}") else {
+                diagnostics.error("unterminated '${' in '\(text)'", at: at(index), hint: "close the reference with '}', or write '$${' for a literal '${'")
+                return
+            }
+            if !literal.isEmpty {
+                segments.append(.text(String(literal)))
+                literal = String.UnicodeScalarView()
+            }
+            let body = String(String.UnicodeScalarView(scalars[(index + 2)..<close])).trimmingSpaces()
+            if let reference = Interpolation.reference(named: String(body)) {
+                segments.append(.reference(reference, at(index)))
+            } else {
+                diagnostics.error(
+                    "unknown reference '${\(body)}'", at: at(index),
+                    hint: "references are ${params.NAME}, ${item}, ${item.index}, ${item.stem}, ${item.KEY} and ${env.NAME}")
+            }
+            index = close + 1
+        }
+        if !literal.isEmpty || segments.isEmpty { segments.append(.text(String(literal))) }
+    }
+
+    private static func reference(named body: String) -> Reference? {
+        let parts = body.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        let isName = { (name: String) in !name.isEmpty && name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" } }
+        switch (parts.first, parts.count) {
+        case ("item", 1): return .item
+        case ("item", 2) where parts[1] == "index": return .itemIndex
+        case ("item", 2) where parts[1] == "stem": return .itemStem
+        case ("item", 2) where isName(parts[1]): return .itemKey(parts[1])
+        case ("params", 2) where isName(parts[1]): return .param(parts[1])
+        case ("env", 2) where isName(parts[1]): return .env(parts[1])
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import OrderedCollections
+
+/// One entry of `tasks:`, as written.
+public struct TaskSpec: Sendable {
+    /// The task id, at its key.
+    public var id: Located<String>
+    /// The `type`, at its value.
+    public var type: Located<String>
+    /// The `dependsOn` ids, each at its own token.
+    public var dependsOn: [Located<String>]
+    /// The `queue`, if given.
+    public var queue: Located<String>?
+    /// The `priority` within the queue.
+    public var priority: PriorityName
+    /// How many more times a failed attempt is retried.
+    public var retries: Int
+    /// The per-attempt time limit.
+    public var timeout: Duration?
+    /// Whether a failure counts as success for the exit code (dependents are still skipped).
+    public var continueOnError: Bool
+    /// Which dependency to read when several provide the consumed kind.
+    public var input: Located<String>?
+    /// The list the task is expanded over.
+    public var forEach: ForEachSpec?
+    /// Whether the task runs once, after every instance of its expanded dependencies.
+    public var gather: Bool
+    /// The type's own parameters, by key, as written (interpolated per node at planning).
+    public var parameters: OrderedDictionary<String, YAMLPair>
+    /// The task's key in the `tasks:` map.
+    public var location: SourceLocation { id.location }
+
+    /// Creates a task spec.
+    public init(
+        id: Located<String>, type: Located<String>, dependsOn: [Located<String>] = [], queue: Located<String>? = nil,
+        priority: PriorityName = .normal, retries: Int = 0, timeout: Duration? = nil, continueOnError: Bool = false,
+        input: Located<String>? = nil, forEach: ForEachSpec? = nil, gather: Bool = false,
+        parameters: OrderedDictionary<String, YAMLPair> = [:]
+    ) {
+        self.id = id
+        self.type = type
+        self.dependsOn = dependsOn
+        self.queue = queue
+        self.priority = priority
+        self.retries = retries
+        self.timeout = timeout
+        self.continueOnError = continueOnError
+        self.input = input
+        self.forEach = forEach
+        self.gather = gather
+        self.parameters = parameters
+    }
+
+    /// The queue name the task runs on.
+    public var queueName: String { queue?.value ?? QueueSpec.defaultName }
+}
+
+/// Where a `forEach` list comes from.
+public enum ForEachSpec: Sendable {
+    /// `forEach: [a, b, c]`.
+    case list([YAMLNode], SourceLocation)
+    /// `forEach: ${params.photos}` — a reference to a list parameter.
+    case reference(YAMLNode)
+    /// `forEach: { file: photos.txt }` — one item per non-empty line, relative to the workflow file.
+    case file(Located<String>)
+    /// `forEach: { glob: "photos/*.jpg" }` — the matching paths, sorted.
+    case glob(Located<String>)
+
+    /// Where the list is written.
+    public var location: SourceLocation {
+        switch self {
+        case .list(_, let location): location
+        case .reference(let node): node.location
+        case .file(let path), .glob(let path): path.location
+        }
+    }
+}

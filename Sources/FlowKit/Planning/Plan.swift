@@ -1,0 +1,61 @@
+/// One concrete node of a run: a task, or one item of an expanded task.
+public struct PlannedNode: Sendable {
+    /// The node id: the task id, or `task[i]` for item `i` of an expanded task.
+    public let id: String
+    /// The index of the node's task in ``Workflow/tasks``.
+    public let taskIndex: Int
+    /// The node's item and its index, if expanded.
+    public let item: Value?
+    /// The item's position in its list, if expanded.
+    public let itemIndex: Int?
+    /// The nodes this one depends on, by index in ``Plan/nodes``.
+    public internal(set) var dependencies: [Int]
+    /// The nodes that depend on this one.
+    public internal(set) var dependents: [Int]
+}
+
+/// A validated workflow expanded into its concrete node graph: what a run executes and a dry run prints.
+public struct Plan: Sendable {
+    /// The workflow the plan comes from.
+    public let workflow: Workflow
+    /// The task types.
+    public let registry: TaskRegistry
+    /// The environment `${env.*}` resolves against.
+    public let environment: [String: String]
+    /// The params after overrides, by name.
+    public let params: [String: Value]
+    /// The nodes, every one after its dependencies.
+    public internal(set) var nodes: [PlannedNode]
+
+    /// The task a node comes from.
+    public func task(of node: PlannedNode) -> TaskSpec { workflow.tasks[node.taskIndex] }
+
+    /// The scope a node's references resolve in.
+    public func scope(of node: PlannedNode) -> Scope {
+        Scope(
+            params: params,
+            environment: environment,
+            item: node.item.map { ($0, node.itemIndex ?? 0) })
+    }
+
+    /// A node's parameters, resolved and defaulted. Planning checked them, so no diagnostics are expected.
+    public func parameters(of node: PlannedNode) -> ParameterValues {
+        let task = task(of: node)
+        guard let type = registry[task.type.value] else { return ParameterValues() }
+        var ignored = Diagnostics()
+        return ParameterValidator(task: task, type: type).resolve(in: scope(of: node), diagnostics: &ignored)
+    }
+
+    /// The nodes in topological waves: wave 0 has no dependencies, wave n depends only on earlier waves.
+    public func waves() -> [[Int]] {
+        var level = [Int](repeating: 0, count: nodes.count)
+        var waves: [[Int]] = []
+        for (index, node) in nodes.enumerated() {
+            let wave = node.dependencies.map { level[$0] + 1 }.max() ?? 0
+            level[index] = wave
+            if wave == waves.count { waves.append([]) }
+            waves[wave].append(index)
+        }
+        return waves
+    }
+}

@@ -1,0 +1,119 @@
+import OrderedCollections
+
+/// Expands a validated workflow into its node graph: `forEach` lists into per-item nodes, element-wise
+/// zipping of downstream tasks, `gather` fan-in, and each node's parameters checked.
+struct Planner {
+    let context: ValidationContext
+
+    /// A task's expansion: the list its nodes iterate, and which `forEach` task the list comes from.
+    private struct Domain {
+        var origin: String
+        var items: [Value]
+    }
+
+    func plan(diagnostics: inout Diagnostics) -> Plan? {
+        let workflow = context.workflow
+        guard let order = GraphOrder.topological(workflow, taskIndex: context.taskIndex) else { return nil }
+        let params = workflow.params.reduce(into: [String: Value]()) { $0[$1.key] = $1.value.value }
+        let baseScope = Scope(params: params, environment: context.environment)
+
+        var domains = [Domain?](repeating: nil, count: workflow.tasks.count)
+        var firstNode = [Int](repeating: 0, count: workflow.tasks.count)
+        var nodeCount = [Int](repeating: 0, count: workflow.tasks.count)
+        var nodes: [PlannedNode] = []
+
+        for taskIndex in order {
+            let task = workflow.tasks[taskIndex]
+            let domain = self.domain(of: task, domains: domains, scope: baseScope, diagnostics: &diagnostics)
+            domains[taskIndex] = domain
+            firstNode[taskIndex] = nodes.count
+            let items = domain?.items
+            nodeCount[taskIndex] = items?.count ?? 1
+            if nodes.count + nodeCount[taskIndex] > ForEachExpansion.maxItems {
+                diagnostics.error("the workflow expands to more than \(ForEachExpansion.maxItems) nodes", at: task.id.location)
+                return nil
+            }
+            for index in 0..<nodeCount[taskIndex] {
+                var dependencies: [Int] = []
+                for dependency in Set(task.dependsOn.map(\.value)) {
+                    guard let upstream = context.taskIndex[dependency], upstream != taskIndex else { continue }
+                    let start = firstNode[upstream], count = nodeCount[upstream]
+                    if items != nil, domains[upstream] != nil {
+                        dependencies.append(start + index)  // element-wise: item i reads item i
+                    } else {
+                        dependencies.append(contentsOf: start..<(start + count))  // one node, or gather: all
+                    }
+                }
+                dependencies.sort()
+                nodes.append(PlannedNode(
+                    id: items == nil ? task.id.value : "\(task.id.value)[\(index)]",
+                    taskIndex: taskIndex, item: items?[index], itemIndex: items == nil ? nil : index,
+                    dependencies: dependencies, dependents: []))
+            }
+        }
+        for index in nodes.indices {
+            for dependency in nodes[index].dependencies { nodes[dependency].dependents.append(index) }
+        }
+        var plan = Plan(workflow: workflow, registry: context.registry, environment: context.environment, params: params, nodes: nodes)
+        checkParameters(of: &plan, diagnostics: &diagnostics)
+        return plan
+    }
+
+    private func domain(of task: TaskSpec, domains: [Domain?], scope: Scope, diagnostics: inout Diagnostics) -> Domain? {
+        var own: Domain?
+        if let spec = task.forEach {
+            if task.gather {
+                diagnostics.error("task '\(task.id.value)' has both 'forEach' and 'gather: true'", at: spec.location,
+                    hint: "a gather task runs once over its dependencies' items; drop one of the two")
+                return nil
+            }
+            guard let items = ForEachExpansion.items(of: spec, task: task, scope: scope, directory: context.workflow.directory,
+                diagnostics: &diagnostics)
+            else { return nil }
+            own = Domain(origin: task.id.value, items: items)
+        }
+        let inherited = task.dependsOn.compactMap { entry -> (Domain, Located<String>)? in
+            guard let index = context.taskIndex[entry.value], let domain = domains[index] else { return nil }
+            return (domain, entry)
+        }
+        if task.gather {
+            if inherited.isEmpty {
+                diagnostics.error("task '\(task.id.value)' has 'gather: true' but depends on no forEach task", at: task.id.location,
+                    hint: "gather collects the items of an expanded dependency; remove 'gather' or depend on a forEach task")
+            }
+            return nil
+        }
+        var chosen = own
+        for (domain, entry) in inherited {
+            guard let current = chosen else {
+                chosen = domain
+                continue
+            }
+            if current.origin != domain.origin && current.items.count != domain.items.count {
+                diagnostics.error(
+                    "task '\(task.id.value)' zips forEach lists of different lengths: '\(current.origin)' has \(current.items.count) items, '\(domain.origin)' has \(domain.items.count)",
+                    at: entry.location,
+                    hint: "give both lists the same number of items, or add 'gather: true' to collect them instead")
+                return nil
+            }
+        }
+        return chosen
+    }
+
+    /// Resolves and checks every node's parameters. Tasks whose values do not mention `${item…}` are checked
+    /// once; the others per node, with repeated messages folded by ``Diagnostics``.
+    private func checkParameters(of plan: inout Plan, diagnostics: inout Diagnostics) {
+        var checkedTasks = Set<Int>()
+        for node in plan.nodes {
+            let task = plan.task(of: node)
+            guard let type = context.type(of: task) else { continue }
+            if checkedTasks.contains(node.taskIndex) { continue }
+            var scan = Diagnostics()
+            let usesItem = task.parameters.values.contains { pair in
+                ReferenceScanner.references(in: pair.value, diagnostics: &scan).contains { $0.0.needsItem }
+            }
+            if !usesItem { checkedTasks.insert(node.taskIndex) }
+            _ = ParameterValidator(task: task, type: type).resolve(in: plan.scope(of: node), diagnostics: &diagnostics)
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import OrderedCollections
+import Foundation
+
+/// What `${…}` references resolve against for one node.
+public struct Scope: Sendable {
+    /// The workflow's params after overrides.
+    public var params: [String: Value]
+    /// The environment, for `${env.NAME}`.
+    public var environment: [String: String]
+    /// The node's item and its index, if the node is expanded.
+    public var item: (value: Value, index: Int)?
+
+    /// Creates a scope.
+    public init(params: [String: Value], environment: [String: String], item: (value: Value, index: Int)? = nil) {
+        self.params = params
+        self.environment = environment
+        self.item = item
+    }
+}
+
+/// Resolves interpolated YAML values into plain ``Value``s.
+///
+/// A value that is exactly one reference keeps the referenced value's type (`${params.intensity}` stays a
+/// number); references inside longer text are inserted as text.
+enum Resolver {
+    static func resolve(_ node: YAMLNode, in scope: Scope, diagnostics: inout Diagnostics) -> Value {
+        switch node.content {
+        case .scalar(let text, let style):
+            guard text.contains("${") else { return node.value }
+            let interpolation = Interpolation(parsing: text, at: node.textStart(style), diagnostics: &diagnostics)
+            if let (reference, location) = interpolation.wholeReference {
+                return value(of: reference, at: location, in: scope, diagnostics: &diagnostics) ?? .null
+            }
+            var result = ""
+            for segment in interpolation.segments {
+                switch segment {
+                case .text(let literal): result += literal
+                case .reference(let reference, let location):
+                    result += value(of: reference, at: location, in: scope, diagnostics: &diagnostics)?.description ?? ""
+                }
+            }
+            return .string(result)
+        case .sequence(let items):
+            return .list(items.map { resolve($0, in: scope, diagnostics: &diagnostics) })
+        case .mapping(let pairs):
+            return .map(.init(
+                pairs.map { ($0.key.scalar ?? "", resolve($0.value, in: scope, diagnostics: &diagnostics)) },
+                uniquingKeysWith: { first, _ in first }))
+        }
+    }
+
+    /// The value of one reference. Unknown names were reported by the reference validator; item keys that a
+    /// map item lacks are reported here, since only planning sees the items.
+    static func value(of reference: Reference, at location: SourceLocation, in scope: Scope, diagnostics: inout Diagnostics) -> Value? {
+        switch reference {
+        case .param(let name): return scope.params[name]
+        case .env(let name): return scope.environment[name].map(Value.string)
+        case .item: return scope.item?.value
+        case .itemIndex: return scope.item.map { .int($0.index) }
+        case .itemStem:
+            guard let item = scope.item?.value else { return nil }
+            if case .map(let map) = item, let stem = map["stem"] { return stem }
+            return .string(stem(of: item.description))
+        case .itemKey(let key):
+            guard let item = scope.item else { return nil }
+            guard case .map(let map) = item.value else {
+                diagnostics.error("'${item.\(key)}' needs map items, but item \(item.index) is \(item.value.typeName)", at: location,
+                    hint: "write the items as maps ({ \(key): … }) or use ${item}")
+                return nil
+            }
+            guard let value = map[key] else {
+                diagnostics.error("item \(item.index) has no key '\(key)'", at: location,
+                    suggestion: Suggestion.closest(to: key, in: map.keys).map { "${item.\($0)}" })
+                return nil
+            }
+            return value
+        }
+    }
+
+    /// The file name of a path or URL without directory, query or extension, made safe to use in a path:
+    /// never empty, `.` or `..`, never containing a `/` — so `${item.stem}` cannot escape an output folder.
+    static func stem(of text: String) -> String {
+        var path = Substring(text)
+        if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }), path.contains("://") {
+            path = path[..<query]
+        }
+        while path.hasSuffix("/") { path = path.dropLast() }
+        var name = path.split(separator: "/").last.map(String.init) ?? ""
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex {
+            name = String(name[..<dot])
+        }
+        name = name.replacingOccurrences(of: "\\", with: "_")
+        if name.isEmpty || name == "." || name == ".." || name.hasPrefix("..") { name = "_" + name.replacingOccurrences(of: ".", with: "_") }
+        return name
+    }
+}

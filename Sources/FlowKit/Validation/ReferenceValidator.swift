@@ -1,0 +1,57 @@
+import OrderedCollections
+
+/// Checks every `${…}` in task parameters and `forEach`: known params and environment variables, item
+/// references only in tasks that run per item.
+struct ReferenceValidator {
+    func validate(_ context: ValidationContext, into diagnostics: inout Diagnostics) {
+        let expanded = context.expandedTasks()
+        let params = Array(context.workflow.params.keys)
+        for task in context.workflow.tasks {
+            var nodes = task.parameters.values.map(\.value)
+            if case .reference(let node) = task.forEach { nodes.append(node) }
+            let inForEach = expanded.contains(task.id.value)
+            for node in nodes {
+                for (reference, location) in ReferenceScanner.references(in: node, diagnostics: &diagnostics) {
+                    switch reference {
+                    case .param(let name) where context.workflow.params[name] == nil:
+                        diagnostics.error(
+                            "unknown parameter '${params.\(name)}'", at: location,
+                            suggestion: Suggestion.closest(to: name, in: params).map { "${params.\($0)}" },
+                            hint: params.isEmpty ? "declare it under 'params:'" : "declared params: \(params.joined(separator: ", "))")
+                    case .env(let name) where context.environment[name] == nil:
+                        diagnostics.error("environment variable '\(name)' is not set", at: location,
+                            hint: "set it before running (\(name)=… flowrun …), or use a param instead")
+                    case let item where item.needsItem && !inForEach:
+                        diagnostics.error("'${\(item)}' is used outside a forEach", at: location,
+                            hint: "task '\(task.id.value)' runs once; add 'forEach:' to it or depend on a task that has one")
+                    default:
+                        break
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Finds the `${…}` references in a node and its children.
+enum ReferenceScanner {
+    static func references(in node: YAMLNode, diagnostics: inout Diagnostics) -> [(Reference, SourceLocation)] {
+        switch node.content {
+        case .scalar(let text, let style):
+            return Interpolation(parsing: text, at: node.textStart(style), diagnostics: &diagnostics).references
+        case .sequence(let items):
+            return items.flatMap { references(in: $0, diagnostics: &diagnostics) }
+        case .mapping(let pairs):
+            return pairs.flatMap { references(in: $0.value, diagnostics: &diagnostics) }
+        }
+    }
+}
+
+extension YAMLNode {
+    /// Where a scalar's text starts: one column after the opening quote of a quoted scalar.
+    func textStart(_ style: ScalarStyle) -> SourceLocation {
+        var start = location
+        if style == .quoted { start.column += 1 }
+        return start
+    }
+}
