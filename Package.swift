@@ -47,6 +47,7 @@ let package = Package(
                 "FlowKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             swiftSettings: strictSettings
         ),

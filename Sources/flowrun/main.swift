@@ -1,1 +1,5 @@
-print("flowrun")
+import FlowImaging
+import FlowKit
+import FlowrunCLI
+
+FlowrunMain.run(registry: .builtIn)

@@ -2,9 +2,9 @@
 public enum Suggestion {
     /// The candidate closest to `name` by edit distance, if it is close enough to be a plausible typo.
     ///
-    /// Like swift-argument-parser, a candidate qualifies when its distance is below 4 and below the length
-    /// of the name, so short names are not "corrected" into unrelated ones. Case differences cost nothing
-    /// extra beyond one edit each.
+    /// A candidate qualifies when its distance is at most a third of the name's length (at least 1, at
+    /// most 3), so short names are not "corrected" into unrelated ones (`name` is not `type`). A candidate
+    /// that differs only in case always qualifies.
     /// - Parameters:
     ///   - name: What the user wrote.
     ///   - candidates: The names valid at that spot.
@@ -14,7 +14,7 @@ public enum Suggestion {
         for candidate in candidates where candidate != name {
             let distance = editDistance(name.lowercased(), candidate.lowercased())
                 + (name.lowercased() == candidate.lowercased() ? 1 : 0)
-            guard distance < 4, distance < max(name.count, 2) else { continue }
+            guard distance <= min(max(name.count / 3, 1), 3) else { continue }
             if best == nil || distance < best!.distance { best = (candidate, distance) }
         }
         return best?.name

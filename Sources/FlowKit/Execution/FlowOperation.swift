@@ -57,7 +57,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
 
     // Value and lock together (NIOLockedValueBox's shape): every mutable property lives here.
     private let state = Mutex(State())
-    private let lifecycle = Mutex<(any OperationLifecycle)?>(nil)
+    private let lifecycle = Mutex<(observer: any OperationLifecycle, index: Int)?>(nil)
 
     /// The node this operation runs.
     public let context: NodeContext
@@ -101,7 +101,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
         // released — before these calls; only then does it release dependents and free the queue slot.
         didChangeValue(forKey: "isExecuting")
         didChangeValue(forKey: "isFinished")
-        lifecycle.withLock { $0 }?.operationDidFinish(self)
+        if let (observer, index) = lifecycle.withLock({ $0 }) { observer.operationDidFinish(self, index: index) }
     }
 
     /// Finishes as cancelled if the operation has been cancelled.
@@ -193,18 +193,18 @@ open class FlowOperation: Operation, @unchecked Sendable {
         }
         willChangeValue(forKey: "isExecuting")
         didChangeValue(forKey: "isExecuting")
-        lifecycle.withLock { $0 }?.operationDidStart(self)
+        if let (observer, index) = lifecycle.withLock({ $0 }) { observer.operationDidStart(self, index: index) }
         execute()
     }
 
     /// Connects the operation to the runner; called once, before the operation is queued.
-    func attach(_ observer: any OperationLifecycle) {
-        lifecycle.withLock { $0 = observer }
+    func attach(_ observer: any OperationLifecycle, index: Int) {
+        lifecycle.withLock { $0 = (observer, index) }
     }
 }
 
 /// The runner's view of an operation's life.
 protocol OperationLifecycle: AnyObject, Sendable {
-    func operationDidStart(_ operation: FlowOperation)
-    func operationDidFinish(_ operation: FlowOperation)
+    func operationDidStart(_ operation: FlowOperation, index: Int)
+    func operationDidFinish(_ operation: FlowOperation, index: Int)
 }

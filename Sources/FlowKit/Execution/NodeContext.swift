@@ -26,7 +26,9 @@ public struct NodeContext: Sendable {
     ///
     /// Operations may use this to do less work when every consumer wants less (decode at a reduced scale
     /// when every consumer downsamples), as long as the result stays equivalent.
-    public var consumers: [Consumer]
+    public var consumers: [Consumer] { consumerList() }
+    // Computed on first use: most operations never look, and a fan-out node may have thousands.
+    private let consumerList: @Sendable () -> [Consumer]
     /// Whether operations may trade exactness within a level of rounding for speed (see ``Consumer``).
     public var optimize: Bool
     /// The logger for this node.
@@ -53,7 +55,8 @@ public struct NodeContext: Sendable {
     public init(
         nodeID: String, taskID: String? = nil, typeName: String, itemIndex: Int? = nil, item: Value? = nil,
         parameters: ParameterValues = ParameterValues(), inputTaskID: String? = nil, attempt: Int = 1,
-        workflowDirectory: String = ".", location: SourceLocation? = nil, consumers: [Consumer] = [],
+        workflowDirectory: String = ".", location: SourceLocation? = nil,
+        consumers: @autoclosure @escaping @Sendable () -> [Consumer] = [],
         optimize: Bool = true, logger: Logger = Logger(label: "flowrun")
     ) {
         self.nodeID = nodeID
@@ -66,7 +69,7 @@ public struct NodeContext: Sendable {
         self.attempt = attempt
         self.workflowDirectory = workflowDirectory
         self.location = location
-        self.consumers = consumers
+        self.consumerList = consumers
         self.optimize = optimize
         self.logger = logger
     }

@@ -23,15 +23,17 @@ struct ValidationContext {
     }
 
     /// The tasks that run once per item: those with `forEach`, and those that depend (not as `gather`) on
-    /// an expanded task. Computed in dependency order; tasks in cycles are left out.
+    /// an expanded task. A walk from the `forEach` tasks along dependents, so it works on cyclic graphs too.
     func expandedTasks() -> Set<String> {
-        var expanded = Set<String>()
-        for index in GraphOrder.topological(workflow, taskIndex: taskIndex) ?? [] {
-            let task = workflow.tasks[index]
-            if task.forEach != nil
-                || (!task.gather && task.dependsOn.contains { expanded.contains($0.value) })
-            {
-                expanded.insert(task.id.value)
+        var dependents: [String: [TaskSpec]] = [:]
+        for task in workflow.tasks {
+            for entry in task.dependsOn { dependents[entry.value, default: []].append(task) }
+        }
+        var expanded = Set(workflow.tasks.filter { $0.forEach != nil }.map(\.id.value))
+        var stack = Array(expanded)
+        while let id = stack.popLast() {
+            for dependent in dependents[id] ?? [] where !dependent.gather {
+                if expanded.insert(dependent.id.value).inserted { stack.append(dependent.id.value) }
             }
         }
         return expanded

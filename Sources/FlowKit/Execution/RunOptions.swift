@@ -1,0 +1,78 @@
+import Logging
+
+/// How to run a plan.
+public struct RunOptions: Sendable {
+    /// Cancel everything at the first failure; `nil` uses the workflow's `failFast`.
+    public var failFast: Bool?
+    /// The limit of the `default` queue; `nil` for the workflow's setting or the number of cores.
+    public var maxConcurrentDefault: Int?
+    /// The time source.
+    public var clock: any RunClock
+    /// The backoff between retries.
+    public var retry: RetryPolicy
+    /// Whether operations may use equivalent-output shortcuts (see ``NodeContext/optimize``).
+    public var optimize: Bool
+    /// Where nodes log.
+    public var logger: Logger
+    /// Called on every node event, from the thread where it happened. Keep it cheap.
+    public var observer: (@Sendable (RunEvent) -> Void)?
+
+    /// Creates options.
+    public init(
+        failFast: Bool? = nil, maxConcurrentDefault: Int? = nil, clock: any RunClock = SystemClock(),
+        retry: RetryPolicy = RetryPolicy(), optimize: Bool = true, logger: Logger = Logger(label: "flowrun"),
+        observer: (@Sendable (RunEvent) -> Void)? = nil
+    ) {
+        self.failFast = failFast
+        self.maxConcurrentDefault = maxConcurrentDefault
+        self.clock = clock
+        self.retry = retry
+        self.optimize = optimize
+        self.logger = logger
+        self.observer = observer
+    }
+}
+
+/// Where a node is in its life.
+public enum NodeStatus: String, Sendable, Codable, CaseIterable {
+    /// Waiting for dependencies.
+    case pending
+    /// Handed to its queue, waiting for a slot.
+    case queued
+    /// Executing.
+    case running
+    /// Failed, waiting for its backoff before another attempt.
+    case retrying
+    /// Finished successfully.
+    case succeeded
+    /// Failed after all its attempts.
+    case failed
+    /// Not run because a node upstream failed or was cancelled.
+    case skipped
+    /// Not run, or stopped, because the run was cancelled.
+    case cancelled
+
+    /// Whether the node will not change any more.
+    public var isFinal: Bool {
+        switch self {
+        case .succeeded, .failed, .skipped, .cancelled: true
+        case .pending, .queued, .running, .retrying: false
+        }
+    }
+}
+
+/// Something that happened to a node, for progress displays and logs.
+public struct RunEvent: Sendable {
+    /// The node.
+    public var nodeID: String
+    /// The node's queue.
+    public var queue: String
+    /// The node's new status.
+    public var status: NodeStatus
+    /// The attempt number (1-based) the event belongs to.
+    public var attempt: Int
+    /// Why it failed, was skipped or will be retried.
+    public var failure: NodeFailure?
+    /// For `.retrying`, the delay before the next attempt.
+    public var retryDelay: Duration?
+}

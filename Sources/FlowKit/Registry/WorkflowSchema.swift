@@ -1,0 +1,138 @@
+import Foundation
+
+/// The JSON Schema (draft 2020-12) of the workflow format for a registry, so editors using
+/// yaml-language-server validate and complete workflow files, task types' parameters included.
+public enum WorkflowSchema {
+    /// The schema as pretty-printed JSON.
+    public static func json(for registry: TaskRegistry) throws -> Data {
+        try JSONSerialization.data(withJSONObject: schema(for: registry), options: [.prettyPrinted, .sortedKeys])
+    }
+
+    static let identifierPattern = "^[A-Za-z_][A-Za-z0-9_-]*$"
+
+    /// The schema as a JSON object.
+    public static func schema(for registry: TaskRegistry) -> [String: Any] {
+        let reference: [String: Any] = ["type": "string", "pattern": "^\\$\\{[^}]+\\}$", "description": "A ${params.NAME}, ${item…} or ${env.NAME} reference."]
+        let duration: [String: Any] = ["type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?(ms|s|m|h)$", "description": "A duration: 250ms, 20s, 2m, 1h."]
+        return [
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "flowrun workflow",
+            "description": "A declarative workflow: tasks, their dependsOn edges, queues and params.",
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["version", "tasks"],
+            "properties": [
+                "version": ["const": 1, "description": "The format version; always 1."],
+                "name": ["type": "string", "description": "The workflow's name (default: the file name)."],
+                "description": ["type": "string", "description": "What the workflow does."],
+                "failFast": ["type": "boolean", "description": "Cancel everything at the first failure."],
+                "params": [
+                    "type": "object", "description": "Defaults for ${params.NAME}; --param key=value overrides.",
+                    "propertyNames": ["pattern": identifierPattern],
+                    "additionalProperties": ["type": ["string", "number", "integer", "boolean", "array", "null"]],
+                ],
+                "queues": [
+                    "type": "object", "description": "Named operation queues; `default` always exists.",
+                    "propertyNames": ["pattern": identifierPattern],
+                    "additionalProperties": [
+                        "type": ["object", "null"], "additionalProperties": false,
+                        "properties": [
+                            "maxConcurrent": ["type": "integer", "minimum": 1, "description": "How many nodes run at once; 1 is a serial queue."],
+                            "qos": ["enum": QualityOfServiceName.allCases.map(\.rawValue), "description": "Quality of service of the queue's threads."],
+                        ],
+                    ],
+                ],
+                "tasks": [
+                    "type": "object", "description": "The tasks, by id.", "minProperties": 1,
+                    "propertyNames": ["pattern": identifierPattern],
+                    "additionalProperties": ["$ref": "#/$defs/task"],
+                ],
+            ],
+            "$defs": [
+                "reference": reference,
+                "duration": duration,
+                "task": task(registry),
+            ],
+        ]
+    }
+
+    private static func commonProperties() -> [String: Any] {
+        let ids: [String: Any] = ["oneOf": [["type": "string"], ["type": "array", "items": ["type": "string"]]]]
+        return [
+            "type": ["type": "string", "description": "The task type; `flowrun tasks` lists them."],
+            "dependsOn": ids.merging(["description": "Tasks that must succeed first: an id or a list of ids."]) { $1 },
+            "queue": ["type": "string", "description": "The queue to run on (default: `default`)."],
+            "priority": ["enum": PriorityName.allCases.map(\.rawValue), "description": "Priority within the queue."],
+            "retries": ["type": "integer", "minimum": 0, "maximum": 100, "description": "Re-run a failed attempt up to N more times, with backoff."],
+            "timeout": ["$ref": "#/$defs/duration", "description": "Time limit of each attempt."],
+            "continueOnError": ["type": "boolean", "description": "A failure counts as success for the exit code; dependents are still skipped."],
+            "input": ["type": "string", "description": "Which dependency to read when several provide the consumed kind."],
+            "forEach": [
+                "description": "Run once per item: a list, a ${params.NAME} list, { file: PATH } or { glob: PATTERN }.",
+                "oneOf": [
+                    ["type": "array"],
+                    ["$ref": "#/$defs/reference"],
+                    ["type": "object", "additionalProperties": false, "required": ["file"], "properties": ["file": ["type": "string"]]],
+                    ["type": "object", "additionalProperties": false, "required": ["glob"], "properties": ["glob": ["type": "string"]]],
+                ],
+            ],
+            "gather": ["type": "boolean", "description": "Run once, after every item of the expanded dependencies."],
+        ]
+    }
+
+    private static func task(_ registry: TaskRegistry) -> [String: Any] {
+        let cases: [[String: Any]] = registry.all.map { type in
+            var properties = commonProperties()
+            var required: [String] = ["type"]
+            for parameter in type.parameters {
+                properties[parameter.name] = parameterSchema(parameter)
+                if parameter.isRequired { required.append(parameter.name) }
+            }
+            return [
+                "if": ["properties": ["type": ["const": type.name]], "required": ["type"]],
+                "then": ["properties": properties, "required": required, "additionalProperties": false,
+                         "description": type.summary],
+            ]
+        }
+        return [
+            "type": "object", "required": ["type"],
+            "properties": ["type": ["enum": registry.names, "description": "The task type."]],
+            "allOf": cases,
+        ]
+    }
+
+    private static func parameterSchema(_ parameter: ParameterSpec) -> [String: Any] {
+        var schema: [String: Any]
+        switch parameter.type {
+        case .string: schema = ["type": ["string", "number", "boolean"]]
+        case .bool: schema = ["anyOf": [["type": "boolean"], ["$ref": "#/$defs/reference"]]]
+        case .number, .integer:
+            var number: [String: Any] = ["type": parameter.type == .integer ? "integer" : "number"]
+            if let range = parameter.range {
+                number["minimum"] = range.lowerBound
+                if range.upperBound < Double(Int.max) { number["maximum"] = range.upperBound }
+            }
+            schema = ["anyOf": [number, ["$ref": "#/$defs/reference"]]]
+        case .duration: schema = ["anyOf": [["$ref": "#/$defs/duration"], ["type": "number", "minimum": 0], ["$ref": "#/$defs/reference"]]]
+        case .oneOf(let options): schema = ["anyOf": [["enum": options], ["$ref": "#/$defs/reference"]]]
+        case .stringList: schema = ["anyOf": [["type": "array", "items": ["type": ["string", "number", "boolean"]]], ["type": "string"]]]
+        case .stringMap: schema = ["type": "object", "additionalProperties": ["type": ["string", "number", "boolean"]]]
+        case .any: schema = [:]
+        }
+        schema["description"] = parameter.summary
+        if let defaultValue = parameter.defaultValue { schema["default"] = jsonValue(defaultValue) }
+        return schema
+    }
+
+    private static func jsonValue(_ value: Value) -> Any {
+        switch value {
+        case .null: NSNull()
+        case .bool(let b): b
+        case .int(let i): i
+        case .double(let d): d
+        case .string(let s): s
+        case .list(let items): items.map(jsonValue)
+        case .map(let map): Dictionary(uniqueKeysWithValues: map.map { ($0.key, jsonValue($0.value)) })
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import ArgumentParser
+import FlowKit
+import Foundation
+import Synchronization
+
+/// The `flowrun` command line as a library, so a package can ship its own `flowrun` with more task types:
+///
+/// ```swift
+/// // Sources/my-flowrun/main.swift
+/// import FlowImaging
+/// import FlowrunCLI
+/// FlowrunMain.run(registry: TaskRegistry.standard.adding(VignetteTask()))
+/// ```
+public enum FlowrunMain {
+    /// Parses the arguments, runs the command and exits with flowrun's exit codes: 0 success, 1 a node
+    /// failed, 2 invalid workflow or arguments, 130 interrupted.
+    public static func run(registry: TaskRegistry, arguments: [String]? = nil) -> Never {
+        CommandEnvironment.registry = registry
+        do {
+            var command = try Flowrun.parseAsRoot(arguments)
+            try command.run()
+            Foundation.exit(0)
+        } catch {
+            // argument-parser exits 64 (EX_USAGE) for bad arguments on Linux; flowrun promises 2.
+            if Flowrun.exitCode(for: error) == .validationFailure, !(error is ExitCode) {
+                FileHandle.standardError.write(Data((Flowrun.fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            Flowrun.exit(withError: error)
+        }
+    }
+}
+
+/// What the commands share that argument-parser cannot pass in: the registry of task types.
+enum CommandEnvironment {
+    private static let storage = Mutex(TaskRegistry.builtIn)
+
+    static var registry: TaskRegistry {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
+    }
+}
+
+/// The root command. `flowrun FILE` is `flowrun run FILE`.
+struct Flowrun: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "flowrun",
+        abstract: "A declarative workflow engine: run YAML task graphs on named operation queues.",
+        discussion: """
+            Exit codes: 0 all nodes succeeded, 1 a node failed, 2 the workflow or the command line is invalid, \
+            130 interrupted.
+            """,
+        version: "0.1.0",
+        subcommands: [RunCommand.self, ValidateCommand.self, GraphCommand.self, TasksCommand.self, SchemaCommand.self],
+        defaultSubcommand: RunCommand.self)
+}
+
+/// The workflow file and `--param` overrides, shared by run, validate and graph.
+struct WorkflowOptions: ParsableArguments {
+    @Argument(help: "The workflow file (YAML).", completion: .file(extensions: ["yaml", "yml"]))
+    var workflow: String
+
+    @Option(name: .customLong("param"), help: ArgumentHelp("Override a param: --param key=value (repeatable).", valueName: "key=value"))
+    var params: [String] = []
+
+    func validate() throws {
+        for param in params where !param.contains("=") || param.hasPrefix("=") {
+            throw ValidationError("--param '\(param)' must be key=value")
+        }
+    }
+
+    var overrides: [(name: String, value: String)] {
+        params.map { param in
+            let parts = param.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+        }
+    }
+
+    /// Loads and plans the workflow, printing diagnostics to stderr.
+    /// - Throws: `ExitCode(2)` when the workflow is invalid.
+    func loadPlan(terminal: Terminal) throws -> Plan {
+        let loader = WorkflowLoader(registry: CommandEnvironment.registry, paramOverrides: overrides)
+        let result = loader.plan(path: workflow)
+        if !result.diagnostics.all.isEmpty {
+            let renderer = DiagnosticRenderer(sources: result.sources)
+            terminal.error(renderer.render(result.diagnostics), styled: terminal.colorsDiagnostics)
+        }
+        guard let plan = result.plan else {
+            let errors = result.diagnostics.all.filter { $0.severity == .error }.count
+            terminal.error("\(errors) error\(errors == 1 ? "" : "s") in \(workflow); nothing was run\n")
+            throw ExitCode(2)
+        }
+        return plan
+    }
+}

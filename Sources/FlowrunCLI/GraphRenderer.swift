@@ -1,0 +1,56 @@
+import FlowKit
+import Foundation
+
+/// Draws a plan's node graph for Graphviz, Mermaid, or tools reading JSON.
+struct GraphRenderer {
+    let plan: Plan
+
+    func dot() -> String {
+        var out = "digraph \(Self.quoted(plan.workflow.name)) {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n"
+        for node in plan.nodes {
+            let task = plan.task(of: node)
+            out += "  \(Self.quoted(node.id)) [label=\(Self.quoted("\(node.id)\n\(task.type.value) @ \(task.queueName)"))];\n"
+        }
+        for node in plan.nodes {
+            for dependency in node.dependencies {
+                out += "  \(Self.quoted(plan.nodes[dependency].id)) -> \(Self.quoted(node.id));\n"
+            }
+        }
+        return out + "}\n"
+    }
+
+    func mermaid() -> String {
+        var out = "flowchart LR\n"
+        for (index, node) in plan.nodes.enumerated() {
+            let task = plan.task(of: node)
+            out += "  n\(index)[\"\(node.id)<br/>\(task.type.value) @ \(task.queueName)\"]\n"
+        }
+        for (index, node) in plan.nodes.enumerated() {
+            for dependency in node.dependencies { out += "  n\(dependency) --> n\(index)\n" }
+        }
+        return out
+    }
+
+    func json() throws -> String {
+        struct Graph: Encodable {
+            struct Node: Encodable {
+                var id: String, task: String, type: String, queue: String, dependsOn: [String], item: String?
+            }
+            var workflow: String
+            var nodes: [Node]
+        }
+        let graph = Graph(workflow: plan.workflow.name, nodes: plan.nodes.map { node in
+            let task = plan.task(of: node)
+            return .init(id: node.id, task: task.id.value, type: task.type.value, queue: task.queueName,
+                dependsOn: node.dependencies.map { plan.nodes[$0].id }, item: node.item?.description)
+        })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return String(decoding: try encoder.encode(graph), as: UTF8.self) + "\n"
+    }
+
+    private static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n") + "\""
+    }
+}

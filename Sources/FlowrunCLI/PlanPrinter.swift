@@ -1,0 +1,54 @@
+import OrderedCollections
+import FlowKit
+
+/// The dry-run view of a plan: every node with its type, queue and dependencies, in topological waves.
+struct PlanPrinter {
+    let plan: Plan
+
+    func render() -> String {
+        let waves = plan.waves()
+        let workflow = plan.workflow
+        var out = "\(workflow.name): \(workflow.tasks.count) task\(workflow.tasks.count == 1 ? "" : "s") → "
+            + "\(plan.nodes.count) node\(plan.nodes.count == 1 ? "" : "s") in \(waves.count) wave\(waves.count == 1 ? "" : "s")\n"
+        let queues = workflow.queues.values.map { queue in
+            "\(queue.name) (\(queue.maxConcurrent.map(String.init) ?? "cores"))"
+        }
+        out += "queues: \(queues.joined(separator: ", "))\n"
+        let idWidth = min(plan.nodes.map(\.id.count).max() ?? 4, 40)
+        let typeWidth = workflow.tasks.map(\.type.value.count).max() ?? 4
+        let queueWidth = workflow.queues.keys.map(\.count).max() ?? 7
+        for (number, wave) in waves.enumerated() {
+            out += "\nwave \(number + 1)\n"
+            for index in wave {
+                let node = plan.nodes[index]
+                let task = plan.task(of: node)
+                var line = "  " + node.id.padded(to: idWidth) + "  " + task.type.value.padded(to: typeWidth)
+                    + "  " + task.queueName.padded(to: queueWidth)
+                if !node.dependencies.isEmpty {
+                    line += "  ← " + Self.summarize(node.dependencies.map { plan.nodes[$0].id })
+                }
+                out += line.trailingSpacesTrimmed + "\n"
+            }
+        }
+        out += "\nvalid: nothing was fetched, decoded or written\n"
+        return out
+    }
+
+    /// Lists dependencies, eliding long gather lists: `a[0], a[1], … a[199] (200 nodes)`.
+    private static func summarize(_ ids: [String]) -> String {
+        guard ids.count > 6 else { return ids.joined(separator: ", ") }
+        return ids.prefix(3).joined(separator: ", ") + ", … " + (ids.last ?? "") + " (\(ids.count) nodes)"
+    }
+}
+
+extension String {
+    func padded(to width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+
+    var trailingSpacesTrimmed: String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
+    }
+}

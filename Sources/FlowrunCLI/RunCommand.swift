@@ -1,0 +1,94 @@
+import ArgumentParser
+import FlowKit
+import Foundation
+import Logging
+
+/// `flowrun run WORKFLOW` (the default command): validate, then run the graph.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run", abstract: "Run a workflow (the default command).")
+
+    @OptionGroup var workflow: WorkflowOptions
+
+    @Flag(help: "Validate and print the plan without running anything (same as `flowrun validate`).")
+    var dryRun = false
+
+    @Flag(help: "Cancel everything at the first failure.")
+    var failFast = false
+
+    @Option(help: "Limit the `default` queue to N nodes at once (default: the number of cores).")
+    var maxConcurrent: Int?
+
+    @Option(help: ArgumentHelp("Write the run report as JSON to this file.", valueName: "run.json"))
+    var report: String?
+
+    @Option(help: ArgumentHelp("Write a Chrome trace (Perfetto) to this file: one lane per queue slot.", valueName: "trace.json"))
+    var trace: String?
+
+    @Flag(help: "Print only failures.")
+    var quiet = false
+
+    @Flag(help: "Log every node event, and list every node in the summary.")
+    var verbose = false
+
+    @Flag(help: "Do not draw the live progress line.")
+    var noProgress = false
+
+    @Flag(help: "Run every task literally: no shrink-on-load, no colour step moved after a resize.")
+    var noOptimize = false
+
+    func validate() throws {
+        if quiet && verbose { throw ValidationError("--quiet and --verbose exclude each other") }
+        if let maxConcurrent, maxConcurrent < 1 { throw ValidationError("--max-concurrent must be at least 1") }
+    }
+
+    func run() throws {
+        let terminal = Terminal()
+        let plan = try workflow.loadPlan(terminal: terminal)
+        if dryRun {
+            terminal.print(PlanPrinter(plan: plan).render())
+            return
+        }
+        let logger = makeLogger()
+        let progress = (!quiet && !noProgress && terminal.stderrIsTTY) ? ProgressLine() : nil
+        let options = RunOptions(
+            failFast: failFast ? true : nil, maxConcurrentDefault: maxConcurrent, optimize: !noOptimize, logger: logger,
+            observer: verbose ? Self.logEvents(to: logger) : nil)
+        let runner = Runner(plan: plan, options: options)
+        let signals = SignalHandler.install { runner.cancel() }
+        progress?.start(runner: runner)
+        let result = runner.run()
+        progress?.stop()
+        signals.uninstall()
+
+        terminal.print(SummaryTable(report: result, terminal: terminal, listAll: verbose, quiet: quiet).render())
+        try write(result)
+        throw ExitCode(result.exitCode)
+    }
+
+    private func write(_ result: RunReport) throws {
+        do {
+            if let report { try result.jsonData().write(to: URL(fileURLWithPath: report), options: .atomic) }
+            if let trace { try ChromeTrace.json(for: result).write(to: URL(fileURLWithPath: trace), options: .atomic) }
+        } catch {
+            Terminal().error("error: cannot write \(report ?? trace ?? "output"): \(error.localizedDescription)\n")
+            throw ExitCode(result.exitCode == 0 ? 1 : result.exitCode)
+        }
+    }
+
+    private func makeLogger() -> Logger {
+        var logger = Logger(label: "flowrun") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = verbose ? .debug : (quiet ? .error : .warning)
+        return logger
+    }
+
+    private static func logEvents(to logger: Logger) -> @Sendable (RunEvent) -> Void {
+        { event in
+            var message = "\(event.nodeID) \(event.status.rawValue)"
+            if event.attempt > 1 { message += " (attempt \(event.attempt))" }
+            if let failure = event.failure { message += ": \(failure.message)" }
+            if let delay = event.retryDelay { message += "; retrying in \(delay.shortDescription)" }
+            logger.debug("\(message)", metadata: ["queue": "\(event.queue)"])
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Dispatch
+import FlowKit
+import Foundation
+
+/// Ctrl-C and SIGTERM: the first cancels the run (which then prints its summary and exits 130), the second
+/// exits at once.
+///
+/// The signals are ignored as signals and observed through `DispatchSource`s, so the handler runs as
+/// ordinary code on a queue rather than in a signal context (SwiftPM's `Cancellator` does the same).
+// `@unchecked`: `sources` is set once in `init` and only read after; DispatchSource is thread-safe but not
+// marked Sendable.
+final class SignalHandler: @unchecked Sendable {
+    private let sources: [any DispatchSourceSignal]
+    private let count = LockedBox(0)
+
+    private init(onFirst: @escaping @Sendable () -> Void) {
+        var sources: [any DispatchSourceSignal] = []
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global(qos: .userInitiated))
+            sources.append(source)
+        }
+        self.sources = sources
+        for source in sources {
+            source.setEventHandler { [count] in
+                let seen = count.withLock { value -> Int in
+                    value += 1
+                    return value
+                }
+                if seen == 1 {
+                    FileHandle.standardError.write(Data("\ninterrupted: cancelling (press Ctrl-C again to exit now)\n".utf8))
+                    onFirst()
+                } else {
+                    Foundation.exit(130)
+                }
+            }
+            source.resume()
+        }
+    }
+
+    /// Starts observing SIGINT and SIGTERM.
+    static func install(onFirst: @escaping @Sendable () -> Void) -> SignalHandler {
+        SignalHandler(onFirst: onFirst)
+    }
+
+    /// Stops observing and restores the default actions.
+    func uninstall() {
+        for source in sources { source.cancel() }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
+}

@@ -1,0 +1,66 @@
+import FlowKit
+import Foundation
+
+/// The table printed after a run: node, status, queue, duration, attempts, cause; then the totals.
+struct SummaryTable {
+    let report: RunReport
+    let terminal: Terminal
+    /// List every node, not only the ones that did not succeed, even in large runs.
+    let listAll: Bool
+    /// Print only the nodes that did not succeed.
+    let quiet: Bool
+
+    /// Up to this many nodes, every node is listed.
+    static let fullListingLimit = 40
+
+    func render() -> String {
+        let showAll = !quiet && (listAll || report.nodes.count <= Self.fullListingLimit)
+        let rows = report.nodes.filter { showAll || $0.status != .succeeded }
+        var out = ""
+        if !rows.isEmpty {
+            let header = ["NODE", "STATUS", "QUEUE", "DURATION", "ATTEMPTS", "CAUSE"]
+            let cells = rows.map { node in
+                [node.id, node.status.rawValue, node.queue, node.duration.map(Self.format) ?? "-", String(node.attempts),
+                 node.cause ?? ""]
+            }
+            let widths = (0..<header.count).map { column in
+                ([header[column]] + cells.map { $0[column] }).map(\.count).max() ?? 0
+            }
+            out += Self.line(header, widths: widths) + "\n"
+            for (row, node) in zip(cells, rows) {
+                var line = Self.line(row, widths: widths)
+                if terminal.colors {
+                    line = line.replacingOccurrences(of: " " + node.status.rawValue + " ",
+                        with: " " + terminal.paint(node.status.rawValue, node.status) + " ")
+                }
+                out += line + "\n"
+            }
+        }
+        let hidden = report.nodes.count - rows.count
+        if !quiet {
+            if hidden > 0 { out += "(\(hidden) succeeded node\(hidden == 1 ? "" : "s") not listed; --verbose lists all)\n" }
+            out += totals() + "\n"
+        }
+        return out
+    }
+
+    private func totals() -> String {
+        let totals = report.totals
+        let parts = [NodeStatus.succeeded, .failed, .skipped, .cancelled].compactMap { status -> String? in
+            guard let count = totals[status], count > 0 else { return nil }
+            return terminal.paint("\(count) \(status.rawValue)", status)
+        }
+        var line = "\(report.nodes.count) node\(report.nodes.count == 1 ? "" : "s"): "
+            + (parts.isEmpty ? "nothing to do" : parts.joined(separator: ", ")) + " in \(Self.format(report.duration))"
+        if report.interrupted { line += " (interrupted)" }
+        return line
+    }
+
+    private static func line(_ cells: [String], widths: [Int]) -> String {
+        zip(cells, widths).map { $0.padded(to: $1) }.joined(separator: "  ").trailingSpacesTrimmed
+    }
+
+    static func format(_ seconds: Double) -> String {
+        seconds < 1 ? String(format: "%.0fms", seconds * 1000) : String(format: "%.2fs", seconds)
+    }
+}

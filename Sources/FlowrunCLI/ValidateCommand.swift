@@ -1,0 +1,42 @@
+import ArgumentParser
+import FlowKit
+
+/// `flowrun validate WORKFLOW`: load, validate, expand and print the plan, running nothing.
+struct ValidateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate", abstract: "Check a workflow and print its plan without running it (same as --dry-run).")
+
+    @OptionGroup var workflow: WorkflowOptions
+
+    func run() throws {
+        let terminal = Terminal()
+        let plan = try workflow.loadPlan(terminal: terminal)
+        terminal.print(PlanPrinter(plan: plan).render())
+    }
+}
+
+/// `flowrun graph WORKFLOW --format dot|mermaid|json`: the expanded node graph.
+struct GraphCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "graph", abstract: "Print the expanded node graph as Graphviz dot, Mermaid or JSON.")
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case dot, mermaid, json
+    }
+
+    @OptionGroup var workflow: WorkflowOptions
+
+    @Option(help: "Output format: dot, mermaid or json.")
+    var format: Format = .dot
+
+    func run() throws {
+        let terminal = Terminal()
+        let plan = try workflow.loadPlan(terminal: terminal)
+        let renderer = GraphRenderer(plan: plan)
+        switch format {
+        case .dot: terminal.print(renderer.dot())
+        case .mermaid: terminal.print(renderer.mermaid())
+        case .json: terminal.print(try renderer.json())
+        }
+    }
+}
