@@ -56,6 +56,12 @@ let package = Package(
             dependencies: ["FlowrunCLI", "FlowImaging", "FlowKit"],
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "flowrun-bench",
+            dependencies: ["FlowKit"],
+            path: "Sources/flowrun-bench",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "FlowKitTesting",
             dependencies: ["FlowKit"],

@@ -57,6 +57,13 @@ open class FlowOperation: Operation, @unchecked Sendable {
 
     // Value and lock together (NIOLockedValueBox's shape): every mutable property lives here.
     private let state = Mutex(State())
+    private let finishedDependencies = Mutex(FinishedDependencies())
+
+    /// Dependencies that had already finished when added: edges for input lookup only.
+    private struct FinishedDependencies: Sendable {
+        var operations: [Operation] = []
+        var identities: Set<ObjectIdentifier> = []
+    }
     private let lifecycle = Mutex<(observer: any OperationLifecycle, index: Int)?>(nil)
 
     /// The node this operation runs.
@@ -146,6 +153,40 @@ open class FlowOperation: Operation, @unchecked Sendable {
             .filter { context.inputTaskID == nil || $0.context.taskID == context.inputTaskID }
             .sorted { ($0.context.taskID, $0.context.itemIndex ?? -1) < ($1.context.taskID, $1.context.itemIndex ?? -1) }
             .compactMap { $0 as? Provider }
+    }
+
+    // MARK: Dependencies
+
+    /// Adds a dependency. A dependency that has already finished is recorded here rather than in
+    /// Foundation: it cannot delay the start, so it only serves input lookup, and corelibs' own
+    /// `addDependency` scans every existing dependency — quadratic for a `gather` over 20,000 items.
+    /// Unfinished dependencies go to Foundation as usual, so operations queued by hand still wait.
+    open override func addDependency(_ operation: Operation) {
+        guard operation.isFinished else { return super.addDependency(operation) }
+        finishedDependencies.withLock { store in
+            if store.identities.insert(ObjectIdentifier(operation)).inserted { store.operations.append(operation) }
+        }
+    }
+
+    open override func removeDependency(_ operation: Operation) {
+        let recorded = finishedDependencies.withLock { store -> Bool in
+            guard store.identities.remove(ObjectIdentifier(operation)) != nil else { return false }
+            store.operations.removeAll { $0 === operation }
+            return true
+        }
+        if !recorded { super.removeDependency(operation) }
+    }
+
+    /// Every dependency, whether Foundation tracks it or it was already finished when added.
+    open override var dependencies: [Operation] {
+        let finished = finishedDependencies.withLock { $0.operations }
+        return finished.isEmpty ? super.dependencies : super.dependencies + finished
+    }
+
+    /// Drops every dependency at once; the runner calls this when the operation has finished.
+    final func removeAllDependencies() {
+        finishedDependencies.withLock { $0 = FinishedDependencies() }
+        for operation in super.dependencies { super.removeDependency(operation) }
     }
 
     // MARK: State

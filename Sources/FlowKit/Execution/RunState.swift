@@ -40,8 +40,11 @@ struct RunState: Sendable {
     private(set) var interrupted = false
     private static let statuses = NodeStatus.allCases
 
-    init(plan: Plan, queueCount: Int, laneLimits: [Int]) {
+    private let recordsEvents: Bool
+
+    init(plan: Plan, queueCount: Int, laneLimits: [Int], recordsEvents: Bool) {
         self.plan = plan
+        self.recordsEvents = recordsEvents
         let names = Array(plan.workflow.queues.keys)
         queueNames = names
         let queueIndex = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($0.element, $0.offset) })
@@ -207,6 +210,7 @@ struct RunState: Sendable {
     }
 
     private func event(_ index: Int, _ effects: inout Effects, failure: NodeFailure? = nil, retryDelay: Duration? = nil) {
+        guard recordsEvents else { return }
         effects.events.append(RunEvent(
             nodeID: plan.nodes[index].id, queue: queueNames[queueOfNode[index]], status: nodes[index].status,
             attempt: nodes[index].attempts, failure: failure, retryDelay: retryDelay))

@@ -26,13 +26,18 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
 
     /// What the runner needs of each task, looked up once rather than per node.
     private struct TaskInfo: Sendable {
+        var id: String
         var type: any TaskType
         var queue: String
-        var queueIndex: Int
+        var operationQueue: OperationQueue
         var priority: Operation.QueuePriority
         var retries: Int
         var timeout: Duration?
         var continueOnError: Bool
+        var input: String?
+        var location: SourceLocation
+        /// The parameters, when they do not depend on the item: resolved once for every node of the task.
+        var sharedParameters: ParameterValues?
     }
 
     /// Creates a runner for a plan.
@@ -43,13 +48,18 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         self.queues = queues
         self.failFast = options.failFast ?? plan.workflow.failFast
         let queueNames = Array(plan.workflow.queues.keys)
-        self.tasks = plan.workflow.tasks.map { task in
-            TaskInfo(
-                type: plan.registry[task.type.value] ?? NoopTask(), queue: task.queueName,
-                queueIndex: queueNames.firstIndex(of: task.queueName) ?? 0, priority: task.priority.foundationValue,
-                retries: task.retries, timeout: task.timeout, continueOnError: task.continueOnError)
+        let firstNodeOfTask = Dictionary(plan.nodes.enumerated().map { ($0.element.taskIndex, $0.offset) }, uniquingKeysWith: { first, _ in first })
+        self.tasks = plan.workflow.tasks.enumerated().map { taskIndex, task in
+            let shared = !task.usesItem ? firstNodeOfTask[taskIndex].map { plan.parameters(of: plan.nodes[$0]) } : nil
+            return TaskInfo(
+                id: task.id.value, type: plan.registry[task.type.value] ?? NoopTask(), queue: task.queueName,
+                operationQueue: queues[task.queueName], priority: task.priority.foundationValue, retries: task.retries,
+                timeout: task.timeout, continueOnError: task.continueOnError, input: task.input?.value,
+                location: task.location, sharedParameters: shared)
         }
-        self.state = Mutex(RunState(plan: plan, queueCount: queueNames.count, laneLimits: queueNames.map { queues.limits[$0] ?? 1 }))
+        self.state = Mutex(RunState(
+            plan: plan, queueCount: queueNames.count, laneLimits: queueNames.map { queues.limits[$0] ?? 1 },
+            recordsEvents: options.observer != nil))
         self.origin = options.clock.now
     }
 
@@ -58,7 +68,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     public func run() -> RunReport {
         let ready = state.withLock { state in state.start() }
         if plan.nodes.isEmpty { return report() }
-        for index in ready { launch(index) }
+        launch(ready)
         done.wait()
         return report()
     }
@@ -90,16 +100,29 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
 
     // MARK: Launching
 
-    private func launch(_ index: Int) {
+    /// Hands ready nodes to their queues: one fresh operation per node, edges added for provider lookup,
+    /// then one `addOperations` per queue.
+    private func launch(_ indices: [Int]) {
+        var batches: [ObjectIdentifier: (OperationQueue, [Operation])] = [:]
+        for index in indices {
+            guard let operation = makeOperation(index) else { continue }
+            let queue = tasks[plan.nodes[index].taskIndex].operationQueue
+            batches[ObjectIdentifier(queue), default: (queue, [])].1.append(operation)
+        }
+        for (queue, operations) in batches.values {
+            queue.addOperations(operations, waitUntilFinished: false)
+        }
+    }
+
+    private func makeOperation(_ index: Int) -> FlowOperation? {
         let node = plan.nodes[index]
         let info = tasks[node.taskIndex]
-        guard let (attempt, dependencies) = state.withLock({ $0.beginAttempt(index) }) else { return }
-        let task = plan.task(of: node)
+        guard let (attempt, dependencies) = state.withLock({ $0.beginAttempt(index) }) else { return nil }
         let context = NodeContext(
-            nodeID: node.id, taskID: task.id.value, typeName: info.type.name, itemIndex: node.itemIndex, item: node.item,
-            parameters: plan.parameters(of: node), inputTaskID: task.input?.value, attempt: attempt,
-            workflowDirectory: plan.workflow.directory, location: task.location,
-            consumers: Self.consumers(of: index, in: self.plan), optimize: options.optimize, logger: options.logger)
+            nodeID: node.id, taskID: info.id, typeName: info.type.name, itemIndex: node.itemIndex, item: node.item,
+            parameters: info.sharedParameters ?? plan.parameters(of: node), inputTaskID: info.input, attempt: attempt,
+            workflowDirectory: plan.workflow.directory, location: info.location,
+            consumers: self.consumers(of: index), optimize: options.optimize, logger: options.logger)
         let operation = info.type.makeOperation(context)
         operation.queuePriority = info.priority
         for dependency in dependencies { operation.addDependency(dependency) }
@@ -108,7 +131,11 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         emit(index, .queued, attempt: attempt)
         // A cancel that raced with this launch still reaches the operation: it starts, sees it, and ends.
         if cancelled { operation.cancel(reason: .runCancelled) }
-        queues[info.queue].addOperation(operation)
+        return operation
+    }
+
+    private func consumers(of index: Int) -> [NodeContext.Consumer] {
+        Self.consumers(of: index, in: plan)
     }
 
     private static func consumers(of index: Int, in plan: Plan) -> [NodeContext.Consumer] {
@@ -139,6 +166,9 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         let info = tasks[node.taskIndex]
         let result = Self.result(of: operation, context: operation.context)
         let now = elapsed.seconds
+        // A finished operation has read its inputs: drop its edges. Otherwise each operation keeps its
+        // dependencies alive, a chain stays in memory as one linked list, and freeing it recurses per link.
+        operation.removeAllDependencies()
         let effects = state.withLock { state in
             state.finish(index, result: result, at: now, retries: info.retries, failFast: failFast && !info.continueOnError,
                          retry: options.retry)
@@ -171,9 +201,9 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         for operation in effects.released { operation.releaseOutput() }
         for event in effects.events { emit(event) }
         if let retry = effects.retry {
-            options.clock.schedule(after: retry.delay) { [weak self] in self?.launch(retry.index) }
+            options.clock.schedule(after: retry.delay) { [weak self] in self?.launch([retry.index]) }
         }
-        for index in effects.launch { launch(index) }
+        if !effects.launch.isEmpty { launch(effects.launch) }
         if effects.cancelRun { cancel(interrupted: false) }
         if effects.finished { done.signal() }
     }
@@ -206,7 +236,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
                 nodes: plan.nodes.indices.map { index in
                     let node = plan.nodes[index], record = state.nodes[index], info = tasks[node.taskIndex]
                     return RunReport.Node(
-                        id: node.id, task: plan.task(of: node).id.value, type: info.type.name, queue: info.queue,
+                        id: node.id, task: info.id, type: info.type.name, queue: info.queue,
                         status: record.status, attempts: record.attempts, start: record.spans.first?.start,
                         end: record.spans.last?.end, code: record.failure?.code.description, cause: record.failure?.message,
                         continueOnError: info.continueOnError, spans: record.spans)

@@ -166,25 +166,30 @@ private final class EventParser {
 
 /// Assembles events into a tree with an explicit stack, so deep nesting cannot overflow the call stack.
 private struct TreeBuilder {
-    private enum Container {
-        case sequence([YAMLNode], anchor: String?, SourceLocation)
-        case mapping(MappingInProgress)
-    }
-
-    private struct MappingInProgress {
+    /// A list or map being filled. A class, so appending to it never copies what is already there (an
+    /// enum payload taken out of the stack would be copied on write: quadratic for a map of 20k tasks).
+    private final class Frame {
+        let isMapping: Bool
+        let anchor: String?
+        let location: SourceLocation
+        var items: [YAMLNode] = []
         var pairs: [YAMLPair] = []
-        // Where each key was first written: finds duplicates in O(1) for maps of thousands of tasks.
+        // Where each key was first written: finds duplicates in O(1).
         var keyLocations: [String: SourceLocation] = [:]
         var pendingKey: YAMLNode?
         // Set after a rejected (non-scalar) key, so its value is dropped with it.
         var discardsNextValue = false
-        var anchor: String?
-        var location: SourceLocation
+
+        init(isMapping: Bool, anchor: String?, location: SourceLocation) {
+            self.isMapping = isMapping
+            self.anchor = anchor
+            self.location = location
+        }
     }
 
     private let path: String
     private let limits: YAMLDocument.Limits
-    private var stack: [Container] = []
+    private var stack: [Frame] = []
     private var anchors: [String: YAMLNode] = [:]
     private var aliasNodes = 0
     private var documents = 0
@@ -207,17 +212,15 @@ private struct TreeBuilder {
                     hint: "remove the '---' separator and everything after it, or split the file")
             }
         case .scalar(let text, let style, let anchor, let location):
-            try add(YAMLNode(.scalar(text, style), at: location), anchor: anchor)
+            add(YAMLNode(.scalar(text, style), at: location), anchor: anchor)
         case .sequenceStart(let anchor, let location):
-            try push(.sequence([], anchor: anchor, location), at: location)
+            try push(Frame(isMapping: false, anchor: anchor, location: location))
         case .mappingStart(let anchor, let location):
-            try push(.mapping(MappingInProgress(anchor: anchor, location: location)), at: location)
-        case .sequenceEnd:
-            guard case .sequence(let items, let anchor, let location)? = stack.popLast() else { return }
-            try add(YAMLNode(.sequence(items), at: location), anchor: anchor)
-        case .mappingEnd:
-            guard case .mapping(let mapping)? = stack.popLast() else { return }
-            try add(YAMLNode(.mapping(mapping.pairs), at: mapping.location), anchor: mapping.anchor)
+            try push(Frame(isMapping: true, anchor: anchor, location: location))
+        case .sequenceEnd, .mappingEnd:
+            guard let frame = stack.popLast() else { return }
+            let content: YAMLNode.Content = frame.isMapping ? .mapping(frame.pairs) : .sequence(frame.items)
+            add(YAMLNode(content, at: frame.location), anchor: frame.anchor)
         case .alias(let name, let location):
             guard var node = anchors[name] else {
                 throw .error("unknown alias '*\(name)'", at: location, hint: "define the anchor '&\(name)' before using it")
@@ -228,49 +231,46 @@ private struct TreeBuilder {
                     hint: "this looks like an alias bomb; write the values out or use fewer nested aliases")
             }
             node.location = location
-            try add(node, anchor: nil)
+            add(node, anchor: nil)
         }
     }
 
-    private mutating func push(_ container: Container, at location: SourceLocation) throws(Diagnostic) {
+    private mutating func push(_ frame: Frame) throws(Diagnostic) {
         if stack.count >= limits.maxDepth {
-            throw .error("nesting deeper than \(limits.maxDepth) levels", at: location,
+            throw .error("nesting deeper than \(limits.maxDepth) levels", at: frame.location,
                 hint: "a workflow never needs this depth; check the file is the one you meant")
         }
-        stack.append(container)
+        stack.append(frame)
     }
 
-    private mutating func add(_ node: YAMLNode, anchor: String?) throws(Diagnostic) {
+    private mutating func add(_ node: YAMLNode, anchor: String?) {
         if let anchor { anchors[anchor] = node }
-        guard let top = stack.popLast() else {
+        guard let frame = stack.last else {
             root = node
             return
         }
-        switch top {
-        case .sequence(var items, let anchor, let location):
-            items.append(node)
-            stack.append(.sequence(items, anchor: anchor, location))
-        case .mapping(var mapping):
-            if mapping.discardsNextValue {
-                mapping.discardsNextValue = false
-            } else if let key = mapping.pendingKey {
-                let name = key.scalar ?? ""
-                if let first = mapping.keyLocations[name] {
-                    diagnostics.error("duplicate key '\(name)'", at: key.location,
-                        hint: "each key may appear once in a map; merge the two entries",
-                        notes: [.note("'\(name)' first defined here", at: first)])
-                } else {
-                    mapping.keyLocations[name] = key.location
-                    mapping.pairs.append(YAMLPair(key: key, value: node))
-                }
-                mapping.pendingKey = nil
-            } else if node.scalar == nil {
-                diagnostics.error("map keys must be plain text, found \(node.kindName)", at: node.location)
-                mapping.discardsNextValue = true
+        guard frame.isMapping else {
+            frame.items.append(node)
+            return
+        }
+        if frame.discardsNextValue {
+            frame.discardsNextValue = false
+        } else if let key = frame.pendingKey {
+            let name = key.scalar ?? ""
+            if let first = frame.keyLocations[name] {
+                diagnostics.error("duplicate key '\(name)'", at: key.location,
+                    hint: "each key may appear once in a map; merge the two entries",
+                    notes: [.note("'\(name)' first defined here", at: first)])
             } else {
-                mapping.pendingKey = node
+                frame.keyLocations[name] = key.location
+                frame.pairs.append(YAMLPair(key: key, value: node))
             }
-            stack.append(.mapping(mapping))
+            frame.pendingKey = nil
+        } else if node.scalar == nil {
+            diagnostics.error("map keys must be plain text, found \(node.kindName)", at: node.location)
+            frame.discardsNextValue = true
+        } else {
+            frame.pendingKey = node
         }
     }
 }

@@ -50,6 +50,14 @@ public struct TaskSpec: Sendable {
         self.parameters = parameters
     }
 
+    /// Whether any parameter mentions `${item…}`, so parameters differ from node to node.
+    public var usesItem: Bool {
+        var ignored = Diagnostics()
+        return parameters.values.contains { pair in
+            ReferenceScanner.references(in: pair.value, diagnostics: &ignored).contains { $0.0.needsItem }
+        }
+    }
+
     /// The queue name the task runs on.
     public var queueName: String { queue?.value ?? QueueSpec.defaultName }
 }

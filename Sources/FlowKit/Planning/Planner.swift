@@ -108,11 +108,7 @@ struct Planner {
             let task = plan.task(of: node)
             guard let type = context.type(of: task) else { continue }
             if checkedTasks.contains(node.taskIndex) { continue }
-            var scan = Diagnostics()
-            let usesItem = task.parameters.values.contains { pair in
-                ReferenceScanner.references(in: pair.value, diagnostics: &scan).contains { $0.0.needsItem }
-            }
-            if !usesItem { checkedTasks.insert(node.taskIndex) }
+            if !task.usesItem { checkedTasks.insert(node.taskIndex) }
             _ = ParameterValidator(task: task, type: type).resolve(in: plan.scope(of: node), diagnostics: &diagnostics)
         }
     }

@@ -1,0 +1,122 @@
+// flowrun-bench: engine overhead against the raw OperationQueue floor, measured in one process.
+//
+//   swift run -c release flowrun-bench [--nodes 20000] [--rounds 5]
+//
+// For each shape (chain, wide fan-out/fan-in, lattice, forEach chain of 3) it times Runner.run() on a planned
+// workflow of N no-op nodes, and between every two shapes times N independent raw Operations through one
+// OperationQueue (the floor). The machine drifts, so each shape's ratio is against the floor runs next to it.
+import FlowKit
+import Foundation
+
+struct Arguments {
+    var nodes = 20_000
+    var rounds = 5
+
+    init() {
+        var iterator = CommandLine.arguments.dropFirst().makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--nodes": nodes = iterator.next().flatMap(Int.init) ?? nodes
+            case "--rounds": rounds = iterator.next().flatMap(Int.init) ?? rounds
+            default:
+                FileHandle.standardError.write(Data("usage: flowrun-bench [--nodes N] [--rounds R]\n".utf8))
+                exit(2)
+            }
+        }
+    }
+}
+
+final class EmptyOperation: Operation, @unchecked Sendable {
+    override func main() {}
+}
+
+func floor(_ count: Int) -> Double {
+    let queue = OperationQueue()
+    queue.maxConcurrentOperationCount = ProcessInfo.processInfo.activeProcessorCount
+    let operations = (0..<count).map { _ in EmptyOperation() }
+    let start = ContinuousClock.now
+    queue.addOperations(operations, waitUntilFinished: true)
+    return (ContinuousClock.now - start).seconds
+}
+
+enum Shape: String, CaseIterable {
+    case chain, wide, lattice, forEach
+
+    func yaml(nodes: Int) -> String {
+        var text = "version: 1\ntasks:\n"
+        switch self {
+        case .chain:
+            for index in 0..<nodes {
+                text += index == 0 ? "  t0: { type: noop }\n" : "  t\(index): { type: noop, dependsOn: t\(index - 1) }\n"
+            }
+        case .wide:
+            text += "  source: { type: noop }\n"
+            for index in 0..<(nodes - 2) { text += "  t\(index): { type: noop, dependsOn: source }\n" }
+            text += "  sink:\n    type: noop\n    dependsOn: [" + (0..<(nodes - 2)).map { "t\($0)" }.joined(separator: ", ") + "]\n"
+        case .lattice:
+            let width = 200
+            for layer in 0..<(nodes / width) {
+                for column in 0..<width {
+                    let dependencies = layer == 0 ? "" : ", dependsOn: [n\(layer - 1)_\(column), n\(layer - 1)_\((column + 1) % width)]"
+                    text += "  n\(layer)_\(column): { type: noop\(dependencies) }\n"
+                }
+            }
+        case .forEach:
+            text += "params:\n  items: [" + (0..<(nodes / 3)).map(String.init).joined(separator: ", ") + "]\n"
+            text = text.replacingOccurrences(of: "tasks:\n", with: "") + "tasks:\n"
+            text += "  a: { type: noop, forEach: \"${params.items}\" }\n  b: { type: noop, dependsOn: a }\n  c: { type: noop, dependsOn: b }\n"
+        }
+        return text
+    }
+
+    func plan(nodes: Int) -> Plan {
+        let result = WorkflowLoader(registry: .builtIn).plan(bytes: Array(yaml(nodes: nodes).utf8), path: "\(rawValue).yaml")
+        guard let plan = result.plan else {
+            fatalError(DiagnosticRenderer(sources: result.sources).render(result.diagnostics))
+        }
+        return plan
+    }
+}
+
+func run(_ plan: Plan) -> Double {
+    let start = ContinuousClock.now
+    let report = Runner(plan: plan).run()
+    let elapsed = (ContinuousClock.now - start).seconds
+    precondition(report.exitCode == 0, "a no-op node failed")
+    return elapsed
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted[sorted.count / 2]
+}
+
+let arguments = Arguments()
+print("engine overhead, \(arguments.nodes) no-op nodes, \(arguments.rounds) rounds, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+print("floor = \(arguments.nodes) independent raw Operations through one OperationQueue, timed next to each shape\n")
+print("shape      nodes   flowrun (median)  floor (median)  ratio   2×nodes  scaling")
+for shape in Shape.allCases {
+    let plan = shape.plan(nodes: arguments.nodes)
+    let doubled = shape.plan(nodes: arguments.nodes * 2)
+    var ratios: [Double] = [], times: [Double] = [], floors: [Double] = [], doubledTimes: [Double] = []
+    _ = run(plan)  // warm up
+    for _ in 0..<arguments.rounds {
+        let before = floor(plan.nodes.count)
+        let time = run(plan)
+        let after = floor(plan.nodes.count)
+        times.append(time)
+        floors.append((before + after) / 2)
+        ratios.append(time / ((before + after) / 2))
+        doubledTimes.append(run(doubled))
+    }
+    let line = [
+        shape.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0),
+        String(plan.nodes.count).padding(toLength: 7, withPad: " ", startingAt: 0),
+        String(format: "%8.3fs         ", median(times)),
+        String(format: "%8.3fs       ", median(floors)),
+        String(format: "%5.2f×  ", median(ratios)),
+        String(format: "%6.3fs ", median(doubledTimes)),
+        String(format: "%5.2f×", median(doubledTimes) / median(times)),
+    ]
+    print(line.joined(separator: " "))
+}
