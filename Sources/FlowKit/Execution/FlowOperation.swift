@@ -20,7 +20,7 @@ import Synchronization
 /// ```swift
 /// final class UppercaseOperation: FlowOperation, DataProvider, @unchecked Sendable {
 ///     override func execute() {
-///         guard let input = input(DataProvider.self)?.providedData else {
+///         guard let input = input((any DataProvider).self)?.providedData else {
 ///             return finish(.failure(context.failure(.invalidInput, "no input data")))
 ///         }
 ///         finish(.success(DataPayload(Data(String(decoding: input.bytes, as: UTF8.self).uppercased().utf8),
@@ -139,7 +139,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
     /// The one dependency that conforms to a provider protocol, honouring the task's `input:` key.
     ///
     /// ```swift
-    /// let data = input(DataProvider.self)?.providedData
+    /// let data = input((any DataProvider).self)?.providedData
     /// ```
     public final func input<Provider>(_ type: Provider.Type) -> Provider? {
         inputs(type).first
@@ -234,7 +234,13 @@ open class FlowOperation: Operation, @unchecked Sendable {
         }
         willChangeValue(forKey: "isExecuting")
         didChangeValue(forKey: "isExecuting")
-        if let (observer, index) = lifecycle.withLock({ $0 }) { observer.operationDidStart(self, index: index) }
+        // The runner may have been cancelled after this operation was queued but before our own `cancel()`
+        // reached it (another operation's cancellation can free the slot first): it says whether to go on.
+        if let (observer, index) = lifecycle.withLock({ $0 }), !observer.operationDidStart(self, index: index) {
+            cancel(reason: .runCancelled)
+            finish(.cancelled)
+            return
+        }
         execute()
     }
 
@@ -246,6 +252,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
 
 /// The runner's view of an operation's life.
 protocol OperationLifecycle: AnyObject, Sendable {
-    func operationDidStart(_ operation: FlowOperation, index: Int)
+    /// Returns whether the operation may execute.
+    func operationDidStart(_ operation: FlowOperation, index: Int) -> Bool
     func operationDidFinish(_ operation: FlowOperation, index: Int)
 }

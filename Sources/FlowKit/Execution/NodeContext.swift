@@ -8,6 +8,8 @@ public struct NodeContext: Sendable {
     public var taskID: String
     /// The task type name.
     public var typeName: String
+    /// The queue the node runs on.
+    public var queueName: String
     /// The node's position in its `forEach` list, if expanded.
     public var itemIndex: Int?
     /// The node's `forEach` item, if expanded.
@@ -53,7 +55,7 @@ public struct NodeContext: Sendable {
 
     /// Creates a context; the runner does this for every attempt, tests may too.
     public init(
-        nodeID: String, taskID: String? = nil, typeName: String, itemIndex: Int? = nil, item: Value? = nil,
+        nodeID: String, taskID: String? = nil, typeName: String, queueName: String = QueueSpec.defaultName, itemIndex: Int? = nil, item: Value? = nil,
         parameters: ParameterValues = ParameterValues(), inputTaskID: String? = nil, attempt: Int = 1,
         workflowDirectory: String = ".", location: SourceLocation? = nil,
         consumers: @autoclosure @escaping @Sendable () -> [Consumer] = [],
@@ -62,6 +64,7 @@ public struct NodeContext: Sendable {
         self.nodeID = nodeID
         self.taskID = taskID ?? nodeID
         self.typeName = typeName
+        self.queueName = queueName
         self.itemIndex = itemIndex
         self.item = item
         self.parameters = parameters

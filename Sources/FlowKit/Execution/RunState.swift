@@ -1,14 +1,23 @@
+import HeapModule
 import OrderedCollections
 
 /// The runner's bookkeeping, kept under one lock: each node's status, counters of unfinished dependencies
-/// and consumers, live operations, lanes. Methods return the side effects to carry out *after* the lock
-/// is released (launching, cancelling and releasing operations may re-enter the runner).
+/// and consumers, per-queue ready heaps, live operations, lanes. Methods return the side effects to carry
+/// out *after* the lock is released (creating, cancelling and releasing operations may re-enter the runner).
+///
+/// Admission control: a queue holds at most ``admissionFactor`` × its limit operations at a time; other
+/// ready nodes wait in a heap ordered by priority, then depth (downstream first), then item order. So an
+/// item's pipeline drains before new items start — outputs are consumed and released promptly and memory
+/// stays flat for any number of items — and corelibs' queue, which rescans its pending operations on every
+/// completion, only ever holds a handful.
 struct RunState: Sendable {
     struct NodeRecord: Sendable {
         var status = NodeStatus.pending
         var attempts = 0
         var pendingDependencies: Int
         var pendingConsumers: Int
+        /// Handed to an `OperationQueue` (as opposed to waiting in the ready heap).
+        var admitted = false
         var operation: FlowOperation?
         var failure: NodeFailure?
         var spans: [RunReport.Span] = []
@@ -17,9 +26,16 @@ struct RunState: Sendable {
         var cancelTimer: (@Sendable () -> Void)?
     }
 
+    /// A node cleared to run: its attempt number and its dependencies' operations.
+    struct Admission {
+        var index: Int
+        var attempt: Int
+        var dependencies: [FlowOperation]
+    }
+
     /// What the runner must do once the lock is released.
     struct Effects {
-        var launch: [Int] = []
+        var admitted: [Admission] = []
         var released: [FlowOperation] = []
         var events: [RunEvent] = []
         var retry: (index: Int, delay: Duration)?
@@ -28,21 +44,38 @@ struct RunState: Sendable {
         var finished = false
     }
 
+    /// A ready node in its queue's heap; the greatest runs first.
+    private struct ReadyNode: Comparable {
+        var priority: Int
+        var depth: Int
+        var index: Int
+
+        static func < (lhs: ReadyNode, rhs: ReadyNode) -> Bool {
+            (lhs.priority, lhs.depth, -lhs.index) < (rhs.priority, rhs.depth, -rhs.index)
+        }
+    }
+
+    static let admissionFactor = 2
+
     private let plan: Plan
     private let queueOfNode: [Int]
+    private let priorityOfTask: [Int]
+    private let depthOfTask: [Int]
     private let queueNames: [String]
+    private let admissionLimit: [Int]
+    private let recordsEvents: Bool
     private(set) var nodes: [NodeRecord]
     /// Nodes per (queue, status), for the progress line: index `queue * statusCount + status`.
     private(set) var counts: [Int]
+    private var ready: [Heap<ReadyNode>]
+    private var inFlight: [Int]
     private var lanes: [[Bool]]
     private var resolved = 0
     private(set) var cancelled = false
     private(set) var interrupted = false
     private static let statuses = NodeStatus.allCases
 
-    private let recordsEvents: Bool
-
-    init(plan: Plan, queueCount: Int, laneLimits: [Int], recordsEvents: Bool) {
+    init(plan: Plan, queueLimits: [Int], recordsEvents: Bool) {
         self.plan = plan
         self.recordsEvents = recordsEvents
         let names = Array(plan.workflow.queues.keys)
@@ -50,34 +83,54 @@ struct RunState: Sendable {
         let queueIndex = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($0.element, $0.offset) })
         let taskQueue = plan.workflow.tasks.map { queueIndex[$0.queueName] ?? 0 }
         queueOfNode = plan.nodes.map { taskQueue[$0.taskIndex] }
+        priorityOfTask = plan.workflow.tasks.map { PriorityName.allCases.firstIndex(of: $0.priority) ?? 2 }
+        var depth = [Int](repeating: 0, count: plan.workflow.tasks.count)
+        for node in plan.nodes {  // plan order is topological
+            for dependency in node.dependencies {
+                depth[node.taskIndex] = max(depth[node.taskIndex], depth[plan.nodes[dependency].taskIndex] + 1)
+            }
+        }
+        depthOfTask = depth
+        admissionLimit = queueLimits.map { max($0, 1) * Self.admissionFactor }
         nodes = plan.nodes.map {
             NodeRecord(pendingDependencies: $0.dependencies.count, pendingConsumers: $0.dependents.count)
         }
-        counts = [Int](repeating: 0, count: queueCount * Self.statuses.count)
+        counts = [Int](repeating: 0, count: names.count * Self.statuses.count)
         for queue in queueOfNode { counts[queue * Self.statuses.count] += 1 }  // all pending
-        lanes = laneLimits.map { [Bool](repeating: false, count: max($0, 1)) }
+        ready = names.map { _ in Heap() }
+        inFlight = [Int](repeating: 0, count: names.count)
+        lanes = queueLimits.map { [Bool](repeating: false, count: max($0, 1)) }
     }
 
-    /// The nodes with no dependencies.
-    func start() -> [Int] {
-        nodes.indices.filter { nodes[$0].pendingDependencies == 0 }
+    /// Makes the nodes without dependencies ready and admits what the queues take.
+    mutating func start() -> Effects {
+        var effects = Effects()
+        for index in nodes.indices where nodes[index].pendingDependencies == 0 && nodes[index].status == .pending {
+            makeReady(index, &effects)
+        }
+        admit(&effects)
+        effects.finished = resolved == nodes.count
+        return effects
     }
 
-    /// Claims a node for a new attempt: the attempt number and the dependencies' live operations.
-    mutating func beginAttempt(_ index: Int) -> (Int, [FlowOperation])? {
-        guard !cancelled, nodes[index].status == .pending || nodes[index].status == .retrying else { return nil }
-        nodes[index].attempts += 1
-        setStatus(index, .queued)
-        return (nodes[index].attempts, plan.nodes[index].dependencies.compactMap { nodes[$0].operation })
+    /// A retry's backoff ended: the node is ready again.
+    mutating func retryDue(_ index: Int) -> Effects {
+        var effects = Effects()
+        guard nodes[index].status == .retrying, !cancelled else { return effects }
+        makeReady(index, &effects)
+        admit(&effects)
+        return effects
     }
 
-    /// Records a queued operation; returns whether the run was cancelled meanwhile.
+    /// Records a node's operation; returns whether the run was cancelled meanwhile.
     mutating func store(_ operation: FlowOperation, for index: Int) -> Bool {
         nodes[index].operation = operation
         return cancelled
     }
 
-    mutating func didStart(_ index: Int, at time: Double) -> Int {
+    /// Marks a node running; `nil` when the run was cancelled and it must not execute.
+    mutating func didStart(_ index: Int, at time: Double) -> Int? {
+        guard !cancelled else { return nil }
         setStatus(index, .running)
         let queue = queueOfNode[index]
         let lane = lanes[queue].firstIndex(of: false) ?? lanes[queue].count
@@ -96,9 +149,12 @@ struct RunState: Sendable {
         _ index: Int, result: AttemptResult, at time: Double, retries: Int, failFast: Bool, retry policy: RetryPolicy
     ) -> Effects {
         var effects = Effects()
+        guard nodes[index].admitted else { return effects }  // never admitted: nothing to finish
+        nodes[index].admitted = false
         effects.cancelTimer = nodes[index].cancelTimer
         nodes[index].cancelTimer = nil
         let queue = queueOfNode[index]
+        inFlight[queue] -= 1
         if nodes[index].status == .running {
             lanes[queue][nodes[index].lane] = false
             nodes[index].spans.append(RunReport.Span(
@@ -115,7 +171,7 @@ struct RunState: Sendable {
             for dependent in plan.nodes[index].dependents {
                 nodes[dependent].pendingDependencies -= 1
                 if nodes[dependent].pendingDependencies == 0, nodes[dependent].status == .pending, !cancelled {
-                    effects.launch.append(dependent)
+                    makeReady(dependent, &effects)
                 }
             }
             resolve(index, &effects)
@@ -141,37 +197,61 @@ struct RunState: Sendable {
             resolve(index, &effects)
             skipDownstream(of: index, because: "upstream \(plan.nodes[index].id) was cancelled", &effects)
         }
+        admit(&effects)
         effects.finished = resolved == nodes.count
         return effects
     }
 
-    /// Marks the run cancelled: nodes not yet handed to a queue are cancelled now; the live operations
-    /// are returned for the caller to cancel outside the lock.
+    /// Marks the run cancelled: nodes not handed to a queue are cancelled now; the operations of admitted
+    /// ones are returned for the caller to cancel outside the lock.
     mutating func cancelAll(interrupted: Bool) -> ([FlowOperation], Effects) {
         var effects = Effects()
         self.interrupted = self.interrupted || interrupted
         guard !cancelled else { return ([], effects) }
         cancelled = true
         var live: [FlowOperation] = []
-        for index in nodes.indices {
-            switch nodes[index].status {
-            case .pending, .retrying:
+        for index in nodes.indices where !nodes[index].status.isFinal {
+            if nodes[index].admitted {
+                // An admitted node whose operation is not stored yet is cancelled by `store`'s answer.
+                if let operation = nodes[index].operation { live.append(operation) }
+            } else {
                 nodes[index].failure = NodeFailure(.cancelled, cancellationMessage, node: plan.nodes[index].id)
                 setStatus(index, .cancelled)
                 event(index, &effects, failure: nodes[index].failure)
                 resolve(index, &effects)
-            case .queued, .running:
-                if let operation = nodes[index].operation { live.append(operation) }
-            case .succeeded, .failed, .skipped, .cancelled:
-                break
             }
         }
+        for queue in ready.indices { ready[queue] = Heap() }
         effects.finished = resolved == nodes.count
         return (live, effects)
     }
 
     private var cancellationMessage: String {
         interrupted ? "cancelled: the run was interrupted" : "cancelled after a failure (fail-fast)"
+    }
+
+    private mutating func makeReady(_ index: Int, _ effects: inout Effects) {
+        setStatus(index, .queued)
+        let taskIndex = plan.nodes[index].taskIndex
+        ready[queueOfNode[index]].insert(ReadyNode(priority: priorityOfTask[taskIndex], depth: depthOfTask[taskIndex], index: index))
+        event(index, &effects)
+    }
+
+    /// Moves ready nodes into their queues while the queues have room.
+    private mutating func admit(_ effects: inout Effects) {
+        guard !cancelled else { return }
+        for queue in ready.indices {
+            while inFlight[queue] < admissionLimit[queue], let next = ready[queue].popMax() {
+                let index = next.index
+                guard nodes[index].status == .queued, !nodes[index].admitted else { continue }
+                nodes[index].admitted = true
+                nodes[index].attempts += 1
+                inFlight[queue] += 1
+                effects.admitted.append(Admission(
+                    index: index, attempt: nodes[index].attempts,
+                    dependencies: plan.nodes[index].dependencies.compactMap { nodes[$0].operation }))
+            }
+        }
     }
 
     /// A node reached a final status: its dependencies have one consumer fewer, and an output nobody

@@ -24,20 +24,35 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     private let startedAt = Date()
     private let origin: Duration
 
-    /// What the runner needs of each task, looked up once rather than per node.
-    private struct TaskInfo: Sendable {
-        var id: String
-        var type: any TaskType
-        var queue: String
-        var operationQueue: OperationQueue
-        var priority: Operation.QueuePriority
-        var retries: Int
-        var timeout: Duration?
-        var continueOnError: Bool
-        var input: String?
-        var location: SourceLocation
+    /// What the runner needs of each task, looked up once rather than per node. A class, so reading it
+    /// per node costs one retain rather than one per field.
+    private final class TaskInfo: Sendable {
+        let id: String
+        let type: any TaskType
+        let queue: String
+        let operationQueue: OperationQueue
+        let priority: Operation.QueuePriority
+        let retries: Int
+        let timeout: Duration?
+        let continueOnError: Bool
+        let input: String?
+        let location: SourceLocation
         /// The parameters, when they do not depend on the item: resolved once for every node of the task.
-        var sharedParameters: ParameterValues?
+        let sharedParameters: ParameterValues?
+
+        init(task: TaskSpec, type: any TaskType, operationQueue: OperationQueue, sharedParameters: ParameterValues?) {
+            id = task.id.value
+            self.type = type
+            queue = task.queueName
+            self.operationQueue = operationQueue
+            priority = task.priority.foundationValue
+            retries = task.retries
+            timeout = task.timeout
+            continueOnError = task.continueOnError
+            input = task.input?.value
+            location = task.location
+            self.sharedParameters = sharedParameters
+        }
     }
 
     /// Creates a runner for a plan.
@@ -52,23 +67,19 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         self.tasks = plan.workflow.tasks.enumerated().map { taskIndex, task in
             let shared = !task.usesItem ? firstNodeOfTask[taskIndex].map { plan.parameters(of: plan.nodes[$0]) } : nil
             return TaskInfo(
-                id: task.id.value, type: plan.registry[task.type.value] ?? NoopTask(), queue: task.queueName,
-                operationQueue: queues[task.queueName], priority: task.priority.foundationValue, retries: task.retries,
-                timeout: task.timeout, continueOnError: task.continueOnError, input: task.input?.value,
-                location: task.location, sharedParameters: shared)
+                task: task, type: plan.registry[task.type.value] ?? NoopTask(), operationQueue: queues[task.queueName],
+                sharedParameters: shared)
         }
         self.state = Mutex(RunState(
-            plan: plan, queueCount: queueNames.count, laneLimits: queueNames.map { queues.limits[$0] ?? 1 },
-            recordsEvents: options.observer != nil))
+            plan: plan, queueLimits: queueNames.map { queues.limits[$0] ?? 1 }, recordsEvents: options.observer != nil))
         self.origin = options.clock.now
     }
 
     /// Runs every node and blocks until all have finished, failed, been skipped or cancelled.
     /// - Returns: The report of the run.
     public func run() -> RunReport {
-        let ready = state.withLock { state in state.start() }
         if plan.nodes.isEmpty { return report() }
-        launch(ready)
+        apply(state.withLock { $0.start() })
         done.wait()
         return report()
     }
@@ -100,13 +111,13 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
 
     // MARK: Launching
 
-    /// Hands ready nodes to their queues: one fresh operation per node, edges added for provider lookup,
+    /// Hands admitted nodes to their queues: one fresh operation per node, edges added for provider lookup,
     /// then one `addOperations` per queue.
-    private func launch(_ indices: [Int]) {
+    private func launch(_ admissions: [RunState.Admission]) {
         var batches: [ObjectIdentifier: (OperationQueue, [Operation])] = [:]
-        for index in indices {
-            guard let operation = makeOperation(index) else { continue }
-            let queue = tasks[plan.nodes[index].taskIndex].operationQueue
+        for admission in admissions {
+            let operation = makeOperation(admission)
+            let queue = tasks[plan.nodes[admission.index].taskIndex].operationQueue
             batches[ObjectIdentifier(queue), default: (queue, [])].1.append(operation)
         }
         for (queue, operations) in batches.values {
@@ -114,21 +125,20 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         }
     }
 
-    private func makeOperation(_ index: Int) -> FlowOperation? {
+    private func makeOperation(_ admission: RunState.Admission) -> FlowOperation {
+        let index = admission.index
         let node = plan.nodes[index]
         let info = tasks[node.taskIndex]
-        guard let (attempt, dependencies) = state.withLock({ $0.beginAttempt(index) }) else { return nil }
         let context = NodeContext(
-            nodeID: node.id, taskID: info.id, typeName: info.type.name, itemIndex: node.itemIndex, item: node.item,
-            parameters: info.sharedParameters ?? plan.parameters(of: node), inputTaskID: info.input, attempt: attempt,
-            workflowDirectory: plan.workflow.directory, location: info.location,
+            nodeID: node.id, taskID: info.id, typeName: info.type.name, queueName: info.queue, itemIndex: node.itemIndex,
+            item: node.item, parameters: info.sharedParameters ?? plan.parameters(of: node), inputTaskID: info.input,
+            attempt: admission.attempt, workflowDirectory: plan.workflow.directory, location: info.location,
             consumers: self.consumers(of: index), optimize: options.optimize, logger: options.logger)
         let operation = info.type.makeOperation(context)
         operation.queuePriority = info.priority
-        for dependency in dependencies { operation.addDependency(dependency) }
+        for dependency in admission.dependencies { operation.addDependency(dependency) }
         operation.attach(self, index: index)
         let cancelled = state.withLock { $0.store(operation, for: index) }
-        emit(index, .queued, attempt: attempt)
         // A cancel that raced with this launch still reaches the operation: it starts, sees it, and ends.
         if cancelled { operation.cancel(reason: .runCancelled) }
         return operation
@@ -149,9 +159,9 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
 
     // MARK: OperationLifecycle
 
-    func operationDidStart(_ operation: FlowOperation, index: Int) {
+    func operationDidStart(_ operation: FlowOperation, index: Int) -> Bool {
         let now = elapsed.seconds
-        let attempt = state.withLock { $0.didStart(index, at: now) }
+        guard let attempt = state.withLock({ $0.didStart(index, at: now) }) else { return false }
         if let timeout = tasks[plan.nodes[index].taskIndex].timeout {
             let cancelTimer = options.clock.schedule(after: timeout) { [weak operation] in
                 operation?.cancel(reason: .timedOut(timeout))
@@ -159,6 +169,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
             state.withLock { $0.setTimer(cancelTimer, for: index) }
         }
         emit(index, .running, attempt: attempt)
+        return true
     }
 
     func operationDidFinish(_ operation: FlowOperation, index: Int) {
@@ -201,9 +212,12 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         for operation in effects.released { operation.releaseOutput() }
         for event in effects.events { emit(event) }
         if let retry = effects.retry {
-            options.clock.schedule(after: retry.delay) { [weak self] in self?.launch([retry.index]) }
+            options.clock.schedule(after: retry.delay) { [weak self] in
+                guard let self else { return }
+                self.apply(self.state.withLock { $0.retryDue(retry.index) })
+            }
         }
-        if !effects.launch.isEmpty { launch(effects.launch) }
+        if !effects.admitted.isEmpty { launch(effects.admitted) }
         if effects.cancelRun { cancel(interrupted: false) }
         if effects.finished { done.signal() }
     }

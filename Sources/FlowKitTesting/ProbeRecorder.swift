@@ -1,0 +1,123 @@
+import FlowKit
+import Foundation
+
+/// Records what probe nodes did: start and end order, the inputs each saw, the most nodes running at once
+/// per queue, and how many outputs are alive.
+public final class ProbeRecorder: @unchecked Sendable {
+    /// One probe attempt as observed.
+    public struct Entry: Sendable {
+        /// The node id.
+        public var nodeID: String
+        /// The attempt number.
+        public var attempt: Int
+        /// The texts of the data inputs it saw, in order.
+        public var inputs: [String]
+        /// Order of the start among all events.
+        public var startSequence: Int
+        /// Order of the end among all events.
+        public var endSequence: Int?
+    }
+
+    private let condition = NSCondition()
+    private var entries: [Entry] = []
+    private var sequence = 0
+    private var running: [String: Int] = [:]
+    private var peak: [String: Int] = [:]
+    private var limits: [String: Int]
+    private var liveOutputs = 0
+    private var peakOutputs = 0
+    private var blocked = 0
+
+    /// Creates a recorder; `queueLimits` lets `hold` end early once a queue is full.
+    public init(queueLimits: [String: Int] = [:]) {
+        self.limits = queueLimits
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        condition.lock()
+        defer { condition.unlock() }
+        return body()
+    }
+
+    func started(_ context: NodeContext, inputs: [String]) {
+        locked {
+            sequence += 1
+            entries.append(Entry(nodeID: context.nodeID, attempt: context.attempt, inputs: inputs, startSequence: sequence))
+            let queue = Self.queue(of: context)
+            running[queue, default: 0] += 1
+            peak[queue] = max(peak[queue] ?? 0, running[queue] ?? 0)
+            condition.broadcast()
+        }
+    }
+
+    func ended(_ context: NodeContext) {
+        locked {
+            sequence += 1
+            if let index = entries.lastIndex(where: { $0.nodeID == context.nodeID && $0.attempt == context.attempt }) {
+                entries[index].endSequence = sequence
+            }
+            running[Self.queue(of: context), default: 0] -= 1
+        }
+    }
+
+    /// Holds a slot until the node's queue is full or the time passes, so a test sees the limit reached
+    /// without depending on timing.
+    func hold(milliseconds: Int, queueOf context: NodeContext) {
+        let queue = Self.queue(of: context)
+        let deadline = Date(timeIntervalSinceNow: Double(milliseconds) / 1000)
+        condition.lock()
+        while (running[queue] ?? 0) < (limits[queue] ?? .max), condition.wait(until: deadline) {}
+        condition.unlock()
+    }
+
+    func blockUntilCancelled(_ operation: FlowOperation) {
+        condition.lock()
+        blocked += 1
+        condition.broadcast()
+        while !operation.isCancelled { _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05)) }
+        blocked -= 1
+        condition.unlock()
+    }
+
+    func wake() {
+        locked { condition.broadcast() }
+    }
+
+    func outputCreated() {
+        locked {
+            liveOutputs += 1
+            peakOutputs = max(peakOutputs, liveOutputs)
+        }
+    }
+
+    func outputReleased() {
+        locked { liveOutputs -= 1 }
+    }
+
+    /// Blocks until `count` probes are blocked in `block` behaviour.
+    @discardableResult
+    public func waitUntilBlocked(_ count: Int, timeout: TimeInterval = 10) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while blocked < count {
+            if !condition.wait(until: deadline) { return false }
+        }
+        return true
+    }
+
+    /// Every attempt seen, in start order.
+    public var all: [Entry] { locked { entries } }
+    /// The entry of a node's last attempt.
+    public func entry(_ nodeID: String) -> Entry? { locked { entries.last { $0.nodeID == nodeID } } }
+    /// The most nodes that ran at once on a queue.
+    public func peakConcurrency(of queue: String) -> Int { locked { peak[queue] ?? 0 } }
+    /// How many outputs are alive now.
+    public var outputsAlive: Int { locked { liveOutputs } }
+    /// The most outputs alive at once.
+    public var peakOutputsAlive: Int { locked { peakOutputs } }
+
+    private static func queue(of context: NodeContext) -> String {
+        context.queueName
+    }
+}

@@ -1,0 +1,87 @@
+import FlowKit
+import Foundation
+
+/// A configurable task type for engine tests: `type: probe`, with `behavior` (succeed, fail, failTimes,
+/// block), a `value` to provide as data, and a shared ``ProbeRecorder`` that sees every start and end.
+///
+/// ```yaml
+/// tasks:
+///   a: { type: probe, behavior: failTimes, failures: 2 }
+///   b: { type: probe, behavior: block, dependsOn: a }   # runs until cancelled
+/// ```
+public struct ProbeTask: TaskType {
+    /// What every probe node reports to.
+    public let recorder: ProbeRecorder
+
+    /// Creates the task type around a recorder.
+    public init(recorder: ProbeRecorder) { self.recorder = recorder }
+
+    public var name: String { "probe" }
+    public var summary: String { "Test task: records its run, then succeeds, fails, or blocks until cancelled." }
+    public var parameters: [ParameterSpec] {
+        [
+            ParameterSpec("behavior", .oneOf(["succeed", "fail", "failTimes", "block"]), default: .string("succeed"),
+                summary: "What the node does."),
+            ParameterSpec("failures", .integer, default: .int(1), range: 0...100, summary: "For failTimes: how many attempts fail."),
+            ParameterSpec("value", .string, summary: "Text to provide as data (default: the node id)."),
+            ParameterSpec("hold", .integer, default: .int(0), range: 0...10_000,
+                summary: "Milliseconds to hold a slot, ended early once the queue is full (to observe concurrency)."),
+        ]
+    }
+    public var consumes: InputRequirement { .anything }
+    public var provides: ProviderKind? { .data }
+    public func makeOperation(_ context: NodeContext) -> FlowOperation {
+        ProbeOperation(context: context, recorder: recorder)
+    }
+}
+
+/// The operation of ``ProbeTask``.
+public final class ProbeOperation: FlowOperation, DataProvider, @unchecked Sendable {
+    private let recorder: ProbeRecorder
+
+    init(context: NodeContext, recorder: ProbeRecorder) {
+        self.recorder = recorder
+        super.init(context: context)
+    }
+
+    public var providedData: DataPayload? { output(as: TrackedPayload.self)?.payload }
+
+    public override func execute() {
+        let parameters = context.parameters
+        let inputs = inputs((any DataProvider).self).compactMap { $0.providedData.map { String(decoding: $0.bytes, as: UTF8.self) } }
+        recorder.started(context, inputs: inputs)
+        defer { recorder.ended(context) }
+        let hold = parameters.int("hold") ?? 0
+        if hold > 0 { recorder.hold(milliseconds: hold, queueOf: context) }
+        switch parameters.string("behavior") ?? "succeed" {
+        case "fail":
+            finish(.failure(context.failure(.invalidInput, "probe failed on purpose")))
+        case "failTimes" where context.attempt <= parameters.int("failures") ?? 1:
+            finish(.failure(context.failure(.network, "probe attempt \(context.attempt) failed")))
+        case "block":
+            recorder.blockUntilCancelled(self)
+            finish(.cancelled)
+        default:
+            let text = parameters.string("value") ?? context.nodeID
+            finish(.success(TrackedPayload(DataPayload(Data(text.utf8), source: context.nodeID), recorder: recorder)))
+        }
+    }
+
+    public override func didCancel() {
+        recorder.wake()
+    }
+}
+
+/// An output that counts how many are alive, so tests can check the runner releases outputs.
+final class TrackedPayload: Sendable {
+    let payload: DataPayload
+    let recorder: ProbeRecorder
+
+    init(_ payload: DataPayload, recorder: ProbeRecorder) {
+        self.payload = payload
+        self.recorder = recorder
+        recorder.outputCreated()
+    }
+
+    deinit { recorder.outputReleased() }
+}

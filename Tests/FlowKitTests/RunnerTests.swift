@@ -1,0 +1,275 @@
+import FlowKit
+import FlowKitTesting
+import Foundation
+import Testing
+
+@Suite struct RunnerTests {
+    let recorder: ProbeRecorder
+    let registry: TaskRegistry
+
+    init() {
+        recorder = ProbeRecorder(queueLimits: ["io": 3, "serial": 1, "default": 2])
+        registry = TaskRegistry.builtIn.adding(ProbeTask(recorder: recorder))
+    }
+
+    func run(_ yaml: String, options: RunOptions = RunOptions(maxConcurrentDefault: 2)) throws -> RunReport {
+        Runner(plan: try TestWorkflow.plan(yaml, registry: registry), options: options).run()
+    }
+
+    @Test func concurrencyReachesButNeverExceedsTheQueueLimit() throws {
+        let report = try run("""
+            version: 1
+            queues: { io: { maxConcurrent: 3 }, serial: { maxConcurrent: 1 } }
+            tasks:
+              wide: { type: probe, queue: io, hold: 3000, forEach: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] }
+              one: { type: probe, queue: serial, hold: 50, forEach: [0, 1, 2, 3] }
+            """)
+        #expect(report.exitCode == 0)
+        #expect(recorder.peakConcurrency(of: "io") == 3)
+        #expect(recorder.peakConcurrency(of: "serial") == 1)
+        let lanes = Set(report.nodes.filter { $0.queue == "io" }.flatMap(\.spans).map(\.lane))
+        #expect(lanes == [0, 1, 2])
+    }
+
+    @Test func dependentsStartOnlyAfterTheirDependenciesSucceeded() throws {
+        let report = try run("""
+            version: 1
+            tasks:
+              a: { type: probe }
+              b: { type: probe, dependsOn: a }
+              c: { type: probe, dependsOn: a }
+              d: { type: probe, dependsOn: [b, c] }
+            """)
+        #expect(report.exitCode == 0)
+        let a = try #require(recorder.entry("a")), b = try #require(recorder.entry("b"))
+        let c = try #require(recorder.entry("c")), d = try #require(recorder.entry("d"))
+        #expect(b.startSequence > a.endSequence!)
+        #expect(c.startSequence > a.endSequence!)
+        #expect(d.startSequence > max(b.endSequence!, c.endSequence!))
+        #expect(d.inputs == ["b", "c"])
+    }
+
+    @Test func aFailureSkipsEverythingDownstreamAndNamesTheCause() throws {
+        let report = try run("""
+            version: 1
+            tasks:
+              a: { type: probe, behavior: fail }
+              b: { type: probe, dependsOn: a }
+              c: { type: probe, dependsOn: b }
+              independent: { type: probe }
+            """)
+        #expect(report.exitCode == 1)
+        #expect(report.status(of: "a") == .failed)
+        #expect(report.node("a")?.cause == "probe failed on purpose")
+        #expect(report.status(of: "b") == .skipped)
+        #expect(report.node("c")?.cause == "upstream a failed: probe failed on purpose")
+        #expect(report.status(of: "independent") == .succeeded)
+        #expect(recorder.entry("b") == nil && recorder.entry("c") == nil)
+    }
+
+    @Test func continueOnErrorCountsAsSuccessButStillSkipsDependents() throws {
+        let report = try run("""
+            version: 1
+            tasks:
+              a: { type: probe, behavior: fail, continueOnError: true }
+              b: { type: probe, dependsOn: a }
+            """)
+        #expect(report.exitCode == 0)
+        #expect(report.status(of: "a") == .failed)
+        #expect(report.status(of: "b") == .skipped)
+    }
+
+    @Test func failFastCancelsTheRestOfTheRun() throws {
+        let report = try run("""
+            version: 1
+            failFast: true
+            queues: { serial: { maxConcurrent: 1 } }
+            tasks:
+              blocker: { type: probe, behavior: block }
+              failing: { type: probe, behavior: fail, queue: serial }
+              waiting: { type: probe, queue: serial, forEach: [0, 1, 2, 3, 4, 5], dependsOn: failing }
+              independent: { type: probe, queue: serial, forEach: [0, 1, 2, 3, 4, 5] }
+            """)
+        #expect(report.exitCode == 1)
+        #expect(!report.interrupted)
+        #expect(report.status(of: "failing") == .failed)
+        // The blocker only ends because fail-fast cancelled it (whether it had started or not).
+        #expect(report.status(of: "blocker") == .cancelled)
+        #expect(report.node("blocker")?.cause == "cancelled after a failure (fail-fast)")
+        #expect(report.status(of: "waiting[0]") == .skipped)
+    }
+
+    @Test func withoutFailFastIndependentBranchesGoOn() throws {
+        let report = try run("""
+            version: 1
+            tasks:
+              failing: { type: probe, behavior: fail }
+              others: { type: probe, forEach: [0, 1, 2, 3, 4, 5] }
+            """)
+        #expect(report.exitCode == 1)
+        #expect((0..<6).allSatisfy { report.status(of: "others[\($0)]") == .succeeded })
+    }
+
+    @Test func retriesBackOffExponentiallyOnTheInjectedClock() throws {
+        let clock = ManualClock()
+        let plan = try TestWorkflow.plan("""
+            version: 1
+            tasks:
+              flaky: { type: probe, behavior: failTimes, failures: 2, retries: 3 }
+              after: { type: probe, dependsOn: flaky }
+            """, registry: registry)
+        let run = TestWorkflow.BackgroundRun(plan: plan, options: RunOptions(
+            clock: clock, retry: RetryPolicy(baseDelay: .seconds(1), jitter: false)))
+        #expect(clock.waitForScheduled(count: 1))
+        clock.advance(by: .seconds(1))
+        #expect(clock.waitForScheduled(count: 2))
+        clock.advance(by: .seconds(2))
+        let report = try #require(run.wait())
+        #expect(clock.scheduledDelays == [.seconds(1), .seconds(2)])
+        #expect(report.status(of: "flaky") == .succeeded)
+        #expect(report.node("flaky")?.attempts == 3)
+        #expect(report.node("flaky")?.spans.map(\.attempt) == [1, 2, 3])
+        #expect(report.status(of: "after") == .succeeded)
+    }
+
+    @Test func retriesGiveUpAfterTheLastAttempt() throws {
+        let clock = ManualClock()
+        let plan = try TestWorkflow.plan("""
+            version: 1
+            tasks:
+              flaky: { type: probe, behavior: failTimes, failures: 5, retries: 1 }
+            """, registry: registry)
+        let run = TestWorkflow.BackgroundRun(plan: plan, options: RunOptions(clock: clock))
+        #expect(clock.waitForScheduled(count: 1))
+        clock.advance(by: .seconds(60))
+        let report = try #require(run.wait())
+        #expect(report.status(of: "flaky") == .failed)
+        #expect(report.node("flaky")?.attempts == 2)
+        #expect(report.node("flaky")?.cause == "probe attempt 2 failed")
+    }
+
+    @Test func jitteredBackoffStaysWithinItsBounds() {
+        let policy = RetryPolicy(baseDelay: .milliseconds(100), maxDelay: .seconds(1))
+        for attempt in 1...8 {
+            let full = min(0.1 * Double(1 << (attempt - 1)), 1.0)
+            let delay = policy.delay(afterAttempt: attempt).seconds
+            #expect(delay >= full * 0.5 - 0.001 && delay <= full + 0.001)
+        }
+    }
+
+    @Test func aTimeoutCancelsTheNodeAndReportsIt() throws {
+        let clock = ManualClock()
+        let plan = try TestWorkflow.plan("""
+            version: 1
+            tasks:
+              slow: { type: probe, behavior: block, timeout: 5s }
+              after: { type: probe, dependsOn: slow }
+            """, registry: registry)
+        let run = TestWorkflow.BackgroundRun(plan: plan, options: RunOptions(clock: clock))
+        #expect(recorder.waitUntilBlocked(1))
+        #expect(clock.waitForScheduled(count: 1))
+        clock.advance(by: .seconds(5))
+        let report = try #require(run.wait())
+        #expect(report.status(of: "slow") == .failed)
+        #expect(report.node("slow")?.code == "timedOut")
+        #expect(report.node("slow")?.cause == "timed out after 5s")
+        #expect(report.node("after")?.cause == "upstream slow failed: timed out after 5s")
+        #expect(report.exitCode == 1)
+    }
+
+    @Test func cancellingStopsRunningNodesAndNeverStartsQueuedOnes() throws {
+        let plan = try TestWorkflow.plan("""
+            version: 1
+            queues: { serial: { maxConcurrent: 1 } }
+            tasks:
+              running: { type: probe, behavior: block, queue: serial }
+              queued: { type: probe, queue: serial, forEach: [0, 1, 2] }
+              downstream: { type: probe, dependsOn: running }
+            """, registry: registry)
+        let run = TestWorkflow.BackgroundRun(plan: plan, options: RunOptions())
+        #expect(recorder.waitUntilBlocked(1))
+        run.runner.cancel()
+        let report = try #require(run.wait())
+        #expect(report.interrupted)
+        #expect(report.exitCode == 130)
+        #expect(report.status(of: "running") == .cancelled)
+        for id in ["queued[0]", "queued[1]", "queued[2]", "downstream"] {
+            #expect(report.status(of: id) == .cancelled || report.status(of: id) == .skipped, "\(report.nodes.map { "\($0.id)=\($0.status)" })")
+            #expect(recorder.entry(id) == nil, "\(id) must never start")
+        }
+    }
+
+    @Test func cancellingBeforeTheRunStartsRunsNothing() throws {
+        let runner = Runner(plan: try TestWorkflow.plan("""
+            version: 1
+            tasks:
+              a: { type: probe }
+              b: { type: probe, dependsOn: a }
+            """, registry: registry))
+        runner.cancel()
+        let report = runner.run()
+        #expect(report.nodes.allSatisfy { $0.status == .cancelled })
+        #expect(recorder.all.isEmpty)
+    }
+
+    @Test func sleepEndsAtOnceWhenCancelled() throws {
+        let plan = try TestWorkflow.plan("""
+            version: 1
+            tasks:
+              nap: { type: sleep, duration: 60s }
+            """, registry: registry)
+        let run = TestWorkflow.BackgroundRun(plan: plan, options: RunOptions())
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while run.runner.progress()["default"]?[.running] != 1, Date() < deadline { usleep(1000) }
+        let start = Date()
+        run.runner.cancel()
+        let report = try #require(run.wait(timeout: 5))
+        #expect(Date().timeIntervalSince(start) < 2)
+        #expect(report.status(of: "nap") == .cancelled)
+    }
+
+    @Test func gatherReceivesEveryItemInOrder() throws {
+        let report = try run("""
+            version: 1
+            tasks:
+              each: { type: probe, forEach: [a, b, c, d, e, f, g, h, i, j, k, l], value: "${item}" }
+              all: { type: probe, gather: true, dependsOn: each }
+            """)
+        #expect(report.exitCode == 0)
+        #expect(recorder.entry("all")?.inputs == ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"])
+    }
+
+    @Test func inputPicksOneProviderAmongSeveral() throws {
+        let report = try run("""
+            version: 1
+            tasks:
+              left: { type: probe, value: L }
+              right: { type: probe, value: R }
+              both: { type: probe, dependsOn: [left, right] }
+              pick: { type: probe, dependsOn: [left, right], input: right }
+            """)
+        #expect(report.exitCode == 0)
+        #expect(recorder.entry("both")?.inputs == ["L", "R"])
+        #expect(recorder.entry("pick")?.inputs == ["R"])
+    }
+
+    @Test func outputsAreReleasedAsSoonAsTheirConsumersFinish() throws {
+        let items = (0..<50_000).map(String.init).joined(separator: "\n")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try items.write(to: folder.appendingPathComponent("items.txt"), atomically: true, encoding: .utf8)
+        let plan = try TestWorkflow.plan("""
+            version: 1
+            tasks:
+              make: { type: probe, forEach: { file: items.txt } }
+              use: { type: probe, dependsOn: make }
+            """, registry: registry, path: folder.appendingPathComponent("big.yaml").path)
+        #expect(plan.nodes.count == 100_000)
+        let report = Runner(plan: plan, options: RunOptions(maxConcurrentDefault: 2)).run()
+        #expect(report.exitCode == 0)
+        #expect(recorder.outputsAlive == 0)
+        // Admission control drains each item's pipeline first: outputs alive stay near the queue limit.
+        #expect(recorder.peakOutputsAlive < 64, "peak outputs alive: \(recorder.peakOutputsAlive)")
+    }
+}
