@@ -81,7 +81,8 @@ let package = Package(
         ),
         .testTarget(
             name: "FlowrunCLITests",
-            dependencies: ["FlowrunCLI", "FlowKit"],
+            // The tests run the built `flowrun`; depending on it makes `swift test` build it first.
+            dependencies: ["FlowrunCLI", "FlowKit", "flowrun"],
             swiftSettings: strictSettings
         ),
     ]

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+
+/// Runs the built `flowrun` binary and collects what it printed, like a user at a terminal would see it.
+struct Flowrun {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var terminatedBySignal: Bool
+    }
+
+    /// The `flowrun` next to the test bundle (SwiftPM builds it because the test target depends on it).
+    static let binary: URL = {
+        if let path = ProcessInfo.processInfo.environment["FLOWRUN_BINARY"] { return URL(fileURLWithPath: path) }
+        var directory = Bundle.main.bundleURL
+        if directory.pathExtension == "xctest" { directory.deleteLastPathComponent() }
+        return directory.appendingPathComponent("flowrun")
+    }()
+
+    /// A process that has been started; for tests that signal it.
+    final class Running: @unchecked Sendable {
+        let process = Process()
+        private let out = Pipe(), err = Pipe()
+        private let lock = NSLock()
+        private var stdoutData = Data(), stderrData = Data()
+
+        init(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws {
+            process.executableURL = Flowrun.binary
+            process.arguments = arguments
+            if let directory { process.currentDirectoryURL = directory }
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            process.standardOutput = out
+            process.standardError = err
+            out.fileHandleForReading.readabilityHandler = { [weak self] handle in
+                let data = handle.availableData
+                self?.lock.withLock { self?.stdoutData.append(data) }
+            }
+            err.fileHandleForReading.readabilityHandler = { [weak self] handle in
+                let data = handle.availableData
+                self?.lock.withLock { self?.stderrData.append(data) }
+            }
+            try process.run()
+        }
+
+        var stderrSoFar: String { lock.withLock { String(decoding: stderrData, as: UTF8.self) } }
+
+        /// Waits until stderr contains `text`, up to `timeout` seconds.
+        func waitForStderr(containing text: String, timeout: TimeInterval = 20) -> Bool {
+            let deadline = Date(timeIntervalSinceNow: timeout)
+            while Date() < deadline {
+                if stderrSoFar.contains(text) { return true }
+                usleep(10_000)
+            }
+            return false
+        }
+
+        func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+        /// Waits for the exit, up to `timeout` seconds; kills the process if it does not come.
+        func wait(timeout: TimeInterval = 60) -> Result? {
+            let deadline = Date(timeIntervalSinceNow: timeout)
+            while process.isRunning, Date() < deadline { usleep(5_000) }
+            if process.isRunning {
+                process.terminate()
+                return nil
+            }
+            process.waitUntilExit()
+            // Drain what is left in the pipes.
+            out.fileHandleForReading.readabilityHandler = nil
+            err.fileHandleForReading.readabilityHandler = nil
+            let restOut = out.fileHandleForReading.readDataToEndOfFile()
+            let restErr = err.fileHandleForReading.readDataToEndOfFile()
+            return lock.withLock {
+                stdoutData.append(restOut)
+                stderrData.append(restErr)
+                return Result(
+                    status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+                    stderr: String(decoding: stderrData, as: UTF8.self),
+                    terminatedBySignal: process.terminationReason == .uncaughtSignal)
+            }
+        }
+    }
+
+    /// Runs flowrun to completion.
+    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> Result {
+        let running = try Running(arguments, in: directory, environment: environment)
+        return try #require(running.wait(), "flowrun \(arguments.joined(separator: " ")) did not finish")
+    }
+}
+
+/// A temporary folder with files, removed when the test ends.
+final class Scratch {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    @discardableResult
+    func write(_ name: String, _ text: String) throws -> String {
+        let file = url.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        return file.path
+    }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
