@@ -98,9 +98,11 @@ private final class EventParser {
     private var parser = yaml_parser_t()
     private let buffer: UnsafeMutableBufferPointer<UInt8>
     private let path: String
+    private let bytes: [UInt8]
 
     init(bytes: [UInt8], path: String) {
         self.path = path
+        self.bytes = bytes
         buffer = .allocate(capacity: max(bytes.count, 1))
         _ = buffer.initialize(from: bytes)
         yaml_parser_initialize(&parser)
@@ -155,12 +157,40 @@ private final class EventParser {
     private func syntaxError() -> Diagnostic {
         let problem = parser.problem.map { String(cString: $0) } ?? "malformed YAML"
         let context = parser.context.map { String(cString: $0) }
-        let mark = parser.problem_mark
+        let at = location(parser.problem_mark)
+        // libyaml says "found character that cannot start any token" for a tab; say what it is.
+        if scalar(at: at) == "\t" || problem.contains("tab") {
+            return .error("invalid YAML: a tab character is used for indentation", at: at,
+                hint: "indent with spaces; YAML does not allow tabs for indentation")
+        }
         var message = "invalid YAML: \(problem)"
         if let context { message += " \(context)" }
-        let hint: String? =
-            problem.contains("tab") ? "indent with spaces; YAML does not allow tabs for indentation" : nil
-        return .error(message, at: location(mark), hint: hint)
+        // The context mark is where the unfinished construct (an unclosed '[', a quoted string) began, which
+        // is usually where the fix goes.
+        var notes: [Diagnostic] = []
+        let contextAt = location(parser.context_mark)
+        if let context, contextAt != at, contextAt < at {
+            var subject = context
+            for prefix in ["while parsing ", "while scanning "] where subject.hasPrefix(prefix) {
+                subject.removeFirst(prefix.count)
+            }
+            notes.append(.note("\(subject) starts here", at: contextAt))
+        }
+        return .error(message, at: at, notes: notes)
+    }
+
+    /// The Unicode scalar at a location of the input, if any.
+    private func scalar(at location: SourceLocation) -> Unicode.Scalar? {
+        var line = 1, start = 0
+        while line < location.line {
+            guard let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+            start = newline + 1
+            line += 1
+        }
+        let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+        let text = String(decoding: bytes[start..<end], as: UTF8.self).unicodeScalars
+        guard location.column >= 1, location.column <= text.count else { return nil }
+        return text[text.index(text.startIndex, offsetBy: location.column - 1)]
     }
 }
 
@@ -180,6 +210,9 @@ private struct TreeBuilder {
         var discardsNextValue = false
         var anchor: String?
         var location: SourceLocation
+        // What this map's keys name, when known from where it stands (the map under top-level 'tasks' holds
+        // task ids), so a duplicate is reported in the user's terms.
+        var keyRole: String?
     }
 
     private let path: String
@@ -211,7 +244,11 @@ private struct TreeBuilder {
         case .sequenceStart(let anchor, let location):
             try push(.sequence([], anchor: anchor, location), at: location)
         case .mappingStart(let anchor, let location):
-            try push(.mapping(MappingInProgress(anchor: anchor, location: location)), at: location)
+            var mapping = MappingInProgress(anchor: anchor, location: location)
+            if stack.count == 1, case .mapping(let parent) = stack[0] {
+                mapping.keyRole = Self.keyRoles[parent.pendingKey?.scalar ?? ""]
+            }
+            try push(.mapping(mapping), at: location)
         case .sequenceEnd:
             guard case .sequence(let items, let anchor, let location)? = stack.popLast() else { return }
             try add(YAMLNode(.sequence(items), at: location), anchor: anchor)
@@ -231,6 +268,9 @@ private struct TreeBuilder {
             try add(node, anchor: nil)
         }
     }
+
+    /// What the keys of the maps under each top-level key name.
+    private static let keyRoles = ["tasks": "task id", "queues": "queue name", "params": "parameter name"]
 
     private mutating func push(_ container: Container, at location: SourceLocation) throws(Diagnostic) {
         if stack.count >= limits.maxDepth {
@@ -256,8 +296,11 @@ private struct TreeBuilder {
             } else if let key = mapping.pendingKey {
                 let name = key.scalar ?? ""
                 if let first = mapping.keyLocations[name] {
-                    diagnostics.error("duplicate key '\(name)'", at: key.location,
-                        hint: "each key may appear once in a map; merge the two entries",
+                    let role = mapping.keyRole ?? "key"
+                    diagnostics.error("duplicate \(role) '\(name)'", at: key.location,
+                        hint: mapping.keyRole == nil
+                            ? "each key may appear once in a map; merge the two entries"
+                            : "each \(role) may appear once; rename one of the two or merge them",
                         notes: [.note("'\(name)' first defined here", at: first)])
                 } else {
                     mapping.keyLocations[name] = key.location
