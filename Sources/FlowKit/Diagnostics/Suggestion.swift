@@ -15,7 +15,12 @@ public enum Suggestion {
             let distance = editDistance(name.lowercased(), candidate.lowercased())
                 + (name.lowercased() == candidate.lowercased() ? 1 : 0)
             guard distance < 4, distance < max(name.count, 2) else { continue }
-            if best == nil || distance < best!.distance { best = (candidate, distance) }
+            // Ties go to the alphabetically first candidate, so the answer never depends on the order of a
+            // dictionary's keys (environment variables, params).
+            if let current = best, distance > current.distance || (distance == current.distance && candidate >= current.name) {
+                continue
+            }
+            best = (candidate, distance)
         }
         return best?.name
     }
