@@ -3,7 +3,8 @@ public enum Suggestion {
     /// The candidate closest to `name` by edit distance, if it is close enough to be a plausible typo.
     ///
     /// Like swift-argument-parser, a candidate qualifies when its distance is below 4 and below the length
-    /// of the name, so short names are not "corrected" into unrelated ones. Case differences cost nothing
+    /// of the name, so short names are not "corrected" into unrelated ones (a one-letter name only gets a
+    /// suggestion that differs in case). Case differences cost nothing
     /// extra beyond one edit each.
     /// - Parameters:
     ///   - name: What the user wrote.
@@ -12,9 +13,10 @@ public enum Suggestion {
     public static func closest(to name: String, in candidates: some Sequence<String>) -> String? {
         var best: (name: String, distance: Int)?
         for candidate in candidates where candidate != name {
-            let distance = editDistance(name.lowercased(), candidate.lowercased())
-                + (name.lowercased() == candidate.lowercased() ? 1 : 0)
-            guard distance < 4, distance < max(name.count, 2) else { continue }
+            let sameIgnoringCase = name.lowercased() == candidate.lowercased()
+            let distance = editDistance(name.lowercased(), candidate.lowercased()) + (sameIgnoringCase ? 1 : 0)
+            // Below the name's length, so 'x' is never "corrected" to 'a'; a case-only difference always counts.
+            guard distance < 4, distance < name.count || sameIgnoringCase else { continue }
             // Ties go to the alphabetically first candidate, so the answer never depends on the order of a
             // dictionary's keys (environment variables, params).
             if let current = best, distance > current.distance || (distance == current.distance && candidate >= current.name) {
