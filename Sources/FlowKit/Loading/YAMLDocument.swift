@@ -196,12 +196,26 @@ private final class EventParser {
 
 /// Assembles events into a tree with an explicit stack, so deep nesting cannot overflow the call stack.
 private struct TreeBuilder {
+    // Open containers are classes so that adding an entry mutates them in place. As enum payloads of the
+    // stack they were copied on every entry (popLast, bind, append, push back): quadratic in the size of a
+    // map, 3 s for 10,000 tasks.
     private enum Container {
-        case sequence([YAMLNode], anchor: String?, SourceLocation)
+        case sequence(SequenceInProgress)
         case mapping(MappingInProgress)
     }
 
-    private struct MappingInProgress {
+    private final class SequenceInProgress {
+        var items: [YAMLNode] = []
+        let anchor: String?
+        let location: SourceLocation
+
+        init(anchor: String?, location: SourceLocation) {
+            self.anchor = anchor
+            self.location = location
+        }
+    }
+
+    private final class MappingInProgress {
         var pairs: [YAMLPair] = []
         // Where each key was first written: finds duplicates in O(1) for maps of thousands of tasks.
         var keyLocations: [String: SourceLocation] = [:]
@@ -213,6 +227,11 @@ private struct TreeBuilder {
         // What this map's keys name, when known from where it stands (the map under top-level 'tasks' holds
         // task ids), so a duplicate is reported in the user's terms.
         var keyRole: String?
+
+        init(anchor: String?, location: SourceLocation) {
+            self.anchor = anchor
+            self.location = location
+        }
     }
 
     private let path: String
@@ -242,16 +261,16 @@ private struct TreeBuilder {
         case .scalar(let text, let style, let anchor, let location):
             try add(YAMLNode(.scalar(text, style), at: location), anchor: anchor)
         case .sequenceStart(let anchor, let location):
-            try push(.sequence([], anchor: anchor, location), at: location)
+            try push(.sequence(SequenceInProgress(anchor: anchor, location: location)), at: location)
         case .mappingStart(let anchor, let location):
-            var mapping = MappingInProgress(anchor: anchor, location: location)
+            let mapping = MappingInProgress(anchor: anchor, location: location)
             if stack.count == 1, case .mapping(let parent) = stack[0] {
                 mapping.keyRole = Self.keyRoles[parent.pendingKey?.scalar ?? ""]
             }
             try push(.mapping(mapping), at: location)
         case .sequenceEnd:
-            guard case .sequence(let items, let anchor, let location)? = stack.popLast() else { return }
-            try add(YAMLNode(.sequence(items), at: location), anchor: anchor)
+            guard case .sequence(let sequence)? = stack.popLast() else { return }
+            try add(YAMLNode(.sequence(sequence.items), at: sequence.location), anchor: sequence.anchor)
         case .mappingEnd:
             guard case .mapping(let mapping)? = stack.popLast() else { return }
             try add(YAMLNode(.mapping(mapping.pairs), at: mapping.location), anchor: mapping.anchor)
@@ -282,15 +301,14 @@ private struct TreeBuilder {
 
     private mutating func add(_ node: YAMLNode, anchor: String?) throws(Diagnostic) {
         if let anchor { anchors[anchor] = node }
-        guard let top = stack.popLast() else {
+        guard let top = stack.last else {
             root = node
             return
         }
         switch top {
-        case .sequence(var items, let anchor, let location):
-            items.append(node)
-            stack.append(.sequence(items, anchor: anchor, location))
-        case .mapping(var mapping):
+        case .sequence(let sequence):
+            sequence.items.append(node)
+        case .mapping(let mapping):
             if mapping.discardsNextValue {
                 mapping.discardsNextValue = false
             } else if let key = mapping.pendingKey {
@@ -313,7 +331,6 @@ private struct TreeBuilder {
             } else {
                 mapping.pendingKey = node
             }
-            stack.append(.mapping(mapping))
         }
     }
 }
