@@ -124,6 +124,7 @@ struct WorkflowDecoder {
         if pairs.isEmpty {
             reader.diagnostics.error("'tasks' is empty", at: node.location, hint: "name at least one task")
         }
+        workflow.tasks.reserveCapacity(pairs.count)
         for pair in pairs {
             if let task = decodeTask(pair) { workflow.tasks.append(task) }
         }
