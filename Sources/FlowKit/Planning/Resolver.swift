@@ -91,8 +91,9 @@ enum Resolver {
         case .itemKey(let key):
             guard let item = scope.item else { return nil }
             guard case .map(let map) = item.value else {
-                diagnostics.error("'${item.\(key)}' needs map items, but item \(item.index) is \(item.value.typeName)", at: location,
-                    hint: "write the items as maps ({ \(key): … }) or use ${item}")
+                // No item index in the message, so a list of 1,000 strings gives one diagnostic, not 1,000.
+                diagnostics.error("'${item.\(key)}' needs the forEach items to be maps, found \(item.value.typeName)",
+                    at: location, hint: "write the items as maps ({ \(key): … }) or use ${item}")
                 return nil
             }
             guard let value = map[key] else {
