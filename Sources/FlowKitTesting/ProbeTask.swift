@@ -50,21 +50,24 @@ public final class ProbeOperation: FlowOperation, DataProvider, @unchecked Senda
         let parameters = context.parameters
         let inputs = inputs((any DataProvider).self).compactMap { $0.providedData.map { String(decoding: $0.bytes, as: UTF8.self) } }
         recorder.started(context, inputs: inputs)
-        defer { recorder.ended(context) }
         let hold = parameters.int("hold") ?? 0
         if hold > 0 { recorder.hold(milliseconds: hold, queueOf: context) }
+        let outcome: Outcome
         switch parameters.string("behavior") ?? "succeed" {
         case "fail":
-            finish(.failure(context.failure(.invalidInput, "probe failed on purpose")))
+            outcome = .failure(context.failure(.invalidInput, "probe failed on purpose"))
         case "failTimes" where context.attempt <= parameters.int("failures") ?? 1:
-            finish(.failure(context.failure(.network, "probe attempt \(context.attempt) failed")))
+            outcome = .failure(context.failure(.network, "probe attempt \(context.attempt) failed"))
         case "block":
             recorder.blockUntilCancelled(self)
-            finish(.cancelled)
+            outcome = .cancelled
         default:
             let text = parameters.string("value") ?? context.nodeID
-            finish(.success(TrackedPayload(DataPayload(Data(text.utf8), source: context.nodeID), recorder: recorder)))
+            outcome = .success(TrackedPayload(DataPayload(Data(text.utf8), source: context.nodeID), recorder: recorder))
         }
+        // Recorded before `finish`, which frees the queue slot: after it, the next node may already start.
+        recorder.ended(context)
+        finish(outcome)
     }
 
     public override func didCancel() {

@@ -1,6 +1,6 @@
 // flowrun-bench: engine overhead against the raw OperationQueue floor, measured in one process.
 //
-//   swift run -c release flowrun-bench [--nodes 20000] [--rounds 5]
+//   swift run -c release flowrun-bench [--nodes 20000] [--rounds 5] [--shape chain|wide|lattice|forEach]
 //
 // For each shape (chain, wide fan-out/fan-in, lattice, forEach chain of 3) it times Runner.run() on a planned
 // workflow of N no-op nodes, and between every two shapes times N independent raw Operations through one
@@ -11,6 +11,7 @@ import Foundation
 struct Arguments {
     var nodes = 20_000
     var rounds = 5
+    var shapes = Shape.allCases
 
     init() {
         var iterator = CommandLine.arguments.dropFirst().makeIterator()
@@ -18,8 +19,9 @@ struct Arguments {
             switch argument {
             case "--nodes": nodes = iterator.next().flatMap(Int.init) ?? nodes
             case "--rounds": rounds = iterator.next().flatMap(Int.init) ?? rounds
+            case "--shape": shapes = iterator.next().flatMap(Shape.init(rawValue:)).map { [$0] } ?? shapes
             default:
-                FileHandle.standardError.write(Data("usage: flowrun-bench [--nodes N] [--rounds R]\n".utf8))
+                FileHandle.standardError.write(Data("usage: flowrun-bench [--nodes N] [--rounds R] [--shape chain|wide|lattice|forEach]\n".utf8))
                 exit(2)
             }
         }
@@ -95,7 +97,7 @@ let arguments = Arguments()
 print("engine overhead, \(arguments.nodes) no-op nodes, \(arguments.rounds) rounds, \(ProcessInfo.processInfo.activeProcessorCount) cores")
 print("floor = \(arguments.nodes) independent raw Operations through one OperationQueue, timed next to each shape\n")
 print("shape      nodes   flowrun (median)  floor (median)  ratio   2×nodes  scaling")
-for shape in Shape.allCases {
+for shape in arguments.shapes {
     let plan = shape.plan(nodes: arguments.nodes)
     let doubled = shape.plan(nodes: arguments.nodes * 2)
     var ratios: [Double] = [], times: [Double] = [], floors: [Double] = [], doubledTimes: [Double] = []

@@ -16,7 +16,14 @@ struct NodeReader {
 
     mutating func bool(_ node: YAMLNode, _ what: String) -> Bool? {
         if case .bool(let value) = node.value, !node.isQuoted { return value }
-        diagnostics.error("\(what) must be true or false, found \(node.describedValue)", at: node.location)
+        // YAML 1.1 spellings that YAML 1.2 (and flowrun) read as text.
+        let meant: String? = switch node.scalar?.lowercased() {
+        case "yes", "y", "on": "true"
+        case "no", "n", "off": "false"
+        default: nil
+        }
+        diagnostics.error("\(what) must be true or false, found \(node.describedValue)", at: node.location,
+            suggestion: meant)
         return nil
     }
 
@@ -35,8 +42,10 @@ struct NodeReader {
 
     mutating func duration(_ node: YAMLNode, _ what: String) -> Duration? {
         if let text = node.scalar, let duration = Duration.parse(workflowText: text) { return duration }
+        // A bare number has no unit; offer seconds, the likeliest meaning.
+        let meant = node.scalar.flatMap { Double($0) != nil ? "\($0)s" : nil }
         diagnostics.error("\(what) must be a duration such as 250ms, 20s or 2m, found \(node.describedValue)",
-            at: node.location, hint: "write a number followed by ms, s, m or h")
+            at: node.location, suggestion: meant, hint: "write a number followed by ms, s, m or h")
         return nil
     }
 
@@ -54,12 +63,15 @@ struct NodeReader {
         return nil
     }
 
-    mutating func unknownKey(_ key: YAMLNode, in what: String, candidates: [String]) {
+    /// Reports an unknown key; returns the did-you-mean candidate, if any, for error recovery.
+    @discardableResult
+    mutating func unknownKey(_ key: YAMLNode, in what: String, candidates: [String]) -> String? {
         let name = key.scalar ?? ""
+        let suggestion = Suggestion.closest(to: name, in: candidates)
         diagnostics.error(
-            "unknown key '\(name)' in \(what)", at: key.location,
-            suggestion: Suggestion.closest(to: name, in: candidates),
+            "unknown key '\(name)' in \(what)", at: key.location, suggestion: suggestion,
             hint: "valid keys here: \(candidates.joined(separator: ", "))")
+        return suggestion
     }
 
     private static func list<Choice: RawRepresentable & CaseIterable>(_: Choice.Type) -> String

@@ -35,7 +35,12 @@ struct WorkflowDecoder {
             switch pair.key.scalar ?? "" {
             case "version":
                 sawVersion = true
-                if let version = reader.integer(value, "'version'", atLeast: 1, atMost: 1) { workflow.version = version }
+                if case .int(let version) = value.value, !value.isQuoted, version != 1 {
+                    reader.diagnostics.error("unsupported workflow version \(version)", at: value.location,
+                        hint: "this flowrun reads version 1 files; write 'version: 1'")
+                } else if let version = reader.integer(value, "'version'", atLeast: 1, atMost: 1) {
+                    workflow.version = version
+                }
             case "name":
                 if let name = reader.string(value, "'name'") { workflow.name = name.value }
             case "description":
@@ -119,6 +124,7 @@ struct WorkflowDecoder {
         if pairs.isEmpty {
             reader.diagnostics.error("'tasks' is empty", at: node.location, hint: "name at least one task")
         }
+        workflow.tasks.reserveCapacity(pairs.count)
         for pair in pairs {
             if let task = decodeTask(pair) { workflow.tasks.append(task) }
         }
@@ -130,13 +136,16 @@ struct WorkflowDecoder {
             reader.diagnostics.error("invalid task id '\(id)'", at: pair.key.location,
                 hint: "ids start with a letter or '_' and contain letters, digits, '_' or '-'")
         }
-        guard let fields = reader.mapping(pair.value, "task '\(id)'") else { return nil }
+        // A task whose type is missing or unreadable is still kept, with an empty type no registry knows, so
+        // tasks that depend on it are not also told it does not exist.
+        let untyped = TaskSpec(id: Located(id, at: pair.key.location), type: Located("", at: pair.key.location))
+        guard let fields = reader.mapping(pair.value, "task '\(id)'") else { return untyped }
         guard let typePair = fields.first(where: { $0.key.scalar == "type" }) else {
             reader.diagnostics.error("task '\(id)' has no 'type'", at: pair.key.location,
                 hint: "add 'type:' with one of: \(registry.names.joined(separator: ", "))")
-            return nil
+            return untyped
         }
-        guard let typeName = reader.string(typePair.value, "'type'") else { return nil }
+        guard let typeName = reader.string(typePair.value, "'type'") else { return untyped }
         let type = registry[typeName.value]
         if type == nil {
             reader.diagnostics.error(
@@ -145,13 +154,14 @@ struct WorkflowDecoder {
                 hint: "`flowrun tasks` lists the types: \(registry.names.joined(separator: ", "))")
         }
         var task = TaskSpec(id: Located(id, at: pair.key.location), type: typeName)
+        let hasDependsOn = fields.contains { $0.key.scalar == "dependsOn" }
         for field in fields {
-            decodeField(field, of: &task, type: type)
+            decodeField(field, of: &task, type: type, hasDependsOn: hasDependsOn)
         }
         return task
     }
 
-    private mutating func decodeField(_ field: YAMLPair, of task: inout TaskSpec, type: (any TaskType)?) {
+    private mutating func decodeField(_ field: YAMLPair, of task: inout TaskSpec, type: (any TaskType)?, hasDependsOn: Bool) {
         let value = field.value
         switch field.key.scalar ?? "" {
         case "type":
@@ -178,8 +188,15 @@ struct WorkflowDecoder {
             if let type, type.parameter(named: key) != nil {
                 task.parameters[key] = field
             } else if let type {
-                reader.unknownKey(field.key, in: "task '\(task.id.value)' (\(type.name))",
+                let suggestion = reader.unknownKey(field.key, in: "task '\(task.id.value)' (\(type.name))",
                     candidates: Self.commonTaskKeys + type.parameters.map(\.name))
+                // Recover as a compiler does: read a misspelt dependsOn as meant, so the graph checks that follow
+                // do not add "depends on no task". The error above keeps the workflow from running.
+                if suggestion == "dependsOn", !hasDependsOn {
+                    let saved = reader.diagnostics
+                    task.dependsOn = decodeIDList(value, "'dependsOn'")
+                    reader.diagnostics = saved
+                }
             }
         }
     }
@@ -204,18 +221,20 @@ struct WorkflowDecoder {
             return .reference(node)
         case .mapping(let pairs) where pairs.count == 1:
             let pair = pairs[0]
+            // On a mistake the task stays expanded, over no items, so its `${item}` references are not also
+            // reported as "outside a forEach".
             switch pair.key.scalar {
-            case "file": return reader.string(pair.value, "'forEach.file'").map(ForEachSpec.file)
-            case "glob": return reader.string(pair.value, "'forEach.glob'").map(ForEachSpec.glob)
+            case "file": return reader.string(pair.value, "'forEach.file'").map(ForEachSpec.file) ?? .list([], node.location)
+            case "glob": return reader.string(pair.value, "'forEach.glob'").map(ForEachSpec.glob) ?? .list([], node.location)
             default:
                 reader.unknownKey(pair.key, in: "'forEach'", candidates: ["file", "glob"])
-                return nil
+                return .list([], node.location)
             }
         default:
             reader.diagnostics.error(
-                "'forEach' must be a list, a ${params.NAME} reference, { file: PATH } or { glob: PATTERN }",
+                "'forEach' must be a list, a ${params.NAME} reference, { file: PATH } or { glob: PATTERN }, found \(node.kindName)",
                 at: node.location)
-            return nil
+            return .list([], node.location)
         }
     }
 }

@@ -98,9 +98,11 @@ private final class EventParser {
     private var parser = yaml_parser_t()
     private let buffer: UnsafeMutableBufferPointer<UInt8>
     private let path: String
+    private let bytes: [UInt8]
 
     init(bytes: [UInt8], path: String) {
         self.path = path
+        self.bytes = bytes
         buffer = .allocate(capacity: max(bytes.count, 1))
         _ = buffer.initialize(from: bytes)
         yaml_parser_initialize(&parser)
@@ -155,33 +157,78 @@ private final class EventParser {
     private func syntaxError() -> Diagnostic {
         let problem = parser.problem.map { String(cString: $0) } ?? "malformed YAML"
         let context = parser.context.map { String(cString: $0) }
-        let mark = parser.problem_mark
+        let at = location(parser.problem_mark)
+        // libyaml says "found character that cannot start any token" for a tab; say what it is.
+        if scalar(at: at) == "\t" || problem.contains("tab") {
+            return .error("invalid YAML: a tab character is used for indentation", at: at,
+                hint: "indent with spaces; YAML does not allow tabs for indentation")
+        }
         var message = "invalid YAML: \(problem)"
         if let context { message += " \(context)" }
-        let hint: String? =
-            problem.contains("tab") ? "indent with spaces; YAML does not allow tabs for indentation" : nil
-        return .error(message, at: location(mark), hint: hint)
+        // The context mark is where the unfinished construct (an unclosed '[', a quoted string) began, which
+        // is usually where the fix goes.
+        var notes: [Diagnostic] = []
+        let contextAt = location(parser.context_mark)
+        if let context, contextAt != at, contextAt < at {
+            var subject = context
+            for prefix in ["while parsing ", "while scanning "] where subject.hasPrefix(prefix) {
+                subject.removeFirst(prefix.count)
+            }
+            notes.append(.note("\(subject) starts here", at: contextAt))
+        }
+        return .error(message, at: at, notes: notes)
+    }
+
+    /// The Unicode scalar at a location of the input, if any.
+    private func scalar(at location: SourceLocation) -> Unicode.Scalar? {
+        var line = 1, start = 0
+        while line < location.line {
+            guard let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+            start = newline + 1
+            line += 1
+        }
+        let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+        let text = String(decoding: bytes[start..<end], as: UTF8.self).unicodeScalars
+        guard location.column >= 1, location.column <= text.count else { return nil }
+        return text[text.index(text.startIndex, offsetBy: location.column - 1)]
     }
 }
 
 /// Assembles events into a tree with an explicit stack, so deep nesting cannot overflow the call stack.
 private struct TreeBuilder {
-    /// A list or map being filled. A class, so appending to it never copies what is already there (an
-    /// enum payload taken out of the stack would be copied on write: quadratic for a map of 20k tasks).
-    private final class Frame {
-        let isMapping: Bool
+    // Open containers are classes so that adding an entry mutates them in place. As enum payloads of the
+    // stack they were copied on every entry (popLast, bind, append, push back): quadratic in the size of a
+    // map, 3 s for 10,000 tasks.
+    private enum Container {
+        case sequence(SequenceInProgress)
+        case mapping(MappingInProgress)
+    }
+
+    private final class SequenceInProgress {
+        var items: [YAMLNode] = []
         let anchor: String?
         let location: SourceLocation
-        var items: [YAMLNode] = []
+
+        init(anchor: String?, location: SourceLocation) {
+            self.anchor = anchor
+            self.location = location
+        }
+    }
+
+    private final class MappingInProgress {
         var pairs: [YAMLPair] = []
-        // Where each key was first written: finds duplicates in O(1).
+        // Where each key was first written: finds duplicates in O(1) for maps of thousands of tasks.
         var keyLocations: [String: SourceLocation] = [:]
         var pendingKey: YAMLNode?
         // Set after a rejected (non-scalar) key, so its value is dropped with it.
         var discardsNextValue = false
+        var anchor: String?
+        var location: SourceLocation
+        // What this map's keys name, when known from where it stands (the map under top-level 'tasks' holds
+        // task ids), so a duplicate is reported in the user's terms.
+        var keyRole: String?
 
-        init(isMapping: Bool, anchor: String?, location: SourceLocation) {
-            self.isMapping = isMapping
+        init(anchor: String?, location: SourceLocation) {
             self.anchor = anchor
             self.location = location
         }
@@ -189,7 +236,7 @@ private struct TreeBuilder {
 
     private let path: String
     private let limits: YAMLDocument.Limits
-    private var stack: [Frame] = []
+    private var stack: [Container] = []
     private var anchors: [String: YAMLNode] = [:]
     private var aliasNodes = 0
     private var documents = 0
@@ -212,15 +259,21 @@ private struct TreeBuilder {
                     hint: "remove the '---' separator and everything after it, or split the file")
             }
         case .scalar(let text, let style, let anchor, let location):
-            add(YAMLNode(.scalar(text, style), at: location), anchor: anchor)
+            try add(YAMLNode(.scalar(text, style), at: location), anchor: anchor)
         case .sequenceStart(let anchor, let location):
-            try push(Frame(isMapping: false, anchor: anchor, location: location))
+            try push(.sequence(SequenceInProgress(anchor: anchor, location: location)), at: location)
         case .mappingStart(let anchor, let location):
-            try push(Frame(isMapping: true, anchor: anchor, location: location))
-        case .sequenceEnd, .mappingEnd:
-            guard let frame = stack.popLast() else { return }
-            let content: YAMLNode.Content = frame.isMapping ? .mapping(frame.pairs) : .sequence(frame.items)
-            add(YAMLNode(content, at: frame.location), anchor: frame.anchor)
+            let mapping = MappingInProgress(anchor: anchor, location: location)
+            if stack.count == 1, case .mapping(let parent) = stack[0] {
+                mapping.keyRole = Self.keyRoles[parent.pendingKey?.scalar ?? ""]
+            }
+            try push(.mapping(mapping), at: location)
+        case .sequenceEnd:
+            guard case .sequence(let sequence)? = stack.popLast() else { return }
+            try add(YAMLNode(.sequence(sequence.items), at: sequence.location), anchor: sequence.anchor)
+        case .mappingEnd:
+            guard case .mapping(let mapping)? = stack.popLast() else { return }
+            try add(YAMLNode(.mapping(mapping.pairs), at: mapping.location), anchor: mapping.anchor)
         case .alias(let name, let location):
             guard var node = anchors[name] else {
                 throw .error("unknown alias '*\(name)'", at: location, hint: "define the anchor '&\(name)' before using it")
@@ -231,46 +284,53 @@ private struct TreeBuilder {
                     hint: "this looks like an alias bomb; write the values out or use fewer nested aliases")
             }
             node.location = location
-            add(node, anchor: nil)
+            try add(node, anchor: nil)
         }
     }
 
-    private mutating func push(_ frame: Frame) throws(Diagnostic) {
+    /// What the keys of the maps under each top-level key name.
+    private static let keyRoles = ["tasks": "task id", "queues": "queue name", "params": "parameter name"]
+
+    private mutating func push(_ container: Container, at location: SourceLocation) throws(Diagnostic) {
         if stack.count >= limits.maxDepth {
-            throw .error("nesting deeper than \(limits.maxDepth) levels", at: frame.location,
+            throw .error("nesting deeper than \(limits.maxDepth) levels", at: location,
                 hint: "a workflow never needs this depth; check the file is the one you meant")
         }
-        stack.append(frame)
+        stack.append(container)
     }
 
-    private mutating func add(_ node: YAMLNode, anchor: String?) {
+    private mutating func add(_ node: YAMLNode, anchor: String?) throws(Diagnostic) {
         if let anchor { anchors[anchor] = node }
-        guard let frame = stack.last else {
+        guard let top = stack.last else {
             root = node
             return
         }
-        guard frame.isMapping else {
-            frame.items.append(node)
-            return
-        }
-        if frame.discardsNextValue {
-            frame.discardsNextValue = false
-        } else if let key = frame.pendingKey {
-            let name = key.scalar ?? ""
-            if let first = frame.keyLocations[name] {
-                diagnostics.error("duplicate key '\(name)'", at: key.location,
-                    hint: "each key may appear once in a map; merge the two entries",
-                    notes: [.note("'\(name)' first defined here", at: first)])
+        switch top {
+        case .sequence(let sequence):
+            sequence.items.append(node)
+        case .mapping(let mapping):
+            if mapping.discardsNextValue {
+                mapping.discardsNextValue = false
+            } else if let key = mapping.pendingKey {
+                let name = key.scalar ?? ""
+                if let first = mapping.keyLocations[name] {
+                    let role = mapping.keyRole ?? "key"
+                    diagnostics.error("duplicate \(role) '\(name)'", at: key.location,
+                        hint: mapping.keyRole == nil
+                            ? "each key may appear once in a map; merge the two entries"
+                            : "each \(role) may appear once; rename one of the two or merge them",
+                        notes: [.note("'\(name)' first defined here", at: first)])
+                } else {
+                    mapping.keyLocations[name] = key.location
+                    mapping.pairs.append(YAMLPair(key: key, value: node))
+                }
+                mapping.pendingKey = nil
+            } else if node.scalar == nil {
+                diagnostics.error("map keys must be plain text, found \(node.kindName)", at: node.location)
+                mapping.discardsNextValue = true
             } else {
-                frame.keyLocations[name] = key.location
-                frame.pairs.append(YAMLPair(key: key, value: node))
+                mapping.pendingKey = node
             }
-            frame.pendingKey = nil
-        } else if node.scalar == nil {
-            diagnostics.error("map keys must be plain text, found \(node.kindName)", at: node.location)
-            frame.discardsNextValue = true
-        } else {
-            frame.pendingKey = node
         }
     }
 }

@@ -1,7 +1,7 @@
 extension Duration {
     /// Parses a workflow duration: a number with a unit, `250ms`, `20s`, `2m`, `1h`, or `1.5s`.
     ///
-    /// A bare number is read as seconds. Negative, non-finite and unit-less text forms are rejected.
+    /// A unit is required: a bare number, a negative or non-finite amount is rejected.
     /// - Returns: The duration, or `nil` when the text is not a duration.
     public static func parse(workflowText text: String) -> Duration? {
         let trimmed = text.trimmingSpaces()

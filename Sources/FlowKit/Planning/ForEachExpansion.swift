@@ -44,7 +44,7 @@ enum ForEachExpansion {
         guard let data = FileManager.default.contents(atPath: full) else {
             let reason = FileManager.default.fileExists(atPath: full) ? "it is not readable" : "no such file"
             diagnostics.error("cannot read the forEach file '\(path.value)': \(reason)", at: path.location,
-                hint: "paths are relative to the workflow file's folder")
+                hint: "paths are relative to the workflow file's folder; looked for '\(full)'")
             return nil
         }
         guard let text = String(data: data, encoding: .utf8) else {

@@ -13,7 +13,7 @@ struct Planner {
 
     func plan(diagnostics: inout Diagnostics) -> Plan? {
         let workflow = context.workflow
-        guard let order = GraphOrder.topological(workflow, taskIndex: context.taskIndex) else { return nil }
+        guard let order = context.order else { return nil }
         let params = workflow.params.reduce(into: [String: Value]()) { $0[$1.key] = $1.value.value }
         let baseScope = Scope(params: params, environment: context.environment)
 
@@ -35,8 +35,7 @@ struct Planner {
             }
             for index in 0..<nodeCount[taskIndex] {
                 var dependencies: [Int] = []
-                for dependency in Set(task.dependsOn.map(\.value)) {
-                    guard let upstream = context.taskIndex[dependency], upstream != taskIndex else { continue }
+                for upstream in context.upstream[taskIndex] {
                     let start = firstNode[upstream], count = nodeCount[upstream]
                     if items != nil, domains[upstream] != nil {
                         dependencies.append(start + index)  // element-wise: item i reads item i

@@ -24,27 +24,54 @@ public struct Scope: Sendable {
 /// number); references inside longer text are inserted as text.
 enum Resolver {
     static func resolve(_ node: YAMLNode, in scope: Scope, diagnostics: inout Diagnostics) -> Value {
+        var unresolved = false
+        return resolve(node, in: scope, diagnostics: &diagnostics, unresolved: &unresolved)
+    }
+
+    /// Resolves a value, or returns `nil` when one of its references has no value. Every such reference has
+    /// been reported (unknown param or env, item outside a forEach, missing item key), so callers skip
+    /// further checks of the value instead of piling a "found null" error onto the real one.
+    static func resolveIfComplete(_ node: YAMLNode, in scope: Scope, diagnostics: inout Diagnostics) -> Value? {
+        var unresolved = false
+        let value = resolve(node, in: scope, diagnostics: &diagnostics, unresolved: &unresolved)
+        return unresolved ? nil : value
+    }
+
+    private static func resolve(
+        _ node: YAMLNode, in scope: Scope, diagnostics: inout Diagnostics, unresolved: inout Bool
+    ) -> Value {
         switch node.content {
         case .scalar(let text, let style):
             guard text.contains("${") else { return node.value }
-            let interpolation = Interpolation(parsing: text, at: node.textStart(style), diagnostics: &diagnostics)
+            var parseProblems = Diagnostics()
+            let interpolation = Interpolation(parsing: text, at: node.textStart(style), diagnostics: &parseProblems)
+            if parseProblems.hasErrors { unresolved = true }
+            diagnostics.append(contentsOf: parseProblems)
             if let (reference, location) = interpolation.wholeReference {
-                return value(of: reference, at: location, in: scope, diagnostics: &diagnostics) ?? .null
+                guard let value = value(of: reference, at: location, in: scope, diagnostics: &diagnostics) else {
+                    unresolved = true
+                    return .null
+                }
+                return value
             }
             var result = ""
             for segment in interpolation.segments {
                 switch segment {
                 case .text(let literal): result += literal
                 case .reference(let reference, let location):
-                    result += value(of: reference, at: location, in: scope, diagnostics: &diagnostics)?.description ?? ""
+                    if let value = value(of: reference, at: location, in: scope, diagnostics: &diagnostics) {
+                        result += value.description
+                    } else {
+                        unresolved = true
+                    }
                 }
             }
             return .string(result)
         case .sequence(let items):
-            return .list(items.map { resolve($0, in: scope, diagnostics: &diagnostics) })
+            return .list(items.map { resolve($0, in: scope, diagnostics: &diagnostics, unresolved: &unresolved) })
         case .mapping(let pairs):
             return .map(.init(
-                pairs.map { ($0.key.scalar ?? "", resolve($0.value, in: scope, diagnostics: &diagnostics)) },
+                pairs.map { ($0.key.scalar ?? "", resolve($0.value, in: scope, diagnostics: &diagnostics, unresolved: &unresolved)) },
                 uniquingKeysWith: { first, _ in first }))
         }
     }
@@ -64,13 +91,16 @@ enum Resolver {
         case .itemKey(let key):
             guard let item = scope.item else { return nil }
             guard case .map(let map) = item.value else {
-                diagnostics.error("'${item.\(key)}' needs map items, but item \(item.index) is \(item.value.typeName)", at: location,
-                    hint: "write the items as maps ({ \(key): … }) or use ${item}")
+                // No item index in the message, so a list of 1,000 strings gives one diagnostic, not 1,000.
+                diagnostics.error("'${item.\(key)}' needs the forEach items to be maps, found \(item.value.typeName)",
+                    at: location, hint: "write the items as maps ({ \(key): … }) or use ${item}")
                 return nil
             }
             guard let value = map[key] else {
-                diagnostics.error("item \(item.index) has no key '\(key)'", at: location,
-                    suggestion: Suggestion.closest(to: key, in: map.keys).map { "${item.\($0)}" })
+                // No item index in the message, so the same mistake seen from every item is reported once.
+                diagnostics.error("'${item.\(key)}' names a key the forEach items do not have", at: location,
+                    suggestion: Suggestion.closest(to: key, in: map.keys).map { "${item.\($0)}" },
+                    hint: "the items' keys are: \(map.keys.joined(separator: ", "))")
                 return nil
             }
             return value

@@ -4,6 +4,9 @@ struct KindValidator {
     func validate(_ context: ValidationContext, into diagnostics: inout Diagnostics) {
         for task in context.workflow.tasks {
             guard let type = context.type(of: task) else { continue }
+            // An unknown dependency is reported by DependencyValidator; judging the edges without it would add
+            // a misleading "depends on no task".
+            if task.dependsOn.contains(where: { context.taskIndex[$0.value] == nil }) { continue }
             let dependencies = context.dependencies(of: task)
             if let input = task.input {
                 checkInput(input, of: task, type: type, dependencies: dependencies, context: context, into: &diagnostics)

@@ -12,8 +12,12 @@ struct ParameterValidator {
         var resolved: [String: Value] = [:]
         for spec in type.parameters {
             if let pair = task.parameters[spec.name] {
-                let value = Resolver.resolve(pair.value, in: scope, diagnostics: &diagnostics)
                 locations[spec.name] = pair.value.location
+                // A reference without a value was reported where it is written; checking the rest would only
+                // add "found null".
+                guard let value = Resolver.resolveIfComplete(pair.value, in: scope, diagnostics: &diagnostics) else {
+                    continue
+                }
                 if let checked = check(value, against: spec, at: pair.value.location, diagnostics: &diagnostics) {
                     resolved[spec.name] = checked
                 }

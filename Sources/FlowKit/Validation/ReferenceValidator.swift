@@ -20,6 +20,7 @@ struct ReferenceValidator {
                             hint: params.isEmpty ? "declare it under 'params:'" : "declared params: \(params.joined(separator: ", "))")
                     case .env(let name) where context.environment[name] == nil:
                         diagnostics.error("environment variable '\(name)' is not set", at: location,
+                            suggestion: Suggestion.closest(to: name, in: context.environment.keys).map { "${env.\($0)}" },
                             hint: "set it before running (\(name)=… flowrun …), or use a param instead")
                     case let item where item.needsItem && !inForEach:
                         diagnostics.error("'${\(item)}' is used outside a forEach", at: location,

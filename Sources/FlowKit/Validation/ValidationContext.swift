@@ -4,12 +4,32 @@ struct ValidationContext {
     let registry: TaskRegistry
     let environment: [String: String]
     let taskIndex: [String: Int]
+    /// For each task, the indexes of the distinct known tasks it depends on (itself excluded), in the
+    /// order written.
+    let upstream: [[Int]]
+    /// The tasks in dependency order, or `nil` when there is a cycle. Computed once: the reference
+    /// validator and the planner both need it.
+    let order: [Int]?
 
     init(workflow: Workflow, registry: TaskRegistry, environment: [String: String]) {
         self.workflow = workflow
         self.registry = registry
         self.environment = environment
-        self.taskIndex = workflow.taskIndex()
+        let taskIndex = workflow.taskIndex()
+        self.taskIndex = taskIndex
+        let upstream = workflow.tasks.enumerated().map { index, task in
+            var result: [Int] = []
+            result.reserveCapacity(task.dependsOn.count)
+            for entry in task.dependsOn {
+                // dependsOn lists are short: a linear check beats hashing into a Set per task.
+                if let dependency = taskIndex[entry.value], dependency != index, !result.contains(dependency) {
+                    result.append(dependency)
+                }
+            }
+            return result
+        }
+        self.upstream = upstream
+        self.order = GraphOrder.topological(upstream: upstream)
     }
 
     /// The registered type of a task, if known.
@@ -42,17 +62,14 @@ struct ValidationContext {
 
 /// Orders tasks so every task comes after its dependencies.
 enum GraphOrder {
-    /// Kahn's algorithm over task indexes; unknown dependencies are ignored. `nil` when there is a cycle.
-    static func topological(_ workflow: Workflow, taskIndex: [String: Int]) -> [Int]? {
-        let count = workflow.tasks.count
+    /// Kahn's algorithm over task indexes, given each task's distinct dependencies. `nil` when there is a cycle.
+    static func topological(upstream: [[Int]]) -> [Int]? {
+        let count = upstream.count
         var indegree = [Int](repeating: 0, count: count)
         var dependents = [[Int]](repeating: [], count: count)
-        for (index, task) in workflow.tasks.enumerated() {
-            for dependency in Set(task.dependsOn.map(\.value)) {
-                guard let upstream = taskIndex[dependency], upstream != index else { continue }
-                indegree[index] += 1
-                dependents[upstream].append(index)
-            }
+        for (index, dependencies) in upstream.enumerated() {
+            indegree[index] = dependencies.count
+            for dependency in dependencies { dependents[dependency].append(index) }
         }
         var order = (0..<count).filter { indegree[$0] == 0 }
         var cursor = 0

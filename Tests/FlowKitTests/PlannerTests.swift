@@ -1,0 +1,226 @@
+import Foundation
+import Testing
+
+@testable import FlowKit
+
+/// Planning of valid workflows: forEach sources, element-wise expansion, gather, interpolation, waves.
+@Suite struct PlannerTests {
+    /// Plans a valid fixture by its absolute path (relative `forEach` files resolve against its folder).
+    private func planFixture(
+        _ name: String, params: [(name: String, value: String)] = [], environment: [String: String] = [:]
+    ) throws -> Plan {
+        let url = try Fixtures.bundled.appendingPathComponent("valid/\(name).yaml")
+        let result = TestTasks.loader(params: params, environment: environment).plan(path: url.path)
+        #expect(!result.diagnostics.hasErrors, "\(TestTasks.render(result))")
+        return try #require(result.plan)
+    }
+
+    private func ids(_ plan: Plan) -> [String] { plan.nodes.map(\.id) }
+
+    private func node(_ id: String, in plan: Plan) throws -> PlannedNode {
+        try #require(plan.nodes.first { $0.id == id }, "no node \(id)")
+    }
+
+    private func dependencies(of id: String, in plan: Plan) throws -> [String] {
+        try node(id, in: plan).dependencies.map { plan.nodes[$0].id }
+    }
+
+    // MARK: forEach sources
+
+    @Test func inlineListExpandsEveryDownstreamTaskElementWise() throws {
+        let plan = try planFixture("sepia-thumbnails")
+        #expect(plan.nodes.count == 3 * 5 + 1)
+        for task in ["fetch", "decode", "tone", "thumb", "save"] {
+            #expect((0..<3).allSatisfy { index in ids(plan).contains("\(task)[\(index)]") }, "\(task)")
+        }
+        #expect(try dependencies(of: "decode[2]", in: plan) == ["fetch[2]"])
+        #expect(try dependencies(of: "tone[1]", in: plan) == ["decode[1]"])
+        #expect(try dependencies(of: "save[0]", in: plan) == ["thumb[0]"])
+        #expect(try dependencies(of: "fetch[0]", in: plan) == [])
+        #expect(try node("decode[2]", in: plan).item == .string("https://example.org/3.jpg?size=large"))
+    }
+
+    @Test func gatherDependsOnEveryInstanceInItemOrder() throws {
+        let plan = try planFixture("sepia-thumbnails")
+        #expect(try dependencies(of: "index", in: plan) == ["save[0]", "save[1]", "save[2]"])
+        #expect(try node("index", in: plan).item == nil)
+        #expect(try node("save[1]", in: plan).dependents.map { plan.nodes[$0].id } == ["index"])
+    }
+
+    @Test func listParamExpands() throws {
+        let plan = try planFixture("foreach-param")
+        #expect(ids(plan) == ["fetch[0]", "fetch[1]", "fetch[2]", "save[0]", "save[1]", "save[2]"])
+        let save = try node("save[1]", in: plan)
+        #expect(plan.parameters(of: save)["path"] == .string("out/1-b.jpg"))
+        #expect(plan.parameters(of: try node("save[2]", in: plan))["path"] == .string("out/2-c.jpg"))
+        // A whole-value reference keeps the param's type.
+        #expect(plan.parameters(of: save)["quality"] == .int(70))
+    }
+
+    @Test func fileListIsReadRelativeToTheWorkflowsFolder() throws {
+        let plan = try planFixture("foreach-file")
+        #expect(ids(plan) == ["fetch[0]", "fetch[1]", "fetch[2]", "all"])
+        let urls = plan.nodes.prefix(3).map { plan.parameters(of: $0)["url"] }
+        #expect(urls == [.string("photos/one.jpg"), .string("photos/two.jpg"), .string("https://example.org/three.png")])
+        #expect(try dependencies(of: "all", in: plan) == ["fetch[0]", "fetch[1]", "fetch[2]"])
+    }
+
+    @Test func globMatchesAreSortedAndRelativeToTheWorkflow() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-glob-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("photos"), withIntermediateDirectories: true)
+        for name in ["b.jpg", "a.jpg", "c.jpg", "notes.txt"] {
+            try Data("x".utf8).write(to: folder.appendingPathComponent("photos/\(name)"))
+        }
+        let workflow = folder.appendingPathComponent("glob.yaml")
+        try Data("""
+            version: 1
+            tasks:
+              fetch:
+                type: fetch
+                forEach: { glob: "photos/*.jpg" }
+                url: ${item}
+              save:
+                type: write
+                path: out/${item.stem}.png
+                dependsOn: [fetch]
+            """.utf8).write(to: workflow)
+
+        let result = TestTasks.loader().plan(path: workflow.path)
+        let plan = try #require(result.plan, "\(TestTasks.render(result))")
+        #expect(plan.nodes.prefix(3).map(\.item) == [.string("photos/a.jpg"), .string("photos/b.jpg"), .string("photos/c.jpg")])
+        #expect(plan.parameters(of: try node("save[2]", in: plan))["path"] == .string("out/c.png"))
+        #expect(try dependencies(of: "save[1]", in: plan) == ["fetch[1]"])
+    }
+
+    @Test func globWithoutMatchesWarnsAndExpandsToNothing() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-glob-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let workflow = folder.appendingPathComponent("glob.yaml")
+        try Data("""
+            version: 1
+            tasks:
+              fetch: { type: fetch, forEach: { glob: "*.jpg" }, url: "${item}" }
+            """.utf8).write(to: workflow)
+        let result = TestTasks.loader().plan(path: workflow.path)
+        let plan = try #require(result.plan)
+        #expect(plan.nodes.isEmpty)
+        #expect(result.diagnostics.all.map(\.severity) == [.warning])
+    }
+
+    // MARK: Interpolation per node
+
+    @Test func itemStemIndexAndKeysResolvePerNode() throws {
+        let plan = try planFixture("foreach-maps")
+        let fetch1 = try node("fetch[1]", in: plan)
+        #expect(plan.parameters(of: fetch1)["url"] == .string("https://example.org/b.jpg"))
+        #expect(plan.parameters(of: fetch1)["maxBytes"] == .int(200))
+        #expect(plan.parameters(of: try node("save[0]", in: plan))["path"] == .string("out/alpha-0.jpg"))
+        #expect(plan.parameters(of: try node("save[1]", in: plan))["path"] == .string("out/beta-1.jpg"))
+
+        let sepia = try planFixture("sepia-thumbnails")
+        let stems = try (0..<3).map { try sepia.parameters(of: node("save[\($0)]", in: sepia))["path"] }
+        #expect(stems == [.string("out/sepia/1.jpg"), .string("out/sepia/2.jpg"), .string("out/sepia/3.jpg")])
+    }
+
+    @Test func wholeValueReferenceKeepsTheParamsType() throws {
+        let plan = try planFixture("sepia-thumbnails")
+        let tone = try node("tone[0]", in: plan)
+        #expect(plan.parameters(of: tone)["intensity"] == .double(0.8))
+        #expect(plan.parameters(of: tone).double("intensity") == 0.8)
+    }
+
+    @Test(arguments: [
+        ("intensity", "0.5", Value.double(0.5)),
+        ("intensity", "1", Value.int(1)),
+        ("outDir", "elsewhere", Value.string("elsewhere")),
+    ])
+    func paramOverridesAreTyped(name: String, text: String, expected: Value) throws {
+        let plan = try planFixture("sepia-thumbnails", params: [(name, text)])
+        #expect(plan.params[name] == expected)
+        if name == "intensity" {
+            #expect(plan.parameters(of: try node("tone[2]", in: plan))["intensity"] == expected)
+        } else {
+            #expect(plan.parameters(of: try node("save[0]", in: plan))["path"] == .string("elsewhere/1.jpg"))
+        }
+    }
+
+    @Test func overrideOutOfRangeIsReportedAtTheUse() throws {
+        let url = try Fixtures.bundled.appendingPathComponent("valid/sepia-thumbnails.yaml")
+        let result = TestTasks.loader(params: [("intensity", "3")]).plan(path: url.path)
+        #expect(result.plan == nil)
+        let messages = result.diagnostics.all.map(\.message)
+        #expect(messages == ["parameter 'intensity' of task 'tone' (sepia) must be between 0 and 1, found 3"])
+    }
+
+    @Test func envReferencesResolveFromTheInjectedEnvironment() throws {
+        let result = TestTasks.load("""
+            version: 1
+            tasks:
+              fetch:
+                type: fetch
+                url: https://${env.HOST}/a.jpg
+                headers: { Authorization: "Bearer ${env.TOKEN}" }
+            """, environment: ["HOST": "example.org", "TOKEN": "t0k"])
+        let plan = try #require(result.plan)
+        let parameters = plan.parameters(of: plan.nodes[0])
+        #expect(parameters["url"] == .string("https://example.org/a.jpg"))
+        #expect(parameters.stringMap("headers")?.first?.value == "Bearer t0k")
+    }
+
+    // MARK: Waves and safety
+
+    @Test func wavesFollowTheLongestPath() throws {
+        let plan = try planFixture("waves")
+        let waves = plan.waves().map { wave in wave.map { plan.nodes[$0].id }.sorted() }
+        #expect(waves == [["a", "b", "f"], ["c", "d"], ["e"]])
+        #expect(try dependencies(of: "d", in: plan) == ["a", "b"])
+        // Every node comes after its dependencies.
+        for (index, node) in plan.nodes.enumerated() {
+            #expect(node.dependencies.allSatisfy { $0 < index })
+        }
+    }
+
+    @Test func itemStemNeverEscapesTheOutputFolder() throws {
+        let plan = try planFixture("escaping-items")
+        let saves = plan.nodes.filter { $0.id.hasPrefix("save[") }
+        #expect(saves.count == 9)
+        for save in saves {
+            let path = try #require(plan.parameters(of: save).string("path"))
+            let stem = String(path.dropFirst("out/".count).dropLast(".jpg".count))
+            #expect(!stem.isEmpty && !stem.contains("/") && !stem.contains("\\"), "\(save.item ?? .null) → \(stem)")
+            #expect(stem != "." && stem != ".." && !stem.hasPrefix(".."), "\(save.item ?? .null) → \(stem)")
+        }
+        #expect(plan.parameters(of: try node("save[0]", in: plan)).string("path") == "out/x.jpg")
+    }
+
+    @Test(arguments: ["../../etc/x", "..", "../", "a/..", ".", "/", "", "...", "..jpg", "x/../../y.jpg", "..\\..\\boot.ini"])
+    func stemIsASafeFileName(_ text: String) {
+        let stem = Resolver.stem(of: text)
+        #expect(!stem.isEmpty)
+        #expect(!stem.contains("/") && !stem.contains("\\"))
+        #expect(stem != "." && stem != ".." && !stem.hasPrefix(".."))
+    }
+
+    @Test func stemDropsDirectoryQueryAndExtension() {
+        #expect(Resolver.stem(of: "photos/1.jpg") == "1")
+        #expect(Resolver.stem(of: "https://example.org/a/3.jpg?size=large#top") == "3")
+        #expect(Resolver.stem(of: "archive.tar.gz") == "archive.tar")
+        #expect(Resolver.stem(of: ".hidden") == ".hidden")
+    }
+
+    @Test func unexpandedTasksBetweenExpandedOnesKeepTheirIds() throws {
+        let result = TestTasks.load("""
+            version: 1
+            tasks:
+              setup: { type: noop }
+              fetch: { type: fetch, forEach: [a, b], url: "${item}", dependsOn: [setup] }
+              done: { type: noop, gather: true, dependsOn: [fetch, setup] }
+            """)
+        let plan = try #require(result.plan, "\(TestTasks.render(result))")
+        #expect(ids(plan) == ["setup", "fetch[0]", "fetch[1]", "done"])
+        #expect(try dependencies(of: "fetch[1]", in: plan) == ["setup"])
+        #expect(try dependencies(of: "done", in: plan) == ["setup", "fetch[0]", "fetch[1]"])
+    }
+}
