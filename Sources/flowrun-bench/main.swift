@@ -82,7 +82,11 @@ enum Shape: String, CaseIterable {
 
 func run(_ plan: Plan) -> Double {
     let start = ContinuousClock.now
-    let report = Runner(plan: plan).run()
+    let runner = Runner(plan: plan)
+    if ProcessInfo.processInfo.environment["BENCH_SPLIT"] != nil {
+        print("  init \((ContinuousClock.now - start).seconds)")
+    }
+    let report = runner.run()
     let elapsed = (ContinuousClock.now - start).seconds
     precondition(report.exitCode == 0, "a no-op node failed")
     return elapsed

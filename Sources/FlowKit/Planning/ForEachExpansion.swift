@@ -23,9 +23,9 @@ enum ForEachExpansion {
                 items = nil
             }
         case .file(let path):
-            items = lines(of: path, directory: directory, diagnostics: &diagnostics)
+            items = lines(of: interpolated(path, scope, &diagnostics), directory: directory, diagnostics: &diagnostics)
         case .glob(let pattern):
-            items = matches(of: pattern, directory: directory, diagnostics: &diagnostics)
+            items = matches(of: interpolated(pattern, scope, &diagnostics), directory: directory, diagnostics: &diagnostics)
         }
         if let items, items.count > maxItems {
             diagnostics.error("'forEach' of task '\(task.id.value)' has \(items.count) items; the limit is \(maxItems)",
@@ -33,6 +33,13 @@ enum ForEachExpansion {
             return nil
         }
         return items
+    }
+
+    /// A `file:` or `glob:` path with its `${params.…}` / `${env.…}` references filled in.
+    private static func interpolated(_ text: Located<String>, _ scope: Scope, _ diagnostics: inout Diagnostics) -> Located<String> {
+        guard text.value.contains("${") else { return text }
+        let value = Resolver.resolve(YAMLNode(.scalar(text.value, .plain), at: text.location), in: scope, diagnostics: &diagnostics)
+        return Located(value.description, at: text.location)
     }
 
     private static func resolved(_ path: String, in directory: String) -> String {

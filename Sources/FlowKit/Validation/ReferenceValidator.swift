@@ -8,7 +8,11 @@ struct ReferenceValidator {
         let params = Array(context.workflow.params.keys)
         for task in context.workflow.tasks {
             var nodes = task.parameters.values.map(\.value)
-            if case .reference(let node) = task.forEach { nodes.append(node) }
+            switch task.forEach {
+            case .reference(let node)?: nodes.append(node)
+            case .file(let path)?, .glob(let path)?: nodes.append(YAMLNode(.scalar(path.value, .plain), at: path.location))
+            default: break
+            }
             let inForEach = expanded.contains(task.id.value)
             for node in nodes {
                 for (reference, location) in ReferenceScanner.references(in: node, diagnostics: &diagnostics) {
