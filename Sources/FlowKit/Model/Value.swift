@@ -1,3 +1,4 @@
+import Foundation
 import OrderedCollections
 
 /// A typed value from a workflow file: a parameter default, a task parameter, a `forEach` item.
@@ -76,6 +77,20 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
     public var mapValue: OrderedDictionary<String, Value>? {
         if case .map(let map) = self { return map }
         return nil
+    }
+
+    /// The value as a Foundation JSON object (`NSNull`, `Bool`, `Int`, `Double`, `String`, arrays,
+    /// dictionaries), for `JSONSerialization`.
+    public var jsonObject: Any {
+        switch self {
+        case .null: NSNull()
+        case .bool(let b): b
+        case .int(let i): i
+        case .double(let d): d
+        case .string(let s): s
+        case .list(let items): items.map(\.jsonObject)
+        case .map(let map): Dictionary(uniqueKeysWithValues: map.map { ($0.key, $0.value.jsonObject) })
+        }
     }
 
     /// Interprets a plain (unquoted) YAML scalar with the YAML 1.2 core schema: null, booleans, integers

@@ -120,19 +120,7 @@ public enum WorkflowSchema {
         case .any: schema = [:]
         }
         schema["description"] = parameter.summary
-        if let defaultValue = parameter.defaultValue { schema["default"] = jsonValue(defaultValue) }
+        if let defaultValue = parameter.defaultValue { schema["default"] = defaultValue.jsonObject }
         return schema
-    }
-
-    private static func jsonValue(_ value: Value) -> Any {
-        switch value {
-        case .null: NSNull()
-        case .bool(let b): b
-        case .int(let i): i
-        case .double(let d): d
-        case .string(let s): s
-        case .list(let items): items.map(jsonValue)
-        case .map(let map): Dictionary(uniqueKeysWithValues: map.map { ($0.key, jsonValue($0.value)) })
-        }
     }
 }
