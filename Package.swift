@@ -35,6 +35,7 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ],
+            exclude: ["README.md"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -50,6 +51,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
+            exclude: ["README.md"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -66,6 +68,7 @@ let package = Package(
         .target(
             name: "FlowKitTesting",
             dependencies: ["FlowKit"],
+            exclude: ["README.md"],
             swiftSettings: strictSettings
         ),
         .testTarget(
