@@ -57,8 +57,8 @@ extension LocalHTTPServer.Core {
         case .redirect(let location, let code):
             return send(head(code, [.init("Location", location), .init("Content-Length", "0")]), on: fd)
 
-        case .stallAfterHeaders(let declaredLength):
-            _ = send(head(200, [.init("Content-Length", String(declaredLength))]), on: fd)
+        case .stallAfterHeaders(let declaredLength, let body):
+            _ = send(head(200, [.init("Content-Length", String(declaredLength))]) + body, on: fd)
             _ = pause(fd, until: nil)
             return .close
 
@@ -77,8 +77,8 @@ extension LocalHTTPServer.Core {
             _ = send(prefix, on: fd)
             return .reset
 
-        case .stream(let byteCount, let chunked):
-            streamBody(byteCount: byteCount, chunked: chunked, path: request.path, on: fd)
+        case .stream(let byteCount, let chunked, let pause):
+            streamBody(byteCount: byteCount, chunked: chunked, pause: pause, path: request.path, on: fd)
             return .close
 
         case .raw(let bytes):
@@ -96,8 +96,8 @@ extension LocalHTTPServer.Core {
     }
 
     /// Sends the pattern body in 64 KiB writes, counting what the kernel accepted, until done or the client
-    /// goes away (a failed send) or the server stops.
-    private func streamBody(byteCount: Int, chunked: Bool, path: String, on fd: Int32) {
+    /// goes away (a failed send, or a hang-up seen during a pause) or the server stops.
+    private func streamBody(byteCount: Int, chunked: Bool, pause: Duration, path: String, on fd: Int32) {
         let framing = chunked
             ? LocalHTTPServer.HTTPHeader("Transfer-Encoding", "chunked")
             : LocalHTTPServer.HTTPHeader("Content-Length", String(byteCount))
@@ -111,6 +111,7 @@ extension LocalHTTPServer.Core {
             guard sendData(framed, on: fd) else { return }
             countBodyBytes(piece.count, path: path)
             remaining -= piece.count
+            if pause > .zero, remaining > 0, !self.pause(fd, until: ContinuousClock.now + pause) { return }
         }
         if chunked, remaining == 0 { _ = sendData(Data("0\r\n\r\n".utf8), on: fd) }
     }

@@ -61,6 +61,9 @@ public final class LocalHTTPServer: Sendable {
     /// How many body bytes ``Reply/stream(byteCount:chunked:)`` replies for `path` have handed to the kernel.
     public func bodyBytesSent(_ path: String) -> Int { core.state.withLock { $0.bodyBytesSent[path] ?? 0 } }
 
+    /// How many connections are open: accepted and not yet closed by the server.
+    public var openConnections: Int { core.state.withLock { $0.clients.count } }
+
     /// Stops accepting, interrupts every connection (blocked reads, stalls, delays) and waits for the server's
     /// threads to end. Calling it again does nothing.
     public func stop() { core.stop() }

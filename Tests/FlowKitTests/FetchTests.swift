@@ -1,0 +1,346 @@
+import Foundation
+import Testing
+
+@testable import FlowKit
+import FlowKitTesting
+// `Value.map` holds an OrderedDictionary; FlowKit depends on swift-collections, so the module is built.
+import OrderedCollections
+
+/// `fetch` against a ``LocalHTTPServer`` per test (ephemeral port, so the suite runs in parallel) and against
+/// temporary files.
+@Suite struct FetchTests {
+    // MARK: Helpers
+
+    private func fetch(
+        _ url: String, maxBytes: Int? = nil, headers: Value? = nil, directory: String = "."
+    ) -> FetchOperation {
+        var values: [String: Value] = ["url": .string(url)]
+        if let maxBytes { values["maxBytes"] = .int(maxBytes) }
+        if let headers { values["headers"] = headers }
+        let context = NodeContext(
+            nodeID: "fetch", typeName: "fetch", parameters: ParameterValues(values), workflowDirectory: directory)
+        return FetchOperation(context: context)
+    }
+
+    /// Runs an operation on its own queue and waits (bounded, so a hang fails the test instead of the run).
+    @discardableResult
+    private func run(_ operation: FlowOperation, timeout: Duration = .seconds(20)) -> FlowOperation.Outcome? {
+        let queue = OperationQueue()
+        queue.addOperation(operation)
+        #expect(waitUntil(timeout) { operation.isFinished }, "operation did not finish within \(timeout)")
+        return operation.outcome
+    }
+
+    private func failureOf(_ outcome: FlowOperation.Outcome?) -> NodeFailure? {
+        if case .failure(let failure)? = outcome { return failure }
+        return nil
+    }
+
+    private func isCancelled(_ outcome: FlowOperation.Outcome?) -> Bool {
+        if case .cancelled? = outcome { return true }
+        return false
+    }
+
+    // MARK: HTTP success
+
+    @Test func fetches200Body() throws {
+        let body = LocalHTTPServer.patternBytes(100_000)
+        let server = try LocalHTTPServer(["/photo.jpg": .ok(body)])
+        defer { server.stop() }
+        let op = fetch(server.urlString("/photo.jpg"))
+        run(op)
+        let payload = try #require(op.providedData, "outcome: \(String(describing: op.outcome))")
+        #expect(payload.bytes == body)
+        #expect(payload.source == server.urlString("/photo.jpg"))
+    }
+
+    @Test func fetchesEmptyBody() throws {
+        let server = try LocalHTTPServer(["/empty": .ok(Data())])
+        defer { server.stop() }
+        let op = fetch(server.urlString("/empty"))
+        run(op)
+        #expect(try #require(op.providedData).bytes.isEmpty)
+    }
+
+    @Test func chunkedBodyWithinLimit() throws {
+        let server = try LocalHTTPServer(["/chunked": .stream(byteCount: 300_000, chunked: true)])
+        defer { server.stop() }
+        let op = fetch(server.urlString("/chunked"), maxBytes: 300_000)
+        run(op)
+        #expect(try #require(op.providedData).bytes == LocalHTTPServer.patternBytes(300_000))
+    }
+
+    @Test func sendsHeaders() throws {
+        let server = try LocalHTTPServer(["/h": .ok(Data("ok".utf8))])
+        defer { server.stop() }
+        let op = fetch(server.urlString("/h"), headers: .map(["X-Token": .string("s3cret"), "Accept": .string("image/jpeg")]))
+        run(op)
+        #expect(op.providedData != nil)
+        let request = try #require(server.requests(to: "/h").first)
+        #expect(request.method == "GET")
+        #expect(request.header("x-token") == "s3cret")
+        #expect(request.header("Accept") == "image/jpeg")
+    }
+
+    // MARK: HTTP status
+
+    @Test(arguments: [(404, "Not Found"), (500, "Internal Server Error"), (503, "Service Unavailable")])
+    func errorStatusFails(status: Int, reason: String) throws {
+        let server = try LocalHTTPServer(["/x": .status(status, body: Data("nope".utf8))])
+        defer { server.stop() }
+        let url = server.urlString("/x")
+        let failure = try #require(failureOf(run(fetch(url))))
+        #expect(failure.code == .http)
+        #expect(failure.message == "HTTP \(status) \(reason) for \(url)")
+    }
+
+    @Test func failsThenSucceedsAcrossAttempts() throws {
+        // The runner retries with a fresh operation; the server's counter serves 503 twice, then 200.
+        let server = try LocalHTTPServer(["/flaky": .failing(times: 2, then: .ok(Data("finally".utf8)))])
+        defer { server.stop() }
+        for _ in 0..<2 {
+            #expect(failureOf(run(fetch(server.urlString("/flaky"))))?.code == .http)
+        }
+        let op = fetch(server.urlString("/flaky"))
+        run(op)
+        #expect(op.providedData?.bytes == Data("finally".utf8))
+        #expect(server.requests(to: "/flaky").count == 3)
+    }
+
+    // MARK: Redirects
+
+    @Test func followsRedirects() throws {
+        let server = try LocalHTTPServer([
+            "/old": .redirect(to: "/older", status: 301),
+            "/older": .redirect(to: "", status: 307),  // replaced below: needs the port
+            "/new": .ok(Data("moved".utf8)),
+        ])
+        defer { server.stop() }
+        server.route("/older", .redirect(to: server.urlString("/new"), status: 307))
+        let op = fetch(server.urlString("/old"))
+        run(op)
+        #expect(op.providedData?.bytes == Data("moved".utf8), "outcome: \(String(describing: op.outcome))")
+        #expect(op.providedData?.source == server.urlString("/old"))
+        #expect(server.requests.map(\.path) == ["/old", "/older", "/new"])
+    }
+
+    @Test func redirectLoopFails() throws {
+        let server = try LocalHTTPServer(["/loop": .redirect(to: "/loop")])
+        defer { server.stop() }
+        let failure = try #require(failureOf(run(fetch(server.urlString("/loop")))))
+        #expect(failure.code == .http)
+        #expect(failure.message.contains("too many redirects"))
+        #expect(failure.message.contains("more than \(FetchTask.maxRedirects)"))
+        // The first request plus the redirects followed; the one over the bound is not.
+        #expect(server.requests(to: "/loop").count == FetchTask.maxRedirects + 1)
+    }
+
+    @Test(arguments: ["file:///etc/passwd", "ftp://127.0.0.1/x"])
+    func redirectToNonHTTPSchemeIsRefused(location: String) throws {
+        let server = try LocalHTTPServer(["/sneaky": .redirect(to: location)])
+        defer { server.stop() }
+        let failure = try #require(failureOf(run(fetch(server.urlString("/sneaky")))))
+        #expect(failure.code == .unsupported)
+        #expect(failure.message.contains(location))
+        #expect(failure.message.contains("only http and https redirects are followed"))
+        #expect(server.requests.count == 1)
+    }
+
+    // MARK: Size limits
+
+    // The size tests pace the server (64 KiB per millisecond, about 64 MB/s) like a network link. Unpaced
+    // loopback data keeps corelibs' session work queue busy, and `URLSessionTask.cancel()` only takes effect
+    // when that queue drains: the node still finishes at once, but the server would go on sending.
+    @Test func oversizedStreamStopsEarly() throws {
+        let total = 50 << 20
+        let server = try LocalHTTPServer(["/huge": .stream(byteCount: total, chunked: true, pause: .milliseconds(1))])
+        defer { server.stop() }
+        let started = ContinuousClock.now
+        let failure = try #require(failureOf(run(fetch(server.urlString("/huge"), maxBytes: 1024))))
+        let elapsed = ContinuousClock.now - started
+        #expect(failure.code == .tooLarge)
+        #expect(failure.message.contains("more than maxBytes (1024 bytes)"))
+        #expect(elapsed < .seconds(5))
+        // Once the server has seen the client hang up, count what it sent.
+        #expect(waitUntil(.seconds(10)) { server.openConnections == 0 })
+        #expect(server.bodyBytesSent("/huge") < total / 2, "the transfer was not stopped early")
+    }
+
+    @Test func oversizedContentLengthFailsBeforeTheBody() throws {
+        let total = 50 << 20
+        let server = try LocalHTTPServer(["/big": .stream(byteCount: total, pause: .milliseconds(1))])
+        defer { server.stop() }
+        let failure = try #require(failureOf(run(fetch(server.urlString("/big"), maxBytes: 1024))))
+        #expect(failure.code == .tooLarge)
+        #expect(failure.message.contains("\(total) bytes (Content-Length)"))
+        // Once the server has seen the client hang up, count what it sent.
+        #expect(waitUntil(.seconds(10)) { server.openConnections == 0 })
+        #expect(server.bodyBytesSent("/big") < total / 2)
+    }
+
+    @Test func bodyOfExactlyMaxBytesIsAccepted() throws {
+        let server = try LocalHTTPServer(["/edge": .stream(byteCount: 4096, chunked: true)])
+        defer { server.stop() }
+        let op = fetch(server.urlString("/edge"), maxBytes: 4096)
+        run(op)
+        #expect(op.providedData?.bytes.count == 4096)
+    }
+
+    // MARK: Broken transfers
+
+    @Test func truncatedBodyFails() throws {
+        let server = try LocalHTTPServer(["/short": .truncated(declaredLength: 10_000, body: Data(count: 100))])
+        defer { server.stop() }
+        let url = server.urlString("/short")
+        let failure = try #require(failureOf(run(fetch(url))))
+        #expect(failure.code == .network)
+        #expect(failure.message.contains(url))
+    }
+
+    @Test(arguments: [Data(), Data("HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\nabc".utf8)])
+    func connectionResetFails(prefix: Data) throws {
+        let server = try LocalHTTPServer(["/reset": .reset(afterSending: prefix)])
+        defer { server.stop() }
+        let url = server.urlString("/reset")
+        let failure = try #require(failureOf(run(fetch(url))))
+        #expect(failure.code == .network)
+        #expect(failure.message.contains(url))
+    }
+
+    @Test func connectionRefusedFails() throws {
+        let server = try LocalHTTPServer()
+        let url = server.urlString("/gone")
+        server.stop()  // the port is closed now
+        let failure = try #require(failureOf(run(fetch(url))))
+        #expect(failure.code == .network)
+        #expect(failure.message.contains("connection refused"))
+        #expect(failure.message.contains(url))
+    }
+
+    // MARK: Cancellation
+
+    @Test func stalledResponseIsCancelledByTimeout() throws {
+        let server = try LocalHTTPServer(["/stall": .stallAfterHeaders()])
+        defer { server.stop() }
+        let op = fetch(server.urlString("/stall"))
+        let queue = OperationQueue()
+        queue.addOperation(op)
+        #expect(waitUntil(.seconds(10)) { !server.requests(to: "/stall").isEmpty })
+        let cancelled = ContinuousClock.now
+        op.cancel(reason: .timedOut(.milliseconds(200)))
+        #expect(waitUntil(.seconds(2)) { op.isFinished })
+        #expect(ContinuousClock.now - cancelled < .milliseconds(500))
+        #expect(isCancelled(op.outcome))
+        #expect(op.cancellationReason == .timedOut(.milliseconds(200)))
+    }
+
+    @Test func cancelMidTransfer() throws {
+        let server = try LocalHTTPServer([
+            "/partial": .stallAfterHeaders(declaredLength: 1 << 20, body: LocalHTTPServer.patternBytes(64 * 1024))
+        ])
+        defer { server.stop() }
+        let op = fetch(server.urlString("/partial"))
+        let queue = OperationQueue()
+        queue.addOperation(op)
+        #expect(waitUntil(.seconds(10)) { !server.requests(to: "/partial").isEmpty })
+        Thread.sleep(forTimeInterval: 0.05)  // let part of the body arrive
+        let cancelled = ContinuousClock.now
+        op.cancel()
+        #expect(waitUntil(.seconds(2)) { op.isFinished })
+        #expect(ContinuousClock.now - cancelled < .milliseconds(500))
+        #expect(isCancelled(op.outcome))
+        #expect(op.providedData == nil)
+    }
+
+    @Test func cancelBeforeStartNeverConnects() throws {
+        let server = try LocalHTTPServer(["/never": .ok(Data("x".utf8))])
+        defer { server.stop() }
+        let op = fetch(server.urlString("/never"))
+        op.cancel()
+        run(op)
+        #expect(isCancelled(op.outcome))
+        #expect(server.requests.isEmpty)
+    }
+
+    // MARK: Files
+
+    @Test func readsPathRelativeToWorkflowDirectory() throws {
+        let directory = try TemporaryDirectory()
+        let bytes = LocalHTTPServer.patternBytes(3000)
+        try directory.write("photos/1.jpg", bytes)
+        let op = fetch("photos/1.jpg", directory: directory.path)
+        run(op)
+        let payload = try #require(op.providedData, "outcome: \(String(describing: op.outcome))")
+        #expect(payload.bytes == bytes)
+        #expect(payload.source == "photos/1.jpg")
+    }
+
+    @Test func readsFileURL() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("a b.bin", Data("file url".utf8))
+        let url = URL(fileURLWithPath: directory.path + "/a b.bin").absoluteString  // percent-encoded space
+        let op = fetch(url, directory: "/nonexistent")
+        run(op)
+        #expect(op.providedData?.bytes == Data("file url".utf8), "outcome: \(String(describing: op.outcome))")
+        #expect(op.providedData?.source == url)
+    }
+
+    @Test func missingFileFailsWithPath() throws {
+        let directory = try TemporaryDirectory()
+        let failure = try #require(failureOf(run(fetch("photos/missing.jpg", directory: directory.path))))
+        #expect(failure.code == .io)
+        #expect(failure.message.contains("photos/missing.jpg"))
+        #expect(failure.message.contains(directory.path))
+    }
+
+    @Test func fileLargerThanMaxBytesFails() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("big.bin", Data(count: 2048))
+        let failure = try #require(failureOf(run(fetch("big.bin", maxBytes: 1024, directory: directory.path))))
+        #expect(failure.code == .tooLarge)
+        #expect(failure.message.contains("2048 bytes"))
+    }
+
+    @Test func directoryIsNotAFile() throws {
+        let directory = try TemporaryDirectory()
+        let failure = try #require(failureOf(run(fetch(directory.path))))
+        #expect(failure.code == .io)
+        #expect(failure.message.contains("is a directory"))
+    }
+
+    @Test(arguments: ["ftp://example.org/a.jpg", "file://otherhost/a.jpg"])
+    func unsupportedSourcesFail(url: String) throws {
+        let failure = try #require(failureOf(run(fetch(url))))
+        #expect(failure.code == .unsupported)
+        #expect(failure.message.contains(url))
+    }
+}
+
+/// Polls `condition` every 5 ms until it holds or `timeout` passes.
+/// - Returns: Whether the condition held in time.
+func waitUntil(_ timeout: Duration, _ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        if ContinuousClock.now >= deadline { return false }
+        Thread.sleep(forTimeInterval: 0.005)
+    }
+    return true
+}
+
+/// A fresh folder under the system temporary directory, removed when the value is released.
+final class TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        path = NSTemporaryDirectory() + "flowkit-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func write(_ relativePath: String, _ data: Data) throws {
+        let url = URL(fileURLWithPath: path + "/" + relativePath)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: url)
+    }
+}
