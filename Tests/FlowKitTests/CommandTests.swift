@@ -1,0 +1,225 @@
+import Foundation
+import Testing
+
+@testable import FlowKit
+import FlowKitTesting
+import OrderedCollections
+
+/// `command` with real programs from the base system (`/bin/echo`, `printf`, `tr`, `sh`, `sleep`).
+@Suite struct CommandTests {
+    // MARK: Helpers
+
+    /// An upstream node that provides fixed bytes, standing in for a `fetch`.
+    final class StubDataOperation: FlowOperation, DataProvider, @unchecked Sendable {
+        private let payload: DataPayload
+
+        init(_ bytes: Data) {
+            payload = DataPayload(bytes, source: "stub")
+            super.init(context: NodeContext(nodeID: "upstream", typeName: "stub"))
+        }
+
+        override func execute() { finish(.success(payload)) }
+        var providedData: DataPayload? { output(as: DataPayload.self) }
+    }
+
+    private func command(
+        _ argv: [String], env: [String: String] = [:], workingDirectory: String? = nil, stdin: Bool = false,
+        maxOutputBytes: Int? = nil, directory: String = ".", grace: Duration = .milliseconds(200)
+    ) -> CommandOperation {
+        var values: [String: Value] = ["argv": .list(argv.map { .string($0) }), "stdin": .bool(stdin)]
+        if !env.isEmpty {
+            values["env"] = .map(OrderedDictionary(uniqueKeysWithValues: env.map { ($0.key, Value.string($0.value)) }))
+        }
+        if let workingDirectory { values["workingDirectory"] = .string(workingDirectory) }
+        if let maxOutputBytes { values["maxOutputBytes"] = .int(maxOutputBytes) }
+        let context = NodeContext(
+            nodeID: "cmd", typeName: "command", parameters: ParameterValues(values), workflowDirectory: directory)
+        return CommandOperation(context: context, terminationGrace: grace)
+    }
+
+    /// Runs `operation` (after `upstream`, if any) and waits, bounded so a hang fails instead of stalling.
+    @discardableResult
+    private func run(
+        _ operation: FlowOperation, after upstream: FlowOperation? = nil, timeout: Duration = .seconds(20)
+    ) -> FlowOperation.Outcome? {
+        let queue = OperationQueue()
+        if let upstream {
+            operation.addDependency(upstream)
+            queue.addOperation(upstream)
+        }
+        queue.addOperation(operation)
+        #expect(waitUntil(timeout) { operation.isFinished }, "operation did not finish within \(timeout)")
+        return operation.outcome
+    }
+
+    private func failureOf(_ outcome: FlowOperation.Outcome?) -> NodeFailure? {
+        if case .failure(let failure)? = outcome { return failure }
+        return nil
+    }
+
+    private func text(_ op: CommandOperation) -> String? {
+        op.providedData.map { String(decoding: $0.bytes, as: UTF8.self) }
+    }
+
+    // MARK: Arguments and output
+
+    @Test func argumentsArePassedVerbatim() throws {
+        let tricky = ["$(rm -rf /)", ";", "*", "\"quoted\"", "'single'", "a b", "`id`", "$HOME", "|", "&&", ""]
+        let op = command(["printf", "[%s]\\n"] + tricky)
+        run(op)
+        let expected = tricky.map { "[\($0)]\n" }.joined()
+        #expect(text(op) == expected, "outcome: \(String(describing: op.outcome))")
+    }
+
+    @Test func absoluteExecutablePath() throws {
+        let op = command(["/bin/echo", "hello", "*"])
+        run(op)
+        #expect(text(op) == "hello *\n")
+        #expect(op.providedData?.source == "/bin/echo hello '*'")
+    }
+
+    @Test func stdinIsPipedFromUpstreamData() throws {
+        let upstream = StubDataOperation(Data("hello, flowrun\n".utf8))
+        let op = command(["tr", "a-z", "A-Z"], stdin: true)
+        run(op, after: upstream)
+        #expect(text(op) == "HELLO, FLOWRUN\n", "outcome: \(String(describing: op.outcome))")
+    }
+
+    @Test func largeStdinAndStdoutDoNotDeadlock() throws {
+        // Far more than a pipe buffer (64 KiB) each way, and a chatty stderr at the same time.
+        let input = Data((0..<(4 << 20)).map { UInt8(ascii: "a") + UInt8($0 % 26) })
+        let upstream = StubDataOperation(input)
+        let op = command(["sh", "-c", "tee /dev/stderr"], stdin: true)
+        run(op, after: upstream)
+        #expect(op.providedData?.bytes == input, "outcome: \(String(describing: op.outcome))")
+    }
+
+    @Test func stdinWithoutDataDependencyFails() throws {
+        let failure = try #require(failureOf(run(command(["cat"], stdin: true))))
+        #expect(failure.code == .invalidInput)
+    }
+
+    @Test func stdinIsEmptyWhenNotRequested() throws {
+        let op = command(["cat"])  // would hang if it read the test runner's stdin
+        run(op)
+        #expect(text(op) == "")
+    }
+
+    @Test func outputLargerThanMaxOutputBytesFails() throws {
+        let op = command(["sh", "-c", "yes flowrun"], maxOutputBytes: 100_000)
+        let failure = try #require(failureOf(run(op)))
+        #expect(failure.code == .tooLarge)
+        #expect(failure.message.contains("maxOutputBytes (100000 bytes)"))
+    }
+
+    // MARK: Failures
+
+    @Test func nonZeroExitFailsWithStderrTail() throws {
+        let script = "for i in $(seq 1 30); do echo \"line $i\" >&2; done; exit 3"
+        let failure = try #require(failureOf(run(command(["sh", "-c", script]))))
+        #expect(failure.code == .process)
+        #expect(failure.message.hasPrefix("'sh' exited with status 3: …"))
+        #expect(failure.message.hasSuffix("line 30"))
+        #expect(failure.message.contains("line 11\n"))
+        #expect(!failure.message.contains("line 10\n"))
+    }
+
+    @Test func nonZeroExitWithoutStderr() throws {
+        let failure = try #require(failureOf(run(command(["false"]))))
+        #expect(failure.message == "'false' exited with status 1 (nothing on standard error)")
+    }
+
+    @Test func deathBySignalFails() throws {
+        let failure = try #require(failureOf(run(command(["sh", "-c", "echo dying >&2; kill -9 $$"]))))
+        #expect(failure.code == .process)
+        #expect(failure.message == "'sh' was killed by signal 9 (SIGKILL): dying")
+    }
+
+    @Test func missingExecutableFails() throws {
+        let failure = try #require(failureOf(run(command(["flowrun-no-such-program-xyz", "a"]))))
+        #expect(failure.code == .process)
+        #expect(failure.message == "cannot run 'flowrun-no-such-program-xyz': command not found on PATH")
+        let pathFailure = try #require(failureOf(run(command(["./missing.sh"], directory: "/tmp"))))
+        #expect(pathFailure.message.contains("no executable file at /tmp/missing.sh"))
+    }
+
+    // MARK: Environment and folders
+
+    @Test func envIsAddedToTheInheritedEnvironment() throws {
+        let op = command(["sh", "-c", "printf '%s|%s' \"$FLOWRUN_TEST_VALUE\" \"${PATH:+has-path}\""],
+                         env: ["FLOWRUN_TEST_VALUE": "x y $z"])
+        run(op)
+        #expect(text(op) == "x y $z|has-path")
+    }
+
+    @Test func workingDirectoryIsResolvedAgainstTheWorkflowFolder() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("sub/marker.txt", Data("here".utf8))
+        let op = command(["cat", "marker.txt"], workingDirectory: "sub", directory: directory.path)
+        run(op)
+        #expect(text(op) == "here", "outcome: \(String(describing: op.outcome))")
+        // Without the key, the program runs in the workflow's folder.
+        let pwd = command(["pwd"], directory: directory.path)
+        run(pwd)
+        let expected = URL(fileURLWithPath: directory.path).resolvingSymlinksInPath().path
+        #expect(text(pwd).map { URL(fileURLWithPath: $0.trimmingCharacters(in: .newlines)).resolvingSymlinksInPath().path } == expected)
+    }
+
+    @Test func missingWorkingDirectoryFails() throws {
+        let failure = try #require(failureOf(run(command(["true"], workingDirectory: "nope", directory: "/tmp"))))
+        #expect(failure.code == .io)
+        #expect(failure.message.contains("working directory 'nope'"))
+    }
+
+    // MARK: Cancellation
+
+    @Test func timeoutKillsTheChild() throws {
+        let directory = try TemporaryDirectory()
+        // `exec`: the child becomes `sleep 30` once it has signalled that it runs.
+        let op = command(["sh", "-c", "echo ready > ready; exec sleep 30"], directory: directory.path)
+        let queue = OperationQueue()
+        queue.addOperation(op)
+        #expect(waitUntil(.seconds(10)) { FileManager.default.fileExists(atPath: directory.path + "/ready") })
+        let cancelled = ContinuousClock.now
+        op.cancel(reason: .timedOut(.milliseconds(200)))
+        #expect(waitUntil(.seconds(5)) { op.isFinished })
+        #expect(ContinuousClock.now - cancelled < .seconds(1))
+        if case .cancelled? = op.outcome {} else { Issue.record("expected .cancelled, got \(String(describing: op.outcome))") }
+        #expect(op.cancellationReason == .timedOut(.milliseconds(200)))
+    }
+
+    @Test func childIgnoringSIGTERMIsKilledAfterTheGracePeriod() throws {
+        let directory = try TemporaryDirectory()
+        // The grandchild `sleep` would keep the pipes open; SIGKILL goes to the whole process group.
+        let op = command(["sh", "-c", "trap '' TERM; echo ready > ready; sleep 30"], directory: directory.path,
+                         grace: .milliseconds(200))
+        let queue = OperationQueue()
+        queue.addOperation(op)
+        #expect(waitUntil(.seconds(10)) { FileManager.default.fileExists(atPath: directory.path + "/ready") })
+        let cancelled = ContinuousClock.now
+        op.cancel()
+        #expect(waitUntil(.seconds(5)) { op.isFinished })
+        let elapsed = ContinuousClock.now - cancelled
+        #expect(elapsed >= .milliseconds(150))
+        #expect(elapsed < .seconds(2))
+        if case .cancelled? = op.outcome {} else { Issue.record("expected .cancelled, got \(String(describing: op.outcome))") }
+    }
+
+    @Test func cancelBeforeStartNeverSpawns() throws {
+        let directory = try TemporaryDirectory()
+        let op = command(["touch", "spawned"], directory: directory.path)
+        op.cancel()
+        run(op)
+        if case .cancelled? = op.outcome {} else { Issue.record("expected .cancelled") }
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/spawned"))
+    }
+
+    // MARK: Registration
+
+    @Test func commandIsBuiltIn() throws {
+        let type = try #require(TaskRegistry.builtIn["command"])
+        #expect(type.provides == .data)
+        #expect(type.consumes == .anything)
+        #expect(type.parameter(named: "argv")?.isRequired == true)
+    }
+}
