@@ -186,6 +186,25 @@ import OrderedCollections
         #expect(ContinuousClock.now - cancelled < .seconds(1))
         if case .cancelled? = op.outcome {} else { Issue.record("expected .cancelled, got \(String(describing: op.outcome))") }
         #expect(op.cancellationReason == .timedOut(.milliseconds(200)))
+        // The operation finishes only after the child was reaped: no zombie `sleep` is left behind. (Only
+        // this test runs `sleep` as a direct child; other tests' children may be zombies for an instant.)
+        #expect(!zombieChildren().contains("sleep"))
+    }
+
+    /// The names of this process's children that have exited but were not reaped.
+    private func zombieChildren() -> [String] {
+        let me = String(getpid())
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> String? in
+            guard entry.allSatisfy(\.isNumber),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
+            // Fields after the command name: state, ppid, …
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 1, fields[0] == "Z", fields[1] == me else { return nil }
+            return stat[..<close].split(separator: "(", maxSplits: 1).last.map(String.init)
+        }
     }
 
     @Test func childIgnoringSIGTERMIsKilledAfterTheGracePeriod() throws {

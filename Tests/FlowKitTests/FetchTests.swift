@@ -124,6 +124,35 @@ import OrderedCollections
         #expect(server.requests.map(\.path) == ["/old", "/older", "/new"])
     }
 
+    @Test func followsExactlyMaxRedirects() throws {
+        let hops = FetchTask.maxRedirects
+        var routes: [String: LocalHTTPServer.Reply] = ["/hop\(hops)": .ok(Data("end".utf8))]
+        for hop in 0..<hops { routes["/hop\(hop)"] = .redirect(to: "/hop\(hop + 1)") }
+        let server = try LocalHTTPServer(routes)
+        defer { server.stop() }
+        let op = fetch(server.urlString("/hop0"))
+        run(op)
+        #expect(op.providedData?.bytes == Data("end".utf8), "outcome: \(String(describing: op.outcome))")
+    }
+
+    @Test func credentialsAreNotSentToAnotherHost() throws {
+        let server = try LocalHTTPServer(["/b": .ok(Data("ok".utf8))])
+        defer { server.stop() }
+        // Same server, but `localhost` is another host name than `127.0.0.1` as far as the URL goes.
+        server.route("/a", .redirect(to: "http://localhost:\(server.port)/b"))
+        server.route("/same", .redirect(to: "/b"))
+        let headers = Value.map(["Authorization": .string("Bearer t0ken"), "X-Trace": .string("42")])
+        run(fetch(server.urlString("/a"), headers: headers))
+        run(fetch(server.urlString("/same"), headers: headers))
+        let hops = server.requests(to: "/b")
+        try #require(hops.count == 2)
+        let crossHost = try #require(hops.first { $0.header("Host")?.hasPrefix("localhost") == true })
+        let sameHost = try #require(hops.first { $0.header("Host")?.hasPrefix("127.0.0.1") == true })
+        #expect(crossHost.header("Authorization") == nil)
+        #expect(crossHost.header("X-Trace") == "42")
+        #expect(sameHost.header("Authorization") == "Bearer t0ken")
+    }
+
     @Test func redirectLoopFails() throws {
         let server = try LocalHTTPServer(["/loop": .redirect(to: "/loop")])
         defer { server.stop() }

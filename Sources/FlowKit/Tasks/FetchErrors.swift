@@ -18,7 +18,7 @@ enum FetchErrors {
             case .networkConnectionLost: (.network, "the connection was lost (reset or closed by the server)")
             case .cannotFindHost, .dnsLookupFailed: (.network, "could not resolve host '\(url.host ?? "")'")
             case .notConnectedToInternet: (.network, "not connected to a network")
-            case .timedOut: (.network, "timed out waiting for the server")
+            case .timedOut: (.network, "no data from the server for \(Int(FetchSessionDelegate.idleTimeout)) s")
             case .badServerResponse, .cannotParseResponse: (.network, "the server sent a malformed response")
             case .httpTooManyRedirects: (.http, "too many redirects")
             case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,

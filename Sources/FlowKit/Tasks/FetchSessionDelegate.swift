@@ -14,6 +14,9 @@ import FoundationNetworking
 /// nodes. The session retains this delegate until it is invalidated; ``FetchTransfer`` invalidates it when the
 /// transfer ends, on every path, so nothing outlives the node.
 final class FetchSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    /// How long a transfer may receive nothing before it fails, in seconds.
+    static let idleTimeout: TimeInterval = 60
+
     private let transfer: FetchTransfer
 
     init(_ transfer: FetchTransfer) {
@@ -50,8 +53,9 @@ final class FetchSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.httpShouldSetCookies = false
-        // A transfer idle this long fails; the node's `timeout` (enforced by the runner) is usually shorter.
-        configuration.timeoutIntervalForRequest = 60
+        // An idle timeout (corelibs restarts it whenever data arrives, checked): a stalled server fails the
+        // node even without a `timeout`. The node's `timeout` bounds the whole fetch and is the runner's job.
+        configuration.timeoutIntervalForRequest = idleTimeout
         configuration.timeoutIntervalForResource = 7 * 24 * 3600
         // Serial: URLSession delivers a task's events in order only on a serial delegate queue.
         let queue = OperationQueue()
