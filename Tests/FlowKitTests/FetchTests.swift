@@ -281,6 +281,31 @@ import OrderedCollections
         #expect(op.providedData == nil)
     }
 
+    @Test func delayedReplyArrives() throws {
+        let server = try LocalHTTPServer(["/late": .delayed(.milliseconds(100), .ok(Data("late".utf8)))])
+        defer { server.stop() }
+        let started = ContinuousClock.now
+        let op = fetch(server.urlString("/late"))
+        run(op)
+        #expect(op.providedData?.bytes == Data("late".utf8))
+        #expect(ContinuousClock.now - started >= .milliseconds(100))
+    }
+
+    @Test func stoppingTheServerEndsAStalledFetch() throws {
+        let server = try LocalHTTPServer(["/stall": .stallAfterHeaders(declaredLength: 500, body: Data(count: 10))])
+        let op = fetch(server.urlString("/stall"))
+        let queue = OperationQueue()
+        queue.addOperation(op)
+        #expect(waitUntil(.seconds(10)) { !server.requests(to: "/stall").isEmpty })
+        let stopping = ContinuousClock.now
+        server.stop()
+        #expect(ContinuousClock.now - stopping < .milliseconds(500))
+        #expect(waitUntil(.seconds(5)) { op.isFinished })
+        let failure = try #require(failureOf(op.outcome))
+        #expect(failure.code == .network)
+        #expect(failure.message.contains("truncated"))
+    }
+
     @Test func cancelBeforeStartNeverConnects() throws {
         let server = try LocalHTTPServer(["/never": .ok(Data("x".utf8))])
         defer { server.stop() }
