@@ -98,7 +98,8 @@ extension LocalHTTPServer.Core {
     /// Sends the pattern body in 64 KiB writes, counting what the kernel accepted, until done or the client
     /// goes away (a failed send, or a hang-up seen during a pause) or the server stops.
     private func streamBody(byteCount: Int, chunked: Bool, pause: Duration, path: String, on fd: Int32) {
-        let framing = chunked
+        let framing =
+            chunked
             ? LocalHTTPServer.HTTPHeader("Transfer-Encoding", "chunked")
             : LocalHTTPServer.HTTPHeader("Content-Length", String(byteCount))
         guard send(head(200, [framing]), on: fd) == .close else { return }
@@ -107,7 +108,8 @@ extension LocalHTTPServer.Core {
         var remaining = byteCount
         while remaining > 0, !isStopped {
             let piece = block.prefix(min(remaining, block.count))
-            let framed = chunked ? Data((String(piece.count, radix: 16) + "\r\n").utf8) + piece + Data("\r\n".utf8) : piece
+            let framed =
+                chunked ? Data((String(piece.count, radix: 16) + "\r\n").utf8) + piece + Data("\r\n".utf8) : piece
             guard sendData(framed, on: fd) else { return }
             countBodyBytes(piece.count, path: path)
             remaining -= piece.count

@@ -43,8 +43,13 @@ public final class LocalHTTPServer: Sendable {
 
     /// The URL of a path on this server, e.g. `http://127.0.0.1:54321/a.txt`.
     public func url(_ path: String) -> URL {
-        // A literal scheme and host with a numeric port always form a valid URL.
-        URL(string: urlString(path))!
+        // A literal scheme and numeric host and port: only a path with characters a URL cannot hold can fail,
+        // and its percent-encoded form cannot.
+        let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+        guard let url = URL(string: urlString(path)) ?? URL(string: urlString(encoded)) else {
+            preconditionFailure("cannot form a URL for the path '\(path)'")
+        }
+        return url
     }
 
     /// The URL of a path on this server, as a string.
@@ -157,7 +162,8 @@ extension LocalHTTPServer {
                 state.requests.append(request)
                 let hit = state.hits[request.path, default: 0]
                 state.hits[request.path] = hit + 1
-                let reply = state.routes[request.path] ?? .status(404, body: Data("no route for \(request.path)\n".utf8))
+                let reply =
+                    state.routes[request.path] ?? .status(404, body: Data("no route for \(request.path)\n".utf8))
                 return (reply, hit)
             }
         }

@@ -105,7 +105,8 @@ enum POSIXSocket {
             #else
             let flags: Int32 = 0
             #endif
-            let sent = send(fd, bytes.baseAddress! + offset, bytes.count - offset, flags)
+            guard let base = bytes.baseAddress else { return true }  // only an empty buffer has none
+            let sent = send(fd, base + offset, bytes.count - offset, flags)
             if sent < 0 && errno == EINTR { continue }
             guard sent > 0 else { return false }
             offset += sent

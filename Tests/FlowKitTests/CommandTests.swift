@@ -146,8 +146,9 @@ import OrderedCollections
     // MARK: Environment and folders
 
     @Test func envIsAddedToTheInheritedEnvironment() throws {
-        let op = command(["sh", "-c", "printf '%s|%s' \"$FLOWRUN_TEST_VALUE\" \"${PATH:+has-path}\""],
-                         env: ["FLOWRUN_TEST_VALUE": "x y $z"])
+        let op = command(
+            ["sh", "-c", "printf '%s|%s' \"$FLOWRUN_TEST_VALUE\" \"${PATH:+has-path}\""],
+            env: ["FLOWRUN_TEST_VALUE": "x y $z"])
         run(op)
         #expect(text(op) == "x y $z|has-path")
     }
@@ -162,7 +163,9 @@ import OrderedCollections
         let pwd = command(["pwd"], directory: directory.path)
         run(pwd)
         let expected = URL(fileURLWithPath: directory.path).resolvingSymlinksInPath().path
-        #expect(text(pwd).map { URL(fileURLWithPath: $0.trimmingCharacters(in: .newlines)).resolvingSymlinksInPath().path } == expected)
+        #expect(
+            text(pwd).map { URL(fileURLWithPath: $0.trimmingCharacters(in: .newlines)).resolvingSymlinksInPath().path }
+                == expected)
     }
 
     @Test func missingWorkingDirectoryFails() throws {
@@ -184,7 +187,10 @@ import OrderedCollections
         op.cancel(reason: .timedOut(.milliseconds(200)))
         #expect(waitUntil(.seconds(5)) { op.isFinished })
         #expect(ContinuousClock.now - cancelled < .seconds(1))
-        if case .cancelled? = op.outcome {} else { Issue.record("expected .cancelled, got \(String(describing: op.outcome))") }
+        if case .cancelled? = op.outcome {
+        } else {
+            Issue.record("expected .cancelled, got \(String(describing: op.outcome))")
+        }
         #expect(op.cancellationReason == .timedOut(.milliseconds(200)))
         // The operation finishes only after the child was reaped: no zombie `sleep` is left behind. (Only
         // this test runs `sleep` as a direct child; other tests' children may be zombies for an instant.)
@@ -210,8 +216,9 @@ import OrderedCollections
     @Test func childIgnoringSIGTERMIsKilledAfterTheGracePeriod() throws {
         let directory = try TemporaryDirectory()
         // The grandchild `sleep` would keep the pipes open; SIGKILL goes to the whole process group.
-        let op = command(["sh", "-c", "trap '' TERM; echo ready > ready; sleep 30"], directory: directory.path,
-                         grace: .milliseconds(200))
+        let op = command(
+            ["sh", "-c", "trap '' TERM; echo ready > ready; sleep 30"], directory: directory.path,
+            grace: .milliseconds(200))
         let queue = OperationQueue()
         queue.addOperation(op)
         #expect(waitUntil(.seconds(10)) { FileManager.default.fileExists(atPath: directory.path + "/ready") })
@@ -221,7 +228,10 @@ import OrderedCollections
         let elapsed = ContinuousClock.now - cancelled
         #expect(elapsed >= .milliseconds(150))
         #expect(elapsed < .seconds(2))
-        if case .cancelled? = op.outcome {} else { Issue.record("expected .cancelled, got \(String(describing: op.outcome))") }
+        if case .cancelled? = op.outcome {
+        } else {
+            Issue.record("expected .cancelled, got \(String(describing: op.outcome))")
+        }
     }
 
     @Test func cancelBeforeStartNeverSpawns() throws {

@@ -73,7 +73,8 @@ import OrderedCollections
     @Test func sendsHeaders() throws {
         let server = try LocalHTTPServer(["/h": .ok(Data("ok".utf8))])
         defer { server.stop() }
-        let op = fetch(server.urlString("/h"), headers: .map(["X-Token": .string("s3cret"), "Accept": .string("image/jpeg")]))
+        let op = fetch(
+            server.urlString("/h"), headers: .map(["X-Token": .string("s3cret"), "Accept": .string("image/jpeg")]))
         run(op)
         #expect(op.providedData != nil)
         let request = try #require(server.requests(to: "/h").first)

@@ -32,7 +32,10 @@ struct CommandInvocation: Sendable {
         let directory = absolute(context.resolvePath(written ?? "."))
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            return .failure(context.failure(.io, "working directory '\(written ?? directory)' does not exist or is not a folder (\(directory))"))
+            return .failure(
+                context.failure(
+                    .io, "working directory '\(written ?? directory)' does not exist or is not a folder (\(directory))")
+            )
         }
 
         let executable: String
@@ -40,7 +43,8 @@ struct CommandInvocation: Sendable {
             // Like execvp after chdir: a relative path with a slash is relative to the working directory.
             executable = absolute(program, base: directory)
             guard isExecutableFile(executable) else {
-                return .failure(context.failure(.process, "cannot run '\(program)': no executable file at \(executable)"))
+                return .failure(
+                    context.failure(.process, "cannot run '\(program)': no executable file at \(executable)"))
             }
         } else {
             guard let found = search(program, path: environment["PATH"], directory: directory) else {
@@ -48,8 +52,9 @@ struct CommandInvocation: Sendable {
             }
             executable = found
         }
-        return .success(CommandInvocation(
-            executable: executable, argv: argv, environment: environment, workingDirectory: directory))
+        return .success(
+            CommandInvocation(
+                executable: executable, argv: argv, environment: environment, workingDirectory: directory))
     }
 
     /// Looks a program name up on PATH (the child's PATH, so `env: {PATH: …}` applies), as execvp does.

@@ -144,8 +144,9 @@ final class PipeWriter: Sendable {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         var offset = 0
         while offset < bytes.count, !abandoned.withLock({ $0 }) {
-            let written = bytes.withUnsafeBytes { raw in
-                write(fd, raw.baseAddress! + offset, min(raw.count - offset, 64 * 1024))
+            let written = bytes.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return write(fd, base + offset, min(raw.count - offset, 64 * 1024))
             }
             if written > 0 {
                 offset += written

@@ -89,9 +89,13 @@ final class CommandRun: Sendable {
             try process.run()
         } catch {
             pending.leave()
-            return completion(.failure(context.failure(
-                .process, "cannot run '\(invocation.programName)' (\(invocation.executable)): \(error.localizedDescription)",
-                cause: error)))
+            return completion(
+                .failure(
+                    context.failure(
+                        .process,
+                        "cannot run '\(invocation.programName)' (\(invocation.executable)): "
+                            + error.localizedDescription,
+                        cause: error)))
         }
         let pid = process.processIdentifier
         let cancelledEarly = state.withLock { state -> Bool in
@@ -162,8 +166,10 @@ final class CommandRun: Sendable {
         let program = "'\(invocation.programName)'"
         if stdout.overflowed {
             let limit = context.parameters.int("maxOutputBytes") ?? CommandTask.defaultMaxOutputBytes
-            return .failure(context.failure(
-                .tooLarge, "\(program) wrote more than maxOutputBytes (\(limit) bytes) to standard output; it was stopped"))
+            return .failure(
+                context.failure(
+                    .tooLarge,
+                    "\(program) wrote more than maxOutputBytes (\(limit) bytes) to standard output; it was stopped"))
         }
         guard let exit else {
             return .failure(context.failure(.internalError, "\(program) ended without an exit status"))
@@ -175,8 +181,12 @@ final class CommandRun: Sendable {
         case .exit:
             return .failure(context.failure(.process, "\(program) exited with status \(exit.status)\(detail)"))
         case .uncaughtSignal:
-            return .failure(context.failure(
-                .process, "\(program) was killed by signal \(exit.status) (\(CommandStderrTail.signalName(exit.status)))\(detail)"))
+            return .failure(
+                context.failure(
+                    .process,
+                    "\(program) was killed by signal \(exit.status) (\(CommandStderrTail.signalName(exit.status)))"
+                        + detail
+                ))
         @unknown default:
             return .failure(context.failure(.process, "\(program) ended abnormally (status \(exit.status))\(detail)"))
         }

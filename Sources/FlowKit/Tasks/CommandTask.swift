@@ -18,11 +18,24 @@ public struct CommandTask: TaskType {
     public var summary: String { "Runs a program (no shell) and provides its standard output as data." }
     public var parameters: [ParameterSpec] {
         [
-            ParameterSpec("argv", .stringList, required: true, summary: "The program and its arguments, passed verbatim; argv[0] is looked up on PATH when it has no slash."),
-            ParameterSpec("env", .stringMap, summary: "Environment variables added to (or replacing) the inherited ones."),
-            ParameterSpec("workingDirectory", .string, summary: "The program's working directory, relative to the workflow file (default: the workflow's folder)."),
-            ParameterSpec("stdin", .bool, default: .bool(false), summary: "Feed the upstream data to the program's standard input (otherwise it reads /dev/null)."),
-            ParameterSpec("maxOutputBytes", .integer, default: .int(CommandTask.defaultMaxOutputBytes), range: 0...Double(Int.max), summary: "Fail (and stop the program) when standard output grows past this."),
+            ParameterSpec(
+                "argv", .stringList, required: true,
+                summary:
+                    "The program and its arguments, passed verbatim; argv[0] is looked up on PATH when it has no slash."
+            ),
+            ParameterSpec(
+                "env", .stringMap, summary: "Environment variables added to (or replacing) the inherited ones."),
+            ParameterSpec(
+                "workingDirectory", .string,
+                summary:
+                    "The program's working directory, relative to the workflow file (default: the workflow's folder)."),
+            ParameterSpec(
+                "stdin", .bool, default: .bool(false),
+                summary: "Feed the upstream data to the program's standard input (otherwise it reads /dev/null)."),
+            ParameterSpec(
+                "maxOutputBytes", .integer, default: .int(CommandTask.defaultMaxOutputBytes),
+                range: 0...Double(Int.max), summary: "Fail (and stop the program) when standard output grows past this."
+            ),
         ]
     }
     /// Any dependency may only order the run; with `stdin: true` the one providing data feeds the program.
@@ -68,8 +81,10 @@ public final class CommandOperation: FlowOperation, DataProvider, @unchecked Sen
         var stdinBytes: Data?
         if context.parameters.bool("stdin") ?? false {
             guard let input = input((any DataProvider).self)?.providedData else {
-                return finish(.failure(context.failure(
-                    .invalidInput, "'stdin: true' needs a dependency that provides data (e.g. a fetch)")))
+                return finish(
+                    .failure(
+                        context.failure(
+                            .invalidInput, "'stdin: true' needs a dependency that provides data (e.g. a fetch)")))
             }
             stdinBytes = input.bytes
         }

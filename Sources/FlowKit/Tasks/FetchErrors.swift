@@ -30,7 +30,8 @@ enum FetchErrors {
                 (.network, "the body was truncated: \(urlError.localizedDescription)")
             default: (.network, urlError.localizedDescription)
             }
-        return context.failure(code, "could not fetch \(target): \(cause) (URLError \(urlError.code.rawValue))", cause: error)
+        return context.failure(
+            code, "could not fetch \(target): \(cause) (URLError \(urlError.code.rawValue))", cause: error)
     }
 
     /// The standard reason phrase of an HTTP status ("Not Found"); corelibs does not expose the server's.

@@ -29,7 +29,9 @@ enum FetchSource: Equatable {
                 return .failure(context.failure(.invalidInput, "'\(written)' is not a valid file URL"))
             }
             if let host = url.host, !host.isEmpty, host != "localhost" {
-                return .failure(context.failure(.unsupported, "file URL '\(written)' names host '\(host)'; only local files can be read"))
+                return .failure(
+                    context.failure(
+                        .unsupported, "file URL '\(written)' names host '\(host)'; only local files can be read"))
             }
             let path = url.path
             guard !path.isEmpty else {
@@ -38,7 +40,10 @@ enum FetchSource: Equatable {
             return .success(.file(context.resolvePath(path)))
         }
         if let scheme = schemeOfURL(text) {
-            return .failure(context.failure(.unsupported, "unsupported URL scheme '\(scheme)' in '\(written)': use http, https, file or a path"))
+            return .failure(
+                context.failure(
+                    .unsupported, "unsupported URL scheme '\(scheme)' in '\(written)': use http, https, file or a path")
+            )
         }
         return .success(.file(context.resolvePath(text)))
     }

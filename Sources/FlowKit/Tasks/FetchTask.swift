@@ -12,8 +12,12 @@ public struct FetchTask: TaskType {
     public var summary: String { "Reads bytes from an http(s) URL, a file: URL or a path relative to the workflow." }
     public var parameters: [ParameterSpec] {
         [
-            ParameterSpec("url", .string, required: true, summary: "http(s) URL, file: URL, or a path relative to the workflow file."),
-            ParameterSpec("maxBytes", .integer, default: .int(FetchTask.defaultMaxBytes), range: 1...Double(Int.max), summary: "Fail when the body is larger than this (checked while streaming)."),
+            ParameterSpec(
+                "url", .string, required: true,
+                summary: "http(s) URL, file: URL, or a path relative to the workflow file."),
+            ParameterSpec(
+                "maxBytes", .integer, default: .int(FetchTask.defaultMaxBytes), range: 1...Double(Int.max),
+                summary: "Fail when the body is larger than this (checked while streaming)."),
             ParameterSpec("headers", .stringMap, summary: "Extra HTTP request headers."),
         ]
     }

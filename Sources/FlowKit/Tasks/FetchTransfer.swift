@@ -71,15 +71,20 @@ final class FetchTransfer: Sendable {
 
     func didReceive(_ response: URLResponse) {
         guard let http = response as? HTTPURLResponse else {
-            return end(.failure(context.failure(.network, "\(url.absoluteString) did not answer with an HTTP response")))
+            return end(
+                .failure(context.failure(.network, "\(url.absoluteString) did not answer with an HTTP response")))
         }
         if let failure = statusFailure(http) { return end(.failure(failure)) }
         let declared = http.expectedContentLength
         // With a Content-Encoding the header counts encoded bytes and libcurl hands us decoded ones, so only
         // an identity body can be refused up front; the streaming check below covers the rest.
         if declared > maxBytes, !Self.isEncoded(http) {
-            return end(.failure(context.failure(
-                .tooLarge, "\(url.absoluteString) is \(declared) bytes (Content-Length), more than maxBytes (\(maxBytes))")))
+            return end(
+                .failure(
+                    context.failure(
+                        .tooLarge,
+                        "\(url.absoluteString) is \(declared) bytes (Content-Length), more than maxBytes (\(maxBytes))")
+                ))
         }
         state.withLock { state in
             guard !state.ended else { return }
@@ -97,8 +102,11 @@ final class FetchTransfer: Sendable {
             return false
         }
         if tooMuch {
-            end(.failure(context.failure(
-                .tooLarge, "\(url.absoluteString) sent more than maxBytes (\(maxBytes) bytes); the transfer was stopped")))
+            end(
+                .failure(
+                    context.failure(
+                        .tooLarge,
+                        "\(url.absoluteString) sent more than maxBytes (\(maxBytes) bytes); the transfer was stopped")))
         }
     }
 
@@ -118,11 +126,17 @@ final class FetchTransfer: Sendable {
             guard !state.ended else { return nil }
             let shownTarget = location ?? target?.absoluteString ?? "?"
             guard let target, let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-                return context.failure(.unsupported, "\(from.absoluteString) redirected to '\(shownTarget)'; only http and https redirects are followed")
+                return context.failure(
+                    .unsupported,
+                    "\(from.absoluteString) redirected to '\(shownTarget)'; only http and https redirects are followed")
             }
             state.redirects += 1
             guard state.redirects <= FetchTask.maxRedirects else {
-                return context.failure(.http, "too many redirects fetching \(url.absoluteString): more than \(FetchTask.maxRedirects) (the last one from \(from.absoluteString) to \(shownTarget))")
+                return context.failure(
+                    .http,
+                    "too many redirects fetching \(url.absoluteString): more than \(FetchTask.maxRedirects)"
+                        + " (the last one from \(from.absoluteString) to \(shownTarget))"
+                )
             }
             var next = proposed
             next.url = target
@@ -154,7 +168,12 @@ final class FetchTransfer: Sendable {
             let declared = response.expectedContentLength
             // libcurl normally reports a short body itself; this catches any path where it did not.
             if declared >= 0, state.body.count < declared, !Self.isEncoded(response) {
-                return .failure(context.failure(.network, "\(url.absoluteString): the connection closed after \(state.body.count) of \(declared) bytes (truncated body)"))
+                return .failure(
+                    context.failure(
+                        .network,
+                        "\(url.absoluteString): the connection closed after \(state.body.count) of \(declared) bytes"
+                            + " (truncated body)"
+                    ))
             }
             return .success(DataPayload(state.body, source: source))
         }
