@@ -213,12 +213,23 @@ import OrderedCollections
         }
     }
 
-    @Test func childIgnoringSIGTERMIsKilledAfterTheGracePeriod() throws {
+    @Test func directChildIsStoppedBySIGTERM() throws {
+        // No shell in between: the program itself must be able to hear SIGTERM, whatever thread spawned it.
+        let op = command(["sleep", "30.125"], grace: .seconds(10))
+        let queue = OperationQueue()
+        queue.addOperation(op)
+        #expect(waitUntil(.seconds(10)) { !childProcesses(withArgument: "30.125").isEmpty })
+        let cancelled = ContinuousClock.now
+        op.cancel(reason: .timedOut(.milliseconds(100)))
+        #expect(waitUntil(.seconds(5)) { op.isFinished })
+        #expect(ContinuousClock.now - cancelled < .seconds(1), "waited for the grace period: SIGTERM did not arrive")
+    }
+
+    @Test func childHandlingSIGTERMButRunningOnIsKilledAfterTheGracePeriod() throws {
         let directory = try TemporaryDirectory()
-        // The grandchild `sleep` would keep the pipes open; SIGKILL goes to the whole process group.
-        let op = command(
-            ["sh", "-c", "trap '' TERM; echo ready > ready; sleep 30"], directory: directory.path,
-            grace: .milliseconds(200))
+        // The shell catches SIGTERM and carries on; SIGKILL after the grace period ends it and its `sleep`.
+        let script = "trap 'echo caught >&2' TERM; echo ready > ready; while :; do sleep 1; done"
+        let op = command(["sh", "-c", script], directory: directory.path, grace: .milliseconds(200))
         let queue = OperationQueue()
         queue.addOperation(op)
         #expect(waitUntil(.seconds(10)) { FileManager.default.fileExists(atPath: directory.path + "/ready") })
@@ -226,11 +237,60 @@ import OrderedCollections
         op.cancel()
         #expect(waitUntil(.seconds(5)) { op.isFinished })
         let elapsed = ContinuousClock.now - cancelled
-        #expect(elapsed >= .milliseconds(150))
+        #expect(elapsed >= .milliseconds(150), "outcome: \(String(describing: op.outcome))")
         #expect(elapsed < .seconds(2))
         if case .cancelled? = op.outcome {
         } else {
             Issue.record("expected .cancelled, got \(String(describing: op.outcome))")
+        }
+    }
+
+    @Test func childIgnoringSIGTERMIsKilledAtOnce() throws {
+        let directory = try TemporaryDirectory()
+        // `trap ''` makes SIGTERM ignored, which `exec` keeps: asking it to stop is pointless, so no grace period.
+        let op = command(
+            ["sh", "-c", "trap '' TERM; echo ready > ready; exec sleep 30"], directory: directory.path,
+            grace: .seconds(10))
+        let queue = OperationQueue()
+        queue.addOperation(op)
+        #expect(waitUntil(.seconds(10)) { FileManager.default.fileExists(atPath: directory.path + "/ready") })
+        Thread.sleep(forTimeInterval: 0.02)  // let `exec` happen
+        let cancelled = ContinuousClock.now
+        op.cancel()
+        #expect(waitUntil(.seconds(5)) { op.isFinished })
+        #expect(ContinuousClock.now - cancelled < .seconds(1))
+    }
+
+    @Test func childStartsWithACleanSignalMask() throws {
+        let directory = try TemporaryDirectory()
+        let op = command(["cp", "/proc/self/status", "status.txt"], directory: directory.path)
+        run(op)
+        let child = try String(contentsOfFile: directory.path + "/status.txt", encoding: .utf8)
+        let mine = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        // Only signals this process ignores may stay blocked (standard signals, bits 0…30).
+        let blocked = signalMask("SigBlk", in: child) & 0x7fff_ffff
+        let ignoredHere = signalMask("SigIgn", in: mine)
+        #expect(blocked & ~ignoredHere == 0, "child blocks \(String(blocked, radix: 16))")
+    }
+
+    private func signalMask(_ key: String, in status: String) -> UInt64 {
+        let line = status.split(separator: "\n").first { $0.hasPrefix(key + ":") }
+        return UInt64(line?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "", radix: 16) ?? 0
+    }
+
+    /// The pids of this process's children whose command line contains `argument`.
+    private func childProcesses(withArgument argument: String) -> [String] {
+        let me = String(getpid())
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.filter { entry in
+            guard entry.allSatisfy(\.isNumber),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")"),
+                let cmdline = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
+            else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            let arguments = cmdline.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return fields.count > 1 && fields[1] == me && arguments.contains(argument)
         }
     }
 
@@ -241,6 +301,25 @@ import OrderedCollections
         run(op)
         if case .cancelled? = op.outcome {} else { Issue.record("expected .cancelled") }
         #expect(!FileManager.default.fileExists(atPath: directory.path + "/spawned"))
+    }
+
+    @Test func concurrentSpawnsDoNotHoldEachOthersPipes() throws {
+        // Long and short programs started at the same time: a short one must not wait for a long one, as it
+        // would if the long child had inherited the short one's pipes or exit-notification socket.
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 16
+        let long = (0..<6).map { _ in command(["sleep", "30"], grace: .milliseconds(100)) }
+        let short = (0..<10).map { index in command(["/bin/echo", "short \(index)"]) }
+        let started = ContinuousClock.now
+        for (index, op) in short.enumerated() {
+            if index < long.count { queue.addOperation(long[index]) }
+            queue.addOperation(op)
+        }
+        #expect(waitUntil(.seconds(10)) { short.allSatisfy(\.isFinished) })
+        #expect(ContinuousClock.now - started < .seconds(3))
+        for (index, op) in short.enumerated() { #expect(text(op) == "short \(index)\n") }
+        for op in long { op.cancel() }
+        #expect(waitUntil(.seconds(5)) { long.allSatisfy(\.isFinished) })
     }
 
     // MARK: Registration

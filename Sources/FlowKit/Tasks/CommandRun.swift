@@ -21,6 +21,16 @@ final class CommandRun: Sendable {
     /// How long to keep reading after the program exited, for pipes a grandchild still holds open.
     static let drainGrace: Duration = .milliseconds(500)
 
+    /// Serializes pipe creation and spawning across all runs in the process.
+    ///
+    /// Why: corelibs closes inherited descriptors in the child from a list computed before `posix_spawn`, and
+    /// `Pipe()` makes descriptors without close-on-exec. Two runs spawning at once could each leak their pipes
+    /// (and corelibs' own exit-notification socket) into the other's child, which would then hold them open:
+    /// no end of file on output, and the exit seen only when the other child exits (observed as a 2 s stall).
+    /// Under this lock, a run's descriptors are created close-on-exec and spawned before any other run
+    /// computes its list. A spawn takes a few milliseconds.
+    private static let spawnLock = Mutex(())
+
     private struct State: Sendable {
         /// Held until the program exits, so the termination handler stays registered.
         var process: Process?
@@ -30,18 +40,21 @@ final class CommandRun: Sendable {
         var stopping = false
     }
 
+    /// The pipe pumps, made when the program is spawned.
+    private struct Streams: Sendable {
+        var stdout: PipeReader
+        var stderr: PipeReader
+        var stdin: PipeWriter?
+    }
+
     private let invocation: CommandInvocation
     private let stdinBytes: Data?
+    private let maxOutputBytes: Int
     private let terminationGrace: Duration
     private let context: NodeContext
     private let completion: @Sendable (FlowOperation.Outcome) -> Void
     private let state = Mutex(State())
-    private let stdout: PipeReader
-    private let stderr: PipeReader
-    private let stdoutPipe = Pipe()
-    private let stderrPipe = Pipe()
-    private let stdinPipe: Pipe?
-    private let writer: PipeWriter?
+    private let streams = Mutex<Streams?>(nil)
     /// Left by the two readers and the termination handler; the outcome is decided when all three are done.
     private let pending = DispatchGroup()
 
@@ -52,42 +65,22 @@ final class CommandRun: Sendable {
     ) {
         self.invocation = invocation
         self.stdinBytes = stdin
+        self.maxOutputBytes = maxOutputBytes
         self.terminationGrace = terminationGrace
         self.context = context
         self.completion = completion
-        let stdinPipe = stdin.map { _ in Pipe() }
-        self.stdinPipe = stdinPipe
-        if let stdinPipe, let stdin {
-            self.writer = PipeWriter(stdinPipe.fileHandleForWriting, bytes: stdin)
-        } else {
-            self.writer = nil
-        }
-        self.stderr = PipeReader(stderrPipe.fileHandleForReading, mode: .tail(bytes: 8 * 1024))
-        // The overflow callback needs `self`, which exists only after init: route it through a box.
-        let onOverflow = Mutex<(@Sendable () -> Void)?>(nil)
-        self.stdout = PipeReader(stdoutPipe.fileHandleForReading, mode: .collect(limit: maxOutputBytes)) {
-            onOverflow.withLock { $0 }?()
-        }
-        onOverflow.withLock { $0 = { [weak self] in self?.stop() } }
     }
 
     /// Spawns the program and starts the pipe threads; a failure to spawn is reported through `completion`.
     func start() {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: invocation.executable)
-        process.arguments = Array(invocation.argv.dropFirst())
-        process.environment = invocation.environment
-        process.currentDirectoryURL = URL(fileURLWithPath: invocation.workingDirectory, isDirectory: true)
-        process.standardOutput = stdoutPipe
-        process.standardError = stderrPipe
-        process.standardInput = stdinPipe ?? FileHandle.nullDevice
-        process.terminationHandler = { [self] process in
-            exited(reason: process.terminationReason, status: process.terminationStatus)
-        }
-        pending.enter()  // termination
-        do {
-            try process.run()
-        } catch {
+        pending.enter()  // left by the termination handler
+        let spawned = Self.spawnLock.withLock { _ in spawn() }
+        let process: Process
+        let streams: Streams
+        switch spawned {
+        case .success(let launched):
+            (process, streams) = launched
+        case .failure(let error):
             pending.leave()
             return completion(
                 .failure(
@@ -103,17 +96,53 @@ final class CommandRun: Sendable {
             state.pid = pid
             return state.cancelled
         }
+        self.streams.withLock { $0 = streams }
         let label = "flowrun.command.\(context.nodeID)"
         pending.enter()
-        stdout.start(name: label + ".stdout") { [pending] in pending.leave() }
+        streams.stdout.start(name: label + ".stdout") { [pending] in pending.leave() }
         pending.enter()
-        stderr.start(name: label + ".stderr") { [pending] in pending.leave() }
+        streams.stderr.start(name: label + ".stderr") { [pending] in pending.leave() }
         // The writer is not waited for: once the program has exited, its input no longer matters.
-        writer?.start(name: label + ".stdin") {}
+        streams.stdin?.start(name: label + ".stdin") {}
         pending.notify(queue: .global()) { [self] in
             completion(outcome())
         }
         if cancelledEarly { stop() }
+    }
+
+    /// Makes the pipes and spawns the program; called under ``spawnLock``.
+    private func spawn() -> Result<(Process, Streams), any Error> {
+        let stdoutPipe = Pipe()
+        let stderrPipe = Pipe()
+        let stdinPipe = stdinBytes.map { _ in Pipe() }
+        for pipe in [stdoutPipe, stderrPipe] + (stdinPipe.map { [$0] } ?? []) {
+            // The child gets its ends through dup2, which clears the flag; no other child gets them at all.
+            _ = fcntl(pipe.fileHandleForReading.fileDescriptor, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(pipe.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: invocation.executable)
+        process.arguments = Array(invocation.argv.dropFirst())
+        process.environment = invocation.environment
+        process.currentDirectoryURL = URL(fileURLWithPath: invocation.workingDirectory, isDirectory: true)
+        process.standardOutput = stdoutPipe
+        process.standardError = stderrPipe
+        process.standardInput = stdinPipe ?? FileHandle.nullDevice
+        process.terminationHandler = { [self] process in
+            exited(reason: process.terminationReason, status: process.terminationStatus)
+        }
+        // See `CommandSignals`: spawned from this (Dispatch) thread, the program would inherit a blocked mask.
+        let launched: Result<Void, any Error> = CommandSignals.withCleanMask { Result { try process.run() } }
+        return launched.map {
+            // Past maxOutputBytes the program is stopped; the outcome then reports the overflow.
+            let stdout = PipeReader(stdoutPipe.fileHandleForReading, mode: .collect(limit: maxOutputBytes)) {
+                [weak self] in self?.stop()
+            }
+            let stderr = PipeReader(stderrPipe.fileHandleForReading, mode: .tail(bytes: 8 * 1024))
+            var writer: PipeWriter?
+            if let stdinPipe, let stdinBytes { writer = PipeWriter(stdinPipe.fileHandleForWriting, bytes: stdinBytes) }
+            return (process, Streams(stdout: stdout, stderr: stderr, stdin: writer))
+        }
     }
 
     /// Cancels the run: stops the program; the outcome will be ``FlowOperation/Outcome/cancelled``.
@@ -122,7 +151,8 @@ final class CommandRun: Sendable {
         stop()
     }
 
-    /// Sends SIGTERM to the program's process group, then SIGKILL if it has not exited after the grace period.
+    /// Sends SIGTERM to the program's process group, then SIGKILL if it has not exited after the grace period;
+    /// SIGKILL at once when the program ignores SIGTERM (as it does when it inherited flowrun's SIG_IGN).
     /// Does nothing before the program started (``start()`` calls it again) or once it has exited.
     private func stop() {
         let pid = state.withLock { state -> Int32? in
@@ -131,6 +161,7 @@ final class CommandRun: Sendable {
             return state.pid
         }
         guard let pid else { return }
+        guard !CommandSignals.ignores(SIGTERM, pid: pid) else { return Self.signalGroup(pid, SIGKILL) }
         Self.signalGroup(pid, SIGTERM)
         let grace = terminationGrace
         DispatchQueue.global().asyncAfter(deadline: .now() + grace.timeInterval) { [self] in
@@ -147,9 +178,10 @@ final class CommandRun: Sendable {
         // Output written just before exit is still in the pipes; read it, but do not wait for ever on pipes
         // that a grandchild inherited.
         DispatchQueue.global().asyncAfter(deadline: .now() + Self.drainGrace.timeInterval) { [self] in
-            stdout.abandon()
-            stderr.abandon()
-            writer?.abandon()
+            guard let streams = streams.withLock({ $0 }) else { return }
+            streams.stdout.abandon()
+            streams.stderr.abandon()
+            streams.stdin?.abandon()
         }
         pending.leave()
     }
@@ -163,9 +195,13 @@ final class CommandRun: Sendable {
     private func outcome() -> FlowOperation.Outcome {
         let (cancelled, exit) = state.withLock { ($0.cancelled, $0.exit) }
         if cancelled { return .cancelled }
+        guard let streams = streams.withLock({ $0 }) else {
+            return .failure(context.failure(.internalError, "'\(invocation.programName)' ended before it started"))
+        }
+        let (stdout, stderr) = (streams.stdout, streams.stderr)
         let program = "'\(invocation.programName)'"
         if stdout.overflowed {
-            let limit = context.parameters.int("maxOutputBytes") ?? CommandTask.defaultMaxOutputBytes
+            let limit = maxOutputBytes
             return .failure(
                 context.failure(
                     .tooLarge,
