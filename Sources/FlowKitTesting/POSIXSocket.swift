@@ -21,6 +21,11 @@ struct SocketError: Error, CustomStringConvertible {
 enum POSIXSocket {
     /// A non-blocking TCP socket listening on 127.0.0.1 at an ephemeral port.
     static func listenOnLoopback(backlog: Int32 = 64) throws -> (fd: Int32, port: UInt16) {
+        try bindLoopback(listening: backlog)
+    }
+
+    /// A TCP socket bound to 127.0.0.1 at an ephemeral port, listening only when `backlog` is given.
+    static func bindLoopback(listening backlog: Int32?) throws -> (fd: Int32, port: UInt16) {
         #if os(Linux)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #else
@@ -40,7 +45,7 @@ enum POSIXSocket {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard bound == 0, listen(fd, backlog) == 0 else {
+        guard bound == 0, backlog.map({ listen(fd, $0) == 0 }) ?? true else {
             let code = errno
             close(fd)
             throw SocketError(call: "bind/listen", code: code)

@@ -238,9 +238,8 @@ import OrderedCollections
     }
 
     @Test func connectionRefusedFails() throws {
-        let server = try LocalHTTPServer()
-        let url = server.urlString("/gone")
-        server.stop()  // the port is closed now
+        let closed = try ClosedPort()
+        let url = closed.urlString("/gone")
         let failure = try #require(failureOf(run(fetch(url))))
         #expect(failure.code == .network)
         #expect(failure.message.contains("connection refused"))
