@@ -141,6 +141,9 @@ extension LocalHTTPServer {
             state.withLock { state in
                 guard !state.stopped else { return }
                 state.stopped = true
+                // Wake the accept loop's poll now rather than at its next slice; it closes the listener after
+                // it has seen `stopped`, so after this call (the lock orders them).
+                shutdown(listener, Int32(SHUT_RDWR))
                 // Wake threads blocked in recv/send; each closes its own descriptor afterwards.
                 for fd in state.clients { shutdown(fd, Int32(SHUT_RDWR)) }
             }

@@ -41,14 +41,14 @@ import OrderedCollections
     @discardableResult
     private func run(
         _ operation: FlowOperation, after upstream: FlowOperation? = nil, timeout: Duration = .seconds(20)
-    ) -> FlowOperation.Outcome? {
+    ) async -> FlowOperation.Outcome? {
         let queue = OperationQueue()
         if let upstream {
             operation.addDependency(upstream)
             queue.addOperation(upstream)
         }
         queue.addOperation(operation)
-        #expect(waitUntil(timeout) { operation.isFinished }, "operation did not finish within \(timeout)")
+        #expect(await waitUntil(timeout) { operation.isFinished }, "operation did not finish within \(timeout)")
         return operation.outcome
     }
 
@@ -63,60 +63,60 @@ import OrderedCollections
 
     // MARK: Arguments and output
 
-    @Test func argumentsArePassedVerbatim() throws {
+    @Test func argumentsArePassedVerbatim() async throws {
         let tricky = ["$(rm -rf /)", ";", "*", "\"quoted\"", "'single'", "a b", "`id`", "$HOME", "|", "&&", ""]
         let op = command(["printf", "[%s]\\n"] + tricky)
-        run(op)
+        await run(op)
         let expected = tricky.map { "[\($0)]\n" }.joined()
         #expect(text(op) == expected, "outcome: \(String(describing: op.outcome))")
     }
 
-    @Test func absoluteExecutablePath() throws {
+    @Test func absoluteExecutablePath() async throws {
         let op = command(["/bin/echo", "hello", "*"])
-        run(op)
+        await run(op)
         #expect(text(op) == "hello *\n")
         #expect(op.providedData?.source == "/bin/echo hello '*'")
     }
 
-    @Test func stdinIsPipedFromUpstreamData() throws {
+    @Test func stdinIsPipedFromUpstreamData() async throws {
         let upstream = StubDataOperation(Data("hello, flowrun\n".utf8))
         let op = command(["tr", "a-z", "A-Z"], stdin: true)
-        run(op, after: upstream)
+        await run(op, after: upstream)
         #expect(text(op) == "HELLO, FLOWRUN\n", "outcome: \(String(describing: op.outcome))")
     }
 
-    @Test func largeStdinAndStdoutDoNotDeadlock() throws {
+    @Test func largeStdinAndStdoutDoNotDeadlock() async throws {
         // Far more than a pipe buffer (64 KiB) each way, and a chatty stderr at the same time.
         let input = Data((0..<(4 << 20)).map { UInt8(ascii: "a") + UInt8($0 % 26) })
         let upstream = StubDataOperation(input)
         let op = command(["sh", "-c", "tee /dev/stderr"], stdin: true)
-        run(op, after: upstream)
+        await run(op, after: upstream)
         #expect(op.providedData?.bytes == input, "outcome: \(String(describing: op.outcome))")
     }
 
-    @Test func stdinWithoutDataDependencyFails() throws {
-        let failure = try #require(failureOf(run(command(["cat"], stdin: true))))
+    @Test func stdinWithoutDataDependencyFails() async throws {
+        let failure = try #require(failureOf(await run(command(["cat"], stdin: true))))
         #expect(failure.code == .invalidInput)
     }
 
-    @Test func stdinIsEmptyWhenNotRequested() throws {
+    @Test func stdinIsEmptyWhenNotRequested() async throws {
         let op = command(["cat"])  // would hang if it read the test runner's stdin
-        run(op)
+        await run(op)
         #expect(text(op) == "")
     }
 
-    @Test func outputLargerThanMaxOutputBytesFails() throws {
+    @Test func outputLargerThanMaxOutputBytesFails() async throws {
         let op = command(["sh", "-c", "yes flowrun"], maxOutputBytes: 100_000)
-        let failure = try #require(failureOf(run(op)))
+        let failure = try #require(failureOf(await run(op)))
         #expect(failure.code == .tooLarge)
         #expect(failure.message.contains("maxOutputBytes (100000 bytes)"))
     }
 
     // MARK: Failures
 
-    @Test func nonZeroExitFailsWithStderrTail() throws {
+    @Test func nonZeroExitFailsWithStderrTail() async throws {
         let script = "for i in $(seq 1 30); do echo \"line $i\" >&2; done; exit 3"
-        let failure = try #require(failureOf(run(command(["sh", "-c", script]))))
+        let failure = try #require(failureOf(await run(command(["sh", "-c", script]))))
         #expect(failure.code == .process)
         #expect(failure.message.hasPrefix("'sh' exited with status 3: …"))
         #expect(failure.message.hasSuffix("line 30"))
@@ -124,68 +124,68 @@ import OrderedCollections
         #expect(!failure.message.contains("line 10\n"))
     }
 
-    @Test func nonZeroExitWithoutStderr() throws {
-        let failure = try #require(failureOf(run(command(["false"]))))
+    @Test func nonZeroExitWithoutStderr() async throws {
+        let failure = try #require(failureOf(await run(command(["false"]))))
         #expect(failure.message == "'false' exited with status 1 (nothing on standard error)")
     }
 
-    @Test func deathBySignalFails() throws {
-        let failure = try #require(failureOf(run(command(["sh", "-c", "echo dying >&2; kill -9 $$"]))))
+    @Test func deathBySignalFails() async throws {
+        let failure = try #require(failureOf(await run(command(["sh", "-c", "echo dying >&2; kill -9 $$"]))))
         #expect(failure.code == .process)
         #expect(failure.message == "'sh' was killed by signal 9 (SIGKILL): dying")
     }
 
-    @Test func missingExecutableFails() throws {
-        let failure = try #require(failureOf(run(command(["flowrun-no-such-program-xyz", "a"]))))
+    @Test func missingExecutableFails() async throws {
+        let failure = try #require(failureOf(await run(command(["flowrun-no-such-program-xyz", "a"]))))
         #expect(failure.code == .process)
         #expect(failure.message == "cannot run 'flowrun-no-such-program-xyz': command not found on PATH")
-        let pathFailure = try #require(failureOf(run(command(["./missing.sh"], directory: "/tmp"))))
+        let pathFailure = try #require(failureOf(await run(command(["./missing.sh"], directory: "/tmp"))))
         #expect(pathFailure.message.contains("no executable file at /tmp/missing.sh"))
     }
 
     // MARK: Environment and folders
 
-    @Test func envIsAddedToTheInheritedEnvironment() throws {
+    @Test func envIsAddedToTheInheritedEnvironment() async throws {
         let op = command(
             ["sh", "-c", "printf '%s|%s' \"$FLOWRUN_TEST_VALUE\" \"${PATH:+has-path}\""],
             env: ["FLOWRUN_TEST_VALUE": "x y $z"])
-        run(op)
+        await run(op)
         #expect(text(op) == "x y $z|has-path")
     }
 
-    @Test func workingDirectoryIsResolvedAgainstTheWorkflowFolder() throws {
+    @Test func workingDirectoryIsResolvedAgainstTheWorkflowFolder() async throws {
         let directory = try TemporaryDirectory()
         try directory.write("sub/marker.txt", Data("here".utf8))
         let op = command(["cat", "marker.txt"], workingDirectory: "sub", directory: directory.path)
-        run(op)
+        await run(op)
         #expect(text(op) == "here", "outcome: \(String(describing: op.outcome))")
         // Without the key, the program runs in the workflow's folder.
         let pwd = command(["pwd"], directory: directory.path)
-        run(pwd)
+        await run(pwd)
         let expected = URL(fileURLWithPath: directory.path).resolvingSymlinksInPath().path
         #expect(
             text(pwd).map { URL(fileURLWithPath: $0.trimmingCharacters(in: .newlines)).resolvingSymlinksInPath().path }
                 == expected)
     }
 
-    @Test func missingWorkingDirectoryFails() throws {
-        let failure = try #require(failureOf(run(command(["true"], workingDirectory: "nope", directory: "/tmp"))))
+    @Test func missingWorkingDirectoryFails() async throws {
+        let failure = try #require(failureOf(await run(command(["true"], workingDirectory: "nope", directory: "/tmp"))))
         #expect(failure.code == .io)
         #expect(failure.message.contains("working directory 'nope'"))
     }
 
     // MARK: Cancellation
 
-    @Test func timeoutKillsTheChild() throws {
+    @Test func timeoutKillsTheChild() async throws {
         let directory = try TemporaryDirectory()
         // `exec`: the child becomes `sleep 30` once it has signalled that it runs.
         let op = command(["sh", "-c", "echo ready > ready; exec sleep 30"], directory: directory.path)
         let queue = OperationQueue()
         queue.addOperation(op)
-        #expect(waitUntil(.seconds(10)) { FileManager.default.fileExists(atPath: directory.path + "/ready") })
+        #expect(await waitUntil(.seconds(10)) { FileManager.default.fileExists(atPath: directory.path + "/ready") })
         let cancelled = ContinuousClock.now
         op.cancel(reason: .timedOut(.milliseconds(200)))
-        #expect(waitUntil(.seconds(5)) { op.isFinished })
+        #expect(await waitUntil(.seconds(5)) { op.isFinished })
         #expect(ContinuousClock.now - cancelled < .seconds(1))
         if case .cancelled? = op.outcome {
         } else {
@@ -213,29 +213,29 @@ import OrderedCollections
         }
     }
 
-    @Test func directChildIsStoppedBySIGTERM() throws {
+    @Test func directChildIsStoppedBySIGTERM() async throws {
         // No shell in between: the program itself must be able to hear SIGTERM, whatever thread spawned it.
         let op = command(["sleep", "30.125"], grace: .seconds(10))
         let queue = OperationQueue()
         queue.addOperation(op)
-        #expect(waitUntil(.seconds(10)) { !childProcesses(withArgument: "30.125").isEmpty })
+        #expect(await waitUntil(.seconds(10)) { !childProcesses(withArgument: "30.125").isEmpty })
         let cancelled = ContinuousClock.now
         op.cancel(reason: .timedOut(.milliseconds(100)))
-        #expect(waitUntil(.seconds(5)) { op.isFinished })
+        #expect(await waitUntil(.seconds(5)) { op.isFinished })
         #expect(ContinuousClock.now - cancelled < .seconds(1), "waited for the grace period: SIGTERM did not arrive")
     }
 
-    @Test func childHandlingSIGTERMButRunningOnIsKilledAfterTheGracePeriod() throws {
+    @Test func childHandlingSIGTERMButRunningOnIsKilledAfterTheGracePeriod() async throws {
         let directory = try TemporaryDirectory()
         // The shell catches SIGTERM and carries on; SIGKILL after the grace period ends it and its `sleep`.
         let script = "trap 'echo caught >&2' TERM; echo ready > ready; while :; do sleep 1; done"
         let op = command(["sh", "-c", script], directory: directory.path, grace: .milliseconds(200))
         let queue = OperationQueue()
         queue.addOperation(op)
-        #expect(waitUntil(.seconds(10)) { FileManager.default.fileExists(atPath: directory.path + "/ready") })
+        #expect(await waitUntil(.seconds(10)) { FileManager.default.fileExists(atPath: directory.path + "/ready") })
         let cancelled = ContinuousClock.now
         op.cancel()
-        #expect(waitUntil(.seconds(5)) { op.isFinished })
+        #expect(await waitUntil(.seconds(5)) { op.isFinished })
         let elapsed = ContinuousClock.now - cancelled
         #expect(elapsed >= .milliseconds(150), "outcome: \(String(describing: op.outcome))")
         #expect(elapsed < .seconds(2))
@@ -245,7 +245,7 @@ import OrderedCollections
         }
     }
 
-    @Test func childIgnoringSIGTERMIsKilledAtOnce() throws {
+    @Test func childIgnoringSIGTERMIsKilledAtOnce() async throws {
         let directory = try TemporaryDirectory()
         // `trap ''` makes SIGTERM ignored, which `exec` keeps: asking it to stop is pointless, so no grace period.
         let op = command(
@@ -253,18 +253,18 @@ import OrderedCollections
             grace: .seconds(10))
         let queue = OperationQueue()
         queue.addOperation(op)
-        #expect(waitUntil(.seconds(10)) { FileManager.default.fileExists(atPath: directory.path + "/ready") })
-        Thread.sleep(forTimeInterval: 0.02)  // let `exec` happen
+        #expect(await waitUntil(.seconds(10)) { FileManager.default.fileExists(atPath: directory.path + "/ready") })
+        try await Task.sleep(for: .milliseconds(20))  // let `exec` happen
         let cancelled = ContinuousClock.now
         op.cancel()
-        #expect(waitUntil(.seconds(5)) { op.isFinished })
+        #expect(await waitUntil(.seconds(5)) { op.isFinished })
         #expect(ContinuousClock.now - cancelled < .seconds(1))
     }
 
-    @Test func childStartsWithACleanSignalMask() throws {
+    @Test func childStartsWithACleanSignalMask() async throws {
         let directory = try TemporaryDirectory()
         let op = command(["cp", "/proc/self/status", "status.txt"], directory: directory.path)
-        run(op)
+        await run(op)
         let child = try String(contentsOfFile: directory.path + "/status.txt", encoding: .utf8)
         let mine = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
         // Only signals this process ignores may stay blocked (standard signals, bits 0…30).
@@ -294,16 +294,16 @@ import OrderedCollections
         }
     }
 
-    @Test func cancelBeforeStartNeverSpawns() throws {
+    @Test func cancelBeforeStartNeverSpawns() async throws {
         let directory = try TemporaryDirectory()
         let op = command(["touch", "spawned"], directory: directory.path)
         op.cancel()
-        run(op)
+        await run(op)
         if case .cancelled? = op.outcome {} else { Issue.record("expected .cancelled") }
         #expect(!FileManager.default.fileExists(atPath: directory.path + "/spawned"))
     }
 
-    @Test func concurrentSpawnsDoNotHoldEachOthersPipes() throws {
+    @Test func concurrentSpawnsDoNotHoldEachOthersPipes() async throws {
         // Long and short programs started at the same time: a short one must not wait for a long one, as it
         // would if the long child had inherited the short one's pipes or exit-notification socket.
         let queue = OperationQueue()
@@ -315,16 +315,16 @@ import OrderedCollections
             if index < long.count { queue.addOperation(long[index]) }
             queue.addOperation(op)
         }
-        #expect(waitUntil(.seconds(10)) { short.allSatisfy(\.isFinished) })
+        #expect(await waitUntil(.seconds(10)) { short.allSatisfy(\.isFinished) })
         #expect(ContinuousClock.now - started < .seconds(3))
         for (index, op) in short.enumerated() { #expect(text(op) == "short \(index)\n") }
         for op in long { op.cancel() }
-        #expect(waitUntil(.seconds(5)) { long.allSatisfy(\.isFinished) })
+        #expect(await waitUntil(.seconds(5)) { long.allSatisfy(\.isFinished) })
     }
 
     // MARK: Registration
 
-    @Test func commandIsBuiltIn() throws {
+    @Test func commandIsBuiltIn() async throws {
         let type = try #require(TaskRegistry.builtIn["command"])
         #expect(type.provides == .data)
         #expect(type.consumes == .anything)

@@ -53,6 +53,8 @@ final class FetchSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.httpShouldSetCookies = false
+        // Some servers refuse requests without a recognisable client; a `headers` entry overrides this.
+        configuration.httpAdditionalHeaders = ["User-Agent": "flowrun"]
         // An idle timeout (corelibs restarts it whenever data arrives, checked): a stalled server fails the
         // node even without a `timeout`. The node's `timeout` bounds the whole fetch and is the runner's job.
         configuration.timeoutIntervalForRequest = idleTimeout
