@@ -188,14 +188,11 @@ import OrderedCollections
         let total = 50 << 20
         let server = try LocalHTTPServer(["/huge": .stream(byteCount: total, chunked: true, pause: .milliseconds(1))])
         defer { server.stop() }
-        let started = ContinuousClock.now
         let failure = try #require(failureOf(await run(fetch(server.urlString("/huge"), maxBytes: 1024))))
-        let elapsed = ContinuousClock.now - started
         #expect(failure.code == .tooLarge)
         #expect(failure.message.contains("more than maxBytes (1024 bytes)"))
-        #expect(elapsed < .seconds(5))
         // Once the server has seen the client hang up, count what it sent.
-        #expect(await waitUntil(.seconds(10)) { server.openConnections == 0 })
+        #expect(await waitUntil(.seconds(20)) { server.openConnections == 0 })
         #expect(server.bodyBytesSent("/huge") < total / 2, "the transfer was not stopped early")
     }
 
@@ -207,7 +204,7 @@ import OrderedCollections
         #expect(failure.code == .tooLarge)
         #expect(failure.message.contains("\(total) bytes (Content-Length)"))
         // Once the server has seen the client hang up, count what it sent.
-        #expect(await waitUntil(.seconds(10)) { server.openConnections == 0 })
+        #expect(await waitUntil(.seconds(20)) { server.openConnections == 0 })
         #expect(server.bodyBytesSent("/big") < total / 2)
     }
 
@@ -257,11 +254,11 @@ import OrderedCollections
         let op = fetch(server.urlString("/stall"))
         let queue = OperationQueue()
         queue.addOperation(op)
-        #expect(await waitUntil(.seconds(10)) { !server.requests(to: "/stall").isEmpty })
+        #expect(await waitUntil(.seconds(20)) { !server.requests(to: "/stall").isEmpty })
         let cancelled = ContinuousClock.now
         op.cancel(reason: .timedOut(.milliseconds(200)))
-        #expect(await waitUntil(.seconds(2)) { op.isFinished })
-        #expect(ContinuousClock.now - cancelled < .milliseconds(500))
+        #expect(await waitUntil(.seconds(20)) { op.isFinished })
+        #expect(ContinuousClock.now - cancelled < promptly)
         #expect(isCancelled(op.outcome))
         #expect(op.cancellationReason == .timedOut(.milliseconds(200)))
     }
@@ -274,12 +271,12 @@ import OrderedCollections
         let op = fetch(server.urlString("/partial"))
         let queue = OperationQueue()
         queue.addOperation(op)
-        #expect(await waitUntil(.seconds(10)) { !server.requests(to: "/partial").isEmpty })
+        #expect(await waitUntil(.seconds(20)) { !server.requests(to: "/partial").isEmpty })
         try await Task.sleep(for: .milliseconds(50))  // let part of the body arrive
         let cancelled = ContinuousClock.now
         op.cancel()
-        #expect(await waitUntil(.seconds(2)) { op.isFinished })
-        #expect(ContinuousClock.now - cancelled < .milliseconds(500))
+        #expect(await waitUntil(.seconds(20)) { op.isFinished })
+        #expect(ContinuousClock.now - cancelled < promptly)
         #expect(isCancelled(op.outcome))
         #expect(op.providedData == nil)
     }
@@ -299,11 +296,11 @@ import OrderedCollections
         let op = fetch(server.urlString("/stall"))
         let queue = OperationQueue()
         queue.addOperation(op)
-        #expect(await waitUntil(.seconds(10)) { !server.requests(to: "/stall").isEmpty })
+        #expect(await waitUntil(.seconds(20)) { !server.requests(to: "/stall").isEmpty })
         let stopping = ContinuousClock.now
         server.stop()
-        #expect(ContinuousClock.now - stopping < .milliseconds(500))
-        #expect(await waitUntil(.seconds(5)) { op.isFinished })
+        #expect(ContinuousClock.now - stopping < promptly)
+        #expect(await waitUntil(.seconds(20)) { op.isFinished })
         let failure = try #require(failureOf(op.outcome))
         #expect(failure.code == .network)
         #expect(failure.message.contains("truncated"))
@@ -372,6 +369,11 @@ import OrderedCollections
         #expect(failure.message.contains(url))
     }
 }
+
+/// The bound for "promptly" in timing assertions: generous, because the whole test suite on a busy 2-core
+/// machine can stall a test for seconds, yet far below the 20–60 s that the failure being tested for (a stall,
+/// a 30 s program, a grace period) would take.
+let promptly: Duration = .seconds(8)
 
 /// Polls `condition` every 5 ms until it holds or `timeout` passes.
 ///
