@@ -28,8 +28,9 @@ public struct FetchTask: TaskType {
 
 /// The operation of ``FetchTask``: downloads over HTTP(S) with a streaming size limit, or reads a file.
 ///
-/// The output is a ``DataPayload`` whose `source` is the `url` parameter as written. HTTP transfers run on a
-/// shared `URLSession` and are cancelled at once by `cancel()` (Ctrl-C or the node's `timeout`); file reads
+/// The output is a ``DataPayload`` whose `source` is the `url` parameter as written. Each HTTP transfer runs on
+/// its own `URLSession` (see `FetchSessionDelegate` for why), follows at most ``FetchTask/maxRedirects``
+/// http(s) redirects, and ends at once when `cancel()` is called (Ctrl-C or the node's `timeout`); file reads
 /// check for cancellation between chunks.
 public final class FetchOperation: FlowOperation, DataProvider, @unchecked Sendable {
     /// The transfer in flight, so ``didCancel()`` can stop it. Cleared when it ends, which also breaks the
