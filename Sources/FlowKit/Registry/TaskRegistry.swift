@@ -13,7 +13,7 @@ public struct TaskRegistry: Sendable {
 
     /// The engine's own task types: `noop`, `sleep`, `fetch`.
     public static var builtIn: TaskRegistry {
-        TaskRegistry([NoopTask(), SleepTask(), FetchTask()])
+        TaskRegistry([NoopTask(), SleepTask(), FetchTask(), CommandTask()])
     }
 
     /// Adds (or replaces) a task type.

@@ -1,0 +1,113 @@
+import Foundation
+
+/// `command`: runs a program (never through a shell) and provides its standard output as data.
+///
+/// ```yaml
+/// shout:
+///   type: command
+///   argv: [tr, a-z, A-Z]
+///   stdin: true          # feed the upstream data to the program
+///   dependsOn: [fetch]
+/// ```
+public struct CommandTask: TaskType {
+    /// The default of `maxOutputBytes`: 64 MiB.
+    public static let defaultMaxOutputBytes = 64 << 20
+
+    public init() {}
+    public var name: String { "command" }
+    public var summary: String { "Runs a program (no shell) and provides its standard output as data." }
+    public var parameters: [ParameterSpec] {
+        [
+            ParameterSpec(
+                "argv", .stringList, required: true,
+                summary:
+                    "The program and its arguments, passed verbatim; argv[0] is looked up on PATH when it has no slash."
+            ),
+            ParameterSpec(
+                "env", .stringMap, summary: "Environment variables added to (or replacing) the inherited ones."),
+            ParameterSpec(
+                "workingDirectory", .string,
+                summary:
+                    "The program's working directory, relative to the workflow file (default: the workflow's folder)."),
+            ParameterSpec(
+                "stdin", .bool, default: .bool(false),
+                summary: "Feed the upstream data to the program's standard input (otherwise it reads /dev/null)."),
+            ParameterSpec(
+                "maxOutputBytes", .integer, default: .int(CommandTask.defaultMaxOutputBytes),
+                range: 0...Double(Int.max), summary: "Fail (and stop the program) when standard output grows past this."
+            ),
+        ]
+    }
+    /// Any dependency may only order the run; with `stdin: true` the one providing data feeds the program.
+    public var consumes: InputRequirement { .anything }
+    public var provides: ProviderKind? { .data }
+
+    public func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics) {
+        if let argv = parameters.stringList("argv"), argv.first?.isEmpty ?? true {
+            diagnostics.error("'argv' needs at least the program to run", at: parameters.location(of: "argv"))
+        }
+    }
+
+    public func makeOperation(_ context: NodeContext) -> FlowOperation { CommandOperation(context: context) }
+}
+
+/// The operation of ``CommandTask``: spawns the program, streams its input and output, and stops it
+/// (SIGTERM to its process group, SIGKILL after a grace period) when cancelled.
+///
+/// The output is a ``DataPayload`` of the program's standard output whose `source` is the command line.
+/// A non-zero exit or a death by signal fails the node with code ``NodeFailure/Code/process`` and the tail
+/// of the program's standard error.
+public final class CommandOperation: FlowOperation, DataProvider, @unchecked Sendable {
+    /// How long a cancelled program has between SIGTERM and SIGKILL.
+    public let terminationGrace: Duration
+    /// The running program, so ``didCancel()`` can stop it; cleared when it ends.
+    private let run = LockedBox<CommandRun?>(nil)
+
+    /// Creates the operation with the default two-second termination grace period.
+    public override convenience init(context: NodeContext) {
+        self.init(context: context, terminationGrace: .seconds(2))
+    }
+
+    /// Creates the operation with a chosen termination grace period (tests use a short one).
+    public init(context: NodeContext, terminationGrace: Duration) {
+        self.terminationGrace = terminationGrace
+        super.init(context: context)
+    }
+
+    /// The program's standard output, once the operation has succeeded.
+    public var providedData: DataPayload? { output(as: DataPayload.self) }
+
+    public override func execute() {
+        var stdinBytes: Data?
+        if context.parameters.bool("stdin") ?? false {
+            guard let input = input((any DataProvider).self)?.providedData else {
+                return finish(
+                    .failure(
+                        context.failure(
+                            .invalidInput, "'stdin: true' needs a dependency that provides data (e.g. a fetch)")))
+            }
+            stdinBytes = input.bytes
+        }
+        let invocation: CommandInvocation
+        switch CommandInvocation.resolve(context) {
+        case .success(let resolved): invocation = resolved
+        case .failure(let failure): return finish(.failure(failure))
+        }
+        let maxOutput = context.parameters.int("maxOutputBytes") ?? CommandTask.defaultMaxOutputBytes
+        let newRun = CommandRun(
+            invocation: invocation, stdin: stdinBytes, maxOutputBytes: maxOutput, terminationGrace: terminationGrace,
+            context: context
+        ) { [self] outcome in
+            run.withLock { $0 = nil }
+            finish(outcome)
+        }
+        run.withLock { $0 = newRun }
+        newRun.start()
+        // `didCancel()` may have run before the run was stored; a second cancel does nothing.
+        if isCancelled { newRun.cancel() }
+    }
+
+    public override func didCancel() {
+        run.withLock { $0 }?.cancel()
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// Reads a `fetch` source from disk, bounded by `maxBytes`.
+struct FetchFileReader {
+    /// The resolved path.
+    var path: String
+    /// The `url` parameter as written, for the payload's source and messages.
+    var written: String
+    var maxBytes: Int
+    var context: NodeContext
+
+    /// Reads in 1 MiB chunks so cancellation is seen between chunks.
+    static let chunkSize = 1 << 20
+
+    /// Reads the file, or fails with a message naming the path.
+    func read(isCancelled: () -> Bool) -> FlowOperation.Outcome {
+        let shown = path == written ? "'\(written)'" : "'\(written)' (\(path))"
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            return .failure(context.failure(.io, "no such file: \(shown)"))
+        }
+        guard !isDirectory.boolValue else {
+            return .failure(context.failure(.io, "\(shown) is a directory, not a file"))
+        }
+        // Check the size first so an oversized file is refused without reading it. Special files report 0
+        // or a wrong size, so the read below enforces the bound again.
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        if let size = (attributes?[.size] as? NSNumber)?.intValue, size > maxBytes {
+            return .failure(context.failure(.tooLarge, "\(shown) is \(size) bytes, more than maxBytes (\(maxBytes))"))
+        }
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        } catch {
+            return .failure(context.failure(.io, "cannot open \(shown): \(Self.reason(error))", cause: error))
+        }
+        defer { try? handle.close() }
+        var bytes = Data()
+        do {
+            while true {
+                if isCancelled() { return .cancelled }
+                // Ask for one byte past the limit so a file that grew since the size check is still caught.
+                let want = min(Self.chunkSize, maxBytes + 1 - bytes.count)
+                guard let chunk = try handle.read(upToCount: want), !chunk.isEmpty else { break }
+                bytes.append(chunk)
+                if bytes.count > maxBytes {
+                    return .failure(context.failure(.tooLarge, "\(shown) is larger than maxBytes (\(maxBytes))"))
+                }
+            }
+        } catch {
+            return .failure(context.failure(.io, "cannot read \(shown): \(Self.reason(error))", cause: error))
+        }
+        return .success(DataPayload(bytes, source: written))
+    }
+
+    /// The POSIX reason of a Foundation file error, when there is one ("Permission denied").
+    private static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let posix = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(posix.code)))
+        }
+        return nsError.localizedDescription
+    }
+}

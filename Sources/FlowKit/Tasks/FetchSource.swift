@@ -1,0 +1,60 @@
+import Foundation
+
+/// Where a `fetch` reads from, decided from the `url` parameter as written.
+enum FetchSource: Equatable {
+    /// An http or https URL.
+    case http(URL)
+    /// A file on disk, already resolved against the workflow's folder.
+    case file(String)
+
+    /// Classifies the `url` parameter.
+    ///
+    /// `http://` and `https://` are fetched over the network; `file:` URLs and text without a scheme are paths
+    /// (relative ones resolved against the workflow's folder). Any other `scheme://` is refused rather than
+    /// mistaken for a relative path.
+    static func parse(_ written: String, context: NodeContext) -> Result<FetchSource, NodeFailure> {
+        let text = written.trimmingCharacters(in: .whitespaces)
+        guard !text.isEmpty else {
+            return .failure(context.failure(.invalidInput, "fetch needs a non-empty 'url'"))
+        }
+        let lowered = text.lowercased()
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
+            guard let url = URL(string: text), let host = url.host, !host.isEmpty else {
+                return .failure(context.failure(.invalidInput, "'\(written)' is not a valid URL"))
+            }
+            return .success(.http(url))
+        }
+        if lowered.hasPrefix("file:") {
+            guard let url = URL(string: text), url.scheme?.lowercased() == "file" else {
+                return .failure(context.failure(.invalidInput, "'\(written)' is not a valid file URL"))
+            }
+            if let host = url.host, !host.isEmpty, host != "localhost" {
+                return .failure(
+                    context.failure(
+                        .unsupported, "file URL '\(written)' names host '\(host)'; only local files can be read"))
+            }
+            let path = url.path
+            guard !path.isEmpty else {
+                return .failure(context.failure(.invalidInput, "file URL '\(written)' has no path"))
+            }
+            return .success(.file(context.resolvePath(path)))
+        }
+        if let scheme = schemeOfURL(text) {
+            return .failure(
+                context.failure(
+                    .unsupported, "unsupported URL scheme '\(scheme)' in '\(written)': use http, https, file or a path")
+            )
+        }
+        return .success(.file(context.resolvePath(text)))
+    }
+
+    /// The scheme of `text` when it has the `scheme://` shape, so `ftp://x` is refused while `a:b.jpg` stays a path.
+    private static func schemeOfURL(_ text: String) -> String? {
+        guard let range = text.range(of: "://") else { return nil }
+        let scheme = text[..<range.lowerBound]
+        guard let first = scheme.first, first.isLetter,
+            scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." })
+        else { return nil }
+        return String(scheme)
+    }
+}

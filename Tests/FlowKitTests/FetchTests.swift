@@ -1,0 +1,409 @@
+import Foundation
+import Testing
+
+@testable import FlowKit
+import FlowKitTesting
+// `Value.map` holds an OrderedDictionary; FlowKit depends on swift-collections, so the module is built.
+import OrderedCollections
+
+/// `fetch` against a ``LocalHTTPServer`` per test (ephemeral port, so the suite runs in parallel) and against
+/// temporary files.
+@Suite struct FetchTests {
+    // MARK: Helpers
+
+    private func fetch(
+        _ url: String, maxBytes: Int? = nil, headers: Value? = nil, directory: String = "."
+    ) -> FetchOperation {
+        var values: [String: Value] = ["url": .string(url)]
+        if let maxBytes { values["maxBytes"] = .int(maxBytes) }
+        if let headers { values["headers"] = headers }
+        let context = NodeContext(
+            nodeID: "fetch", typeName: "fetch", parameters: ParameterValues(values), workflowDirectory: directory)
+        return FetchOperation(context: context)
+    }
+
+    /// Runs an operation on its own queue and waits (bounded, so a hang fails the test instead of the run).
+    @discardableResult
+    private func run(_ operation: FlowOperation, timeout: Duration = .seconds(20)) async -> FlowOperation.Outcome? {
+        let queue = OperationQueue()
+        queue.addOperation(operation)
+        #expect(await waitUntil(timeout) { operation.isFinished }, "operation did not finish within \(timeout)")
+        return operation.outcome
+    }
+
+    private func failureOf(_ outcome: FlowOperation.Outcome?) -> NodeFailure? {
+        if case .failure(let failure)? = outcome { return failure }
+        return nil
+    }
+
+    private func isCancelled(_ outcome: FlowOperation.Outcome?) -> Bool {
+        if case .cancelled? = outcome { return true }
+        return false
+    }
+
+    // MARK: HTTP success
+
+    @Test func fetches200Body() async throws {
+        let body = LocalHTTPServer.patternBytes(100_000)
+        let server = try LocalHTTPServer(["/photo.jpg": .ok(body)])
+        defer { server.stop() }
+        let op = fetch(server.urlString("/photo.jpg"))
+        await run(op)
+        let payload = try #require(op.providedData, "outcome: \(String(describing: op.outcome))")
+        #expect(payload.bytes == body)
+        #expect(payload.source == server.urlString("/photo.jpg"))
+        #expect(server.requests.first?.header("User-Agent") == "flowrun")
+    }
+
+    @Test func fetchesEmptyBody() async throws {
+        let server = try LocalHTTPServer(["/empty": .ok(Data())])
+        defer { server.stop() }
+        let op = fetch(server.urlString("/empty"))
+        await run(op)
+        #expect(try #require(op.providedData).bytes.isEmpty)
+    }
+
+    @Test func chunkedBodyWithinLimit() async throws {
+        let server = try LocalHTTPServer(["/chunked": .stream(byteCount: 300_000, chunked: true)])
+        defer { server.stop() }
+        let op = fetch(server.urlString("/chunked"), maxBytes: 300_000)
+        await run(op)
+        #expect(try #require(op.providedData).bytes == LocalHTTPServer.patternBytes(300_000))
+    }
+
+    @Test func sendsHeaders() async throws {
+        let server = try LocalHTTPServer(["/h": .ok(Data("ok".utf8))])
+        defer { server.stop() }
+        let headers = Value.map(
+            ["X-Token": .string("s3cret"), "Accept": .string("image/jpeg"), "User-Agent": .string("me")])
+        let op = fetch(server.urlString("/h"), headers: headers)
+        await run(op)
+        #expect(op.providedData != nil)
+        let request = try #require(server.requests(to: "/h").first)
+        #expect(request.method == "GET")
+        #expect(request.header("x-token") == "s3cret")
+        #expect(request.header("Accept") == "image/jpeg")
+        #expect(request.header("User-Agent") == "me")
+    }
+
+    // MARK: HTTP status
+
+    @Test(arguments: [(404, "Not Found"), (500, "Internal Server Error"), (503, "Service Unavailable")])
+    func errorStatusFails(status: Int, reason: String) async throws {
+        let server = try LocalHTTPServer(["/x": .status(status, body: Data("nope".utf8))])
+        defer { server.stop() }
+        let url = server.urlString("/x")
+        let failure = try #require(failureOf(await run(fetch(url))))
+        #expect(failure.code == .http)
+        #expect(failure.message == "HTTP \(status) \(reason) for \(url)")
+    }
+
+    @Test func failsThenSucceedsAcrossAttempts() async throws {
+        // The runner retries with a fresh operation; the server's counter serves 503 twice, then 200.
+        let server = try LocalHTTPServer(["/flaky": .failing(times: 2, then: .ok(Data("finally".utf8)))])
+        defer { server.stop() }
+        for _ in 0..<2 {
+            #expect(failureOf(await run(fetch(server.urlString("/flaky"))))?.code == .http)
+        }
+        let op = fetch(server.urlString("/flaky"))
+        await run(op)
+        #expect(op.providedData?.bytes == Data("finally".utf8))
+        #expect(server.requests(to: "/flaky").count == 3)
+    }
+
+    // MARK: Redirects
+
+    @Test func followsRedirects() async throws {
+        let server = try LocalHTTPServer([
+            "/old": .redirect(to: "/older", status: 301),
+            "/older": .redirect(to: "", status: 307),  // replaced below: needs the port
+            "/new": .ok(Data("moved".utf8)),
+        ])
+        defer { server.stop() }
+        server.route("/older", .redirect(to: server.urlString("/new"), status: 307))
+        let op = fetch(server.urlString("/old"))
+        await run(op)
+        #expect(op.providedData?.bytes == Data("moved".utf8), "outcome: \(String(describing: op.outcome))")
+        #expect(op.providedData?.source == server.urlString("/old"))
+        #expect(server.requests.map(\.path) == ["/old", "/older", "/new"])
+    }
+
+    @Test func followsExactlyMaxRedirects() async throws {
+        let hops = FetchTask.maxRedirects
+        var routes: [String: LocalHTTPServer.Reply] = ["/hop\(hops)": .ok(Data("end".utf8))]
+        for hop in 0..<hops { routes["/hop\(hop)"] = .redirect(to: "/hop\(hop + 1)") }
+        let server = try LocalHTTPServer(routes)
+        defer { server.stop() }
+        let op = fetch(server.urlString("/hop0"))
+        await run(op)
+        #expect(op.providedData?.bytes == Data("end".utf8), "outcome: \(String(describing: op.outcome))")
+    }
+
+    @Test func credentialsAreNotSentToAnotherHost() async throws {
+        let server = try LocalHTTPServer(["/b": .ok(Data("ok".utf8))])
+        defer { server.stop() }
+        // Same server, but `localhost` is another host name than `127.0.0.1` as far as the URL goes.
+        server.route("/a", .redirect(to: "http://localhost:\(server.port)/b"))
+        server.route("/same", .redirect(to: "/b"))
+        let headers = Value.map(["Authorization": .string("Bearer t0ken"), "X-Trace": .string("42")])
+        await run(fetch(server.urlString("/a"), headers: headers))
+        await run(fetch(server.urlString("/same"), headers: headers))
+        let hops = server.requests(to: "/b")
+        try #require(hops.count == 2)
+        let crossHost = try #require(hops.first { $0.header("Host")?.hasPrefix("localhost") == true })
+        let sameHost = try #require(hops.first { $0.header("Host")?.hasPrefix("127.0.0.1") == true })
+        #expect(crossHost.header("Authorization") == nil)
+        #expect(crossHost.header("X-Trace") == "42")
+        #expect(sameHost.header("Authorization") == "Bearer t0ken")
+    }
+
+    @Test func redirectLoopFails() async throws {
+        let server = try LocalHTTPServer(["/loop": .redirect(to: "/loop")])
+        defer { server.stop() }
+        let failure = try #require(failureOf(await run(fetch(server.urlString("/loop")))))
+        #expect(failure.code == .http)
+        #expect(failure.message.contains("too many redirects"))
+        #expect(failure.message.contains("more than \(FetchTask.maxRedirects)"))
+        // The first request plus the redirects followed; the one over the bound is not.
+        #expect(server.requests(to: "/loop").count == FetchTask.maxRedirects + 1)
+    }
+
+    @Test(arguments: ["file:///etc/passwd", "ftp://127.0.0.1/x"])
+    func redirectToNonHTTPSchemeIsRefused(location: String) async throws {
+        let server = try LocalHTTPServer(["/sneaky": .redirect(to: location)])
+        defer { server.stop() }
+        let failure = try #require(failureOf(await run(fetch(server.urlString("/sneaky")))))
+        #expect(failure.code == .unsupported)
+        #expect(failure.message.contains(location))
+        #expect(failure.message.contains("only http and https redirects are followed"))
+        #expect(server.requests.count == 1)
+    }
+
+    // MARK: Size limits
+
+    // The size tests pace the server (64 KiB per millisecond, about 64 MB/s) like a network link. Unpaced
+    // loopback data keeps corelibs' session work queue busy, and `URLSessionTask.cancel()` only takes effect
+    // when that queue drains: the node still finishes at once, but the server would go on sending.
+    @Test func oversizedStreamStopsEarly() async throws {
+        let total = 50 << 20
+        let server = try LocalHTTPServer(["/huge": .stream(byteCount: total, chunked: true, pause: .milliseconds(1))])
+        defer { server.stop() }
+        let failure = try #require(failureOf(await run(fetch(server.urlString("/huge"), maxBytes: 1024))))
+        #expect(failure.code == .tooLarge)
+        #expect(failure.message.contains("more than maxBytes (1024 bytes)"))
+        // Once the server has seen the client hang up, count what it sent.
+        #expect(await waitUntil(.seconds(20)) { server.openConnections == 0 })
+        #expect(server.bodyBytesSent("/huge") < total / 2, "the transfer was not stopped early")
+    }
+
+    @Test func oversizedContentLengthFailsBeforeTheBody() async throws {
+        let total = 50 << 20
+        let server = try LocalHTTPServer(["/big": .stream(byteCount: total, pause: .milliseconds(1))])
+        defer { server.stop() }
+        let failure = try #require(failureOf(await run(fetch(server.urlString("/big"), maxBytes: 1024))))
+        #expect(failure.code == .tooLarge)
+        #expect(failure.message.contains("\(total) bytes (Content-Length)"))
+        // Once the server has seen the client hang up, count what it sent.
+        #expect(await waitUntil(.seconds(20)) { server.openConnections == 0 })
+        #expect(server.bodyBytesSent("/big") < total / 2)
+    }
+
+    @Test func bodyOfExactlyMaxBytesIsAccepted() async throws {
+        let server = try LocalHTTPServer(["/edge": .stream(byteCount: 4096, chunked: true)])
+        defer { server.stop() }
+        let op = fetch(server.urlString("/edge"), maxBytes: 4096)
+        await run(op)
+        #expect(op.providedData?.bytes.count == 4096)
+    }
+
+    // MARK: Broken transfers
+
+    @Test func truncatedBodyFails() async throws {
+        let server = try LocalHTTPServer(["/short": .truncated(declaredLength: 10_000, body: Data(count: 100))])
+        defer { server.stop() }
+        let url = server.urlString("/short")
+        let failure = try #require(failureOf(await run(fetch(url))))
+        #expect(failure.code == .network)
+        #expect(failure.message.contains(url))
+    }
+
+    @Test(arguments: [Data(), Data("HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\nabc".utf8)])
+    func connectionResetFails(prefix: Data) async throws {
+        let server = try LocalHTTPServer(["/reset": .reset(afterSending: prefix)])
+        defer { server.stop() }
+        let url = server.urlString("/reset")
+        let failure = try #require(failureOf(await run(fetch(url))))
+        #expect(failure.code == .network)
+        #expect(failure.message.contains(url))
+    }
+
+    @Test func connectionRefusedFails() async throws {
+        let closed = try ClosedPort()
+        let url = closed.urlString("/gone")
+        let failure = try #require(failureOf(await run(fetch(url))))
+        #expect(failure.code == .network)
+        #expect(failure.message.contains("connection refused"))
+        #expect(failure.message.contains(url))
+    }
+
+    // MARK: Cancellation
+
+    @Test func stalledResponseIsCancelledByTimeout() async throws {
+        let server = try LocalHTTPServer(["/stall": .stallAfterHeaders()])
+        defer { server.stop() }
+        let op = fetch(server.urlString("/stall"))
+        let queue = OperationQueue()
+        queue.addOperation(op)
+        #expect(await waitUntil(.seconds(20)) { !server.requests(to: "/stall").isEmpty })
+        let cancelled = ContinuousClock.now
+        op.cancel(reason: .timedOut(.milliseconds(200)))
+        #expect(await waitUntil(.seconds(20)) { op.isFinished })
+        #expect(ContinuousClock.now - cancelled < promptly)
+        #expect(isCancelled(op.outcome))
+        #expect(op.cancellationReason == .timedOut(.milliseconds(200)))
+    }
+
+    @Test func cancelMidTransfer() async throws {
+        let server = try LocalHTTPServer([
+            "/partial": .stallAfterHeaders(declaredLength: 1 << 20, body: LocalHTTPServer.patternBytes(64 * 1024))
+        ])
+        defer { server.stop() }
+        let op = fetch(server.urlString("/partial"))
+        let queue = OperationQueue()
+        queue.addOperation(op)
+        #expect(await waitUntil(.seconds(20)) { !server.requests(to: "/partial").isEmpty })
+        try await Task.sleep(for: .milliseconds(50))  // let part of the body arrive
+        let cancelled = ContinuousClock.now
+        op.cancel()
+        #expect(await waitUntil(.seconds(20)) { op.isFinished })
+        #expect(ContinuousClock.now - cancelled < promptly)
+        #expect(isCancelled(op.outcome))
+        #expect(op.providedData == nil)
+    }
+
+    @Test func delayedReplyArrives() async throws {
+        let server = try LocalHTTPServer(["/late": .delayed(.milliseconds(100), .ok(Data("late".utf8)))])
+        defer { server.stop() }
+        let started = ContinuousClock.now
+        let op = fetch(server.urlString("/late"))
+        await run(op)
+        #expect(op.providedData?.bytes == Data("late".utf8))
+        #expect(ContinuousClock.now - started >= .milliseconds(100))
+    }
+
+    @Test func stoppingTheServerEndsAStalledFetch() async throws {
+        let server = try LocalHTTPServer(["/stall": .stallAfterHeaders(declaredLength: 500, body: Data(count: 10))])
+        let op = fetch(server.urlString("/stall"))
+        let queue = OperationQueue()
+        queue.addOperation(op)
+        #expect(await waitUntil(.seconds(20)) { !server.requests(to: "/stall").isEmpty })
+        let stopping = ContinuousClock.now
+        server.stop()
+        #expect(ContinuousClock.now - stopping < promptly)
+        #expect(await waitUntil(.seconds(20)) { op.isFinished })
+        let failure = try #require(failureOf(op.outcome))
+        #expect(failure.code == .network)
+        #expect(failure.message.contains("truncated"))
+    }
+
+    @Test func cancelBeforeStartNeverConnects() async throws {
+        let server = try LocalHTTPServer(["/never": .ok(Data("x".utf8))])
+        defer { server.stop() }
+        let op = fetch(server.urlString("/never"))
+        op.cancel()
+        await run(op)
+        #expect(isCancelled(op.outcome))
+        #expect(server.requests.isEmpty)
+    }
+
+    // MARK: Files
+
+    @Test func readsPathRelativeToWorkflowDirectory() async throws {
+        let directory = try TemporaryDirectory()
+        let bytes = LocalHTTPServer.patternBytes(3000)
+        try directory.write("photos/1.jpg", bytes)
+        let op = fetch("photos/1.jpg", directory: directory.path)
+        await run(op)
+        let payload = try #require(op.providedData, "outcome: \(String(describing: op.outcome))")
+        #expect(payload.bytes == bytes)
+        #expect(payload.source == "photos/1.jpg")
+    }
+
+    @Test func readsFileURL() async throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("a b.bin", Data("file url".utf8))
+        let url = URL(fileURLWithPath: directory.path + "/a b.bin").absoluteString  // percent-encoded space
+        let op = fetch(url, directory: "/nonexistent")
+        await run(op)
+        #expect(op.providedData?.bytes == Data("file url".utf8), "outcome: \(String(describing: op.outcome))")
+        #expect(op.providedData?.source == url)
+    }
+
+    @Test func missingFileFailsWithPath() async throws {
+        let directory = try TemporaryDirectory()
+        let failure = try #require(failureOf(await run(fetch("photos/missing.jpg", directory: directory.path))))
+        #expect(failure.code == .io)
+        #expect(failure.message.contains("photos/missing.jpg"))
+        #expect(failure.message.contains(directory.path))
+    }
+
+    @Test func fileLargerThanMaxBytesFails() async throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("big.bin", Data(count: 2048))
+        let failure = try #require(failureOf(await run(fetch("big.bin", maxBytes: 1024, directory: directory.path))))
+        #expect(failure.code == .tooLarge)
+        #expect(failure.message.contains("2048 bytes"))
+    }
+
+    @Test func directoryIsNotAFile() async throws {
+        let directory = try TemporaryDirectory()
+        let failure = try #require(failureOf(await run(fetch(directory.path))))
+        #expect(failure.code == .io)
+        #expect(failure.message.contains("is a directory"))
+    }
+
+    @Test(arguments: ["ftp://example.org/a.jpg", "file://otherhost/a.jpg"])
+    func unsupportedSourcesFail(url: String) async throws {
+        let failure = try #require(failureOf(await run(fetch(url))))
+        #expect(failure.code == .unsupported)
+        #expect(failure.message.contains(url))
+    }
+}
+
+/// The bound for "promptly" in timing assertions: generous, because the whole test suite on a busy 2-core
+/// machine can stall a test for seconds, yet far below the 20–60 s that the failure being tested for (a stall,
+/// a 30 s program, a grace period) would take.
+let promptly: Duration = .seconds(8)
+
+/// Polls `condition` every 5 ms until it holds or `timeout` passes.
+///
+/// Suspends rather than blocks: a test that blocks its thread takes one of the few threads libdispatch runs
+/// on a 2-core machine, and when all are blocked, libdispatch adds threads only after about a second — so
+/// operations, URLSession queues and timers all stall and timing assertions fail.
+/// - Returns: Whether the condition held in time.
+func waitUntil(_ timeout: Duration, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        if ContinuousClock.now >= deadline { return false }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return true
+}
+
+/// A fresh folder under the system temporary directory, removed when the value is released.
+final class TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        path = NSTemporaryDirectory() + "flowkit-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func write(_ relativePath: String, _ data: Data) throws {
+        let url = URL(fileURLWithPath: path + "/" + relativePath)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: url)
+    }
+}
