@@ -5,8 +5,11 @@ import Foundation
 /// Ctrl-C and SIGTERM: the first cancels the run (which then prints its summary and exits 130), the second
 /// exits at once.
 ///
-/// The signals are ignored as signals and observed through `DispatchSource`s, so the handler runs as
-/// ordinary code on a queue rather than in a signal context (SwiftPM's `Cancellator` does the same).
+/// The signals are observed through `DispatchSource`s, so the reaction runs as ordinary code on a queue
+/// rather than in a signal context (SwiftPM's `Cancellator` does the same). Their default action is
+/// replaced by an empty handler rather than `SIG_IGN`: an ignored signal stays ignored across `exec`, so
+/// programs started by `command` tasks could not be stopped with SIGTERM; a handled one is reset to the
+/// default in the child.
 // `@unchecked`: `sources` is set once in `init` and only read after; DispatchSource is thread-safe but not
 // marked Sendable.
 final class SignalHandler: @unchecked Sendable {
@@ -16,7 +19,7 @@ final class SignalHandler: @unchecked Sendable {
     private init(onFirst: @escaping @Sendable () -> Void) {
         var sources: [any DispatchSourceSignal] = []
         for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
+            signal(signalNumber) { _ in }
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global(qos: .userInitiated))
             sources.append(source)
         }

@@ -11,7 +11,7 @@ public struct TaskRegistry: Sendable {
         for type in types { add(type) }
     }
 
-    /// The engine's own task types: `noop`, `sleep`, `fetch`.
+    /// The engine's own task types: `noop`, `sleep`, `fetch`, `command`.
     public static var builtIn: TaskRegistry {
         TaskRegistry([NoopTask(), SleepTask(), FetchTask(), CommandTask()])
     }
