@@ -73,7 +73,10 @@ let package = Package(
         ),
         .testTarget(
             name: "FlowKitTests",
-            dependencies: ["FlowKit", "FlowKitTesting"],
+            dependencies: [
+                "FlowKit", "FlowKitTesting",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
