@@ -52,6 +52,20 @@ public enum NodeStatus: String, Sendable, Codable, CaseIterable {
     /// Not run, or stopped, because the run was cancelled.
     case cancelled
 
+    /// The position in `allCases`, for counters indexed by status.
+    var ordinal: Int {
+        switch self {
+        case .pending: 0
+        case .queued: 1
+        case .running: 2
+        case .retrying: 3
+        case .succeeded: 4
+        case .failed: 5
+        case .skipped: 6
+        case .cancelled: 7
+        }
+    }
+
     /// Whether the node will not change any more.
     public var isFinal: Bool {
         switch self {

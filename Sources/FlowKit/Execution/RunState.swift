@@ -20,7 +20,10 @@ struct RunState: Sendable {
         var admitted = false
         var operation: FlowOperation?
         var failure: NodeFailure?
-        var spans: [RunReport.Span] = []
+        /// The last attempt's span, and the earlier ones when the node was retried.
+        var lastSpan: RunReport.Span?
+        var earlierSpans: [RunReport.Span] = []
+        var spans: [RunReport.Span] { earlierSpans + (lastSpan.map { [$0] } ?? []) }
         var lane = 0
         var attemptStart = 0.0
         var cancelTimer: (@Sendable () -> Void)?
@@ -58,9 +61,7 @@ struct RunState: Sendable {
     static let admissionFactor = 2
 
     private let plan: Plan
-    private let queueOfNode: [Int]
-    private let priorityOfTask: [Int]
-    private let depthOfTask: [Int]
+    private let graph: NodeGraph
     private let queueNames: [String]
     private let admissionLimit: [Int]
     private let recordsEvents: Bool
@@ -75,30 +76,19 @@ struct RunState: Sendable {
     private(set) var interrupted = false
     private static let statuses = NodeStatus.allCases
 
-    init(plan: Plan, queueLimits: [Int], recordsEvents: Bool) {
+    init(plan: Plan, graph: NodeGraph, queueLimits: [Int], recordsEvents: Bool) {
         self.plan = plan
+        self.graph = graph
         self.recordsEvents = recordsEvents
-        let names = Array(plan.workflow.queues.keys)
-        queueNames = names
-        let queueIndex = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($0.element, $0.offset) })
-        let taskQueue = plan.workflow.tasks.map { queueIndex[$0.queueName] ?? 0 }
-        queueOfNode = plan.nodes.map { taskQueue[$0.taskIndex] }
-        priorityOfTask = plan.workflow.tasks.map { PriorityName.allCases.firstIndex(of: $0.priority) ?? 2 }
-        var depth = [Int](repeating: 0, count: plan.workflow.tasks.count)
-        for node in plan.nodes {  // plan order is topological
-            for dependency in node.dependencies {
-                depth[node.taskIndex] = max(depth[node.taskIndex], depth[plan.nodes[dependency].taskIndex] + 1)
-            }
-        }
-        depthOfTask = depth
+        queueNames = Array(plan.workflow.queues.keys)
         admissionLimit = queueLimits.map { max($0, 1) * Self.admissionFactor }
-        nodes = plan.nodes.map {
-            NodeRecord(pendingDependencies: $0.dependencies.count, pendingConsumers: $0.dependents.count)
+        nodes = (0..<graph.count).map {
+            NodeRecord(pendingDependencies: graph.dependencyCount(of: $0), pendingConsumers: graph.dependentCount(of: $0))
         }
-        counts = [Int](repeating: 0, count: names.count * Self.statuses.count)
-        for queue in queueOfNode { counts[queue * Self.statuses.count] += 1 }  // all pending
-        ready = names.map { _ in Heap() }
-        inFlight = [Int](repeating: 0, count: names.count)
+        counts = [Int](repeating: 0, count: queueNames.count * Self.statuses.count)
+        for queue in graph.queue { counts[Int(queue) * Self.statuses.count] += 1 }  // all pending
+        ready = queueNames.map { _ in Heap() }
+        inFlight = [Int](repeating: 0, count: queueNames.count)
         lanes = queueLimits.map { [Bool](repeating: false, count: max($0, 1)) }
     }
 
@@ -132,7 +122,7 @@ struct RunState: Sendable {
     mutating func didStart(_ index: Int, at time: Double) -> Int? {
         guard !cancelled else { return nil }
         setStatus(index, .running)
-        let queue = queueOfNode[index]
+        let queue = Int(graph.queue[index])
         let lane = lanes[queue].firstIndex(of: false) ?? lanes[queue].count
         if lane == lanes[queue].count { lanes[queue].append(false) }
         lanes[queue][lane] = true
@@ -153,12 +143,13 @@ struct RunState: Sendable {
         nodes[index].admitted = false
         effects.cancelTimer = nodes[index].cancelTimer
         nodes[index].cancelTimer = nil
-        let queue = queueOfNode[index]
+        let queue = Int(graph.queue[index])
         inFlight[queue] -= 1
         if nodes[index].status == .running {
             lanes[queue][nodes[index].lane] = false
-            nodes[index].spans.append(RunReport.Span(
-                start: nodes[index].attemptStart, end: time, lane: nodes[index].lane, attempt: nodes[index].attempts))
+            if let previous = nodes[index].lastSpan { nodes[index].earlierSpans.append(previous) }
+            nodes[index].lastSpan = RunReport.Span(
+                start: nodes[index].attemptStart, end: time, lane: nodes[index].lane, attempt: nodes[index].attempts)
         }
         switch result {
         case .succeeded:
@@ -168,7 +159,7 @@ struct RunState: Sendable {
                 effects.released.append(operation)
                 nodes[index].operation = nil
             }
-            for dependent in plan.nodes[index].dependents {
+            graph.forEachDependent(of: index) { dependent in
                 nodes[dependent].pendingDependencies -= 1
                 if nodes[dependent].pendingDependencies == 0, nodes[dependent].status == .pending, !cancelled {
                     makeReady(dependent, &effects)
@@ -232,8 +223,8 @@ struct RunState: Sendable {
 
     private mutating func makeReady(_ index: Int, _ effects: inout Effects) {
         setStatus(index, .queued)
-        let taskIndex = plan.nodes[index].taskIndex
-        ready[queueOfNode[index]].insert(ReadyNode(priority: priorityOfTask[taskIndex], depth: depthOfTask[taskIndex], index: index))
+        ready[Int(graph.queue[index])].insert(
+            ReadyNode(priority: Int(graph.priority[index]), depth: Int(graph.depth[index]), index: index))
         event(index, &effects)
     }
 
@@ -247,9 +238,10 @@ struct RunState: Sendable {
                 nodes[index].admitted = true
                 nodes[index].attempts += 1
                 inFlight[queue] += 1
-                effects.admitted.append(Admission(
-                    index: index, attempt: nodes[index].attempts,
-                    dependencies: plan.nodes[index].dependencies.compactMap { nodes[$0].operation }))
+                var dependencies: [FlowOperation] = []
+                dependencies.reserveCapacity(graph.dependencyCount(of: index))
+                graph.forEachDependency(of: index) { if let operation = nodes[$0].operation { dependencies.append(operation) } }
+                effects.admitted.append(Admission(index: index, attempt: nodes[index].attempts, dependencies: dependencies))
             }
         }
     }
@@ -258,7 +250,7 @@ struct RunState: Sendable {
     /// needs any more is released.
     private mutating func resolve(_ index: Int, _ effects: inout Effects) {
         resolved += 1
-        for dependency in plan.nodes[index].dependencies {
+        graph.forEachDependency(of: index) { dependency in
             nodes[dependency].pendingConsumers -= 1
             if nodes[dependency].pendingConsumers == 0, nodes[dependency].status == .succeeded,
                 let operation = nodes[dependency].operation
@@ -271,28 +263,29 @@ struct RunState: Sendable {
 
     /// Skips every node downstream that has not run, naming the root cause.
     private mutating func skipDownstream(of root: Int, because cause: String, _ effects: inout Effects) {
-        var stack = plan.nodes[root].dependents
+        var stack: [Int] = []
+        graph.forEachDependent(of: root) { stack.append($0) }
         while let index = stack.popLast() {
             guard nodes[index].status == .pending else { continue }
             nodes[index].failure = NodeFailure(.upstream, cause, node: plan.nodes[index].id)
             setStatus(index, .skipped)
             event(index, &effects, failure: nodes[index].failure)
             resolve(index, &effects)
-            stack.append(contentsOf: plan.nodes[index].dependents)
+            graph.forEachDependent(of: index) { stack.append($0) }
         }
     }
 
     private mutating func setStatus(_ index: Int, _ status: NodeStatus) {
-        let base = queueOfNode[index] * Self.statuses.count
-        counts[base + Self.statuses.firstIndex(of: nodes[index].status)!] -= 1
-        counts[base + Self.statuses.firstIndex(of: status)!] += 1
+        let base = Int(graph.queue[index]) * Self.statuses.count
+        counts[base + nodes[index].status.ordinal] -= 1
+        counts[base + status.ordinal] += 1
         nodes[index].status = status
     }
 
     private func event(_ index: Int, _ effects: inout Effects, failure: NodeFailure? = nil, retryDelay: Duration? = nil) {
         guard recordsEvents else { return }
         effects.events.append(RunEvent(
-            nodeID: plan.nodes[index].id, queue: queueNames[queueOfNode[index]], status: nodes[index].status,
+            nodeID: plan.nodes[index].id, queue: queueNames[Int(graph.queue[index])], status: nodes[index].status,
             attempt: nodes[index].attempts, failure: failure, retryDelay: retryDelay))
     }
 }

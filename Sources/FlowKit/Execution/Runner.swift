@@ -63,15 +63,29 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         self.queues = queues
         self.failFast = options.failFast ?? plan.workflow.failFast
         let queueNames = Array(plan.workflow.queues.keys)
-        let firstNodeOfTask = Dictionary(plan.nodes.enumerated().map { ($0.element.taskIndex, $0.offset) }, uniquingKeysWith: { first, _ in first })
-        self.tasks = plan.workflow.tasks.enumerated().map { taskIndex, task in
-            let shared = !task.usesItem ? firstNodeOfTask[taskIndex].map { plan.parameters(of: plan.nodes[$0]) } : nil
+        let queueIndex = Dictionary(uniqueKeysWithValues: queueNames.enumerated().map { ($0.element, $0.offset) })
+        let queueIndexOfTask = plan.workflow.tasks.map { queueIndex[$0.queueName] ?? 0 }
+        let operationQueues = queueNames.map { queues[$0] }
+        var firstNodeOfTask = [Int](repeating: -1, count: plan.workflow.tasks.count)
+        for (index, node) in plan.nodes.enumerated() where firstNodeOfTask[node.taskIndex] < 0 {
+            firstNodeOfTask[node.taskIndex] = index
+        }
+        var typeCache: [String: any TaskType] = [:]
+        self.tasks = plan.workflow.tasks.indices.map { taskIndex in
+            let task = plan.workflow.tasks[taskIndex]
+            let typeName = task.type.value
+            let type = typeCache[typeName] ?? plan.registry[typeName] ?? NoopTask()
+            typeCache[typeName] = type
+            let first = firstNodeOfTask[taskIndex]
+            let shared: ParameterValues? =
+                task.parameters.isEmpty && type.parameters.allSatisfy({ $0.defaultValue == nil }) ? ParameterValues()
+                : (!task.usesItem && first >= 0 ? plan.parameters(of: plan.nodes[first]) : nil)
             return TaskInfo(
-                task: task, type: plan.registry[task.type.value] ?? NoopTask(), operationQueue: queues[task.queueName],
-                sharedParameters: shared)
+                task: task, type: type, operationQueue: operationQueues[queueIndexOfTask[taskIndex]], sharedParameters: shared)
         }
         self.state = Mutex(RunState(
-            plan: plan, queueLimits: queueNames.map { queues.limits[$0] ?? 1 }, recordsEvents: options.observer != nil))
+            plan: plan, graph: NodeGraph(plan: plan, queueIndexOfTask: queueIndexOfTask),
+            queueLimits: queueNames.map { queues.limits[$0] ?? 1 }, recordsEvents: options.observer != nil))
         self.origin = options.clock.now
     }
 
