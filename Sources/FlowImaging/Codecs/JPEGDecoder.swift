@@ -27,7 +27,10 @@ enum JPEGDecoder {
         }
         var w: Int32 = 0, h: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
         if tjDecompressHeader3(handle.raw, base, UInt(bytes.count), &w, &h, &subsampling, &colorspace) != 0 {
-            throw ImageCodecError("corrupt JPEG header (\(handle.errorMessage))")
+            // A file cut short usually fails here, in its tables; it then lacks the EOI marker at the end.
+            let endsWithEOI = bytes.count >= 2 && base[bytes.count - 2] == 0xFF && base[bytes.count - 1] == 0xD9
+            let cause = endsWithEOI ? "corrupt JPEG header" : "JPEG data is truncated or its header is corrupt"
+            throw ImageCodecError("\(cause) (\(handle.errorMessage))")
         }
         guard w > 0, h > 0 else { throw ImageCodecError("JPEG has no pixels") }
         let orientation = ExifOrientation.read(jpeg: UnsafeBufferPointer(start: base, count: bytes.count))
