@@ -24,6 +24,13 @@ public enum ConsumerAnalysis {
     /// The fraction of each side of an `width` × `height` original that is enough for every consumer, or `nil`
     /// when some path needs the full resolution (no consumer, a `write`, an unknown task, an enlarging resize).
     public static func keptFraction(consumers: [NodeContext.Consumer], width: Int, height: Int) -> Double? {
+        guard let needed = neededFraction(consumers: consumers, width: width, height: height) else { return nil }
+        let withMargin = needed * qualityMargin
+        return withMargin <= 0.5 ? withMargin : nil
+    }
+
+    /// The largest fraction any path keeps, without margin; `nil` when some path needs everything.
+    private static func neededFraction(consumers: [NodeContext.Consumer], width: Int, height: Int) -> Double? {
         guard !consumers.isEmpty else { return nil }
         var needed = 0.0
         for consumer in consumers {
@@ -31,15 +38,14 @@ public enum ConsumerAnalysis {
                 guard let spec = ResizeSpec(parameters: consumer.parameters) else { return nil }
                 needed = max(needed, spec.keptFraction(width: width, height: height))
             } else if pointwiseTypes.contains(consumer.typeName) {
-                guard let fraction = keptFraction(consumers: consumer.consumers(), width: width, height: height)
+                guard let fraction = neededFraction(consumers: consumer.consumers(), width: width, height: height)
                 else { return nil }
                 needed = max(needed, fraction)
             } else {
                 return nil
             }
         }
-        let withMargin = needed * qualityMargin
-        return withMargin <= 0.5 ? withMargin : nil
+        return needed
     }
 
     /// Whether a colour matrix may be left pending for an image of this original size: every consumer is a
