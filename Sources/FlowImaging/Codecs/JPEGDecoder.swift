@@ -68,10 +68,13 @@ enum JPEGDecoder {
         let h = (header.height * factor.num + factor.denom - 1) / factor.denom
         let isCMYK = header.colorspace == Int32(TJCS_CMYK.rawValue) || header.colorspace == Int32(TJCS_YCCK.rawValue)
         let format = isCMYK ? TJPF_CMYK : TJPF_RGBA
-        var pixels = [UInt8](repeating: 0, count: w * h * 4)
-        let status = pixels.withUnsafeMutableBufferPointer { out in
-            tjDecompress2(handle.raw, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt(bytes.count),
-                          out.baseAddress, Int32(w), Int32(w * 4), Int32(h), Int32(format.rawValue), 0)
+        // TurboJPEG writes every byte of the buffer (or fails): no zero-filling first.
+        var status: Int32 = -1
+        var pixels = [UInt8](unsafeUninitializedCapacity: w * h * 4) { out, initialized in
+            status = tjDecompress2(handle.raw, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                   UInt(bytes.count), out.baseAddress, Int32(w), Int32(w * 4), Int32(h),
+                                   Int32(format.rawValue), 0)
+            initialized = w * h * 4
         }
         if status != 0 {
             let message = handle.errorMessage

@@ -12,48 +12,71 @@ enum Resampler {
         let vertical = ResampleWeights(inputCount: image.height, outputCount: height, filter: filter)
         let horizontal = ResampleWeights(inputCount: image.width, outputCount: width, filter: filter)
         let inWidth = image.width
-        var middle = [SIMD4<Float>](repeating: .zero, count: inWidth * height)
-        image.pixels.withUnsafeBufferPointer { source in
-            middle.withUnsafeMutableBufferPointer { middle in
-                verticalPass(source: source.baseAddress!, width: inWidth, weights: vertical, into: middle.baseAddress!)
+        // Both buffers are filled completely by the passes: no zero-filling first.
+        let middle = [SIMD4<Float>](unsafeUninitializedCapacity: inWidth * height) { middle, initialized in
+            image.pixels.withUnsafeBufferPointer { source in
+                guard let from = source.baseAddress, let to = middle.baseAddress else { return }
+                verticalPass(source: from, width: inWidth, weights: vertical, into: to)
             }
+            initialized = inWidth * height
         }
-        var output = [UInt8](repeating: 0, count: width * height * 4)
-        middle.withUnsafeBufferPointer { middle in
-            output.withUnsafeMutableBufferPointer { output in
-                horizontalPass(source: middle.baseAddress!, inWidth: inWidth, rows: height, weights: horizontal,
-                               matrix: matrix, into: output.baseAddress!)
+        return [UInt8](unsafeUninitializedCapacity: width * height * 4) { output, initialized in
+            middle.withUnsafeBufferPointer { middle in
+                guard let from = middle.baseAddress, let to = output.baseAddress else { return }
+                horizontalPass(source: from, inWidth: inWidth, rows: height, weights: horizontal, matrix: matrix,
+                               into: to)
             }
+            initialized = width * height * 4
         }
-        return output
     }
 
     /// Every output row `y` = Σ weight · input row (`starts[y] + tap`), as floats.
     ///
-    /// Works in vertical strips of ``stripFloats`` floats so that the input rows a window needs stay in L1/L2:
-    /// per strip, input rows are converted to `Float` once into a ring of `weights.stride` rows (each input row
-    /// serves several output rows), then each output row is summed 16 floats at a time with all taps inner, so
-    /// the accumulator stays in registers.
+    /// Works in vertical strips of ``stripFloats`` floats. Per strip, input rows are converted to `Float` once into
+    /// a ring (each input row serves several output rows). Output rows are made two at a time over the union of
+    /// their windows (zero weights pad each to the union), 16 floats at a time with all taps inner: every ring
+    /// load feeds two accumulators, which halves the cache traffic that bounds this loop.
     private static func verticalPass(source: UnsafePointer<UInt8>, width: Int, weights: ResampleWeights,
                                      into middle: UnsafeMutablePointer<SIMD4<Float>>) {
         let rowLength = width * 4
-        let ringSize = max(weights.stride, 1)
+        let outputCount = weights.outputCount
+        // The union of two neighbouring windows: one window plus the step between their starts.
+        var maxUnion = 1
+        for y in 0..<outputCount {
+            let next = min(y + 1, outputCount - 1)
+            maxUnion = max(maxUnion, weights.starts[next] + weights.counts[next] - weights.starts[y], weights.counts[y])
+        }
+        let ringSize = maxUnion
         let ring = UnsafeMutablePointer<Float>.allocate(capacity: ringSize * stripFloats)
         defer { ring.deallocate() }
         let slotRow = UnsafeMutablePointer<Int>.allocate(capacity: ringSize)
         defer { slotRow.deallocate() }
         let rows = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: ringSize)
         defer { rows.deallocate() }
-        middle.withMemoryRebound(to: Float.self, capacity: rowLength * weights.outputCount) { out in
+        let wa = UnsafeMutablePointer<Float>.allocate(capacity: ringSize)
+        defer { wa.deallocate() }
+        let wb = UnsafeMutablePointer<Float>.allocate(capacity: ringSize)
+        defer { wb.deallocate() }
+        middle.withMemoryRebound(to: Float.self, capacity: rowLength * outputCount) { out in
             weights.weights.withUnsafeBufferPointer { w in
                 guard let weightBase = w.baseAddress else { return }
                 var x0 = 0
                 while x0 < rowLength {
                     let n = min(stripFloats, rowLength - x0)
                     slotRow.initialize(repeating: -1, count: ringSize)
-                    for y in 0..<weights.outputCount {
-                        let first = weights.starts[y], count = weights.counts[y]
-                        for tap in 0..<count {
+                    var y = 0
+                    while y < outputCount {
+                        let pair = y + 1 < outputCount
+                        let ya = y, yb = pair ? y + 1 : y
+                        let first = weights.starts[ya]
+                        let union = max(weights.starts[yb] + weights.counts[yb] - first, weights.counts[ya])
+                        // Pad both rows' weights to the union window.
+                        wa.initialize(repeating: 0, count: union)
+                        wb.initialize(repeating: 0, count: union)
+                        for tap in 0..<weights.counts[ya] { wa[tap] = weightBase[ya * weights.stride + tap] }
+                        let offset = weights.starts[yb] - first
+                        for tap in 0..<weights.counts[yb] { wb[offset + tap] = weightBase[yb * weights.stride + tap] }
+                        for tap in 0..<union {
                             let row = first + tap, slot = row % ringSize
                             let dst = ring + slot * stripFloats
                             if slotRow[slot] != row {
@@ -63,23 +86,27 @@ enum Resampler {
                             }
                             rows[tap] = UnsafePointer(dst)
                         }
-                        let acc = out + y * rowLength + x0
-                        let wy = weightBase + y * weights.stride
+                        let accA = out + ya * rowLength + x0, accB = out + yb * rowLength + x0
                         var i = 0
                         while i + 16 <= n {
-                            var a = SIMD16<Float>.zero
-                            for tap in 0..<count {
-                                a += wy[tap] * UnsafeRawPointer(rows[tap] + i).loadUnaligned(as: SIMD16<Float>.self)
+                            var a = SIMD16<Float>.zero, b = SIMD16<Float>.zero
+                            for tap in 0..<union {
+                                let x = UnsafeRawPointer(rows[tap] + i).loadUnaligned(as: SIMD16<Float>.self)
+                                a += wa[tap] * x
+                                b += wb[tap] * x
                             }
-                            UnsafeMutableRawPointer(acc + i).storeBytes(of: a, as: SIMD16<Float>.self)
+                            UnsafeMutableRawPointer(accA + i).storeBytes(of: a, as: SIMD16<Float>.self)
+                            if pair { UnsafeMutableRawPointer(accB + i).storeBytes(of: b, as: SIMD16<Float>.self) }
                             i += 16
                         }
                         while i < n {
-                            var a: Float = 0
-                            for tap in 0..<count { a += wy[tap] * rows[tap][i] }
-                            acc[i] = a
+                            var a: Float = 0, b: Float = 0
+                            for tap in 0..<union { a += wa[tap] * rows[tap][i]; b += wb[tap] * rows[tap][i] }
+                            accA[i] = a
+                            if pair { accB[i] = b }
                             i += 1
                         }
+                        y += 2
                     }
                     x0 += n
                 }
@@ -87,8 +114,8 @@ enum Resampler {
         }
     }
 
-    /// The width of a vertical-pass strip, in floats (512 RGBA pixels: the ring of ~21 rows stays in L2, and each source row is read in 2 KiB runs).
-    private static let stripFloats = 2048
+    /// The width of a vertical-pass strip, in floats (2048 RGBA pixels: whole rows of the benchmark photos; narrower strips read the source in short runs that the prefetchers follow badly, measured slower).
+    private static let stripFloats = 8192
 
     /// Every output pixel = Σ weight · middle pixel, colour matrix, round, clamp.
     private static func horizontalPass(source: UnsafePointer<SIMD4<Float>>, inWidth: Int, rows: Int,

@@ -28,9 +28,9 @@ struct AtomicFileWriter {
         }
         var template = Array(((folder.isEmpty ? "." : folder) + "/.flowrun-" + (path as NSString).lastPathComponent
             + ".XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
         guard fd >= 0 else { throw failure("cannot create a temporary file for '\(path)'") }
-        let temporary = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
+        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var keep = false
         defer { if !keep { unlink(temporary) } }
         do {
