@@ -6,6 +6,8 @@ import Synchronization
 /// Measurements behind `bench/image/run.sh`: per-stage timings and end-to-end throughput of the benchmark job
 /// (decode → sepia 0.8 → resize ×0.3 Lanczos → JPEG q85), literal and optimised.
 ///
+/// Both call ``ImageMemory/keepLargeBuffersForReuse()`` first, as `flowrun` should at start-up.
+///
 /// `package` so that the release-mode benchmark test can call it without `@testable` (which release builds
 /// do not allow); not part of the public API.
 package enum ImagingBenchmark {
@@ -18,6 +20,7 @@ package enum ImagingBenchmark {
 
     /// Milliseconds per photo of each stage, on one thread.
     package static func stageTimings(files: [String]) throws -> [(stage: String, ms: Double)] {
+        ImageMemory.keepLargeBuffersForReuse()
         var totals: [String: Double] = [:]
         let order = ["read", "decode full", "decode 1/2", "sepia full", "noir full", "resize x0.3 full",
                      "resize x0.6 from 1/2 (+pending sepia)", "encode q85"]
@@ -48,6 +51,7 @@ package enum ImagingBenchmark {
     /// Runs the job on every file with the real operations, on `threads` threads; returns photos per second.
     package static func throughput(files: [String], outputFolder: String, optimize: Bool, threads: Int = 2)
     throws -> Double {
+        ImageMemory.keepLargeBuffersForReuse()
         let next = Atomic<Int>(0)
         let failures = Mutex<[String]>([])
         let start = DispatchTime.now().uptimeNanoseconds

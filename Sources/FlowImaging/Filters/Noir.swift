@@ -21,23 +21,31 @@ public enum Noir {
     }()
 
     /// Turns RGBA8 pixels black and white in place; alpha is untouched.
+    public static func apply(to pixels: inout [UInt8]) {
+        pixels = applied(to: pixels)
+    }
+
+    /// The RGBA8 pixels in black and white, in a new buffer (the input usually still belongs to the upstream
+    /// node, so writing in place would copy it first anyway); alpha is untouched.
     ///
     /// Luma in 15-bit fixed point (coefficients 6966, 23436, 2366, summing to 2¹⁵), rounded, then the table.
-    public static func apply(to pixels: inout [UInt8]) {
-        curve.withUnsafeBufferPointer { table in
-            pixels.withUnsafeMutableBufferPointer { buffer in
-                guard let base = buffer.baseAddress, let lut = table.baseAddress else { return }
-                var p = base
-                let end = base + buffer.count
-                while p < end {
-                    let luma = (6966 &* UInt32(p[0]) &+ 23436 &* UInt32(p[1]) &+ 2366 &* UInt32(p[2]) &+ 16384) >> 15
-                    let v = lut[Int(luma)]
-                    p[0] = v
-                    p[1] = v
-                    p[2] = v
-                    p += 4
+    public static func applied(to pixels: [UInt8]) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: pixels.count) { out, initialized in
+            curve.withUnsafeBufferPointer { table in
+                pixels.withUnsafeBufferPointer { input in
+                    guard let lut = table.baseAddress, let s = input.baseAddress, let d = out.baseAddress else { return }
+                    for i in 0..<input.count / 4 {
+                        let luma = (6966 &* UInt32(s[4 * i]) &+ 23436 &* UInt32(s[4 * i + 1])
+                            &+ 2366 &* UInt32(s[4 * i + 2]) &+ 16384) >> 15
+                        let v = lut[Int(luma)]
+                        d[4 * i] = v
+                        d[4 * i + 1] = v
+                        d[4 * i + 2] = v
+                        d[4 * i + 3] = s[4 * i + 3]
+                    }
                 }
             }
+            initialized = pixels.count
         }
     }
 }

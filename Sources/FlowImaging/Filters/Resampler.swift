@@ -1,134 +1,50 @@
 /// Separable two-pass resampling of RGBA8 pixels.
 ///
-/// Pass 1 runs vertically, row by row: each output row is a weighted sum of whole input rows, a long
-/// contiguous loop of `UInt8 → Float` multiply-adds that LLVM vectorises (8 or 16 lanes). Its result stays in
-/// `Float` (no rounding between passes). Pass 2 runs horizontally over the already reduced rows with one
-/// `SIMD4<Float>` per pixel, then rounds and clamps once, after applying an optional colour matrix — this
-/// is where a deferred `sepia` costs almost nothing (see ``Image/pendingColor``).
+/// Pass 1 runs horizontally, source row by source row: the row is widened to `Float` once (a contiguous loop LLVM
+/// vectorises, into a buffer that stays in L1), then every output pixel is a weighted sum of `SIMD4<Float>`
+/// pixels with two accumulators. Doing the narrowing pass first means pass 2 reads rows only `width` wide, whose
+/// window of ~20 rows stays in L2. Pass 2 runs vertically, two output rows per sweep over the union of their
+/// windows (every load feeds two accumulators), 16 floats at a time; it then applies an optional colour matrix
+/// and rounds once — this is where a deferred `sepia` costs almost nothing (see ``Image/pendingColor``).
 enum Resampler {
     /// Resamples `image`'s stored pixels to `width` × `height`, then applies `matrix` if given.
     static func resample(_ image: Image, width: Int, height: Int, filter: ResampleFilter,
                          matrix: ColorMatrix?) -> [UInt8] {
-        let vertical = ResampleWeights(inputCount: image.height, outputCount: height, filter: filter)
         let horizontal = ResampleWeights(inputCount: image.width, outputCount: width, filter: filter)
-        let inWidth = image.width
+        let vertical = ResampleWeights(inputCount: image.height, outputCount: height, filter: filter)
+        let rows = image.height
         // Both buffers are filled completely by the passes: no zero-filling first.
-        let middle = [SIMD4<Float>](unsafeUninitializedCapacity: inWidth * height) { middle, initialized in
+        let middle = [SIMD4<Float>](unsafeUninitializedCapacity: width * rows) { middle, initialized in
             image.pixels.withUnsafeBufferPointer { source in
                 guard let from = source.baseAddress, let to = middle.baseAddress else { return }
-                verticalPass(source: from, width: inWidth, weights: vertical, into: to)
+                horizontalPass(source: from, inWidth: image.width, rows: rows, weights: horizontal, into: to)
             }
-            initialized = inWidth * height
+            initialized = width * rows
         }
         return [UInt8](unsafeUninitializedCapacity: width * height * 4) { output, initialized in
             middle.withUnsafeBufferPointer { middle in
                 guard let from = middle.baseAddress, let to = output.baseAddress else { return }
-                horizontalPass(source: from, inWidth: inWidth, rows: height, weights: horizontal, matrix: matrix,
-                               into: to)
+                verticalPass(source: from, width: width, weights: vertical, matrix: matrix, into: to)
             }
             initialized = width * height * 4
         }
     }
 
-    /// Every output row `y` = Σ weight · input row (`starts[y] + tap`), as floats.
-    ///
-    /// Works in vertical strips of ``stripFloats`` floats. Per strip, input rows are converted to `Float` once into
-    /// a ring (each input row serves several output rows). Output rows are made two at a time over the union of
-    /// their windows (zero weights pad each to the union), 16 floats at a time with all taps inner: every ring
-    /// load feeds two accumulators, which halves the cache traffic that bounds this loop.
-    private static func verticalPass(source: UnsafePointer<UInt8>, width: Int, weights: ResampleWeights,
-                                     into middle: UnsafeMutablePointer<SIMD4<Float>>) {
-        let rowLength = width * 4
-        let outputCount = weights.outputCount
-        // The union of two neighbouring windows: one window plus the step between their starts.
-        var maxUnion = 1
-        for y in 0..<outputCount {
-            let next = min(y + 1, outputCount - 1)
-            maxUnion = max(maxUnion, weights.starts[next] + weights.counts[next] - weights.starts[y], weights.counts[y])
-        }
-        let ringSize = maxUnion
-        let ring = UnsafeMutablePointer<Float>.allocate(capacity: ringSize * stripFloats)
-        defer { ring.deallocate() }
-        let slotRow = UnsafeMutablePointer<Int>.allocate(capacity: ringSize)
-        defer { slotRow.deallocate() }
-        let rows = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: ringSize)
-        defer { rows.deallocate() }
-        let wa = UnsafeMutablePointer<Float>.allocate(capacity: ringSize)
-        defer { wa.deallocate() }
-        let wb = UnsafeMutablePointer<Float>.allocate(capacity: ringSize)
-        defer { wb.deallocate() }
-        middle.withMemoryRebound(to: Float.self, capacity: rowLength * outputCount) { out in
-            weights.weights.withUnsafeBufferPointer { w in
-                guard let weightBase = w.baseAddress else { return }
-                var x0 = 0
-                while x0 < rowLength {
-                    let n = min(stripFloats, rowLength - x0)
-                    slotRow.initialize(repeating: -1, count: ringSize)
-                    var y = 0
-                    while y < outputCount {
-                        let pair = y + 1 < outputCount
-                        let ya = y, yb = pair ? y + 1 : y
-                        let first = weights.starts[ya]
-                        let union = max(weights.starts[yb] + weights.counts[yb] - first, weights.counts[ya])
-                        // Pad both rows' weights to the union window.
-                        wa.initialize(repeating: 0, count: union)
-                        wb.initialize(repeating: 0, count: union)
-                        for tap in 0..<weights.counts[ya] { wa[tap] = weightBase[ya * weights.stride + tap] }
-                        let offset = weights.starts[yb] - first
-                        for tap in 0..<weights.counts[yb] { wb[offset + tap] = weightBase[yb * weights.stride + tap] }
-                        for tap in 0..<union {
-                            let row = first + tap, slot = row % ringSize
-                            let dst = ring + slot * stripFloats
-                            if slotRow[slot] != row {
-                                let src = source + row * rowLength + x0
-                                for i in 0..<n { dst[i] = Float(src[i]) }
-                                slotRow[slot] = row
-                            }
-                            rows[tap] = UnsafePointer(dst)
-                        }
-                        let accA = out + ya * rowLength + x0, accB = out + yb * rowLength + x0
-                        var i = 0
-                        while i + 16 <= n {
-                            var a = SIMD16<Float>.zero, b = SIMD16<Float>.zero
-                            for tap in 0..<union {
-                                let x = UnsafeRawPointer(rows[tap] + i).loadUnaligned(as: SIMD16<Float>.self)
-                                a += wa[tap] * x
-                                b += wb[tap] * x
-                            }
-                            UnsafeMutableRawPointer(accA + i).storeBytes(of: a, as: SIMD16<Float>.self)
-                            if pair { UnsafeMutableRawPointer(accB + i).storeBytes(of: b, as: SIMD16<Float>.self) }
-                            i += 16
-                        }
-                        while i < n {
-                            var a: Float = 0, b: Float = 0
-                            for tap in 0..<union { a += wa[tap] * rows[tap][i]; b += wb[tap] * rows[tap][i] }
-                            accA[i] = a
-                            if pair { accB[i] = b }
-                            i += 1
-                        }
-                        y += 2
-                    }
-                    x0 += n
-                }
-            }
-        }
-    }
-
-    /// The width of a vertical-pass strip, in floats (2048 RGBA pixels: whole rows of the benchmark photos; narrower strips read the source in short runs that the prefetchers follow badly, measured slower).
-    private static let stripFloats = 8192
-
-    /// Every output pixel = Σ weight · middle pixel, colour matrix, round, clamp.
-    private static func horizontalPass(source: UnsafePointer<SIMD4<Float>>, inWidth: Int, rows: Int,
-                                       weights: ResampleWeights, matrix: ColorMatrix?,
-                                       into output: UnsafeMutablePointer<UInt8>) {
+    /// Every middle pixel = Σ weight · source pixel of the same row, in floats.
+    private static func horizontalPass(source: UnsafePointer<UInt8>, inWidth: Int, rows: Int,
+                                       weights: ResampleWeights, into middle: UnsafeMutablePointer<SIMD4<Float>>) {
         let outWidth = weights.outputCount
-        let raw = UnsafeMutableRawPointer(output)
+        let row = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: inWidth)
+        defer { row.deallocate() }
         weights.weights.withUnsafeBufferPointer { w in
             weights.starts.withUnsafeBufferPointer { starts in
                 weights.counts.withUnsafeBufferPointer { counts in
                     for y in 0..<rows {
-                        let row = source + y * inWidth
-                        let outRow = raw + y * outWidth * 4
+                        let src = source + y * inWidth * 4
+                        row.withMemoryRebound(to: Float.self, capacity: inWidth * 4) { floats in
+                            for i in 0..<inWidth * 4 { floats[i] = Float(src[i]) }
+                        }
+                        let out = middle + y * outWidth
                         for x in 0..<outWidth {
                             let base = x * weights.stride
                             let px = row + starts[x]
@@ -142,18 +58,92 @@ enum Resampler {
                                 tap += 2
                             }
                             if tap < count { acc += w[base + tap] * px[tap] }
-                            acc += odd
-                            if let matrix { acc = matrix.transform(acc) }
-                            let o = outRow + x * 4
-                            o.storeBytes(of: byte(acc[0]), toByteOffset: 0, as: UInt8.self)
-                            o.storeBytes(of: byte(acc[1]), toByteOffset: 1, as: UInt8.self)
-                            o.storeBytes(of: byte(acc[2]), toByteOffset: 2, as: UInt8.self)
-                            o.storeBytes(of: byte(acc[3]), toByteOffset: 3, as: UInt8.self)
+                            out[x] = acc + odd
                         }
                     }
                 }
             }
         }
+    }
+
+    /// Every output row `y` = Σ weight · middle row (`starts[y] + tap`), colour matrix, round, clamp.
+    private static func verticalPass(source: UnsafePointer<SIMD4<Float>>, width: Int, weights: ResampleWeights,
+                                     matrix: ColorMatrix?, into output: UnsafeMutablePointer<UInt8>) {
+        let rowLength = width * 4
+        let outputCount = weights.outputCount
+        let capacity = weights.stride * 2 + 2
+        let wa = UnsafeMutablePointer<Float>.allocate(capacity: capacity)
+        defer { wa.deallocate() }
+        let wb = UnsafeMutablePointer<Float>.allocate(capacity: capacity)
+        defer { wb.deallocate() }
+        let rowA = UnsafeMutablePointer<Float>.allocate(capacity: rowLength)
+        defer { rowA.deallocate() }
+        let rowB = UnsafeMutablePointer<Float>.allocate(capacity: rowLength)
+        defer { rowB.deallocate() }
+        source.withMemoryRebound(to: Float.self, capacity: 1) { floats in
+            weights.weights.withUnsafeBufferPointer { w in
+                guard let weightBase = w.baseAddress else { return }
+                var y = 0
+                while y < outputCount {
+                    let pair = y + 1 < outputCount
+                    let ya = y, yb = pair ? y + 1 : y
+                    let first = weights.starts[ya]
+                    let union = min(max(weights.starts[yb] + weights.counts[yb] - first, weights.counts[ya]), capacity)
+                    // Pad both rows' weights to the union window.
+                    wa.initialize(repeating: 0, count: union)
+                    wb.initialize(repeating: 0, count: union)
+                    for tap in 0..<weights.counts[ya] { wa[tap] = weightBase[ya * weights.stride + tap] }
+                    let offset = weights.starts[yb] - first
+                    for tap in 0..<weights.counts[yb] where offset + tap < union {
+                        wb[offset + tap] = weightBase[yb * weights.stride + tap]
+                    }
+                    let top = floats + first * rowLength
+                    var i = 0
+                    while i + 16 <= rowLength {
+                        var a = SIMD16<Float>.zero, b = SIMD16<Float>.zero
+                        for tap in 0..<union {
+                            let x = UnsafeRawPointer(top + tap * rowLength + i).loadUnaligned(as: SIMD16<Float>.self)
+                            a += wa[tap] * x
+                            b += wb[tap] * x
+                        }
+                        UnsafeMutableRawPointer(rowA + i).storeBytes(of: a, as: SIMD16<Float>.self)
+                        UnsafeMutableRawPointer(rowB + i).storeBytes(of: b, as: SIMD16<Float>.self)
+                        i += 16
+                    }
+                    while i < rowLength {
+                        var a: Float = 0, b: Float = 0
+                        for tap in 0..<union {
+                            let x = top[tap * rowLength + i]
+                            a += wa[tap] * x
+                            b += wb[tap] * x
+                        }
+                        rowA[i] = a
+                        rowB[i] = b
+                        i += 1
+                    }
+                    finish(rowA, width: width, matrix: matrix, into: output + ya * rowLength)
+                    if pair { finish(rowB, width: width, matrix: matrix, into: output + yb * rowLength) }
+                    y += 2
+                }
+            }
+        }
+    }
+
+    /// One row of float pixels to RGBA8: colour matrix (if any), round, clamp.
+    @inline(__always)
+    private static func finish(_ row: UnsafeMutablePointer<Float>, width: Int, matrix: ColorMatrix?,
+                               into output: UnsafeMutablePointer<UInt8>) {
+        if let matrix {
+            let m = (matrix.row0[0], matrix.row0[1], matrix.row0[2], matrix.row1[0], matrix.row1[1], matrix.row1[2],
+                     matrix.row2[0], matrix.row2[1], matrix.row2[2])
+            for x in 0..<width {
+                let r = row[4 * x], g = row[4 * x + 1], b = row[4 * x + 2]
+                row[4 * x] = m.0 * r + m.1 * g + m.2 * b
+                row[4 * x + 1] = m.3 * r + m.4 * g + m.5 * b
+                row[4 * x + 2] = m.6 * r + m.7 * g + m.8 * b
+            }
+        }
+        for i in 0..<width * 4 { output[i] = byte(row[i]) }
     }
 
     /// Rounds and clamps one channel (scalar: the generic SIMD rounding conversions are slow).

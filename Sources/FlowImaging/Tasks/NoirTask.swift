@@ -15,7 +15,7 @@ public struct NoirTask: TaskType {
 public final class NoirOperation: ImageOperation, @unchecked Sendable {
     public override func transform(_ image: Image) -> Image {
         var image = image.materialized()
-        Noir.apply(to: &image.pixels)
+        image.pixels = Noir.applied(to: image.pixels)
         return image
     }
 }
