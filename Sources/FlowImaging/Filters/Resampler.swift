@@ -71,7 +71,12 @@ enum Resampler {
                                      matrix: ColorMatrix?, into output: UnsafeMutablePointer<UInt8>) {
         let rowLength = width * 4
         let outputCount = weights.outputCount
-        let capacity = weights.stride * 2 + 2
+        // The union of two neighbouring windows: one window plus the step between their starts.
+        var capacity = 1
+        for y in 0..<outputCount {
+            let next = min(y + 1, outputCount - 1)
+            capacity = max(capacity, weights.starts[next] + weights.counts[next] - weights.starts[y], weights.counts[y])
+        }
         let wa = UnsafeMutablePointer<Float>.allocate(capacity: capacity)
         defer { wa.deallocate() }
         let wb = UnsafeMutablePointer<Float>.allocate(capacity: capacity)
@@ -88,13 +93,13 @@ enum Resampler {
                     let pair = y + 1 < outputCount
                     let ya = y, yb = pair ? y + 1 : y
                     let first = weights.starts[ya]
-                    let union = min(max(weights.starts[yb] + weights.counts[yb] - first, weights.counts[ya]), capacity)
+                    let union = max(weights.starts[yb] + weights.counts[yb] - first, weights.counts[ya])
                     // Pad both rows' weights to the union window.
                     wa.initialize(repeating: 0, count: union)
                     wb.initialize(repeating: 0, count: union)
                     for tap in 0..<weights.counts[ya] { wa[tap] = weightBase[ya * weights.stride + tap] }
                     let offset = weights.starts[yb] - first
-                    for tap in 0..<weights.counts[yb] where offset + tap < union {
+                    for tap in 0..<weights.counts[yb] {
                         wb[offset + tap] = weightBase[yb * weights.stride + tap]
                     }
                     let top = floats + first * rowLength
