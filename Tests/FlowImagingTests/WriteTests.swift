@@ -73,7 +73,7 @@ import FlowKit
         try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/plain"))
         let (_, outcome) = Self.write(["path": .string("plain/sub/out.jpg")], in: folder)
         let message = try #require(failureMessage(outcome))
-        #expect(message.contains("plain") && message.contains("Not a directory"), "\(message)")
+        #expect(message.contains("plain/sub/out.jpg") && message.contains("Not a directory"), "\(message)")
         #expect(Self.leftovers(in: folder).isEmpty)
     }
 

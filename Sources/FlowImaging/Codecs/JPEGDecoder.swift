@@ -20,6 +20,9 @@ enum JPEGDecoder {
         }
     }
 
+    /// The largest image decoded (1 GiB of RGBA); larger headers are refused rather than allocated.
+    static let maximumPixels = 1 << 28
+
     /// Reads the header and the EXIF orientation.
     static func header(_ bytes: UnsafeRawBufferPointer, handle: TurboJPEGHandle) throws(ImageCodecError) -> Header {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
@@ -61,6 +64,9 @@ enum JPEGDecoder {
                        keptFraction: (_ width: Int, _ height: Int) -> Double?) throws(ImageCodecError) -> Image {
         let handle = try TurboJPEGHandle.decompressor()
         let header = try header(bytes, handle: handle)
+        guard header.width * header.height <= maximumPixels else {
+            throw ImageCodecError("JPEG is too large (\(header.width)×\(header.height) pixels; at most \(maximumPixels))")
+        }
         let oriented = header.orientedSize
         var factor = (num: 1, denom: 1)
         if let fraction = keptFraction(oriented.width, oriented.height) { factor = scalingFactor(keeping: fraction) }

@@ -74,12 +74,13 @@ struct AtomicFileWriter {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
             if isDirectory.boolValue { return }
-            throw Failure(message: "cannot create folder '\(folder)': \(String(cString: strerror(ENOTDIR)))")
+            throw Failure(message: "cannot write '\(path)': cannot create folder '\(folder)': "
+                + String(cString: strerror(ENOTDIR)))
         }
         let parent = (folder as NSString).deletingLastPathComponent
         if !parent.isEmpty, parent != folder { try makeFolders(parent) }
         if mkdir(folder, 0o755) != 0, errno != EEXIST {
-            throw failure("cannot create folder '\(folder)'")
+            throw failure("cannot write '\(path)': cannot create folder '\(folder)'")
         }
     }
 
