@@ -26,6 +26,12 @@ public struct Image: Sendable {
     public var originalHeight: Int
     /// A colour matrix still to be applied to every pixel; `nil` when the pixels are final.
     public var pendingColor: ColorMatrix?
+    /// The factor the decoder scaled the original by (1, or e.g. 1/2 after shrink-on-load).
+    ///
+    /// The stored pixels cover exactly `originalWidth × decodedScale` pixels' worth of picture, which may be less
+    /// than ``width`` (683 px at 1/2 decode to 342 pixels, the last one half covered); `resize` maps coordinates
+    /// with it so that a shrunk image lines up with the full one.
+    public var decodedScale: Double
 
     /// Creates an image from RGBA8 pixels.
     /// - Parameters:
@@ -45,6 +51,7 @@ public struct Image: Sendable {
         self.originalWidth = originalSize?.width ?? width
         self.originalHeight = originalSize?.height ?? height
         self.pendingColor = nil
+        self.decodedScale = originalSize == nil ? 1 : Double(width) / Double(originalSize?.width ?? width)
     }
 
     /// Creates an image of one colour.

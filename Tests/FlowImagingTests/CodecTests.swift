@@ -54,8 +54,11 @@ import FlowImaging
         #expect(half.originalWidth == 160 && half.originalHeight == 96)
         let eighth = try ImageDecoder.decode(data, source: "") { _, _ in 0.1 }
         #expect(eighth.width == 20 && eighth.height == 12)
-        let full = try ImageDecoder.decode(data, source: "") { _, _ in 0.6 }
-        #expect(full.width == 160)
+        #expect(half.decodedScale == 0.5 && eighth.decodedScale == 0.125)
+        let fiveEighths = try ImageDecoder.decode(data, source: "") { _, _ in 0.6 }
+        #expect(fiveEighths.width == 100 && fiveEighths.decodedScale == 0.625)
+        let full = try ImageDecoder.decode(data, source: "") { _, _ in 0.9 }
+        #expect(full.width == 160 && full.decodedScale == 1)
     }
 
     // MARK: EXIF orientation

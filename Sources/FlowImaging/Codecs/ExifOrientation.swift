@@ -109,6 +109,7 @@ extension Image {
         let bytes = out.withUnsafeBytes { [UInt8]($0) }
         let original = orientation.swapsAxes ? (originalHeight, originalWidth) : (originalWidth, originalHeight)
         var result = Image(width: outW, height: outH, pixels: bytes, source: source, originalSize: original)
+        result.decodedScale = decodedScale
         result.pendingColor = pendingColor
         return result
     }

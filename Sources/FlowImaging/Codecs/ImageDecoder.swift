@@ -7,8 +7,8 @@ public enum ImageDecoder {
     ///   - data: The encoded bytes.
     ///   - source: Where they came from, kept in the image.
     ///   - keptFraction: For shrink-on-load: given the upright full size, the fraction of each side that is
-    ///     enough for every consumer, or `nil` for a full decode. Only JPEG uses it (DCT scaling by 1/2, 1/4,
-    ///     1/8); the image's ``Image/originalWidth`` and ``Image/originalHeight`` keep the full size.
+    ///     enough for every consumer, or `nil` for a full decode. Only JPEG uses it (DCT scaling by M/8:
+    ///     1/2, 3/8, 1/4, 1/8…); the image's ``Image/originalWidth`` and ``Image/originalHeight`` keep the full size.
     /// - Throws: ``ImageCodecError`` naming the cause: unknown format, corrupt or truncated data.
     public static func decode(_ data: Data, source: String,
                               keptFraction: (_ width: Int, _ height: Int) -> Double? = { _, _ in nil })

@@ -40,16 +40,16 @@ enum JPEGDecoder {
         return Header(width: Int(w), height: Int(h), colorspace: colorspace, orientation: orientation)
     }
 
-    /// The smallest TurboJPEG scaling factor (1/8, 1/4, 1/2 or 1) that keeps at least `fraction` of each side.
+    /// The smallest TurboJPEG scaling factor (M/8, at most 1) that keeps at least `fraction` of each side.
     static func scalingFactor(keeping fraction: Double) -> (num: Int, denom: Int) {
         var count: Int32 = 0
         guard let factors = tjGetScalingFactors(&count) else { return (1, 1) }
         var best = (num: 1, denom: 1)
         for index in 0..<Int(count) {
-            let f = factors[index]
-            let num = Int(f.num), denom = Int(f.denom)
-            guard num <= denom, [1, 2, 4, 8].contains(denom), num == 1 else { continue }
-            if Double(num) / Double(denom) >= fraction, denom > best.denom { best = (num, denom) }
+            let num = Int(factors[index].num), denom = Int(factors[index].denom)
+            let value = Double(num) / Double(denom)
+            guard value <= 1, value >= fraction, value < Double(best.num) / Double(best.denom) else { continue }
+            best = (num, denom)
         }
         return best
     }
@@ -93,7 +93,8 @@ enum JPEGDecoder {
         }
         if isCMYK { convertInvertedCMYKToRGBA(&pixels) }
         let original = (header.width, header.height)
-        let image = Image(width: w, height: h, pixels: pixels, source: source, originalSize: original)
+        var image = Image(width: w, height: h, pixels: pixels, source: source, originalSize: original)
+        image.decodedScale = Double(factor.num) / Double(factor.denom)
         return image.oriented(header.orientation)
     }
 

@@ -76,9 +76,11 @@ struct ResampleWeights {
     let weights: [Float]
 
     /// Computes the weights to resample `inputCount` pixels to `outputCount`.
-    init(inputCount: Int, outputCount: Int, filter: ResampleFilter) {
+    /// - Parameter extent: How many input pixels' worth of picture the output spans (defaults to `inputCount`;
+    ///   less after shrink-on-load, when the last input pixel is only partly covered).
+    init(inputCount: Int, extent: Double? = nil, outputCount: Int, filter: ResampleFilter) {
         precondition(inputCount > 0 && outputCount > 0)
-        let scale = Double(inputCount) / Double(outputCount)
+        let scale = (extent ?? Double(inputCount)) / Double(outputCount)
         self.outputCount = outputCount
         if filter.isNearest {
             stride = 1

@@ -10,8 +10,14 @@ enum Resampler {
     /// Resamples `image`'s stored pixels to `width` × `height`, then applies `matrix` if given.
     static func resample(_ image: Image, width: Int, height: Int, filter: ResampleFilter,
                          matrix: ColorMatrix?) -> [UInt8] {
-        let horizontal = ResampleWeights(inputCount: image.width, outputCount: width, filter: filter)
-        let vertical = ResampleWeights(inputCount: image.height, outputCount: height, filter: filter)
+        // After shrink-on-load the pixels may cover a little less than their count (see `decodedScale`).
+        let shrunk = image.decodedScale < 1
+        let extentX = shrunk ? Double(image.originalWidth) * image.decodedScale : Double(image.width)
+        let extentY = shrunk ? Double(image.originalHeight) * image.decodedScale : Double(image.height)
+        let horizontal = ResampleWeights(inputCount: image.width, extent: min(extentX, Double(image.width)),
+                                         outputCount: width, filter: filter)
+        let vertical = ResampleWeights(inputCount: image.height, extent: min(extentY, Double(image.height)),
+                                       outputCount: height, filter: filter)
         let rows = image.height
         // Both buffers are filled completely by the passes: no zero-filling first.
         let middle = [SIMD4<Float>](unsafeUninitializedCapacity: width * rows) { middle, initialized in

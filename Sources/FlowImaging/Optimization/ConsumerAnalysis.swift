@@ -5,11 +5,12 @@ import FlowKit
 /// Two optimisations use it, both only when ``NodeContext/optimize`` is set, and both keep the result within
 /// about two levels of the literal pipeline on photographs:
 ///
-/// - **Shrink-on-load** (`decode`): when every path from the decoder ends in a `resize` that keeps at most half of
-///   each side — possibly through pointwise colour tasks (`sepia`, `noir`), which do not care about size —
-///   TurboJPEG decodes at 1/2, 1/4 or 1/8 scale (DCT scaling, much cheaper than a full decode). The factor is
+/// - **Shrink-on-load** (`decode`): when every path from the decoder ends in a `resize` that keeps at most a third
+///   of each side (so that ``ConsumerAnalysis/qualityMargin`` times that is at most half) — possibly through pointwise colour tasks (`sepia`, `noir`), which do not care about size —
+///   TurboJPEG decodes at a reduced DCT scale, M/8 (7/8 … 1/2 … 1/8), much cheaper than a full decode. The factor is
 ///   the smallest that still leaves ``ConsumerAnalysis/qualityMargin`` × the final size, so the Lanczos pass
-///   still has real pixels to filter. `resize` computes its target from the original size the image remembers.
+///   still has real pixels to filter. `resize` computes its target from the original size the image remembers, and maps
+///   coordinates through ``Image/decodedScale`` so the shrunk pixels line up exactly with the full image.
 /// - **Colour after resize** (`sepia`): a colour matrix commutes with resampling (both are linear) up to
 ///   rounding and clipping, so when every consumer is a `resize` that reduces the pixel count — or another
 ///   `sepia` that will itself defer — the matrix is attached as ``Image/pendingColor`` and applied by the resize

@@ -3,7 +3,7 @@ import FlowKit
 
 /// `decode`: JPEG or PNG bytes (recognised from the bytes, not the name) to an RGBA8 ``Image``.
 ///
-/// EXIF orientation is applied. With ``NodeContext/optimize``, a JPEG is decoded at 1/2, 1/4 or 1/8 scale when
+/// EXIF orientation is applied. With ``NodeContext/optimize``, a JPEG is decoded at a DCT scale (M/8: 1/2, 3/8, 1/4, …) when
 /// every consumer downsamples enough (shrink-on-load, see ``ConsumerAnalysis``).
 public struct DecodeTask: TaskType {
     public init() {}
