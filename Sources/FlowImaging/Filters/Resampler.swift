@@ -42,7 +42,9 @@ enum Resampler {
         let outWidth = weights.outputCount
         let row = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: inWidth)
         defer { row.deallocate() }
-        weights.weights.withUnsafeBufferPointer { w in
+        // Weights splatted to four lanes once, so the tap loop is load, multiply, add (no shuffle per tap).
+        let splatted = weights.weights.map { SIMD4<Float>(repeating: $0) }
+        splatted.withUnsafeBufferPointer { w in
             weights.starts.withUnsafeBufferPointer { starts in
                 weights.counts.withUnsafeBufferPointer { counts in
                     for y in 0..<rows {
