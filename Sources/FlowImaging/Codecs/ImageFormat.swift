@@ -1,0 +1,37 @@
+import Foundation
+
+/// An encoded image format FlowImaging reads and writes.
+public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
+    /// JPEG (JFIF/Exif), through TurboJPEG.
+    case jpeg
+    /// PNG, through libpng's simplified API.
+    case png
+
+    /// Recognises a format from its magic bytes, never from a name.
+    public static func sniff<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> ImageFormat? {
+        let head = Array(bytes.prefix(8))
+        if head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF { return .jpeg }
+        if head == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] { return .png }
+        return nil
+    }
+
+    /// The format a file extension names (`jpg`, `jpeg`, `png`, any case), if any.
+    public init?(fileExtension: String) {
+        switch fileExtension.lowercased() {
+        case "jpg", "jpeg", "jpe", "jfif": self = .jpeg
+        case "png": self = .png
+        default: return nil
+        }
+    }
+}
+
+/// Why an image could not be decoded or encoded: a message that names the cause, as the codec reported it.
+public struct ImageCodecError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// What went wrong, e.g. `JPEG data is truncated (Premature end of JPEG file)`.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+}

@@ -1,0 +1,115 @@
+import Foundation
+internal import CJPEG
+
+/// Decodes JPEG through TurboJPEG into RGBA8, optionally at a reduced DCT scale (shrink-on-load).
+///
+/// YCbCr, RGB and grayscale JPEGs decode straight to RGBA. CMYK and YCCK JPEGs decode to CMYK and are converted
+/// the way browsers do: the channels are taken as Adobe-inverted (as Photoshop writes them), `R = C·K / 255`.
+/// The EXIF orientation is applied afterwards.
+enum JPEGDecoder {
+    /// The header facts needed to plan a decode.
+    struct Header {
+        var width: Int
+        var height: Int
+        var colorspace: Int32
+        var orientation: ExifOrientation
+
+        /// The size shown once the orientation is applied.
+        var orientedSize: (width: Int, height: Int) {
+            orientation.swapsAxes ? (height, width) : (width, height)
+        }
+    }
+
+    /// The largest image decoded (1 GiB of RGBA); larger headers are refused rather than allocated.
+    static let maximumPixels = 1 << 28
+
+    /// Reads the header and the EXIF orientation.
+    static func header(_ bytes: UnsafeRawBufferPointer, handle: TurboJPEGHandle) throws(ImageCodecError) -> Header {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            throw ImageCodecError("JPEG data is empty")
+        }
+        var w: Int32 = 0, h: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        if tjDecompressHeader3(handle.raw, base, UInt(bytes.count), &w, &h, &subsampling, &colorspace) != 0 {
+            // A file cut short usually fails here, in its tables; it then lacks the EOI marker at the end.
+            let endsWithEOI = bytes.count >= 2 && base[bytes.count - 2] == 0xFF && base[bytes.count - 1] == 0xD9
+            let cause = endsWithEOI ? "corrupt JPEG header" : "JPEG data is truncated or its header is corrupt"
+            throw ImageCodecError("\(cause) (\(handle.errorMessage))")
+        }
+        guard w > 0, h > 0 else { throw ImageCodecError("JPEG has no pixels") }
+        let orientation = ExifOrientation.read(jpeg: UnsafeBufferPointer(start: base, count: bytes.count))
+        return Header(width: Int(w), height: Int(h), colorspace: colorspace, orientation: orientation)
+    }
+
+    /// The smallest TurboJPEG scaling factor (M/8, at most 1) that keeps at least `fraction` of each side.
+    static func scalingFactor(keeping fraction: Double) -> (num: Int, denom: Int) {
+        var count: Int32 = 0
+        guard let factors = tjGetScalingFactors(&count) else { return (1, 1) }
+        var best = (num: 1, denom: 1)
+        for index in 0..<Int(count) {
+            let num = Int(factors[index].num), denom = Int(factors[index].denom)
+            let value = Double(num) / Double(denom)
+            guard value <= 1, value >= fraction, value < Double(best.num) / Double(best.denom) else { continue }
+            best = (num, denom)
+        }
+        return best
+    }
+
+    /// Decodes a JPEG.
+    /// - Parameters:
+    ///   - bytes: The JPEG file.
+    ///   - source: Where it came from.
+    ///   - keptFraction: Given the oriented full size, the fraction of each side that consumers need, or `nil`
+    ///     for a full decode.
+    static func decode(_ bytes: UnsafeRawBufferPointer, source: String,
+                       keptFraction: (_ width: Int, _ height: Int) -> Double?) throws(ImageCodecError) -> Image {
+        let handle = try TurboJPEGHandle.decompressor()
+        let header = try header(bytes, handle: handle)
+        guard header.width * header.height <= maximumPixels else {
+            throw ImageCodecError("JPEG is too large (\(header.width)×\(header.height) pixels; at most \(maximumPixels))")
+        }
+        let oriented = header.orientedSize
+        var factor = (num: 1, denom: 1)
+        if let fraction = keptFraction(oriented.width, oriented.height) { factor = scalingFactor(keeping: fraction) }
+        let w = (header.width * factor.num + factor.denom - 1) / factor.denom
+        let h = (header.height * factor.num + factor.denom - 1) / factor.denom
+        let isCMYK = header.colorspace == Int32(TJCS_CMYK.rawValue) || header.colorspace == Int32(TJCS_YCCK.rawValue)
+        let format = isCMYK ? TJPF_CMYK : TJPF_RGBA
+        // TurboJPEG writes every byte of the buffer (or fails): no zero-filling first.
+        var status: Int32 = -1
+        var pixels = [UInt8](unsafeUninitializedCapacity: w * h * 4) { out, initialized in
+            status = tjDecompress2(handle.raw, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                   UInt(bytes.count), out.baseAddress, Int32(w), Int32(w * 4), Int32(h),
+                                   Int32(format.rawValue), 0)
+            initialized = w * h * 4
+        }
+        if status != 0 {
+            let message = handle.errorMessage
+            // Warnings still produce pixels; a truncated file does too, but with a grey bottom: refuse that.
+            if !handle.lastFailureIsWarning || message.localizedCaseInsensitiveContains("premature end") {
+                let cause = message.localizedCaseInsensitiveContains("premature end") ? "JPEG data is truncated"
+                    : "corrupt JPEG data"
+                throw ImageCodecError("\(cause) (\(message))")
+            }
+        }
+        if isCMYK { convertInvertedCMYKToRGBA(&pixels) }
+        let original = (header.width, header.height)
+        var image = Image(width: w, height: h, pixels: pixels, source: source, originalSize: original)
+        image.decodedScale = Double(factor.num) / Double(factor.denom)
+        return image.oriented(header.orientation)
+    }
+
+    /// Adobe-inverted CMYK to RGBA in place: `R = C·K/255`, `G = M·K/255`, `B = Y·K/255`, opaque.
+    private static func convertInvertedCMYKToRGBA(_ pixels: inout [UInt8]) {
+        pixels.withUnsafeMutableBufferPointer { buffer in
+            var i = 0
+            while i < buffer.count {
+                let k = UInt32(buffer[i + 3])
+                buffer[i] = UInt8((UInt32(buffer[i]) * k + 127) / 255)
+                buffer[i + 1] = UInt8((UInt32(buffer[i + 1]) * k + 127) / 255)
+                buffer[i + 2] = UInt8((UInt32(buffer[i + 2]) * k + 127) / 255)
+                buffer[i + 3] = 255
+                i += 4
+            }
+        }
+    }
+}

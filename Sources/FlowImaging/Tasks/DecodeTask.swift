@@ -1,0 +1,40 @@
+import Foundation
+import FlowKit
+
+/// `decode`: JPEG or PNG bytes (recognised from the bytes, not the name) to an RGBA8 ``Image``.
+///
+/// EXIF orientation is applied. With ``NodeContext/optimize``, a JPEG is decoded at a DCT scale (M/8: 1/2, 3/8, 1/4, …) when
+/// every consumer downsamples enough (shrink-on-load, see ``ConsumerAnalysis``).
+public struct DecodeTask: TaskType {
+    public init() {}
+    public var name: String { "decode" }
+    public var summary: String { "Decodes JPEG or PNG bytes (detected from the bytes) into an image." }
+    public var parameters: [ParameterSpec] { [] }
+    public var consumes: InputRequirement { .oneOf([.data]) }
+    public var provides: ProviderKind? { .image }
+    public func makeOperation(_ context: NodeContext) -> FlowOperation { DecodeOperation(context: context) }
+}
+
+/// The operation of ``DecodeTask``.
+public final class DecodeOperation: FlowOperation, ImageProvider, @unchecked Sendable {
+    /// The decoded image, once finished.
+    public var providedImage: Image? { output(as: Image.self) }
+
+    public override func execute() {
+        if finishIfCancelled() { return }
+        guard let payload = input((any DataProvider).self)?.providedData else {
+            return finish(.failure(context.failure(.invalidInput, "no input data (the upstream node provided none)")))
+        }
+        let consumers = context.consumers, optimize = context.optimize
+        do {
+            let image = try ImageDecoder.decode(payload.bytes, source: payload.source) { width, height in
+                optimize ? ConsumerAnalysis.keptFraction(consumers: consumers, width: width, height: height) : nil
+            }
+            if finishIfCancelled() { return }
+            finish(.success(image))
+        } catch {
+            let source = payload.source.isEmpty ? "the input" : "'\(payload.source)'"
+            finish(.failure(context.failure(.invalidInput, "cannot decode \(source): \(error.message)", cause: error)))
+        }
+    }
+}

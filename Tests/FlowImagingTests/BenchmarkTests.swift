@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+import FlowImaging
+
+/// The image benchmark, run by `bench/image/run.sh` as `swift test -c release --filter Bench` with
+/// `FLOWRUN_BENCH=1`; skipped otherwise. `FLOWRUN_BENCH_CORPUS` names the corpus folder,
+/// `FLOWRUN_BENCH_OUT` the output folder, `FLOWRUN_BENCH_MODE` is `stages`, `literal`, `optimised` or `quality`.
+@Suite struct BenchmarkTests {
+    static let enabled = ProcessInfo.processInfo.environment["FLOWRUN_BENCH"] == "1"
+
+    @Test(.enabled(if: BenchmarkTests.enabled)) func benchImagePipeline() throws {
+        let env = ProcessInfo.processInfo.environment
+        let corpus = try #require(env["FLOWRUN_BENCH_CORPUS"])
+        let out = env["FLOWRUN_BENCH_OUT"] ?? NSTemporaryDirectory() + "flowrun-bench-out"
+        let files = try FileManager.default.contentsOfDirectory(atPath: corpus)
+            .filter { $0.hasSuffix(".jpg") }.sorted().map { corpus + "/" + $0 }
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        switch env["FLOWRUN_BENCH_MODE"] ?? "stages" {
+        case "stages":
+            for (stage, ms) in try ImagingBenchmark.stageTimings(files: Array(files.prefix(20))) {
+                print("BENCH stage \(stage): \(String(format: "%.2f", ms)) ms/photo")
+            }
+        case "literal", "optimised":
+            let optimise = env["FLOWRUN_BENCH_MODE"] == "optimised"
+            let rate = try ImagingBenchmark.throughput(files: files, outputFolder: out, optimize: optimise)
+            print("BENCH flowrun \(optimise ? "optimised" : "literal"): \(String(format: "%.1f", rate)) photos/s")
+        default:
+            var worst = 0, total = 0.0, count = 0, over2 = 0
+            for file in files.prefix(20) {
+                let (literal, optimised) = try ImagingBenchmark.literalAndOptimised(file: file)
+                #expect(literal.width == optimised.width && literal.height == optimised.height)
+                for (a, b) in zip(literal.pixels, optimised.pixels) {
+                    let d = abs(Int(a) - Int(b))
+                    worst = max(worst, d)
+                    total += Double(d)
+                    count += 1
+                    if d > 2 { over2 += 1 }
+                }
+            }
+            print("BENCH quality optimised vs literal: mean |diff| \(String(format: "%.3f", total / Double(count))), "
+                + "max \(worst), share > 2 levels \(String(format: "%.4f", Double(over2) / Double(count) * 100)) %")
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+import FlowImaging
+import FlowKit
+
+/// The task descriptors: registry, kinds, parameter checks.
+@Suite struct TaskTypeTests {
+    static let here = FlowKit.SourceLocation(path: "w.yaml", line: 3, column: 5)
+
+    static func diagnostics(_ type: any TaskType, _ values: [String: Value]) -> [String] {
+        var locations: [String: FlowKit.SourceLocation] = [:]
+        for key in values.keys { locations[key] = here }
+        var diagnostics = Diagnostics()
+        type.validate(ParameterValues(values, locations: locations), into: &diagnostics)
+        return diagnostics.all.map(\.message)
+    }
+
+    @Test func standardRegistryHasTheImageTasks() {
+        let registry = TaskRegistry.standard
+        for name in ["noop", "sleep", "fetch", "decode", "sepia", "noir", "resize", "write"] {
+            #expect(registry[name] != nil, "\(name)")
+        }
+        #expect(registry["decode"]?.consumes == .oneOf([.data]) && registry["decode"]?.provides == .image)
+        #expect(registry["write"]?.consumes == .oneOf([.image, .data]) && registry["write"]?.provides == .file)
+        #expect(registry.adapters(from: .data, to: [.image]).map(\.name) == ["decode"])
+    }
+
+    @Test(arguments: [
+        ([:], "resize needs one of scale, width, height"),
+        (["scale": .double(0.5), "width": .int(3)], "resize takes scale or width, not both"),
+        (["width": .int(3), "fit": .string("cover")], "resize's fit needs both width and height"),
+    ] as [([String: Value], String)])
+    func resizeParameterRules(values: [String: Value], message: String) {
+        #expect(Self.diagnostics(ResizeTask(), values) == [message])
+    }
+
+    @Test(arguments: [["scale": .double(0.3)], ["width": .int(10)], ["width": .int(10), "height": .int(5)],
+                      ["height": .int(4), "filter": .string("nearest")]] as [[String: Value]])
+    func validResizeParameters(values: [String: Value]) {
+        #expect(Self.diagnostics(ResizeTask(), values).isEmpty)
+    }
+
+    @Test func writeFormatFromExtension() {
+        #expect(Self.diagnostics(WriteTask(), ["path": .string("out/a.gif")])
+            == ["write's format from its extension: unknown extension '.gif'"])
+        #expect(Self.diagnostics(WriteTask(), ["path": .string("out/a")]).first?.contains("no extension") == true)
+        #expect(Self.diagnostics(WriteTask(), ["path": .string("out/a.gif"), "format": .string("png")]).isEmpty)
+        #expect(Self.diagnostics(WriteTask(), ["path": .string("out/${item.stem}.jpg")]).isEmpty)
+    }
+
+    @Test func diagnosticsPointAtTheParameter() {
+        var diagnostics = Diagnostics()
+        WriteTask().validate(ParameterValues(["path": .string("a.tiff")], locations: ["path": Self.here]),
+                             into: &diagnostics)
+        #expect(diagnostics.all.first?.location == Self.here)
+    }
+
+    @Test func parameterSpecsHaveRangesAndDefaults() {
+        #expect(SepiaTask().parameter(named: "intensity")?.range == 0...1)
+        #expect(SepiaTask().parameter(named: "intensity")?.defaultValue == .double(1))
+        #expect(WriteTask().parameter(named: "quality")?.range == 1...100)
+        #expect(WriteTask().parameter(named: "path")?.isRequired == true)
+        #expect(ResizeTask().parameter(named: "filter")?.defaultValue == .string("lanczos"))
+    }
+}

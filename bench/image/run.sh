@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# bench/image/run.sh — flowrun's image pipeline against Pillow on the shared photo corpus.
+#
+# Usage:  bench/image/run.sh [N] [ROUNDS]
+#   N        corpus size (default 200): the 20 photos of ../shared/photos repeated round-robin
+#   ROUNDS   how many times to alternate Pillow / flowrun literal / flowrun optimised (default 3)
+# Environment:
+#   SHARED=DIR   the shared folder (default: ../shared beside the repository)
+#   WORK=DIR     scratch folder for the corpus and outputs (default: /dev/shm/flowrun-bench, else /tmp)
+#
+# The job (BENCHMARKS.md): decode → sepia 0.8 → resize ×0.3 Lanczos → JPEG q85 (4:2:0), 2 threads/processes.
+# flowrun is measured without the CLI, through the real operations (DecodeOperation → SepiaOperation →
+# ResizeOperation → WriteOperation), by the release-mode test `Bench` in Tests/FlowImagingTests, which only
+# runs with FLOWRUN_BENCH=1:
+#   stages     ms per photo of each stage on one thread (decode full and 1/2, sepia, noir, resize, encode)
+#   literal    photos/s, no optimisation (full decode, sepia on every pixel, resize)
+#   optimised  photos/s with shrink-on-load and colour-after-resize (NodeContext.optimize)
+#   quality    how far the optimised output is from the literal one (mean, max, share > 2 levels)
+# Pillow runs /usr/bin/python3 $SHARED/bench/pipeline_pillow.py --procs 2. The machine is shared and drifts by
+# ±25 %, so runs alternate and ratios are taken per round.
+set -euo pipefail
+
+N=${1:-200}
+ROUNDS=${2:-3}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+SHARED=${SHARED:-$ROOT/../shared}
+if [ -z "${WORK:-}" ]; then
+  if [ -d /dev/shm ] && [ -w /dev/shm ]; then WORK=/dev/shm/flowrun-bench; else WORK=/tmp/flowrun-bench; fi
+fi
+CORPUS=$WORK/corpus
+mkdir -p "$WORK"
+
+cd "$ROOT"
+echo "== building (release)" >&2
+swift build -c release --build-tests >/dev/null
+
+echo "== corpus: $N files in $CORPUS" >&2
+if ! FROM_PHOTOS="$SHARED/photos" "$SHARED/bench/make-corpus.sh" "$CORPUS" "$N" 2>"$WORK/make-corpus.log"; then
+  # make-corpus.sh insists on `vips` even with FROM_PHOTOS; without it, do the same round-robin copy here.
+  echo "   (make-corpus.sh failed: $(tail -1 "$WORK/make-corpus.log"); copying round-robin instead)" >&2
+  mkdir -p "$CORPUS"
+  rm -f "$CORPUS"/img[0-9][0-9][0-9].jpg
+  photos=("$SHARED"/photos/*.jpg)
+  for ((i = 0; i < N; i++)); do cp "${photos[i % ${#photos[@]}]}" "$(printf '%s/img%03d.jpg' "$CORPUS" "$i")"; done
+fi
+
+flowrun_bench() {  # MODE → prints the BENCH lines
+  FLOWRUN_BENCH=1 FLOWRUN_BENCH_CORPUS="$CORPUS" FLOWRUN_BENCH_OUT="$WORK/out-$1" FLOWRUN_BENCH_MODE="$1" \
+    swift test -c release --skip-build --filter Bench 2>&1 | grep '^BENCH' | sed 's/^BENCH //'
+}
+
+pillow_rate() {
+  rm -rf "$WORK/out-pillow"
+  local start end
+  start=$(date +%s.%N)
+  /usr/bin/python3 "$SHARED/bench/pipeline_pillow.py" --procs 2 "$CORPUS" "$WORK/out-pillow"
+  end=$(date +%s.%N)
+  awk -v n="$N" -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", n / (e - s) }'
+}
+
+echo "== per-stage timings (one thread, first 20 photos)"
+flowrun_bench stages
+
+echo "== throughput, photos/s (2 threads / 2 processes), alternating"
+printf '%-6s %10s %10s %10s %12s %12s\n' round pillow literal optimised literal/pil optimised/pil
+for ((r = 1; r <= ROUNDS; r++)); do
+  p=$(pillow_rate)
+  l=$(flowrun_bench literal | awk '{ print $(NF-1) }')
+  o=$(flowrun_bench optimised | awk '{ print $(NF-1) }')
+  awk -v r="$r" -v p="$p" -v l="$l" -v o="$o" \
+    'BEGIN { printf "%-6s %10s %10s %10s %11.2fx %11.2fx\n", r, p, l, o, l / p, o / p }'
+done
+
+echo "== optimised vs literal output (first 20 photos)"
+flowrun_bench quality
