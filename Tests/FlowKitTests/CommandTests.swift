@@ -316,7 +316,8 @@ import OrderedCollections
             queue.addOperation(op)
         }
         #expect(await waitUntil(.seconds(40)) { short.allSatisfy(\.isFinished) })
-        #expect(ContinuousClock.now - started < .seconds(15))  // the long ones run 30 s
+        // The long ones run 30 s; under a fully loaded parallel test run, spawning alone can take seconds.
+        #expect(ContinuousClock.now - started < .seconds(25))
         for (index, op) in short.enumerated() { #expect(text(op) == "short \(index)\n") }
         for op in long { op.cancel() }
         #expect(await waitUntil(.seconds(40)) { long.allSatisfy(\.isFinished) })
