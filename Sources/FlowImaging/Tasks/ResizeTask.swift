@@ -21,7 +21,8 @@ public struct ResizeTask: TaskType {
 
     public func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics) {
         let given = ["scale", "width", "height"].filter { parameters[$0] != nil }
-        let anyLocation = (given + ["fit", "filter"]).lazy.compactMap { parameters.location(of: $0) }.first
+        let anyLocation =
+            (given + ["fit", "filter"]).lazy.compactMap { parameters.location(of: $0) }.first ?? parameters.taskLocation
         if given.isEmpty {
             diagnostics.error("resize needs one of scale, width, height", at: anyLocation,
                               hint: "e.g. `scale: 0.5`, `width: 800`, or `width: 800` with `height: 600`")

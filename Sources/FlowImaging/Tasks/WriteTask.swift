@@ -21,7 +21,9 @@ public struct WriteTask: TaskType {
     public var provides: ProviderKind? { .file }
 
     public func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics) {
-        guard parameters.string("format") == nil, let path = parameters.string("path") else { return }
+        // Data is written as it is, whatever the extension; only an image needs a format.
+        guard parameters.inputKind != .data, parameters.string("format") == nil, let path = parameters.string("path")
+        else { return }
         // An interpolated path may only be known at run time; check what is literal.
         guard !path.contains("${") || !(path as NSString).pathExtension.contains("}") else { return }
         let ext = (path as NSString).pathExtension

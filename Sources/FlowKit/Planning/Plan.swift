@@ -26,6 +26,8 @@ public struct Plan: Sendable {
     public let params: [String: Value]
     /// The nodes, every one after its dependencies.
     public internal(set) var nodes: [PlannedNode]
+    /// What each task reads, by task index (see ``ParameterValues/inputKind``).
+    let inputKinds: [ProviderKind?]
 
     /// The task a node comes from.
     public func task(of node: PlannedNode) -> TaskSpec { workflow.tasks[node.taskIndex] }
@@ -43,7 +45,8 @@ public struct Plan: Sendable {
         let task = task(of: node)
         guard let type = registry[task.type.value] else { return ParameterValues() }
         var ignored = Diagnostics()
-        return ParameterValidator(task: task, type: type).resolve(in: scope(of: node), diagnostics: &ignored)
+        return ParameterValidator(task: task, type: type, inputKind: inputKinds[node.taskIndex])
+            .resolve(in: scope(of: node), diagnostics: &ignored)
     }
 
     /// The nodes in topological waves: wave 0 has no dependencies, wave n depends only on earlier waves.

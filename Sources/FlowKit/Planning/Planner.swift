@@ -53,7 +53,10 @@ struct Planner {
         for index in nodes.indices {
             for dependency in nodes[index].dependencies { nodes[dependency].dependents.append(index) }
         }
-        var plan = Plan(workflow: workflow, registry: context.registry, environment: context.environment, params: params, nodes: nodes)
+        let inputKinds = workflow.tasks.map { KindValidator.inputKind(of: $0, context) }
+        var plan = Plan(
+            workflow: workflow, registry: context.registry, environment: context.environment, params: params, nodes: nodes,
+            inputKinds: inputKinds)
         checkParameters(of: &plan, diagnostics: &diagnostics)
         return plan
     }
@@ -108,7 +111,8 @@ struct Planner {
             guard let type = context.type(of: task) else { continue }
             if checkedTasks.contains(node.taskIndex) { continue }
             if !task.usesItem { checkedTasks.insert(node.taskIndex) }
-            _ = ParameterValidator(task: task, type: type).resolve(in: plan.scope(of: node), diagnostics: &diagnostics)
+            _ = ParameterValidator(task: task, type: type, inputKind: plan.inputKinds[node.taskIndex])
+                .resolve(in: plan.scope(of: node), diagnostics: &diagnostics)
         }
     }
 }

@@ -71,6 +71,19 @@ struct KindValidator {
             at: input.location)
     }
 
+    /// The kind a task reads: what its `input:` or its one providing dependency provides, when the task
+    /// consumes a kind; `nil` otherwise or when the graph leaves it open.
+    static func inputKind(of task: TaskSpec, _ context: ValidationContext) -> ProviderKind? {
+        guard let type = context.type(of: task) else { return nil }
+        let needed = type.consumes.kinds
+        guard !needed.isEmpty else { return nil }
+        let provided = context.dependencies(of: task)
+            .filter { task.input == nil || $0.task.id.value == task.input?.value }
+            .compactMap { context.type(of: $0.task)?.provides }
+            .filter(needed.contains)
+        return provided.count == 1 ? provided[0] : nil
+    }
+
     static func describe(_ kinds: [ProviderKind]) -> String {
         kinds.map(\.name).joined(separator: " or ")
     }

@@ -5,6 +5,8 @@ import OrderedCollections
 struct ParameterValidator {
     let task: TaskSpec
     let type: any TaskType
+    /// What the task reads (see ``ParameterValues/inputKind``).
+    var inputKind: ProviderKind?
 
     func resolve(in scope: Scope, diagnostics: inout Diagnostics) -> ParameterValues {
         var values = ParameterValues()
@@ -30,6 +32,8 @@ struct ParameterValidator {
             }
         }
         values = ParameterValues(resolved, locations: locations)
+        values.taskLocation = task.id.location
+        values.inputKind = inputKind
         checkConstraints(values, diagnostics: &diagnostics)
         type.validate(values, into: &diagnostics)
         return values

@@ -31,7 +31,7 @@ import Testing
             """.utf8), path: "v.yaml")
         #expect(result.plan == nil)
         #expect(result.diagnostics.all.map { DiagnosticRenderer().headline($0) } == [
-            "v.yaml:5:33: error: parameter 'strength' of task 'c' (vignette) must be between 0 and 1, found 1.5",
+            "v.yaml:5:34: error: parameter 'strength' of task 'c' (vignette) must be between 0 and 1, found 1.5",
         ])
     }
 }
