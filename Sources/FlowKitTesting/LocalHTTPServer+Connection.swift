@@ -1,3 +1,4 @@
+import FlowKit
 import Foundation
 
 #if canImport(Glibc)
@@ -128,31 +129,10 @@ extension LocalHTTPServer.Core {
     }
 
     private func head(_ code: Int, _ headers: [LocalHTTPServer.HTTPHeader]) -> Data {
-        var text = "HTTP/1.1 \(code) \(Self.reasonPhrase(code))\r\n"
+        var text = "HTTP/1.1 \(code) \(FetchErrors.reasonPhrase(code))\r\n"
         for header in headers { text += "\(header.name): \(header.value)\r\n" }
         text += "Connection: close\r\n\r\n"
         return Data(text.utf8)
     }
 
-    static func reasonPhrase(_ code: Int) -> String {
-        switch code {
-        case 200: "OK"
-        case 204: "No Content"
-        case 301: "Moved Permanently"
-        case 302: "Found"
-        case 303: "See Other"
-        case 304: "Not Modified"
-        case 307: "Temporary Redirect"
-        case 308: "Permanent Redirect"
-        case 400: "Bad Request"
-        case 401: "Unauthorized"
-        case 403: "Forbidden"
-        case 404: "Not Found"
-        case 429: "Too Many Requests"
-        case 500: "Internal Server Error"
-        case 502: "Bad Gateway"
-        case 503: "Service Unavailable"
-        default: "Status \(code)"
-        }
-    }
 }

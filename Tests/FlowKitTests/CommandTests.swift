@@ -37,25 +37,6 @@ import OrderedCollections
         return CommandOperation(context: context, terminationGrace: grace)
     }
 
-    /// Runs `operation` (after `upstream`, if any) and waits, bounded so a hang fails instead of stalling.
-    @discardableResult
-    private func run(
-        _ operation: FlowOperation, after upstream: FlowOperation? = nil, timeout: Duration = .seconds(20)
-    ) async -> FlowOperation.Outcome? {
-        let queue = OperationQueue()
-        if let upstream {
-            operation.addDependency(upstream)
-            queue.addOperation(upstream)
-        }
-        queue.addOperation(operation)
-        #expect(await waitUntil(timeout) { operation.isFinished }, "operation did not finish within \(timeout)")
-        return operation.outcome
-    }
-
-    private func failureOf(_ outcome: FlowOperation.Outcome?) -> NodeFailure? {
-        if case .failure(let failure)? = outcome { return failure }
-        return nil
-    }
 
     private func text(_ op: CommandOperation) -> String? {
         op.providedData.map { String(decoding: $0.bytes, as: UTF8.self) }

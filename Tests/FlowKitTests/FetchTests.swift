@@ -22,19 +22,6 @@ import OrderedCollections
         return FetchOperation(context: context)
     }
 
-    /// Runs an operation on its own queue and waits (bounded, so a hang fails the test instead of the run).
-    @discardableResult
-    private func run(_ operation: FlowOperation, timeout: Duration = .seconds(20)) async -> FlowOperation.Outcome? {
-        let queue = OperationQueue()
-        queue.addOperation(operation)
-        #expect(await waitUntil(timeout) { operation.isFinished }, "operation did not finish within \(timeout)")
-        return operation.outcome
-    }
-
-    private func failureOf(_ outcome: FlowOperation.Outcome?) -> NodeFailure? {
-        if case .failure(let failure)? = outcome { return failure }
-        return nil
-    }
 
     private func isCancelled(_ outcome: FlowOperation.Outcome?) -> Bool {
         if case .cancelled? = outcome { return true }
@@ -367,43 +354,5 @@ import OrderedCollections
         let failure = try #require(failureOf(await run(fetch(url))))
         #expect(failure.code == .unsupported)
         #expect(failure.message.contains(url))
-    }
-}
-
-/// The bound for "promptly" in timing assertions: generous, because the whole test suite on a busy 2-core
-/// machine can stall a test for seconds, yet far below the 20–60 s that the failure being tested for (a stall,
-/// a 30 s program, a grace period) would take.
-let promptly: Duration = .seconds(8)
-
-/// Polls `condition` every 5 ms until it holds or `timeout` passes.
-///
-/// Suspends rather than blocks: a test that blocks its thread takes one of the few threads libdispatch runs
-/// on a 2-core machine, and when all are blocked, libdispatch adds threads only after about a second — so
-/// operations, URLSession queues and timers all stall and timing assertions fail.
-/// - Returns: Whether the condition held in time.
-func waitUntil(_ timeout: Duration, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return true
-}
-
-/// A fresh folder under the system temporary directory, removed when the value is released.
-final class TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        path = NSTemporaryDirectory() + "flowkit-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func write(_ relativePath: String, _ data: Data) throws {
-        let url = URL(fileURLWithPath: path + "/" + relativePath)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try data.write(to: url)
     }
 }

@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 /// Messages for failed HTTP fetches: what went wrong, in words, with the URL.
-enum FetchErrors {
+package enum FetchErrors {
     /// The failure for a transfer error from URLSession.
     static func failure(for error: any Error, url: URL, context: NodeContext) -> NodeFailure {
         let target = url.absoluteString
@@ -35,7 +35,7 @@ enum FetchErrors {
     }
 
     /// The standard reason phrase of an HTTP status ("Not Found"); corelibs does not expose the server's.
-    static func reasonPhrase(_ status: Int) -> String {
+    package static func reasonPhrase(_ status: Int) -> String {
         switch status {
         case 200: "OK"
         case 201: "Created"
