@@ -79,6 +79,13 @@ struct NodeReader {
         Choice.allCases.map(\.rawValue).joined(separator: ", ")
     }
 
+    /// Reports a name that is not a valid identifier (task id, queue or parameter name).
+    mutating func checkIdentifier(_ name: String, _ what: String, at location: SourceLocation) {
+        guard !Self.isIdentifier(name) else { return }
+        diagnostics.error("invalid \(what) '\(name)'", at: location,
+            hint: "\(what)s start with a letter or '_' and contain letters, digits, '_' or '-'")
+    }
+
     /// Whether a name is a valid task or queue id: `[A-Za-z_][A-Za-z0-9_-]*`.
     static func isIdentifier(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, first.isASCIILetter || first == "_" else { return false }

@@ -77,10 +77,7 @@ struct WorkflowDecoder {
         guard let pairs = reader.mapping(node, "'params'") else { return }
         for pair in pairs {
             guard let name = pair.key.scalar else { continue }
-            if !NodeReader.isIdentifier(name) {
-                reader.diagnostics.error("invalid parameter name '\(name)'", at: pair.key.location,
-                    hint: "names start with a letter or '_' and contain letters, digits, '_' or '-'")
-            }
+            reader.checkIdentifier(name, "parameter name", at: pair.key.location)
             if case .mapping = pair.value.content {
                 reader.diagnostics.error("parameter '\(name)' must be a scalar or a list, found a map", at: pair.value.location)
                 continue
@@ -93,10 +90,7 @@ struct WorkflowDecoder {
         guard let pairs = reader.mapping(node, "'queues'") else { return }
         for pair in pairs {
             guard let name = pair.key.scalar else { continue }
-            if !NodeReader.isIdentifier(name) {
-                reader.diagnostics.error("invalid queue name '\(name)'", at: pair.key.location,
-                    hint: "names start with a letter or '_' and contain letters, digits, '_' or '-'")
-            }
+            reader.checkIdentifier(name, "queue name", at: pair.key.location)
             var queue = QueueSpec(name: name, location: pair.key.location)
             if case .mapping(let settings) = pair.value.content {
                 for setting in settings {
@@ -132,10 +126,7 @@ struct WorkflowDecoder {
 
     private mutating func decodeTask(_ pair: YAMLPair) -> TaskSpec? {
         guard let id = pair.key.scalar else { return nil }
-        if !NodeReader.isIdentifier(id) {
-            reader.diagnostics.error("invalid task id '\(id)'", at: pair.key.location,
-                hint: "ids start with a letter or '_' and contain letters, digits, '_' or '-'")
-        }
+        reader.checkIdentifier(id, "task id", at: pair.key.location)
         // A task whose type is missing or unreadable is still kept, with an empty type no registry knows, so
         // tasks that depend on it are not also told it does not exist.
         let untyped = TaskSpec(id: Located(id, at: pair.key.location), type: Located("", at: pair.key.location))
