@@ -5,6 +5,7 @@
 // For each shape (chain, wide fan-out/fan-in, lattice, forEach chain of 3) it times Runner.run() on a planned
 // workflow of N no-op nodes, and between every two shapes times N independent raw Operations through one
 // OperationQueue (the floor). The machine drifts, so each shape's ratio is against the floor runs next to it.
+// A chain is serial by nature, so it is also compared with a raw chain whose operations enqueue their successor.
 import FlowKit
 import Foundation
 
@@ -38,6 +39,38 @@ func floor(_ count: Int) -> Double {
     let operations = (0..<count).map { _ in EmptyOperation() }
     let start = ContinuousClock.now
     queue.addOperations(operations, waitUntilFinished: true)
+    return (ContinuousClock.now - start).seconds
+}
+
+/// A chain of raw operations, each enqueueing the next when it runs: the fastest a strictly serial graph can
+/// go through an OperationQueue (the brief's "enqueued only when ready" chain).
+final class ChainLink: Operation, @unchecked Sendable {
+    let queue: OperationQueue
+    let remaining: Int
+    let done: DispatchSemaphore
+
+    init(queue: OperationQueue, remaining: Int, done: DispatchSemaphore) {
+        self.queue = queue
+        self.remaining = remaining
+        self.done = done
+    }
+
+    override func main() {
+        if remaining == 0 {
+            done.signal()
+        } else {
+            queue.addOperation(ChainLink(queue: queue, remaining: remaining - 1, done: done))
+        }
+    }
+}
+
+func chainFloor(_ count: Int) -> Double {
+    let queue = OperationQueue()
+    queue.maxConcurrentOperationCount = ProcessInfo.processInfo.activeProcessorCount
+    let done = DispatchSemaphore(value: 0)
+    let start = ContinuousClock.now
+    queue.addOperation(ChainLink(queue: queue, remaining: count - 1, done: done))
+    done.wait()
     return (ContinuousClock.now - start).seconds
 }
 
@@ -125,4 +158,16 @@ for shape in arguments.shapes {
         String(format: "%5.2f×", median(doubledTimes) / median(times)),
     ]
     print(line.joined(separator: " "))
+    if shape == .chain {
+        // A chain is serial: compare it with the serial floor too.
+        var serialRatios: [Double] = []
+        for _ in 0..<arguments.rounds {
+            let before = chainFloor(plan.nodes.count)
+            let time = run(plan)
+            let after = chainFloor(plan.nodes.count)
+            serialRatios.append(time / ((before + after) / 2))
+        }
+        print(String(format: "  chain vs a raw chain of %d operations, each enqueued when ready: %.2f×",
+                     plan.nodes.count, median(serialRatios)))
+    }
 }

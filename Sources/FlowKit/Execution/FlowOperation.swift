@@ -53,18 +53,19 @@ open class FlowOperation: Operation, @unchecked Sendable {
         var outcome: Outcome?
         var output: (any Sendable)?
         var cancellationReason: CancellationReason?
+        /// Dependencies that had already finished when added: edges for input lookup only.
+        var finishedDependencies: [Operation] = []
+        /// Identities of `finishedDependencies`, kept once there are many (a gather over thousands of items).
+        var finishedIdentities: Set<ObjectIdentifier>?
+        /// Whether any dependency went to Foundation (was unfinished when added).
+        var hasFoundationDependencies = false
+        /// The runner watching this operation, and the node's index in its plan.
+        var lifecycle: (observer: any OperationLifecycle, index: Int)?
     }
 
-    // Value and lock together (NIOLockedValueBox's shape): every mutable property lives here.
+    // Value and lock together (NIOLockedValueBox's shape): every mutable property lives here, under one
+    // lock, so the per-node path of a run takes it as rarely as possible.
     private let state = Mutex(State())
-    private let finishedDependencies = Mutex(FinishedDependencies())
-
-    /// Dependencies that had already finished when added: edges for input lookup only.
-    private struct FinishedDependencies: Sendable {
-        var operations: [Operation] = []
-        var identities: Set<ObjectIdentifier> = []
-    }
-    private let lifecycle = Mutex<(observer: any OperationLifecycle, index: Int)?>(nil)
 
     /// The node this operation runs.
     public let context: NodeContext
@@ -95,12 +96,12 @@ open class FlowOperation: Operation, @unchecked Sendable {
         // Keep Darwin's KVO contract too; on corelibs `willChangeValue` does nothing.
         willChangeValue(forKey: "isExecuting")
         willChangeValue(forKey: "isFinished")
-        let first = state.withLock { state -> Bool in
-            guard state.phase != .finished else { return false }
+        let (first, lifecycle) = state.withLock { state -> (Bool, (observer: any OperationLifecycle, index: Int)?) in
+            guard state.phase != .finished else { return (false, nil) }
             state.phase = .finished
             state.outcome = outcome
             if case .success(let output) = outcome { state.output = output }
-            return true
+            return (true, state.lifecycle)
         }
         assert(first, "finish(_:) called twice on \(context.nodeID)")
         guard first else { return }
@@ -108,7 +109,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
         // released — before these calls; only then does it release dependents and free the queue slot.
         didChangeValue(forKey: "isExecuting")
         didChangeValue(forKey: "isFinished")
-        if let (observer, index) = lifecycle.withLock({ $0 }) { observer.operationDidFinish(self, index: index) }
+        if let (observer, index) = lifecycle { observer.operationDidFinish(self, index: index) }
     }
 
     /// Finishes as cancelled if the operation has been cancelled.
@@ -162,16 +163,30 @@ open class FlowOperation: Operation, @unchecked Sendable {
     /// `addDependency` scans every existing dependency — quadratic for a `gather` over 20,000 items.
     /// Unfinished dependencies go to Foundation as usual, so operations queued by hand still wait.
     open override func addDependency(_ operation: Operation) {
-        guard operation.isFinished else { return super.addDependency(operation) }
-        finishedDependencies.withLock { store in
-            if store.identities.insert(ObjectIdentifier(operation)).inserted { store.operations.append(operation) }
+        guard operation.isFinished else {
+            state.withLock { $0.hasFoundationDependencies = true }
+            return super.addDependency(operation)
+        }
+        state.withLock { state in
+            // Set semantics, as Foundation's: a short scan for the usual handful, a set for wide fan-ins.
+            if state.finishedIdentities != nil {
+                // In place: copying the set out to insert would copy all of it, every time.
+                guard state.finishedIdentities!.insert(ObjectIdentifier(operation)).inserted else { return }
+            } else {
+                guard !state.finishedDependencies.contains(where: { $0 === operation }) else { return }
+                if state.finishedDependencies.count >= 16 {
+                    state.finishedIdentities = Set(state.finishedDependencies.map(ObjectIdentifier.init) + [ObjectIdentifier(operation)])
+                }
+            }
+            state.finishedDependencies.append(operation)
         }
     }
 
     open override func removeDependency(_ operation: Operation) {
-        let recorded = finishedDependencies.withLock { store -> Bool in
-            guard store.identities.remove(ObjectIdentifier(operation)) != nil else { return false }
-            store.operations.removeAll { $0 === operation }
+        let recorded = state.withLock { state -> Bool in
+            guard let index = state.finishedDependencies.firstIndex(where: { $0 === operation }) else { return false }
+            state.finishedDependencies.remove(at: index)
+            state.finishedIdentities?.remove(ObjectIdentifier(operation))
             return true
         }
         if !recorded { super.removeDependency(operation) }
@@ -179,14 +194,21 @@ open class FlowOperation: Operation, @unchecked Sendable {
 
     /// Every dependency, whether Foundation tracks it or it was already finished when added.
     open override var dependencies: [Operation] {
-        let finished = finishedDependencies.withLock { $0.operations }
+        let (finished, foundation) = state.withLock { ($0.finishedDependencies, $0.hasFoundationDependencies) }
+        guard foundation else { return finished }
         return finished.isEmpty ? super.dependencies : super.dependencies + finished
     }
 
     /// Drops every dependency at once; the runner calls this when the operation has finished.
     final func removeAllDependencies() {
-        finishedDependencies.withLock { $0 = FinishedDependencies() }
-        for operation in super.dependencies { super.removeDependency(operation) }
+        let foundation = state.withLock { state -> Bool in
+            state.finishedDependencies = []
+            state.finishedIdentities = nil
+            return state.hasFoundationDependencies
+        }
+        if foundation {
+            for operation in super.dependencies { super.removeDependency(operation) }
+        }
     }
 
     // MARK: State
@@ -196,6 +218,9 @@ open class FlowOperation: Operation, @unchecked Sendable {
 
     /// Why the operation was cancelled, if it was.
     public final var cancellationReason: CancellationReason? { state.withLock { $0.cancellationReason } }
+
+    /// The outcome and the cancellation reason, read together.
+    final var outcomeAndReason: (Outcome?, CancellationReason?) { state.withLock { ($0.outcome, $0.cancellationReason) } }
 
     /// Cancels the operation, remembering why.
     public final func cancel(reason: CancellationReason) {
@@ -223,10 +248,10 @@ open class FlowOperation: Operation, @unchecked Sendable {
     public final override func start() {
         // corelibs starts an operation cancelled while queued at once, even before its dependencies have
         // finished: check first and never read inputs then.
-        let begins = state.withLock { state -> Bool in
-            guard state.phase == .ready, !isCancelled else { return false }
+        let (begins, lifecycle) = state.withLock { state -> (Bool, (observer: any OperationLifecycle, index: Int)?) in
+            guard state.phase == .ready, !isCancelled else { return (false, nil) }
             state.phase = .executing
-            return true
+            return (true, state.lifecycle)
         }
         guard begins else {
             if !isFinished { finish(.cancelled) }
@@ -236,7 +261,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
         didChangeValue(forKey: "isExecuting")
         // The runner may have been cancelled after this operation was queued but before our own `cancel()`
         // reached it (another operation's cancellation can free the slot first): it says whether to go on.
-        if let (observer, index) = lifecycle.withLock({ $0 }), !observer.operationDidStart(self, index: index) {
+        if let (observer, index) = lifecycle, !observer.operationDidStart(self, index: index) {
             cancel(reason: .runCancelled)
             finish(.cancelled)
             return
@@ -246,7 +271,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
 
     /// Connects the operation to the runner; called once, before the operation is queued.
     func attach(_ observer: any OperationLifecycle, index: Int) {
-        lifecycle.withLock { $0 = (observer, index) }
+        state.withLock { $0.lifecycle = (observer, index) }
     }
 }
 

@@ -128,14 +128,19 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     /// Hands admitted nodes to their queues: one fresh operation per node, edges added for provider lookup,
     /// then one `addOperations` per queue.
     private func launch(_ admissions: [RunState.Admission]) {
-        var batches: [ObjectIdentifier: (OperationQueue, [Operation])] = [:]
+        // Usually one queue: a short list beats a dictionary here.
+        var batches: [(queue: OperationQueue, operations: [Operation])] = []
         for admission in admissions {
             let operation = makeOperation(admission)
             let queue = tasks[plan.nodes[admission.index].taskIndex].operationQueue
-            batches[ObjectIdentifier(queue), default: (queue, [])].1.append(operation)
+            if let slot = batches.firstIndex(where: { $0.queue === queue }) {
+                batches[slot].operations.append(operation)
+            } else {
+                batches.append((queue, [operation]))
+            }
         }
-        for (queue, operations) in batches.values {
-            queue.addOperations(operations, waitUntilFinished: false)
+        for batch in batches {
+            batch.queue.addOperations(batch.operations, waitUntilFinished: false)
         }
     }
 
@@ -203,11 +208,11 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
 
     /// Maps an operation's outcome to a node result, telling a timeout from a cancelled run.
     private static func result(of operation: FlowOperation, context: NodeContext) -> AttemptResult {
-        let reason = operation.cancellationReason
-        switch operation.outcome {
+        let (outcome, reason) = operation.outcomeAndReason
+        switch outcome {
         case .success?:
             return .succeeded
-        case .failure(var failure)? where reason == nil || !operation.isCancelled:
+        case .failure(var failure)? where reason == nil:
             if failure.nodeID.isEmpty { failure.nodeID = context.nodeID }
             if failure.location == nil { failure.location = context.location }
             return .failed(failure)
