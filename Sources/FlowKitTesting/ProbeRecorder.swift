@@ -27,6 +27,7 @@ public final class ProbeRecorder: @unchecked Sendable {
     private var liveOutputs = 0
     private var peakOutputs = 0
     private var blocked = 0
+    private var waiters: [String: [@Sendable () -> Void]] = [:]
 
     /// Creates a recorder; `queueLimits` lets `hold` end early once a queue is full.
     public init(queueLimits: [String: Int] = [:]) {
@@ -48,6 +49,8 @@ public final class ProbeRecorder: @unchecked Sendable {
             peak[queue] = max(peak[queue] ?? 0, running[queue] ?? 0)
             condition.broadcast()
         }
+        let queue = Self.queue(of: context)
+        if locked({ (running[queue] ?? 0) >= (limits[queue] ?? .max) }) { releaseWaiters(of: queue) }
     }
 
     func ended(_ context: NodeContext) {
@@ -60,27 +63,40 @@ public final class ProbeRecorder: @unchecked Sendable {
         }
     }
 
-    /// Holds a slot until the node's queue is full or the time passes, so a test sees the limit reached
-    /// without depending on timing.
-    func hold(milliseconds: Int, queueOf context: NodeContext) {
-        let queue = Self.queue(of: context)
-        let deadline = Date(timeIntervalSinceNow: Double(milliseconds) / 1000)
-        condition.lock()
-        while (running[queue] ?? 0) < (limits[queue] ?? .max), condition.wait(until: deadline) {}
-        condition.unlock()
+    /// Calls `done` once the node's queue is full or the time has passed, so a test sees the limit reached
+    /// without depending on timing — and without holding a thread meanwhile.
+    func hold(milliseconds: Int, queue: String, done: @escaping @Sendable () -> Void) {
+        let fireNow = locked { () -> Bool in
+            if (running[queue] ?? 0) >= (limits[queue] ?? .max) { return true }
+            waiters[queue, default: []].append(done)
+            return false
+        }
+        if fireNow {
+            releaseWaiters(of: queue)
+            return done()
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [self] in
+            releaseWaiters(of: queue)
+        }
     }
 
-    func blockUntilCancelled(_ operation: FlowOperation) {
-        condition.lock()
-        blocked += 1
-        condition.broadcast()
-        while !operation.isCancelled { _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05)) }
-        blocked -= 1
-        condition.unlock()
+    private func releaseWaiters(of queue: String) {
+        let due = locked { () -> [@Sendable () -> Void] in
+            defer { waiters[queue] = [] }
+            return waiters[queue] ?? []
+        }
+        for waiter in due { waiter() }
     }
 
-    func wake() {
-        locked { condition.broadcast() }
+    func didBlock() {
+        locked {
+            blocked += 1
+            condition.broadcast()
+        }
+    }
+
+    func didUnblock() {
+        locked { blocked -= 1 }
     }
 
     func outputCreated() {

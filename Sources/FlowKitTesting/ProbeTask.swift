@@ -35,9 +35,11 @@ public struct ProbeTask: TaskType {
     }
 }
 
-/// The operation of ``ProbeTask``.
+/// The operation of ``ProbeTask``. It never parks its thread: `hold` and `block` finish from callbacks, as a
+/// real asynchronous operation does, so probes cannot starve the few worker threads of a 2-core machine.
 public final class ProbeOperation: FlowOperation, DataProvider, @unchecked Sendable {
     private let recorder: ProbeRecorder
+    private let ended = LockedBox(false)
 
     init(context: NodeContext, recorder: ProbeRecorder) {
         self.recorder = recorder
@@ -47,31 +49,46 @@ public final class ProbeOperation: FlowOperation, DataProvider, @unchecked Senda
     public var providedData: DataPayload? { output(as: TrackedPayload.self)?.payload }
 
     public override func execute() {
-        let parameters = context.parameters
         let inputs = inputs((any DataProvider).self).compactMap { $0.providedData.map { String(decoding: $0.bytes, as: UTF8.self) } }
         recorder.started(context, inputs: inputs)
-        let hold = parameters.int("hold") ?? 0
-        if hold > 0 { recorder.hold(milliseconds: hold, queueOf: context) }
-        let outcome: Outcome
-        switch parameters.string("behavior") ?? "succeed" {
-        case "fail":
-            outcome = .failure(context.failure(.invalidInput, "probe failed on purpose"))
-        case "failTimes" where context.attempt <= parameters.int("failures") ?? 1:
-            outcome = .failure(context.failure(.network, "probe attempt \(context.attempt) failed"))
-        case "block":
-            recorder.blockUntilCancelled(self)
-            outcome = .cancelled
-        default:
-            let text = parameters.string("value") ?? context.nodeID
-            outcome = .success(TrackedPayload(DataPayload(Data(text.utf8), source: context.nodeID), recorder: recorder))
+        if context.parameters.string("behavior") == "block" {
+            recorder.didBlock()
+            if isCancelled { end(.cancelled) }  // a cancel that came before the registration above
+            return
         }
-        // Recorded before `finish`, which frees the queue slot: after it, the next node may already start.
-        recorder.ended(context)
-        finish(outcome)
+        let hold = context.parameters.int("hold") ?? 0
+        guard hold > 0 else { return end(outcome()) }
+        recorder.hold(milliseconds: hold, queue: context.queueName) { [self] in end(outcome()) }
     }
 
     public override func didCancel() {
-        recorder.wake()
+        if context.parameters.string("behavior") == "block" { end(.cancelled) }
+    }
+
+    private func outcome() -> Outcome {
+        let parameters = context.parameters
+        switch parameters.string("behavior") ?? "succeed" {
+        case "fail":
+            return .failure(context.failure(.invalidInput, "probe failed on purpose"))
+        case "failTimes" where context.attempt <= parameters.int("failures") ?? 1:
+            return .failure(context.failure(.network, "probe attempt \(context.attempt) failed"))
+        default:
+            let text = parameters.string("value") ?? context.nodeID
+            return .success(TrackedPayload(DataPayload(Data(text.utf8), source: context.nodeID), recorder: recorder))
+        }
+    }
+
+    /// Records the end, then finishes — once, whichever of completion and cancellation comes first.
+    private func end(_ outcome: Outcome) {
+        let first = ended.withLock { ended -> Bool in
+            defer { ended = true }
+            return !ended
+        }
+        guard first else { return }
+        if context.parameters.string("behavior") == "block" { recorder.didUnblock() }
+        // Recorded before `finish`, which frees the queue slot: after it, the next node may already start.
+        recorder.ended(context)
+        finish(outcome)
     }
 }
 

@@ -105,6 +105,8 @@ open class FlowOperation: Operation, @unchecked Sendable {
         }
         assert(first, "finish(_:) called twice on \(context.nodeID)")
         guard first else { return }
+        // Before Foundation frees the queue slot, so the slot's trace lane is free when the next node starts.
+        if let (observer, index) = lifecycle { observer.operationWillFinish(self, index: index) }
         // corelibs re-reads `isFinished` inside `didChangeValue`, so the flag must be set — and our lock
         // released — before these calls; only then does it release dependents and free the queue slot.
         didChangeValue(forKey: "isExecuting")
@@ -279,5 +281,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
 protocol OperationLifecycle: AnyObject, Sendable {
     /// Returns whether the operation may execute.
     func operationDidStart(_ operation: FlowOperation, index: Int) -> Bool
+    /// The operation is done but Foundation does not know yet (its queue slot is still taken).
+    func operationWillFinish(_ operation: FlowOperation, index: Int)
     func operationDidFinish(_ operation: FlowOperation, index: Int)
 }

@@ -26,6 +26,7 @@ struct RunState: Sendable {
         var spans: [RunReport.Span] { earlierSpans + (lastSpan.map { [$0] } ?? []) }
         var lane = 0
         var attemptStart = 0.0
+        var attemptEnded = false
         var cancelTimer: (@Sendable () -> Void)?
     }
 
@@ -128,6 +129,7 @@ struct RunState: Sendable {
         lanes[queue][lane] = true
         nodes[index].lane = lane
         nodes[index].attemptStart = time
+        nodes[index].attemptEnded = false
         return nodes[index].attempts
     }
 
@@ -135,22 +137,26 @@ struct RunState: Sendable {
         nodes[index].cancelTimer = cancel
     }
 
+    /// Closes a running attempt: frees its lane and records its span. Called before Foundation frees the
+    /// queue slot, so lanes never outnumber slots.
+    mutating func endAttempt(_ index: Int, at time: Double) {
+        guard nodes[index].status == .running, !nodes[index].attemptEnded else { return }
+        nodes[index].attemptEnded = true
+        lanes[Int(graph.queue[index])][nodes[index].lane] = false
+        if let previous = nodes[index].lastSpan { nodes[index].earlierSpans.append(previous) }
+        nodes[index].lastSpan = RunReport.Span(
+            start: nodes[index].attemptStart, end: time, lane: nodes[index].lane, attempt: nodes[index].attempts)
+    }
+
     mutating func finish(
-        _ index: Int, result: AttemptResult, at time: Double, retries: Int, failFast: Bool, retry policy: RetryPolicy
+        _ index: Int, result: AttemptResult, retries: Int, failFast: Bool, retry policy: RetryPolicy
     ) -> Effects {
         var effects = Effects()
         guard nodes[index].admitted else { return effects }  // never admitted: nothing to finish
         nodes[index].admitted = false
         effects.cancelTimer = nodes[index].cancelTimer
         nodes[index].cancelTimer = nil
-        let queue = Int(graph.queue[index])
-        inFlight[queue] -= 1
-        if nodes[index].status == .running {
-            lanes[queue][nodes[index].lane] = false
-            if let previous = nodes[index].lastSpan { nodes[index].earlierSpans.append(previous) }
-            nodes[index].lastSpan = RunReport.Span(
-                start: nodes[index].attemptStart, end: time, lane: nodes[index].lane, attempt: nodes[index].attempts)
-        }
+        inFlight[Int(graph.queue[index])] -= 1
         switch result {
         case .succeeded:
             setStatus(index, .succeeded)

@@ -191,16 +191,20 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         return true
     }
 
+    func operationWillFinish(_ operation: FlowOperation, index: Int) {
+        let now = elapsed.seconds
+        state.withLock { $0.endAttempt(index, at: now) }
+    }
+
     func operationDidFinish(_ operation: FlowOperation, index: Int) {
         let node = plan.nodes[index]
         let info = tasks[node.taskIndex]
         let result = Self.result(of: operation, context: operation.context)
-        let now = elapsed.seconds
         // A finished operation has read its inputs: drop its edges. Otherwise each operation keeps its
         // dependencies alive, a chain stays in memory as one linked list, and freeing it recurses per link.
         operation.removeAllDependencies()
         let effects = state.withLock { state in
-            state.finish(index, result: result, at: now, retries: info.retries, failFast: failFast && !info.continueOnError,
+            state.finish(index, result: result, retries: info.retries, failFast: failFast && !info.continueOnError,
                          retry: options.retry)
         }
         apply(effects)
