@@ -173,7 +173,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
             // Set semantics, as Foundation's: a short scan for the usual handful, a set for wide fan-ins.
             if state.finishedIdentities != nil {
                 // In place: copying the set out to insert would copy all of it, every time.
-                guard state.finishedIdentities!.insert(ObjectIdentifier(operation)).inserted else { return }
+                guard state.finishedIdentities?.insert(ObjectIdentifier(operation)).inserted == true else { return }
             } else {
                 guard !state.finishedDependencies.contains(where: { $0 === operation }) else { return }
                 if state.finishedDependencies.count >= 16 {

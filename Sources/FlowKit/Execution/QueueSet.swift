@@ -7,6 +7,8 @@ final class QueueSet: Sendable {
     let queues: [String: OperationQueue]
     /// Each queue's limit.
     let limits: [String: Int]
+    /// The queue of tasks without `queue:`.
+    private let defaultQueue: OperationQueue
 
     init(workflow: Workflow, defaultLimit: Int?) {
         var queues: [String: OperationQueue] = [:]
@@ -23,10 +25,12 @@ final class QueueSet: Sendable {
         }
         self.queues = queues
         self.limits = limits
+        // Workflow decoding always declares `default`; a plan built by hand may not.
+        self.defaultQueue = queues[QueueSpec.defaultName] ?? OperationQueue()
     }
 
     subscript(name: String) -> OperationQueue {
-        queues[name] ?? queues[QueueSpec.defaultName]!
+        queues[name] ?? defaultQueue
     }
 }
 
