@@ -75,6 +75,27 @@ import Testing
         #expect(result.stderr.hasPrefix("error: unknown parameter 'outdir' in --param outdir=x (did you mean 'outDir'?)\n"))
     }
 
+    @Test func aBadParamOverrideIsReportedAtItsUseWithWhereItCameFrom() throws {
+        try scratch.write("tone.yaml", """
+            version: 1
+            params: { intensity: 0.8 }
+            tasks:
+              read: { type: fetch, url: photo.jpg }
+              decode: { type: decode, dependsOn: read }
+              tone: { type: sepia, intensity: "${params.intensity}", dependsOn: decode }
+            """)
+        let result = try Flowrun.run(["validate", "tone.yaml", "--param", "intensity=2"], in: scratch.url)
+        #expect(result.status == 2)
+        #expect(result.stderr == """
+            tone.yaml:6:35: error: parameter 'intensity' of task 'tone' (sepia) must be between 0 and 1, found 2
+             6 |   tone: { type: sepia, intensity: "${params.intensity}", dependsOn: decode }
+               |                                   ^
+                hint: the value comes from params.intensity: change it under 'params:' or with --param intensity=…
+            1 error in tone.yaml; nothing was run
+
+            """)
+    }
+
     @Test func aSuccessfulRunPrintsTheSummaryAndWritesReportAndTrace() throws {
         try scratch.write("diamond.yaml", Self.diamond)
         let result = try Flowrun.run(["diamond.yaml", "--report", "run.json", "--trace", "trace.json"], in: scratch.url)

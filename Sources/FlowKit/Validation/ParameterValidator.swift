@@ -20,7 +20,8 @@ struct ParameterValidator {
                 guard let value = Resolver.resolveIfComplete(pair.value, in: scope, diagnostics: &diagnostics) else {
                     continue
                 }
-                if let checked = check(value, against: spec, at: pair.value.location, diagnostics: &diagnostics) {
+                let origin = Self.paramOrigin(of: pair.value)
+                if let checked = check(value, against: spec, at: pair.value.location, origin: origin, diagnostics: &diagnostics) {
                     resolved[spec.name] = checked
                 }
             } else if let defaultValue = spec.defaultValue {
@@ -65,11 +66,24 @@ struct ParameterValidator {
         }
     }
 
-    private func check(_ value: Value, against spec: ParameterSpec, at location: SourceLocation, diagnostics: inout Diagnostics) -> Value? {
+    /// For a value that is exactly `${params.NAME}`, a hint saying where the value really comes from — the
+    /// error points at the reference, but the fix is in `params:` or a `--param`.
+    private static func paramOrigin(of node: YAMLNode) -> String? {
+        guard let text = node.scalar?.trimmingSpaces(), text.hasPrefix("${params."), text.hasSuffix("}"),
+            text.dropFirst(2).firstIndex(of: "$") == nil
+        else { return nil }
+        let name = text.dropFirst("${params.".count).dropLast()
+        return "the value comes from params.\(name): change it under 'params:' or with --param \(name)=…"
+    }
+
+    private func check(
+        _ value: Value, against spec: ParameterSpec, at location: SourceLocation, origin: String?,
+        diagnostics: inout Diagnostics
+    ) -> Value? {
         let what = "parameter '\(spec.name)' of task '\(task.id.value)' (\(type.name))"
         func fail(_ expected: String, hint: String? = nil) -> Value? {
             let found = value.typeName + (value.listValue == nil && value.mapValue == nil && value != .null ? " ('\(value)')" : "")
-            diagnostics.error("\(what) must be \(expected), found \(found)", at: location, hint: hint)
+            diagnostics.error("\(what) must be \(expected), found \(found)", at: location, hint: hint ?? origin)
             return nil
         }
         switch spec.type {
@@ -90,7 +104,7 @@ struct ParameterValidator {
             if let range = spec.range, !range.contains(number) {
                 let bounds = range.upperBound >= Double(Int.max) ? "at least \(Value.double(range.lowerBound))"
                     : "between \(Value.double(range.lowerBound)) and \(Value.double(range.upperBound))"
-                diagnostics.error("\(what) must be \(bounds), found \(value)", at: location)
+                diagnostics.error("\(what) must be \(bounds), found \(value)", at: location, hint: origin)
                 return nil
             }
             return value
@@ -100,8 +114,9 @@ struct ParameterValidator {
             return fail("a duration such as 250ms, 20s or 2m")
         case .oneOf(let options):
             guard let text = value.stringValue, options.contains(text) else {
-                diagnostics.error("\(what) must be one of \(options.joined(separator: ", ")), found '\(value)'", at: location,
-                    suggestion: Suggestion.closest(to: value.description, in: options))
+                diagnostics.error(
+                    "\(what) must be one of \(options.joined(separator: ", ")), found '\(value)'", at: location,
+                    suggestion: Suggestion.closest(to: value.description, in: options), hint: origin)
                 return nil
             }
             return value
