@@ -38,6 +38,8 @@ if [ "$target" = loader ]; then
         cp "$f" "$seeds/$(echo "${f#"$root"/}" | tr / _)"
     done
     find "$root/examples" -name '*.yaml' -not -path '*/.build*' -exec cp {} "$seeds/" \;
+    # One large graph (about 40 KB), so mutations also reach the sizes where anything quadratic shows.
+    python3 "$root/bench/load/generate.py" 1000 "$seeds/generated-1000.yaml"
     extra=(-dict="$here/yaml.dict")
 else
     cp "$root"/examples/photos/*.jpg "$here"/seeds/decoders/* "$seeds/"
