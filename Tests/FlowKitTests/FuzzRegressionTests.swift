@@ -44,4 +44,19 @@ import Testing
             }
         }
     }
+
+    /// Found by libFuzzer (a timeout): a 60 KB, 4,936-line mutation of the workflows yielding thousands of
+    /// diagnostics. The renderer split the whole file into lines again for every diagnostic's snippet: 44 s
+    /// in the fuzzing build.
+    @Test func renderingThousandsOfDiagnosticsIsLinearInTheFileSize() throws {
+        let url = try Fixtures.bundled.appendingPathComponent("fuzz/renderer-many-diagnostics.yaml")
+        let bytes = try Array(Data(contentsOf: url))
+        let result = WorkflowLoader(registry: .builtIn, environment: [:]).plan(bytes: bytes, path: "fuzz.yaml")
+        #expect(result.diagnostics.all.count > 1_000)
+        let start = Date()
+        let text = DiagnosticRenderer(sources: result.sources).render(result.diagnostics)
+        let seconds = Date().timeIntervalSince(start)
+        #expect(text.contains("fuzz.yaml:"))
+        #expect(seconds < 5, "took \(seconds) s")
+    }
 }
