@@ -272,4 +272,22 @@ import Testing
         // Admission control drains each item's pipeline first: outputs alive stay near the queue limit.
         #expect(recorder.peakOutputsAlive < 64, "peak outputs alive: \(recorder.peakOutputsAlive)")
     }
+
+    /// Found measuring peak RSS of the gallery job (Fuzz/README.md): `fetch` on a fast queue ran far ahead of
+    /// `decode` on a slow one, and every fetched photo waited in memory (531 MB for 1,000 photos, 102 MB for 100).
+    /// Sources — nodes without dependencies whose outputs others consume — now wait while the other nodes'
+    /// backlog is full.
+    @Test func aFastProducerOnItsOwnQueueDoesNotRunAheadOfASlowConsumer() throws {
+        let items = (0..<400).map(String.init).joined(separator: ", ")
+        let report = try run("""
+            version: 1
+            queues: { io: { maxConcurrent: 3 }, cpu: { maxConcurrent: 1 } }
+            tasks:
+              make: { type: probe, queue: io, forEach: [\(items)] }
+              use: { type: probe, queue: cpu, hold: 1, dependsOn: make }
+            """)
+        #expect(report.exitCode == 0)
+        #expect(recorder.outputsAlive == 0)
+        #expect(recorder.peakOutputsAlive < 40, "peak outputs alive: \(recorder.peakOutputsAlive)")
+    }
 }

@@ -67,6 +67,15 @@ enum JPEGDecoder {
         guard header.width * header.height <= maximumPixels else {
             throw ImageCodecError("JPEG is too large (\(header.width)×\(header.height) pixels; at most \(maximumPixels))")
         }
+        // A header may claim any size: refuse a file too short to hold it before allocating the pixels (a few
+        // hundred bytes could otherwise cost a 1 GiB buffer and seconds of decoding into it).
+        if isHuffmanCoded(bytes) {
+            let blocks = ((header.width + 7) / 8) * ((header.height + 7) / 8)
+            guard bytes.count * 8 >= blocks else {
+                throw ImageCodecError("JPEG data is truncated (\(bytes.count) bytes cannot hold "
+                    + "\(header.width)×\(header.height) pixels; Huffman coding needs at least \((blocks + 7) / 8))")
+            }
+        }
         let oriented = header.orientedSize
         var factor = (num: 1, denom: 1)
         if let fraction = keptFraction(oriented.width, oriented.height) { factor = scalingFactor(keeping: fraction) }
@@ -96,6 +105,29 @@ enum JPEGDecoder {
         var image = Image(width: w, height: h, pixels: pixels, source: source, originalSize: original)
         image.decodedScale = Double(factor.num) / Double(factor.denom)
         return image.oriented(header.orientation)
+    }
+
+    /// Whether the frame is Huffman-coded (SOF0–3, SOF5–7), found by walking the markers up to the first SOF.
+    ///
+    /// Huffman coding spends at least one bit on every 8×8 block of a full-resolution component (its DC code), so a
+    /// file holds at least `blocks / 8` bytes. Arithmetic coding (SOF9–15) has no such floor; neither does a file
+    /// whose markers cannot be walked, and both get `false`.
+    static func isHuffmanCoded(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var i = 2
+        while i + 4 <= bytes.count {
+            guard bytes[i] == 0xFF else { return false }
+            let marker = bytes[i + 1]
+            if marker == 0xFF { i += 1; continue }
+            switch marker {
+            case 0xC0...0xC3, 0xC5...0xC7: return true
+            case 0xC9...0xCB, 0xCD...0xCF, 0xDA, 0xD9: return false
+            default: break
+            }
+            let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+            guard length >= 2 else { return false }
+            i += 2 + length
+        }
+        return false
     }
 
     /// Adobe-inverted CMYK to RGBA in place: `R = C·K/255`, `G = M·K/255`, `B = Y·K/255`, opaque.

@@ -21,6 +21,14 @@ public enum PNGCodec {
         let width = Int(image.width), height = Int(image.height)
         guard width > 0, height > 0 else { throw ImageCodecError("PNG has no pixels") }
         guard width * height <= 1 << 28 else { throw ImageCodecError("PNG is too large (\(width)×\(height))") }
+        // A header may claim any size: refuse a file too short to hold it before allocating the pixels. Its
+        // rows, one filter byte each, are deflated, and deflate compresses at most 1032:1.
+        let rowBits = width * bitsPerPixel(ofHeaderIn: bytes)
+        let rawSize = height * (1 + (rowBits + 7) / 8)
+        guard rawSize <= bytes.count * 1032 + 1024 else {
+            throw ImageCodecError("PNG data is truncated (\(bytes.count) bytes cannot hold \(width)×\(height) pixels, "
+                + "\(rawSize) bytes before compression)")
+        }
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         let ok = pixels.withUnsafeMutableBytes { out in
             png_image_finish_read(&image, nil, out.baseAddress, Int32(width * 4), nil)
@@ -72,6 +80,15 @@ public enum PNGCodec {
         }
         guard ok != 0 else { throw ImageCodecError("PNG encoding failed (\(message(of: image)))") }
         return output.prefix(Int(size))
+    }
+
+    /// Bits per pixel from the IHDR chunk (bit depth × channels of its colour type); 1 if it cannot be read,
+    /// the smallest a PNG has. `png_image_begin_read_from_memory` checked the signature and that IHDR comes first.
+    private static func bitsPerPixel(ofHeaderIn bytes: UnsafeRawBufferPointer) -> Int {
+        guard bytes.count >= 26 else { return 1 }
+        let depth = Int(bytes[24])
+        let channels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][Int(bytes[25])] ?? 1
+        return max(1, depth * channels)
     }
 
     private static func message(of image: png_image) -> String {

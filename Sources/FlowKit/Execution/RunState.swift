@@ -10,6 +10,12 @@ import OrderedCollections
 /// item's pipeline drains before new items start — outputs are consumed and released promptly and memory
 /// stays flat for any number of items — and corelibs' queue, which rescans its pending operations on every
 /// completion, only ever holds a handful.
+///
+/// Queues alone do not bound memory when a pipeline crosses queues: a fast producer on its own queue (`fetch`
+/// on `io`) would run ahead of a slow consumer (`decode` on `cpu`) and every output would wait for it. So
+/// sources — nodes without dependencies that others consume — wait in heaps of their own, admitted only while
+/// the backlog of other ready nodes is below the sum of the admission limits (or nothing else is in flight).
+/// Other nodes are never held back, so the backlog always drains and sources always resume.
 struct RunState: Sendable {
     struct NodeRecord: Sendable {
         var status = NodeStatus.pending
@@ -70,6 +76,11 @@ struct RunState: Sendable {
     /// Nodes per (queue, status), for the progress line: index `queue * statusCount + status`.
     private(set) var counts: [Int]
     private var ready: [Heap<ReadyNode>]
+    /// Ready sources (no dependencies, some consumers), per queue; held back while `backlog` is full.
+    private var readySources: [Heap<ReadyNode>]
+    /// How many entries the `ready` heaps hold.
+    private var backlog = 0
+    private let backlogLimit: Int
     private var inFlight: [Int]
     private var lanes: [[Bool]]
     private var resolved = 0
@@ -89,6 +100,8 @@ struct RunState: Sendable {
         counts = [Int](repeating: 0, count: queueNames.count * Self.statuses.count)
         for queue in graph.queue { counts[Int(queue) * Self.statuses.count] += 1 }  // all pending
         ready = queueNames.map { _ in Heap() }
+        readySources = queueNames.map { _ in Heap() }
+        backlogLimit = admissionLimit.reduce(0, +)
         inFlight = [Int](repeating: 0, count: queueNames.count)
         lanes = queueLimits.map { [Bool](repeating: false, count: max($0, 1)) }
     }
@@ -218,7 +231,11 @@ struct RunState: Sendable {
                 resolve(index, &effects)
             }
         }
-        for queue in ready.indices { ready[queue] = Heap() }
+        for queue in ready.indices {
+            ready[queue] = Heap()
+            readySources[queue] = Heap()
+        }
+        backlog = 0
         effects.finished = resolved == nodes.count
         return (live, effects)
     }
@@ -229,8 +246,13 @@ struct RunState: Sendable {
 
     private mutating func makeReady(_ index: Int, _ effects: inout Effects) {
         setStatus(index, .queued)
-        ready[Int(graph.queue[index])].insert(
-            ReadyNode(priority: Int(graph.priority[index]), depth: Int(graph.depth[index]), index: index))
+        let node = ReadyNode(priority: Int(graph.priority[index]), depth: Int(graph.depth[index]), index: index)
+        if graph.dependencyCount(of: index) == 0, graph.dependentCount(of: index) > 0 {
+            readySources[Int(graph.queue[index])].insert(node)
+        } else {
+            ready[Int(graph.queue[index])].insert(node)
+            backlog += 1
+        }
         event(index, &effects)
     }
 
@@ -238,7 +260,7 @@ struct RunState: Sendable {
     private mutating func admit(_ effects: inout Effects) {
         guard !cancelled else { return }
         for queue in ready.indices {
-            while inFlight[queue] < admissionLimit[queue], let next = ready[queue].popMax() {
+            while inFlight[queue] < admissionLimit[queue], let next = popNext(queue) {
                 let index = next.index
                 guard nodes[index].status == .queued, !nodes[index].admitted else { continue }
                 nodes[index].admitted = true
@@ -250,6 +272,17 @@ struct RunState: Sendable {
                 effects.admitted.append(Admission(index: index, attempt: nodes[index].attempts, dependencies: dependencies))
             }
         }
+    }
+
+    /// The best ready node of a queue: a source only while the backlog has room (or nothing runs at all).
+    private mutating func popNext(_ queue: Int) -> ReadyNode? {
+        let sourcesAllowed = backlog < backlogLimit || inFlight.allSatisfy { $0 == 0 }
+        if sourcesAllowed, let source = readySources[queue].max, ready[queue].max.map({ $0 < source }) ?? true {
+            return readySources[queue].popMax()
+        }
+        guard let next = ready[queue].popMax() else { return nil }
+        backlog -= 1
+        return next
     }
 
     /// A node reached a final status: its dependencies have one consumer fewer, and an output nobody

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds and runs a libFuzzer target.
+#
+#   Fuzz/run.sh loader 600          # the workflow loader, validators, planner and diagnostic renderer
+#   Fuzz/run.sh decoders 600        # ImageDecoder: JPEG (TurboJPEG), PNG (libpng), EXIF orientation
+#   Fuzz/run.sh loader 60 -jobs=2   # extra arguments go to libFuzzer
+#
+# The corpus grows in Fuzz/corpus/TARGET (not committed), seeded from the project's workflows and fixtures
+# (loader) or its photos and Fuzz/seeds/decoders (decoders). Crashes, leaks, timeouts and OOMs land in
+# Fuzz/artifacts/TARGET/. SANITIZE=fuzzer runs without AddressSanitizer.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+target="${1:?usage: run.sh loader|decoders [seconds] [libFuzzer args...]}"
+seconds="${2:-600}"
+shift $(( $# >= 2 ? 2 : 1 ))
+sanitize="${SANITIZE:-fuzzer,address}"
+
+case "$target" in
+    loader) product=FuzzLoader; max_len=65536 ;;
+    decoders) product=FuzzDecoders; max_len=262144 ;;
+    *) echo "unknown target '$target' (loader or decoders)" >&2; exit 2 ;;
+esac
+
+cd "$here"
+build="$here/.build-fuzz"
+[ "$sanitize" = "fuzzer,address" ] || build="$here/.build-fuzz-${sanitize//,/-}"
+swift build -c release --build-path "$build" --product "$product" \
+    -Xswiftc "-sanitize=$sanitize" -Xswiftc -parse-as-library >&2
+
+corpus="$here/corpus/$target"
+seeds="$here/corpus/$target-seeds"
+artifacts="$here/artifacts/$target"
+mkdir -p "$corpus" "$seeds" "$artifacts"
+if [ "$target" = loader ]; then
+    cp "$root"/workflows/*.yaml "$seeds/"
+    find "$root/Tests/FlowKitTests/Fixtures" -name '*.yaml' | while read -r f; do
+        cp "$f" "$seeds/$(echo "${f#"$root"/}" | tr / _)"
+    done
+    find "$root/examples" -name '*.yaml' -not -path '*/.build*' -exec cp {} "$seeds/" \;
+    # One large graph (about 40 KB), so mutations also reach the sizes where anything quadratic shows.
+    python3 "$root/bench/load/generate.py" 1000 "$seeds/generated-1000.yaml"
+    extra=(-dict="$here/yaml.dict")
+else
+    cp "$root"/examples/photos/*.jpg "$here"/seeds/decoders/* "$seeds/"
+    extra=()
+fi
+
+# ASan: no leak report at exit of every input is wanted from the Swift runtime's caches, but real leaks
+# in an input's processing are (detect_leaks stays on; libFuzzer checks for leaks per input with -detect_leaks=1).
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0:symbolize=1}"
+exec "$build/release/$product" "$corpus" "$seeds" \
+    -max_total_time="$seconds" -max_len="$max_len" -rss_limit_mb=2048 -malloc_limit_mb=1100 -timeout=10 \
+    -artifact_prefix="$artifacts/" -print_final_stats=1 "${extra[@]}" "$@"
