@@ -45,7 +45,28 @@ final class Child: @unchecked Sendable {
             let data = handle.availableData
             self?.lock.withLock { self?.stderrData.append(data) }
         }
-        try process.run()
+        let process = self.process
+        try Self.withCleanSignalMask { try process.run() }
+    }
+
+    /// Runs `body` on a fresh thread with no signal blocked, and waits for it.
+    ///
+    /// A child inherits the signal mask of the thread that spawns it, and the threads async tests run on (Dispatch
+    /// workers) block almost every signal: spawned from one, flowrun would never see SIGXFSZ (or a Ctrl-C a
+    /// user's shell sends) the way it does when a user starts it.
+    static func withCleanSignalMask(_ body: @escaping @Sendable () throws -> Void) throws {
+        let failure = LockedError()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            var empty = sigset_t()
+            sigemptyset(&empty)
+            pthread_sigmask(SIG_SETMASK, &empty, nil)
+            do { try body() } catch { failure.set(error) }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        if let error = failure.get() { throw error }
     }
 
     /// Starts the built flowrun.
@@ -104,6 +125,14 @@ final class Child: @unchecked Sendable {
         let child = try flowrun(arguments, in: directory)
         return try #require(await child.wait(), "flowrun \(arguments.joined(separator: " ")) did not finish")
     }
+}
+
+/// An error handed from one thread to another.
+final class LockedError: @unchecked Sendable {
+    private let lock = NSLock()
+    private var error: (any Error)?
+    func set(_ error: any Error) { lock.withLock { self.error = error } }
+    func get() -> (any Error)? { lock.withLock { error } }
 }
 
 /// The `--report` JSON, read back.
