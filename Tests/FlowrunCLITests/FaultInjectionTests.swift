@@ -212,6 +212,27 @@ import Glibc
         for file in ["small-a.jpg", "small-b.jpg"] { #expect(OutputFolder.looksComplete(out + "/" + file)) }
     }
 
+    /// The report itself does not fit under the file-size limit. It is written on the main thread, which (unlike
+    /// Dispatch's workers) does not block SIGXFSZ: flowrun must not die of it (exit 153, no summary, a
+    /// `.dat.nosync…` temporary left behind) but say it cannot write the report and exit 1.
+    @Test func aReportOverTheFileSizeLimitIsAnErrorNotACrash() async throws {
+        try scratch.write("many.yaml", """
+            version: 1
+            tasks:
+              step: { type: noop, forEach: [\((0..<40).map(String.init).joined(separator: ", "))] }
+            """)
+        // 4 blocks of 512 bytes; the report of 40 nodes is about 15 KB.
+        let child = try Child.flowrunInShell(prefix: "ulimit -f 4;", ["many.yaml", "--no-progress", "--report", "run.json"],
+                                             in: scratch.url)
+        let result = try #require(await child.wait())
+        #expect(!result.terminatedBySignal && result.status != 128 + SIGXFSZ, "flowrun was killed by SIGXFSZ")
+        #expect(result.status == 1, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("40 nodes: 40 succeeded"))
+        #expect(result.stderr.contains("cannot write run.json"), "\(result.stderr)")
+        // Neither a partial report nor the temporary of the atomic write is left.
+        #expect(OutputFolder.files(in: scratch.path("")) == ["many.yaml"])
+    }
+
     /// Whether this sandbox lets us mount a tmpfs (root with CAP_SYS_ADMIN); the test is skipped otherwise.
     static let canMountTmpfs: Bool = {
         guard getuid() == 0 else { return false }
