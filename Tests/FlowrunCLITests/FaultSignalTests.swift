@@ -171,6 +171,8 @@ import Glibc
         let took = ContinuousClock.now - second
         #expect(took < .milliseconds(1_000), "the second Ctrl-C took \(took)")
         #expect(result.status == 130 && !result.terminatedBySignal, "\(result.stderr)")
+        // The program (in its own process group, out of the terminal's reach) does not outlive flowrun.
+        #expect(await Self.waitGone(programPID), "the program \(programPID) outlived flowrun")
     }
 
     /// The pid a test program wrote to `path`, once it is there.
