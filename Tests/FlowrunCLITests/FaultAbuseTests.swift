@@ -47,6 +47,29 @@ import Glibc
         #expect(!FileManager.default.fileExists(atPath: "/etc/x.jpg"))
     }
 
+    /// Map items may name their own `stem`; `${item.stem}` still is a file name, never a way out of the folder.
+    @Test func aMapItemsOwnStemCannotLeaveTheOutputFolder() async throws {
+        let work = try Scratch()
+        let root = work.url.appendingPathComponent("inner")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try """
+            version: 1
+            tasks:
+              read:
+                type: fetch
+                forEach: [{ stem: "../escaped" }, { stem: "../../farther" }, { stem: "/abs/rooted" }, { stem: ".." }, { stem: "fine.v2" }]
+                url: "\(Fixtures.photoPath("wine"))"
+              save: { type: write, path: "out/${item.stem}.jpg", dependsOn: read }
+            """.write(to: root.appendingPathComponent("stems.yaml"), atomically: true, encoding: .utf8)
+        let result = try await Child.runFlowrun(["stems.yaml", "--no-progress"], in: root)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let outside = OutputFolder.files(in: work.url.path).filter { !$0.hasPrefix("inner/out/") && $0 != "inner/stems.yaml" }
+        #expect(outside.isEmpty, "written outside the output folder: \(outside)")
+        let written = OutputFolder.files(in: root.appendingPathComponent("out").path)
+        #expect(written.count == 5 && written.contains("fine.v2.jpg"), "\(written)")
+        #expect(!FileManager.default.fileExists(atPath: "/abs/rooted.jpg"))
+    }
+
     /// Runs `flowrun validate` under `/usr/bin/time` when it is installed, for the peak resident memory.
     private func validate(_ workflow: String) async throws -> (result: Flowrun.Result, seconds: Double, peakKB: Int?) {
         let started = ContinuousClock.now
