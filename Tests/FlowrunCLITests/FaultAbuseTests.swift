@@ -205,5 +205,6 @@ import Glibc
         #expect(result.status == 2, "\(result.stderr.prefix(500))")
         let first = result.stderr.split(separator: "\n").first.map(String.init) ?? ""
         #expect(first.hasPrefix("\(kind).yaml:") && first.contains(expected), "\(first)")
+        #expect(result.stderr.count < 10_000, "the error is short")
     }
 }
