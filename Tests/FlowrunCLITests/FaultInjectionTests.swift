@@ -93,7 +93,7 @@ import Glibc
 
         let started = ContinuousClock.now
         let result = try await Child.runFlowrun(["faults.yaml", "--no-progress", "--report", "run.json"], in: scratch.url)
-        #expect(ContinuousClock.now - started < .seconds(30))
+        #expect(ContinuousClock.now - started < .seconds(120))
         #expect(result.status == 1, "stderr: \(result.stderr)")
         #expect(!result.terminatedBySignal)
 

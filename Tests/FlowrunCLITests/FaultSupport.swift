@@ -5,6 +5,10 @@ import Testing
 import Glibc
 #endif
 
+/// The fault tests that keep a core busy for seconds (random signals over a 60-photo run, million-item lists):
+/// nested here, they run one at a time rather than alongside each other on a 2-core machine.
+@Suite(.serialized) enum FaultHeavyTests {}
+
 /// Helpers for the fault-injection, signal and abuse tests: the bundled photos, a process runner whose waits
 /// suspend (instead of blocking one of the few Dispatch threads of a 2-core machine), output-folder audits and
 /// report parsing.
@@ -29,6 +33,7 @@ final class Child: @unchecked Sendable {
     private let out = Pipe(), err = Pipe()
     private let lock = NSLock()
     private var stdoutData = Data(), stderrData = Data()
+    private var exitTime: ContinuousClock.Instant?
 
     init(executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws {
         process.executableURL = executable
@@ -44,6 +49,12 @@ final class Child: @unchecked Sendable {
         err.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
             self?.lock.withLock { self?.stderrData.append(data) }
+        }
+        // Noted on Foundation's own thread, so a busy test pool (2 cores, tests that block its threads) does not
+        // make flowrun look slow to exit.
+        process.terminationHandler = { [weak self] _ in
+            let now = ContinuousClock.now
+            self?.lock.withLock { self?.exitTime = now }
         }
         let process = self.process
         try Self.withCleanSignalMask { try process.run() }
@@ -75,13 +86,24 @@ final class Child: @unchecked Sendable {
     }
 
     /// Starts `/bin/sh -c 'PREFIX exec flowrun ARGS'`, e.g. with `ulimit -f N;` as the prefix.
-    static func flowrunInShell(prefix: String, _ arguments: [String], in directory: URL) throws -> Child {
+    static func flowrunInShell(prefix: String, _ arguments: [String], in directory: URL, redirect: String = "") throws -> Child {
         let quoted = ([Flowrun.binary.path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        return try Child(executable: URL(fileURLWithPath: "/bin/sh"), ["-c", prefix + " exec " + quoted.joined(separator: " ")],
-                         in: directory)
+        return try Child(executable: URL(fileURLWithPath: "/bin/sh"),
+                         ["-c", prefix + " exec " + quoted.joined(separator: " ") + " " + redirect], in: directory)
     }
 
     var pid: Int32 { process.processIdentifier }
+    /// When the process exited, as seen by Foundation's process monitor.
+    var exitedAt: ContinuousClock.Instant? { lock.withLock { exitTime } }
+
+    /// Starts flowrun under `/usr/bin/time` (when installed), for its own elapsed and CPU time and peak memory;
+    /// see ``Measured``.
+    static func measuredFlowrun(_ arguments: [String], in directory: URL) throws -> Child {
+        let tool = "/usr/bin/time"
+        guard FileManager.default.isExecutableFile(atPath: tool) else { return try flowrun(arguments, in: directory) }
+        return try Child(executable: URL(fileURLWithPath: tool),
+                         ["-f", Measured.marker + "%e %U %M", Flowrun.binary.path] + arguments, in: directory)
+    }
     var stderrSoFar: String { lock.withLock { String(decoding: stderrData, as: UTF8.self) } }
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
@@ -124,6 +146,23 @@ final class Child: @unchecked Sendable {
     static func runFlowrun(_ arguments: [String], in directory: URL? = nil) async throws -> Flowrun.Result {
         let child = try flowrun(arguments, in: directory)
         return try #require(await child.wait(), "flowrun \(arguments.joined(separator: " ")) did not finish")
+    }
+}
+
+/// What `/usr/bin/time` measured of a process itself: immune to how busy the test process is.
+struct Measured {
+    static let marker = "flowrun-measured: "
+    var elapsed: Double
+    var userCPU: Double
+    var peakKB: Int
+
+    /// The measurement in a result's stderr, if it ran under ``Child/measuredFlowrun(_:in:)``.
+    init?(_ result: Flowrun.Result) {
+        guard let line = result.stderr.split(separator: "\n").last(where: { $0.hasPrefix(Self.marker) }) else { return nil }
+        let fields = line.dropFirst(Self.marker.count).split(separator: " ")
+        guard fields.count == 3, let elapsed = Double(fields[0]), let user = Double(fields[1]), let peak = Int(fields[2])
+        else { return nil }
+        (self.elapsed, self.userCPU, self.peakKB) = (elapsed, user, peak)
     }
 }
 
