@@ -56,10 +56,12 @@ struct RunCommand: ParsableCommand {
             observer: verbose ? Self.logEvents(to: logger) : nil)
         let runner = Runner(plan: plan, options: options)
         let signals = SignalHandler.install { runner.cancel() }
+        // Kept until the summary and the report are out: a Ctrl-C after the run ended (while a full stdout pipe
+        // holds the summary, say) would otherwise kill flowrun with the default action, and lose the report.
+        defer { signals.uninstall() }
         progress?.start(runner: runner)
         let result = runner.run()
         progress?.stop()
-        signals.uninstall()
 
         terminal.print(SummaryTable(report: result, terminal: terminal, listAll: verbose, quiet: quiet).render())
         try write(result)
