@@ -73,9 +73,19 @@ struct RunCommand: ParsableCommand {
             if let report { try result.jsonData().write(to: URL(fileURLWithPath: report), options: .atomic) }
             if let trace { try ChromeTrace.json(for: result).write(to: URL(fileURLWithPath: trace), options: .atomic) }
         } catch {
-            Terminal().error("error: cannot write \(report ?? trace ?? "output"): \(error.localizedDescription)\n")
+            Terminal().error("error: cannot write \(report ?? trace ?? "output"): \(Self.reason(error))\n")
             throw ExitCode(result.exitCode == 0 ? 1 : result.exitCode)
         }
+    }
+
+    /// The OS's words for a failed write ("File too large", "No space left on device") rather than Foundation's
+    /// "The operation could not be completed. (NSCocoaErrorDomain error 512.)".
+    static func reason(_ error: any Error) -> String {
+        var current = error as NSError
+        // On Linux the underlying error is stored as a Swift `Error`, which `as? NSError` does not match.
+        while let underlying = current.userInfo[NSUnderlyingErrorKey] as? any Error { current = underlying as NSError }
+        if current.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(current.code))) }
+        return error.localizedDescription
     }
 
     private func makeLogger() -> Logger {
