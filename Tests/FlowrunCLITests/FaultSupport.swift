@@ -34,6 +34,7 @@ final class Child: @unchecked Sendable {
     private let lock = NSLock()
     private var stdoutData = Data(), stderrData = Data()
     private var exitTime: ContinuousClock.Instant?
+    private var stdoutEnded = false, stderrEnded = false
 
     init(executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws {
         process.executableURL = executable
@@ -42,13 +43,26 @@ final class Child: @unchecked Sendable {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = out
         process.standardError = err
+        // Close-on-exec, so that no other test's child (spawned at the same moment) inherits these pipes and holds
+        // them open; this child gets its ends through dup2, which clears the flag.
+        for pipe in [out, err] {
+            _ = fcntl(pipe.fileHandleForReading.fileDescriptor, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(pipe.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        }
+        // An empty read is the end of the stream.
         out.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
-            self?.lock.withLock { self?.stdoutData.append(data) }
+            self?.lock.withLock {
+                if data.isEmpty { self?.stdoutEnded = true } else { self?.stdoutData.append(data) }
+            }
+            if data.isEmpty { handle.readabilityHandler = nil }
         }
         err.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
-            self?.lock.withLock { self?.stderrData.append(data) }
+            self?.lock.withLock {
+                if data.isEmpty { self?.stderrEnded = true } else { self?.stderrData.append(data) }
+            }
+            if data.isEmpty { handle.readabilityHandler = nil }
         }
         // Noted on Foundation's own thread, so a busy test pool (2 cores, tests that block its threads) does not
         // make flowrun look slow to exit.
@@ -127,14 +141,18 @@ final class Child: @unchecked Sendable {
             while process.isRunning { try? await Task.sleep(for: .milliseconds(5)) }
             return nil
         }
-        process.waitUntilExit()
+        let noticed = ContinuousClock.now
+        // Never a blocking read: wait (suspended) for both streams to end; a grandchild that kept them open
+        // (a `command` program) only costs this bounded wait, not a test-pool thread.
+        let drainDeadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < drainDeadline, !lock.withLock({ stdoutEnded && stderrEnded && exitTime != nil }) {
+            try? await Task.sleep(for: .milliseconds(2))
+        }
         out.fileHandleForReading.readabilityHandler = nil
         err.fileHandleForReading.readabilityHandler = nil
-        let restOut = out.fileHandleForReading.readDataToEndOfFile()
-        let restErr = err.fileHandleForReading.readDataToEndOfFile()
         return lock.withLock {
-            stdoutData.append(restOut)
-            stderrData.append(restErr)
+            // The termination handler may not have run (or not yet): then the moment the exit was seen here.
+            if exitTime == nil { exitTime = noticed }
             return Flowrun.Result(
                 status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
                 stderr: String(decoding: stderrData, as: UTF8.self),
