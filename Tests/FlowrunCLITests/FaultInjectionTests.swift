@@ -53,6 +53,8 @@ import Glibc
             Item(name: "reset", reply: .reset(afterSending: Data())),
             Item(name: "short-body", reply: .truncated(declaredLength: wine.count, body: wine.prefix(wine.count / 2))),
             Item(name: "huge", reply: .ok(LocalHTTPServer.patternBytes(300_000))),
+            // No Content-Length to refuse up front: the transfer is stopped once past maxBytes.
+            Item(name: "huge-chunked", reply: .stream(byteCount: 2_000_000, chunked: true)),
             Item(name: "corrupt-jpeg", reply: .ok(Data([0xFF, 0xD8, 0xFF, 0xE0]) + LocalHTTPServer.patternBytes(20_000))),
             Item(name: "cut-jpeg", reply: .ok(wine.prefix(wine.count / 2))),
             Item(name: "cut-png", reply: .ok(png.prefix(png.count / 2))),
@@ -101,6 +103,7 @@ import Glibc
         let index = Dictionary(uniqueKeysWithValues: items.enumerated().map { ($1.name, $0) })
         func id(_ task: String, _ name: String) -> String { "\(task)[\(index[name]!)]" }
         let rows = result.stdout.split(separator: "\n").map(String.init)
+        print("FaultInjectionTests: the summary\n" + result.stdout)
 
         /// The node failed with a cause containing every fragment, in the report and in the summary's row.
         func expectFailed(_ node: String, _ fragments: [String], sourceLocation: SourceLocation = #_sourceLocation) {
@@ -128,6 +131,7 @@ import Glibc
             ("reset", ["could not fetch", "/reset"]),
             ("short-body", ["truncated", "/short-body"]),
             ("huge", ["more than maxBytes (200000", "/huge"]),
+            ("huge-chunked", ["sent more than maxBytes (200000 bytes); the transfer was stopped", "/huge-chunked"]),
         ]
         for (name, fragments) in fetchFaults {
             expectFailed(id("fetch", name), fragments)
