@@ -1,3 +1,4 @@
+import FlowKitTesting
 import Foundation
 import Testing
 
@@ -53,7 +54,7 @@ extension FaultHeavyTests {
             let seed = SeededGenerator.seed()
             print("FaultSignalTests: seed \(seed) (replay with FLOWRUN_FAULT_SEED=\(seed))")
             var random = SeededGenerator(seed: seed)
-            let budget = ContinuousClock.now + .seconds(20)
+            let budget = ContinuousClock.now + .seconds(15)
             let shared = try Scratch()
             let sources = try await Self.makeSources(in: shared)
             // How long an uninterrupted run takes here, so the random moments cover all of it.
@@ -82,7 +83,8 @@ extension FaultHeavyTests {
             print("FaultSignalTests: \(what)")
             let scratch = try Scratch()
             try scratch.write("long.yaml", Self.longWorkflow(sources: sources))
-            let child = try Child.flowrun(["long.yaml", "--verbose", "--no-progress", "--report", "run.json"], in: scratch.url)
+            let child = try Child.flowrun(["long.yaml", "--verbose", "--no-progress", "--report", "run.json", "--trace", "trace.json"],
+                                          in: scratch.url)
             #expect(await child.waitForStderr(containing: " running"), "\(what): no node started")
             try await Task.sleep(for: .milliseconds(delay))
             guard child.process.isRunning else {
@@ -113,6 +115,11 @@ extension FaultHeavyTests {
             #expect(report.exitCode == 130, "\(what)")
             #expect(report.nodes.count == Self.photoCount * 5, "\(what)")
             #expect(report.unfinished.isEmpty, "\(what): not final: \(report.unfinished)")
+            // The trace is written too, and is JSON with one slice per attempt that ran.
+            let trace = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.path("trace.json"))))
+            let slices = ((trace as? [String: Any])?["traceEvents"] as? [[String: Any]] ?? []).filter { $0["ph"] as? String == "X" }
+            let spans = report.nodes.reduce(0) { $0 + (($1["spans"] as? [Any])?.count ?? 0) }
+            #expect(slices.count == spans, "\(what): \(slices.count) trace slices for \(spans) spans")
 
             // Every file is complete and belongs to a save that succeeded; every succeeded save has its file.
             let out = scratch.path("out")
@@ -185,6 +192,52 @@ extension FaultHeavyTests {
                 try? await Task.sleep(for: .milliseconds(10))
             }
             return false
+        }
+
+        /// Ctrl-C during a slow download: the transfer is cancelled (the server sees the connection close and
+        /// stops sending), flowrun exits 130 promptly, and nothing is written.
+        @Test func aCtrlCCancelsAnInFlightDownload() async throws {
+            // 50 MB at about 3 MB/s: a quarter of a minute if nothing stopped it.
+            let server = try LocalHTTPServer(["/slow.jpg": .stream(byteCount: 50_000_000, pause: .milliseconds(20))])
+            defer { server.stop() }
+            let scratch = try Scratch()
+            try scratch.write("slow.yaml", """
+                version: 1
+                tasks:
+                  get: { type: fetch, url: "\(server.urlString("/slow.jpg"))", maxBytes: 100000000 }
+                  decode: { type: decode, dependsOn: get }
+                  save: { type: write, path: out/slow.jpg, dependsOn: decode }
+                """)
+            let child = try Child.flowrun(["slow.yaml", "--no-progress", "--report", "run.json"], in: scratch.url)
+            let deadline = ContinuousClock.now + .seconds(20)
+            while server.bodyBytesSent("/slow.jpg") < 256 * 1024, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(server.bodyBytesSent("/slow.jpg") >= 256 * 1024, "the download never got going")
+            let sent = ContinuousClock.now
+            child.signal(SIGINT)
+            let result = try #require(await child.wait(timeout: .seconds(60)))
+            #expect(try #require(child.exitedAt) - sent < .seconds(5))
+            #expect(result.status == 130 && !result.terminatedBySignal, "\(result.stderr.suffix(500))")
+            let report = try ReportView(scratch.path("run.json"))
+            #expect(report.status("get") == "cancelled", "\(report.cause("get"))")
+            #expect(report.status("decode") == "cancelled" || report.status("decode") == "skipped")
+            #expect(report.unfinished.isEmpty)
+            // The server's side: the connection is closed and the stream stops well short of its end.
+            #expect(await Self.waitUntilTrue(.seconds(10)) { server.openConnections == 0 }, "the download was not cancelled")
+            let stopped = server.bodyBytesSent("/slow.jpg")
+            #expect(stopped < 50_000_000 / 2, "\(stopped) bytes sent")
+            #expect(OutputFolder.files(in: scratch.path("out")).isEmpty)
+        }
+
+        /// Polls `condition` until it holds or `timeout` passes.
+        static func waitUntilTrue(_ timeout: Duration, _ condition: () -> Bool) async -> Bool {
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                if condition() { return true }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            return condition()
         }
 
         /// A `command` whose program ignores SIGTERM and SIGINT: flowrun sees the ignored SIGTERM and kills the
