@@ -87,7 +87,7 @@ extension FaultHeavyTests {
                                           in: scratch.url)
             #expect(await child.waitForStderr(containing: " running"), "\(what): no node started")
             try await Task.sleep(for: .milliseconds(delay))
-            guard child.process.isRunning else {
+            guard child.isRunning else {
                 // The run beat the signal: a slow moment is not a failure, but it is not this test either.
                 let result = try #require(await child.wait())
                 #expect(result.status == 0, "\(what): \(result.stderr)")
@@ -164,7 +164,7 @@ extension FaultHeavyTests {
             var drained = 0
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             let deadline = ContinuousClock.now + .seconds(60)
-            while child.process.isRunning, ContinuousClock.now < deadline {
+            while child.isRunning, ContinuousClock.now < deadline {
                 let n = read(reader, &buffer, buffer.count)
                 if n > 0 { drained += n } else { try await Task.sleep(for: .milliseconds(5)) }
             }
@@ -284,7 +284,7 @@ extension FaultHeavyTests {
             #expect(await child.waitForStderr(containing: "interrupted: cancelling"))
             // The first cancel is still waiting for the program (its grace period is 2 s).
             try await Task.sleep(for: .milliseconds(300))
-            #expect(child.process.isRunning || ContinuousClock.now - first > .milliseconds(1_500),
+            #expect(child.isRunning || ContinuousClock.now - first > .milliseconds(1_500),
                     "flowrun did not wait for the program after the first Ctrl-C")
             let second = ContinuousClock.now
             child.signal(SIGINT)

@@ -28,70 +28,119 @@ enum Fixtures {
 }
 
 /// A started process (flowrun, or a shell that execs it) whose waits poll with `Task.sleep`.
+///
+/// Spawned with `posix_spawn` rather than `Foundation.Process`, so that it neither takes nor gives file
+/// descriptors when other tests in this process spawn at the same moment: its pipes are close-on-exec from the
+/// start, the child closes every inherited descriptor above 2, and there is no exit-notification socket to
+/// leak (corelibs' `Process` computes the descriptors to close before spawning, so concurrent spawns can hold
+/// each other's pipes and sockets open). It also starts with no signal blocked and every signal at its default,
+/// as from a user's shell: spawned from a test thread (a Dispatch worker), it would inherit a mask that blocks
+/// almost everything, and flowrun would never see SIGXFSZ. A thread per child waits for its exit and notes
+/// the moment, so a busy test pool does not make flowrun look slow to exit.
 final class Child: @unchecked Sendable {
-    let process = Process()
-    private let out = Pipe(), err = Pipe()
+    let pid: Int32
     private let lock = NSLock()
     private var stdoutData = Data(), stderrData = Data()
-    private var exitTime: ContinuousClock.Instant?
     private var stdoutEnded = false, stderrEnded = false
+    private var exit: (status: Int32, signalled: Bool, at: ContinuousClock.Instant)?
 
     init(executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws {
-        process.executableURL = executable
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = out
-        process.standardError = err
-        // Close-on-exec, so that no other test's child (spawned at the same moment) inherits these pipes and holds
-        // them open; this child gets its ends through dup2, which clears the flag.
-        for pipe in [out, err] {
-            _ = fcntl(pipe.fileHandleForReading.fileDescriptor, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(pipe.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        let out = try Self.pipe(), err = try Self.pipe()
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, out.write, 1)
+        posix_spawn_file_actions_adddup2(&actions, err.write, 2)
+        Self.addCloseFrom3(&actions)
+        if let directory { try Self.addChdir(&actions, directory.path) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+        let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + env).forEach { free($0) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, executable.path, &actions, &attributes, argv, env)
+        close(out.write)
+        close(err.write)
+        guard status == 0 else {
+            close(out.read)
+            close(err.read)
+            throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EINVAL)
         }
-        // An empty read is the end of the stream.
-        out.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            self?.lock.withLock {
-                if data.isEmpty { self?.stdoutEnded = true } else { self?.stdoutData.append(data) }
-            }
-            if data.isEmpty { handle.readabilityHandler = nil }
+        self.pid = pid
+        read(out.read) { child, data in
+            if let data { child.stdoutData.append(data) } else { child.stdoutEnded = true }
         }
-        err.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            self?.lock.withLock {
-                if data.isEmpty { self?.stderrEnded = true } else { self?.stderrData.append(data) }
-            }
-            if data.isEmpty { handle.readabilityHandler = nil }
+        read(err.read) { child, data in
+            if let data { child.stderrData.append(data) } else { child.stderrEnded = true }
         }
-        // Noted on Foundation's own thread, so a busy test pool (2 cores, tests that block its threads) does not
-        // make flowrun look slow to exit.
-        process.terminationHandler = { [weak self] _ in
+        let spawned = pid
+        let waiter = Thread { [self] in
+            var status: Int32 = 0
+            while waitpid(spawned, &status, 0) < 0, errno == EINTR {}
             let now = ContinuousClock.now
-            self?.lock.withLock { self?.exitTime = now }
+            let signalled = status & 0x7f != 0
+            lock.withLock { exit = (signalled ? status & 0x7f : (status >> 8) & 0xff, signalled, now) }
         }
-        let process = self.process
-        try Self.withCleanSignalMask { try process.run() }
+        waiter.name = "Child.wait"
+        waiter.start()
     }
 
-    /// Runs `body` on a fresh thread with no signal blocked, and waits for it.
-    ///
-    /// A child inherits the signal mask of the thread that spawns it, and the threads async tests run on (Dispatch
-    /// workers) block almost every signal: spawned from one, flowrun would never see SIGXFSZ (or a Ctrl-C a
-    /// user's shell sends) the way it does when a user starts it.
-    static func withCleanSignalMask(_ body: @escaping @Sendable () throws -> Void) throws {
-        let failure = LockedError()
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            var empty = sigset_t()
-            sigemptyset(&empty)
-            pthread_sigmask(SIG_SETMASK, &empty, nil)
-            do { try body() } catch { failure.set(error) }
-            done.signal()
+    /// Reads `fd` to its end on its own thread; `nil` data marks the end.
+    private func read(_ fd: Int32, _ deliver: @escaping @Sendable (Child, Data?) -> Void) {
+        let thread = Thread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                let n = Glibc.read(fd, &buffer, buffer.count)
+                if n < 0, errno == EINTR { continue }
+                if n <= 0 { break }
+                let data = Data(buffer[0..<n])
+                lock.withLock { deliver(self, data) }
+            }
+            close(fd)
+            lock.withLock { deliver(self, nil) }
         }
+        thread.name = "Child.read"
         thread.start()
-        done.wait()
-        if let error = failure.get() { throw error }
+    }
+
+    /// A pipe whose ends are close-on-exec from the start (`pipe2`), so no concurrently spawned child gets them.
+    private static func pipe() throws -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [-1, -1]
+        typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pipe2") {
+            guard unsafeBitCast(symbol, to: Pipe2.self)(&fds, O_CLOEXEC) == 0 else { throw POSIXError(.EMFILE) }
+        } else {
+            guard Glibc.pipe(&fds) == 0 else { throw POSIXError(.EMFILE) }
+            for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        }
+        return (fds[0], fds[1])
+    }
+
+    /// Closes every descriptor above 2 in the child (glibc's `posix_spawn_file_actions_addclosefrom_np`).
+    private static func addCloseFrom3(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(actions, 3)
+        }
+    }
+
+    /// Starts the child in `path` (glibc's `posix_spawn_file_actions_addchdir_np`).
+    private static func addChdir(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ path: String) throws {
+        typealias Chdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np") else {
+            throw POSIXError(.ENOSYS)
+        }
+        _ = unsafeBitCast(symbol, to: Chdir.self)(actions, path)
     }
 
     /// Starts the built flowrun.
@@ -99,16 +148,12 @@ final class Child: @unchecked Sendable {
         try Child(executable: Flowrun.binary, arguments, in: directory, environment: environment)
     }
 
-    /// Starts `/bin/sh -c 'PREFIX exec flowrun ARGS'`, e.g. with `ulimit -f N;` as the prefix.
+    /// Starts `/bin/sh -c 'PREFIX exec flowrun ARGS REDIRECT'`, e.g. with `ulimit -f N;` as the prefix.
     static func flowrunInShell(prefix: String, _ arguments: [String], in directory: URL, redirect: String = "") throws -> Child {
         let quoted = ([Flowrun.binary.path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         return try Child(executable: URL(fileURLWithPath: "/bin/sh"),
                          ["-c", prefix + " exec " + quoted.joined(separator: " ") + " " + redirect], in: directory)
     }
-
-    var pid: Int32 { process.processIdentifier }
-    /// When the process exited, as seen by Foundation's process monitor.
-    var exitedAt: ContinuousClock.Instant? { lock.withLock { exitTime } }
 
     /// Starts flowrun under `/usr/bin/time` (when installed), for its own elapsed and CPU time and peak memory;
     /// see ``Measured``.
@@ -118,15 +163,23 @@ final class Child: @unchecked Sendable {
         return try Child(executable: URL(fileURLWithPath: tool),
                          ["-f", Measured.marker + "%e %U %M", Flowrun.binary.path] + arguments, in: directory)
     }
+
+    var isRunning: Bool { lock.withLock { exit == nil } }
+    /// When the process exited, as seen by its waiting thread.
+    var exitedAt: ContinuousClock.Instant? { lock.withLock { exit?.at } }
     var stderrSoFar: String { lock.withLock { String(decoding: stderrData, as: UTF8.self) } }
-    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// Sends a signal, unless the process has been reaped (its number could then belong to another).
+    func signal(_ number: Int32) {
+        lock.withLock { if exit == nil { kill(pid, number) } }
+    }
 
     /// Waits until stderr contains `text`, up to `timeout`.
     func waitForStderr(containing text: String, timeout: Duration = .seconds(20)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if stderrSoFar.contains(text) { return true }
-            if !process.isRunning { return stderrSoFar.contains(text) }
+            if !isRunning { return stderrSoFar.contains(text) }
             try? await Task.sleep(for: .milliseconds(10))
         }
         return false
@@ -135,28 +188,22 @@ final class Child: @unchecked Sendable {
     /// Waits for the exit, up to `timeout`; kills the process (SIGKILL) and answers `nil` if it does not come.
     func wait(timeout: Duration = .seconds(60)) async -> Flowrun.Result? {
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            while process.isRunning { try? await Task.sleep(for: .milliseconds(5)) }
+        while isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+        if isRunning {
+            signal(SIGKILL)
+            while isRunning { try? await Task.sleep(for: .milliseconds(5)) }
             return nil
         }
-        let noticed = ContinuousClock.now
-        // Never a blocking read: wait (suspended) for both streams to end; a grandchild that kept them open
-        // (a `command` program) only costs this bounded wait, not a test-pool thread.
+        // Both streams end with the process, unless a grandchild (a `command` program) kept them open: a
+        // bounded wait then, never a blocked thread.
         let drainDeadline = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < drainDeadline, !lock.withLock({ stdoutEnded && stderrEnded && exitTime != nil }) {
+        while ContinuousClock.now < drainDeadline, !lock.withLock({ stdoutEnded && stderrEnded }) {
             try? await Task.sleep(for: .milliseconds(2))
         }
-        out.fileHandleForReading.readabilityHandler = nil
-        err.fileHandleForReading.readabilityHandler = nil
         return lock.withLock {
-            // The termination handler may not have run (or not yet): then the moment the exit was seen here.
-            if exitTime == nil { exitTime = noticed }
-            return Flowrun.Result(
-                status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-                stderr: String(decoding: stderrData, as: UTF8.self),
-                terminatedBySignal: process.terminationReason == .uncaughtSignal)
+            Flowrun.Result(
+                status: exit?.status ?? -1, stdout: String(decoding: stdoutData, as: UTF8.self),
+                stderr: String(decoding: stderrData, as: UTF8.self), terminatedBySignal: exit?.signalled ?? false)
         }
     }
 
@@ -182,14 +229,6 @@ struct Measured {
         else { return nil }
         (self.elapsed, self.userCPU, self.peakKB) = (elapsed, user, peak)
     }
-}
-
-/// An error handed from one thread to another.
-final class LockedError: @unchecked Sendable {
-    private let lock = NSLock()
-    private var error: (any Error)?
-    func set(_ error: any Error) { lock.withLock { self.error = error } }
-    func get() -> (any Error)? { lock.withLock { error } }
 }
 
 /// The `--report` JSON, read back.
