@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(
             name: "FlowrunCLITests",
             // The tests run the built `flowrun`; depending on it makes `swift test` build it first.
-            dependencies: ["FlowrunCLI", "FlowKit", "flowrun"],
+            dependencies: ["FlowrunCLI", "FlowKit", "FlowKitTesting", "flowrun"],
             swiftSettings: strictSettings
         ),
     ]

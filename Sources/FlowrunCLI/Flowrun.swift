@@ -16,6 +16,10 @@ public enum FlowrunMain {
     /// failed, 2 invalid workflow or arguments, 130 interrupted.
     public static func run(registry: TaskRegistry, arguments: [String]? = nil) -> Never {
         CommandEnvironment.registry = registry
+        // Past a file-size limit (`ulimit -f`) the kernel sends SIGXFSZ, whose default action kills the process:
+        // with a handler instead, the write fails with EFBIG and is reported like any other I/O error. A
+        // handler rather than SIG_IGN, so programs started by `command` get the default action back.
+        signal(SIGXFSZ) { _ in }
         do {
             var command = try Flowrun.parseAsRoot(arguments)
             try command.run()

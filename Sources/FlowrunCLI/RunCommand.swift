@@ -56,10 +56,12 @@ struct RunCommand: ParsableCommand {
             observer: verbose ? Self.logEvents(to: logger) : nil)
         let runner = Runner(plan: plan, options: options)
         let signals = SignalHandler.install { runner.cancel() }
+        // Kept until the summary and the report are out: a Ctrl-C after the run ended (while a full stdout pipe
+        // holds the summary, say) would otherwise kill flowrun with the default action, and lose the report.
+        defer { signals.uninstall() }
         progress?.start(runner: runner)
         let result = runner.run()
         progress?.stop()
-        signals.uninstall()
 
         terminal.print(SummaryTable(report: result, terminal: terminal, listAll: verbose, quiet: quiet).render())
         try write(result)
@@ -71,9 +73,19 @@ struct RunCommand: ParsableCommand {
             if let report { try result.jsonData().write(to: URL(fileURLWithPath: report), options: .atomic) }
             if let trace { try ChromeTrace.json(for: result).write(to: URL(fileURLWithPath: trace), options: .atomic) }
         } catch {
-            Terminal().error("error: cannot write \(report ?? trace ?? "output"): \(error.localizedDescription)\n")
+            Terminal().error("error: cannot write \(report ?? trace ?? "output"): \(Self.reason(error))\n")
             throw ExitCode(result.exitCode == 0 ? 1 : result.exitCode)
         }
+    }
+
+    /// The OS's words for a failed write ("File too large", "No space left on device") rather than Foundation's
+    /// "The operation could not be completed. (NSCocoaErrorDomain error 512.)".
+    static func reason(_ error: any Error) -> String {
+        var current = error as NSError
+        // On Linux the underlying error is stored as a Swift `Error`, which `as? NSError` does not match.
+        while let underlying = current.userInfo[NSUnderlyingErrorKey] as? any Error { current = underlying as NSError }
+        if current.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(current.code))) }
+        return error.localizedDescription
     }
 
     private func makeLogger() -> Logger {

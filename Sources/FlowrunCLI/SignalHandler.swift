@@ -34,6 +34,7 @@ final class SignalHandler: @unchecked Sendable {
                     FileHandle.standardError.write(Data("\ninterrupted: cancelling (press Ctrl-C again to exit now)\n".utf8))
                     onFirst()
                 } else {
+                    CommandTask.killRunningPrograms()
                     Foundation.exit(130)
                 }
             }

@@ -67,8 +67,26 @@ public struct DiagnosticRenderer: Sendable {
         if sourceLine.hasSuffix("\r") { sourceLine = sourceLine.dropLast() }
         let gutter = String(location.line)
         let pad = String(repeating: " ", count: gutter.count)
+        // A very long line (minified or hostile: 100,000 brackets on one line) is shown as a window around
+        // the column, with `…` where it is cut, so one diagnostic stays a few lines.
+        let scalars = Array(sourceLine.unicodeScalars)
+        let caret = min(max(location.column - 1, 0), scalars.count)
+        var start = 0, end = scalars.count
+        if scalars.count > Self.maxSnippetWidth {
+            start = max(0, min(caret - Self.maxSnippetWidth / 2, scalars.count - Self.maxSnippetWidth))
+            end = start + Self.maxSnippetWidth
+        }
+        var shown = String(String.UnicodeScalarView(scalars[start..<end]))
         // Tabs stay tabs under the caret so it lines up whatever the terminal's tab width.
-        let lead = sourceLine.unicodeScalars.prefix(max(location.column - 1, 0)).map { $0 == "\t" ? "\t" : " " }
-        return " \(gutter) | \(sourceLine)\n \(pad) | \(lead.joined())^\n"
+        var lead = scalars[start..<caret].map { $0 == "\t" ? "\t" : " " }.joined()
+        if start > 0 {
+            shown = "…" + shown
+            lead = " " + lead
+        }
+        if end < scalars.count { shown += "…" }
+        return " \(gutter) | \(shown)\n \(pad) | \(lead)^\n"
     }
+
+    /// The longest source line shown whole in a snippet, in Unicode scalars.
+    static let maxSnippetWidth = 160
 }

@@ -86,7 +86,8 @@ enum Resolver {
         case .itemIndex: return scope.item.map { .int($0.index) }
         case .itemStem:
             guard let item = scope.item?.value else { return nil }
-            if case .map(let map) = item, let stem = map["stem"] { return stem }
+            // A map's own `stem` is a name too: made safe the same way, so it cannot leave an output folder.
+            if case .map(let map) = item, let stem = map["stem"] { return .string(safeName(stem.description)) }
             return .string(stem(of: item.description))
         case .itemKey(let key):
             guard let item = scope.item else { return nil }
@@ -119,6 +120,13 @@ enum Resolver {
         if let dot = name.lastIndex(of: "."), dot != name.startIndex {
             name = String(name[..<dot])
         }
+        return safeName(name)
+    }
+
+    /// A name made safe to use as one path component: its last `/`-separated part, never empty, `.` or `..`,
+    /// without backslashes.
+    static func safeName(_ text: String) -> String {
+        var name = text.split(separator: "/").last.map(String.init) ?? ""
         name = name.replacingOccurrences(of: "\\", with: "_")
         if name.isEmpty || name == "." || name == ".." || name.hasPrefix("..") { name = "_" + name.replacingOccurrences(of: ".", with: "_") }
         return name

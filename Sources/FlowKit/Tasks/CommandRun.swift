@@ -31,6 +31,16 @@ final class CommandRun: Sendable {
     /// computes its list. A spawn takes a few milliseconds.
     private static let spawnLock = Mutex(())
 
+    /// The programs running now (each leads its process group), for ``killAll()``. A pid is added while the
+    /// program is unreaped and removed when it is, both under the run's state lock, so a number the kernel
+    /// could reuse is never in the set.
+    private static let running = Mutex<Set<Int32>>([])
+
+    /// Kills the process group of every program still running (see ``CommandTask/killRunningPrograms()``).
+    static func killAll() {
+        for pid in running.withLock({ $0 }) { signalGroup(pid, SIGKILL) }
+    }
+
     private struct State: Sendable {
         /// Held until the program exits, so the termination handler stays registered.
         var process: Process?
@@ -92,7 +102,10 @@ final class CommandRun: Sendable {
         }
         let pid = process.processIdentifier
         let cancelledEarly = state.withLock { state -> Bool in
-            if state.exit == nil { state.process = process }
+            if state.exit == nil {
+                state.process = process
+                Self.running.withLock { _ = $0.insert(pid) }
+            }
             state.pid = pid
             return state.cancelled
         }
@@ -174,6 +187,7 @@ final class CommandRun: Sendable {
         state.withLock { state in
             state.exit = (reason, status)
             state.process = nil
+            Self.running.withLock { _ = $0.remove(state.pid) }
         }
         // Output written just before exit is still in the pipes; read it, but do not wait for ever on pipes
         // that a grandchild inherited.

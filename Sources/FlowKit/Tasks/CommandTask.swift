@@ -14,6 +14,11 @@ public struct CommandTask: TaskType {
     public static let defaultMaxOutputBytes = 64 << 20
 
     public init() {}
+
+    /// Kills (SIGKILL) the process group of every program that `command` nodes are running, for a process that
+    /// exits without waiting for them (flowrun's second Ctrl-C), so that none outlives it: they lead their own
+    /// process groups, where the terminal's Ctrl-C does not reach them.
+    public static func killRunningPrograms() { CommandRun.killAll() }
     public var name: String { "command" }
     public var summary: String { "Runs a program (no shell) and provides its standard output as data." }
     public var parameters: [ParameterSpec] {
