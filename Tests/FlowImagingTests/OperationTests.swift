@@ -31,7 +31,10 @@ import FlowKit
                                                          optimize: true))
         _ = run(optimised, after: BytesOperation(payload: DataPayload(try Self.jpeg(), source: "")))
         let small = try #require(optimised.providedImage)
-        #expect(small.width == 48 && small.originalWidth == 96, "1/2 keeps ≥ 2 × the 24 px target; got \(small.width)")
+        // The smallest M/8 scale that keeps `qualityMargin` × the 24 px target (1.5 → 3/8: 36 px).
+        let eighths = (0.25 * ConsumerAnalysis.qualityMargin * 8).rounded(.up)
+        #expect(small.width == Int(96 * eighths / 8) && small.originalWidth == 96, "got \(small.width)")
+        #expect(small.width < 96)
 
         let mixed = DecodeOperation(context: context("decode", consumers: [thumb, consumer("write")], optimize: true))
         _ = run(mixed, after: BytesOperation(payload: DataPayload(try Self.jpeg(), source: "")))
@@ -127,7 +130,9 @@ import FlowKit
         let diffs = zip(literal.pixels, optimised.pixels).map { abs(Int($0) - Int($1)) }
         let mean = Double(diffs.reduce(0, +)) / Double(diffs.count)
         let withinTwo = Double(diffs.filter { $0 <= 2 }.count) / Double(diffs.count)
-        #expect(mean < 0.3, "mean difference \(mean)")
-        #expect(withinTwo > 0.99, "share within 2 levels \(withinTwo)")
+        // With shrink-on-load at 1.5 × the target (a 1/2 decode for ×0.3): about 0.4 level on average and 98.6 %
+        // of values within 2 levels on these photos; the rest are edges (DCT scaling vs Lanczos) and clipping.
+        #expect(mean < 0.5, "mean difference \(mean)")
+        #expect(withinTwo > 0.98, "share within 2 levels \(withinTwo)")
     }
 }

@@ -18,10 +18,12 @@ import FlowKit
 public enum ConsumerAnalysis {
     /// The decoded image keeps at least this multiple of the final size on each side.
     ///
-    /// Measured on the benchmark corpus (decode → sepia 0.8 → resize ×0.3): a margin of 2 (decode at 5/8) keeps
-    /// 99.6 % of channel values within 2 levels of the literal pipeline at 73 photos/s; 1.5 (decode at 1/2) only
-    /// 97.5 %, for 93 photos/s.
-    public static let qualityMargin = 2.0
+    /// Measured on the benchmark corpus (decode → sepia 0.8 → resize ×0.3) through the CLI, against Pillow's
+    /// ~29 photos/s in the same runs: a margin of 1.5 (decode at 1/2) gives 141–160 photos/s (5.0–5.5× Pillow) with
+    /// 97.5 % of channel values within 2 levels of the literal pipeline (mean 0.4 level); a margin of 2 (decode at
+    /// 5/8) gives 86–100 photos/s (2.9–3.5×) with 99.6 %. The differences are at edges — DCT scaling vs Lanczos —
+    /// and invisible in a thumbnail; `--no-optimize` gives the literal result.
+    public static let qualityMargin = 1.5
 
     /// The largest DCT scale worth decoding at: above it a reduced decode saves too little.
     public static let largestScale = 0.75
