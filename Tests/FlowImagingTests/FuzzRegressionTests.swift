@@ -48,4 +48,19 @@ import FlowImaging
         #expect(png.count * 1032 < 2048 * 1536 * 3 * 4, "not compressed enough to test the bound")
         #expect(try ImageDecoder.decode(png, source: "").height == 1536)
     }
+
+    /// Found by libFuzzer (an OOM, after the fix above): 269 bytes whose SOF claims 21272×11587 (246 megapixels,
+    /// under the 2²⁸ limit) and whose EXIF says orientation 5. An APP0 segment of length 0 — which libjpeg
+    /// skips over — stopped the marker walk, so the file was not known to be Huffman-coded and the size bound
+    /// was skipped: 1 GB decoded, then 2 GB more in `oriented` (a [UInt32] and a copy of it). Now a file whose
+    /// markers cannot be walked gets the bound, and `oriented` writes straight into the result.
+    static let jpegWithABrokenSegmentLength = "/9j/4QAiRXhpZgAATU0AKgAAAAgAAQESAAMAAAABAAUAAAAAAAD/4AAA/9sAQwAGBAUGBQQGBgUGBwcGCAoQCgoJCQoUDv+3xTYgewAAFBYWGh0lHyQbIxwWFiAsICMmJykqKRkfLTAtKDAlKCko/9sAQwEHBwcKCAoTCgoTKBoWGigoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCghKCgoKCgoKCg4/8AAEQgtQ1MYAwEiAAIRAQMRAf/EABgAAAMBAQAAAAAAAAAAAAAAAAAAAAIB/8QAGxEAAgMBAQEAAAAAAAAAAAAAAQIAAwQhETH/2gAMAwEAAhEDEQBoMDA="
+
+    @Test func aJPEGWithABrokenSegmentLengthStillGetsTheSizeBound() {
+        let (error, seconds) = Self.decode(base64: Self.jpegWithABrokenSegmentLength)
+        #expect(error?.message.hasPrefix("JPEG data is truncated (269 bytes cannot hold 21272×11587 pixels") == true,
+            "\(String(describing: error))")
+        #expect(seconds < 1, "took \(seconds) s")
+    }
 }
+

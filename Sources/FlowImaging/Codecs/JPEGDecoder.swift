@@ -69,7 +69,7 @@ enum JPEGDecoder {
         }
         // A header may claim any size: refuse a file too short to hold it before allocating the pixels (a few
         // hundred bytes could otherwise cost a 1 GiB buffer and seconds of decoding into it).
-        if isHuffmanCoded(bytes) {
+        if !isArithmeticCoded(bytes) {
             let blocks = ((header.width + 7) / 8) * ((header.height + 7) / 8)
             guard bytes.count * 8 >= blocks else {
                 throw ImageCodecError("JPEG data is truncated (\(bytes.count) bytes cannot hold "
@@ -107,20 +107,20 @@ enum JPEGDecoder {
         return image.oriented(header.orientation)
     }
 
-    /// Whether the frame is Huffman-coded (SOF0–3, SOF5–7), found by walking the markers up to the first SOF.
+    /// Whether the frame is arithmetic-coded (SOF9–11, SOF13–15), found by walking the markers up to the first SOF.
     ///
     /// Huffman coding spends at least one bit on every 8×8 block of a full-resolution component (its DC code), so a
-    /// file holds at least `blocks / 8` bytes. Arithmetic coding (SOF9–15) has no such floor; neither does a file
-    /// whose markers cannot be walked, and both get `false`.
-    static func isHuffmanCoded(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    /// file holds at least `blocks / 8` bytes; arithmetic coding has no such floor. A file whose markers cannot be
+    /// walked (libjpeg tolerates some broken segment lengths) counts as Huffman-coded: the bound then applies.
+    static func isArithmeticCoded(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var i = 2
         while i + 4 <= bytes.count {
             guard bytes[i] == 0xFF else { return false }
             let marker = bytes[i + 1]
             if marker == 0xFF { i += 1; continue }
             switch marker {
-            case 0xC0...0xC3, 0xC5...0xC7: return true
-            case 0xC9...0xCB, 0xCD...0xCF, 0xDA, 0xD9: return false
+            case 0xC9...0xCB, 0xCD...0xCF: return true
+            case 0xC0...0xC3, 0xC5...0xC7, 0xDA, 0xD9: return false
             default: break
             }
             let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
