@@ -40,8 +40,10 @@ public struct Image: Sendable {
     ///   - pixels: `width * height * 4` bytes of RGBA.
     ///   - source: Where the image came from.
     ///   - originalSize: The full-resolution size it represents; `nil` for its own size.
-    public init(width: Int, height: Int, pixels: [UInt8], source: String = "",
-                originalSize: (width: Int, height: Int)? = nil) {
+    public init(
+        width: Int, height: Int, pixels: [UInt8], source: String = "",
+        originalSize: (width: Int, height: Int)? = nil
+    ) {
         precondition(width > 0 && height > 0, "an image has at least one pixel")
         precondition(pixels.count == width * height * 4, "RGBA8 needs width * height * 4 bytes")
         self.width = width

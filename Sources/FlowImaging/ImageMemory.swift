@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Process-wide memory settings that suit image pipelines.
 ///
@@ -24,13 +25,13 @@ public enum ImageMemory {
             guard !done else { return }
             done = true
             #if canImport(Glibc)
-            // <malloc.h> is not part of Swift's Glibc module: look `mallopt` up instead of adding a C target.
-            // M_TRIM_THRESHOLD (-1) and M_MMAP_THRESHOLD (-3) are glibc's stable option numbers.
-            typealias MallOpt = @convention(c) (Int32, Int32) -> Int32
-            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
-            let mallopt = unsafeBitCast(symbol, to: MallOpt.self)
-            _ = mallopt(-3, 256 << 20)
-            _ = mallopt(-1, 512 << 20)
+                // <malloc.h> is not part of Swift's Glibc module: look `mallopt` up instead of adding a C target.
+                // M_TRIM_THRESHOLD (-1) and M_MMAP_THRESHOLD (-3) are glibc's stable option numbers.
+                typealias MallOpt = @convention(c) (Int32, Int32) -> Int32
+                guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
+                let mallopt = unsafeBitCast(symbol, to: MallOpt.self)
+                _ = mallopt(-3, 256 << 20)
+                _ = mallopt(-1, 512 << 20)
             #endif
         }
     }

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A failed socket call, with the call's name and `errno`.
@@ -27,10 +27,10 @@ enum POSIXSocket {
     /// A TCP socket bound to 127.0.0.1 at an ephemeral port, listening only when `backlog` is given.
     static func bindLoopback(listening backlog: Int32?) throws -> (fd: Int32, port: UInt16) {
         #if os(Linux)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
+            if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         #endif
         guard fd >= 0 else { throw SocketError(call: "socket", code: errno) }
         var yes: Int32 = 1
@@ -69,11 +69,11 @@ enum POSIXSocket {
         // `accept4(SOCK_CLOEXEC)` is not exported by the Glibc module; the window between accept and fcntl is
         // the only one where a concurrently spawned child could inherit the descriptor.
         #if canImport(Darwin)
-        let fd = Darwin.accept(listener, nil, nil)
+            let fd = Darwin.accept(listener, nil, nil)
         #elseif canImport(Glibc)
-        let fd = Glibc.accept(listener, nil, nil)
+            let fd = Glibc.accept(listener, nil, nil)
         #else
-        let fd = Musl.accept(listener, nil, nil)
+            let fd = Musl.accept(listener, nil, nil)
         #endif
         if fd >= 0 {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
@@ -106,9 +106,9 @@ enum POSIXSocket {
         while offset < bytes.count {
             // MSG_NOSIGNAL: a client that hung up must give us EPIPE, not kill the test process with SIGPIPE.
             #if os(Linux)
-            let flags = Int32(MSG_NOSIGNAL)
+                let flags = Int32(MSG_NOSIGNAL)
             #else
-            let flags: Int32 = 0
+                let flags: Int32 = 0
             #endif
             guard let base = bytes.baseAddress else { return true }  // only an empty buffer has none
             let sent = send(fd, base + offset, bytes.count - offset, flags)

@@ -43,7 +43,8 @@ public final class ProbeRecorder: @unchecked Sendable {
     func started(_ context: NodeContext, inputs: [String]) {
         locked {
             sequence += 1
-            entries.append(Entry(nodeID: context.nodeID, attempt: context.attempt, inputs: inputs, startSequence: sequence))
+            entries.append(
+                Entry(nodeID: context.nodeID, attempt: context.attempt, inputs: inputs, startSequence: sequence))
             let queue = Self.queue(of: context)
             running[queue, default: 0] += 1
             peak[queue] = max(peak[queue] ?? 0, running[queue] ?? 0)

@@ -20,11 +20,15 @@ public struct ProbeTask: TaskType {
     public var summary: String { "Test task: records its run, then succeeds, fails, or blocks until cancelled." }
     public var parameters: [ParameterSpec] {
         [
-            ParameterSpec("behavior", .oneOf(["succeed", "fail", "failTimes", "block"]), default: .string("succeed"),
+            ParameterSpec(
+                "behavior", .oneOf(["succeed", "fail", "failTimes", "block"]), default: .string("succeed"),
                 summary: "What the node does."),
-            ParameterSpec("failures", .integer, default: .int(1), range: 0...100, summary: "For failTimes: how many attempts fail."),
+            ParameterSpec(
+                "failures", .integer, default: .int(1), range: 0...100,
+                summary: "For failTimes: how many attempts fail."),
             ParameterSpec("value", .string, summary: "Text to provide as data (default: the node id)."),
-            ParameterSpec("hold", .integer, default: .int(0), range: 0...10_000,
+            ParameterSpec(
+                "hold", .integer, default: .int(0), range: 0...10_000,
                 summary: "Milliseconds to hold a slot, ended early once the queue is full (to observe concurrency)."),
         ]
     }
@@ -49,7 +53,9 @@ public final class ProbeOperation: FlowOperation, DataProvider, @unchecked Senda
     public var providedData: DataPayload? { output(as: TrackedPayload.self)?.payload }
 
     public override func execute() {
-        let inputs = inputs((any DataProvider).self).compactMap { $0.providedData.map { String(decoding: $0.bytes, as: UTF8.self) } }
+        let inputs = inputs((any DataProvider).self).compactMap {
+            $0.providedData.map { String(decoding: $0.bytes, as: UTF8.self) }
+        }
         recorder.started(context, inputs: inputs)
         if context.parameters.string("behavior") == "block" {
             recorder.didBlock()

@@ -14,7 +14,8 @@ public enum TestWorkflow {
     public static func plan(
         _ yaml: String, registry: TaskRegistry, path: String = "test.yaml", environment: [String: String] = [:]
     ) throws -> Plan {
-        let result = WorkflowLoader(registry: registry, environment: environment).plan(bytes: Array(yaml.utf8), path: path)
+        let result = WorkflowLoader(registry: registry, environment: environment).plan(
+            bytes: Array(yaml.utf8), path: path)
         guard let plan = result.plan else {
             throw Invalid(description: DiagnosticRenderer(sources: result.sources).render(result.diagnostics))
         }

@@ -64,7 +64,9 @@ struct WorkflowOptions: ParsableArguments {
     @Argument(help: "The workflow file (YAML).", completion: .file(extensions: ["yaml", "yml"]))
     var workflow: String
 
-    @Option(name: .customLong("param"), help: ArgumentHelp("Override a param: --param key=value (repeatable).", valueName: "key=value"))
+    @Option(
+        name: .customLong("param"),
+        help: ArgumentHelp("Override a param: --param key=value (repeatable).", valueName: "key=value"))
     var params: [String] = []
 
     func validate() throws {

@@ -9,7 +9,8 @@ struct GraphRenderer {
         var out = "digraph \(Self.quoted(plan.workflow.name)) {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n"
         for node in plan.nodes {
             let task = plan.task(of: node)
-            out += "  \(Self.quoted(node.id)) [label=\(Self.quoted("\(node.id)\n\(task.type.value) @ \(task.queueName)"))];\n"
+            out +=
+                "  \(Self.quoted(node.id)) [label=\(Self.quoted("\(node.id)\n\(task.type.value) @ \(task.queueName)"))];\n"
         }
         for node in plan.nodes {
             for dependency in node.dependencies {
@@ -39,18 +40,22 @@ struct GraphRenderer {
             var workflow: String
             var nodes: [Node]
         }
-        let graph = Graph(workflow: plan.workflow.name, nodes: plan.nodes.map { node in
-            let task = plan.task(of: node)
-            return .init(id: node.id, task: task.id.value, type: task.type.value, queue: task.queueName,
-                dependsOn: node.dependencies.map { plan.nodes[$0].id }, item: node.item?.description)
-        })
+        let graph = Graph(
+            workflow: plan.workflow.name,
+            nodes: plan.nodes.map { node in
+                let task = plan.task(of: node)
+                return .init(
+                    id: node.id, task: task.id.value, type: task.type.value, queue: task.queueName,
+                    dependsOn: node.dependencies.map { plan.nodes[$0].id }, item: node.item?.description)
+            })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return String(decoding: try encoder.encode(graph), as: UTF8.self) + "\n"
     }
 
     private static func quoted(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        "\""
+            + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             .replacingOccurrences(of: "\n", with: "\\n") + "\""
     }
 }

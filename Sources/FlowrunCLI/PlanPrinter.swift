@@ -1,5 +1,5 @@
-import OrderedCollections
 import FlowKit
+import OrderedCollections
 
 /// The dry-run view of a plan: every node with its type, queue and dependencies, in topological waves.
 struct PlanPrinter {
@@ -8,7 +8,8 @@ struct PlanPrinter {
     func render() -> String {
         let waves = plan.waves()
         let workflow = plan.workflow
-        var out = "\(workflow.name): \(workflow.tasks.count) task\(workflow.tasks.count == 1 ? "" : "s") → "
+        var out =
+            "\(workflow.name): \(workflow.tasks.count) task\(workflow.tasks.count == 1 ? "" : "s") → "
             + "\(plan.nodes.count) node\(plan.nodes.count == 1 ? "" : "s") in \(waves.count) wave\(waves.count == 1 ? "" : "s")\n"
         let queues = workflow.queues.values.map { queue in
             "\(queue.name) (\(queue.maxConcurrent.map(String.init) ?? "cores"))"
@@ -22,7 +23,8 @@ struct PlanPrinter {
             for index in wave {
                 let node = plan.nodes[index]
                 let task = plan.task(of: node)
-                var line = "  " + node.id.padded(to: idWidth) + "  " + task.type.value.padded(to: typeWidth)
+                var line =
+                    "  " + node.id.padded(to: idWidth) + "  " + task.type.value.padded(to: typeWidth)
                     + "  " + task.queueName.padded(to: queueWidth)
                 if !node.dependencies.isEmpty {
                     line += "  ← " + Self.summarize(node.dependencies.map { plan.nodes[$0].id })

@@ -11,7 +11,8 @@ final class ProgressLine: Sendable {
         source.schedule(deadline: .now(), repeating: .milliseconds(100))
         source.setEventHandler { [weak runner] in
             guard let runner else { return }
-            FileHandle.standardError.write(Data(("\r\u{1B}[2K" + Self.line(runner.progress(), elapsed: runner.elapsed)).utf8))
+            FileHandle.standardError.write(
+                Data(("\r\u{1B}[2K" + Self.line(runner.progress(), elapsed: runner.elapsed)).utf8))
         }
         timer.withLock { $0 = source }
         source.resume()
@@ -34,8 +35,10 @@ final class ProgressLine: Sendable {
             let counts = progress[queue] ?? [:]
             let total = counts.values.reduce(0, +)
             guard total > 0 else { return nil }
-            let done = (counts[.succeeded] ?? 0) + (counts[.failed] ?? 0) + (counts[.skipped] ?? 0) + (counts[.cancelled] ?? 0)
-            var text = "\(queue) \(done)/\(total) done, \(counts[.running] ?? 0) running, \((counts[.queued] ?? 0) + (counts[.retrying] ?? 0)) queued"
+            let done =
+                (counts[.succeeded] ?? 0) + (counts[.failed] ?? 0) + (counts[.skipped] ?? 0) + (counts[.cancelled] ?? 0)
+            var text =
+                "\(queue) \(done)/\(total) done, \(counts[.running] ?? 0) running, \((counts[.queued] ?? 0) + (counts[.retrying] ?? 0)) queued"
             let failed = counts[.failed] ?? 0
             if failed > 0 { text += ", \(failed) failed" }
             return text

@@ -22,7 +22,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the run report as JSON to this file.", valueName: "run.json"))
     var report: String?
 
-    @Option(help: ArgumentHelp("Write a Chrome trace (Perfetto) to this file: one lane per queue slot.", valueName: "trace.json"))
+    @Option(
+        help: ArgumentHelp(
+            "Write a Chrome trace (Perfetto) to this file: one lane per queue slot.", valueName: "trace.json"))
     var trace: String?
 
     @Flag(help: "Print only failures.")

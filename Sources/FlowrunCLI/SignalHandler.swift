@@ -31,7 +31,8 @@ final class SignalHandler: @unchecked Sendable {
                     return value
                 }
                 if seen == 1 {
-                    FileHandle.standardError.write(Data("\ninterrupted: cancelling (press Ctrl-C again to exit now)\n".utf8))
+                    FileHandle.standardError.write(
+                        Data("\ninterrupted: cancelling (press Ctrl-C again to exit now)\n".utf8))
                     onFirst()
                 } else {
                     CommandTask.killRunningPrograms()

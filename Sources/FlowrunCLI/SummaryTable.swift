@@ -20,8 +20,11 @@ struct SummaryTable {
         if !rows.isEmpty {
             let header = ["NODE", "STATUS", "QUEUE", "DURATION", "ATTEMPTS", "CAUSE"]
             let cells = rows.map { node in
-                [node.id, node.status.rawValue, node.queue, node.duration.map(Self.format) ?? "-", String(node.attempts),
-                 node.cause ?? ""]
+                [
+                    node.id, node.status.rawValue, node.queue, node.duration.map(Self.format) ?? "-",
+                    String(node.attempts),
+                    node.cause ?? "",
+                ]
             }
             let widths = (0..<header.count).map { column in
                 ([header[column]] + cells.map { $0[column] }).map(\.count).max() ?? 0
@@ -30,7 +33,8 @@ struct SummaryTable {
             for (row, node) in zip(cells, rows) {
                 var line = Self.line(row, widths: widths)
                 if terminal.colors {
-                    line = line.replacingOccurrences(of: " " + node.status.rawValue + " ",
+                    line = line.replacingOccurrences(
+                        of: " " + node.status.rawValue + " ",
                         with: " " + terminal.paint(node.status.rawValue, node.status) + " ")
                 }
                 out += line + "\n"
@@ -38,7 +42,9 @@ struct SummaryTable {
         }
         let hidden = report.nodes.count - rows.count
         if !quiet {
-            if hidden > 0 { out += "(\(hidden) succeeded node\(hidden == 1 ? "" : "s") not listed; --verbose lists all)\n" }
+            if hidden > 0 {
+                out += "(\(hidden) succeeded node\(hidden == 1 ? "" : "s") not listed; --verbose lists all)\n"
+            }
             out += totals() + "\n"
         }
         return out
@@ -50,7 +56,8 @@ struct SummaryTable {
             guard let count = totals[status], count > 0 else { return nil }
             return terminal.paint("\(count) \(status.rawValue)", status)
         }
-        var line = "\(report.nodes.count) node\(report.nodes.count == 1 ? "" : "s"): "
+        var line =
+            "\(report.nodes.count) node\(report.nodes.count == 1 ? "" : "s"): "
             + (parts.isEmpty ? "nothing to do" : parts.joined(separator: ", ")) + " in \(Self.format(report.duration))"
         if report.interrupted { line += " (interrupted)" }
         return line

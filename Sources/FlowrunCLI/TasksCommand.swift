@@ -36,7 +36,9 @@ struct TasksCommand: ParsableCommand {
             if parameter.isRequired { detail += ", required" }
             if let value = parameter.defaultValue { detail += ", default \(value)" }
             if let range = parameter.range {
-                detail += range.upperBound >= Double(Int.max) ? ", ≥ \(Value.double(range.lowerBound))"
+                detail +=
+                    range.upperBound >= Double(Int.max)
+                    ? ", ≥ \(Value.double(range.lowerBound))"
                     : ", \(Value.double(range.lowerBound))…\(Value.double(range.upperBound))"
             }
             out += "  \(parameter.name.padded(to: width))  \(parameter.summary) (\(detail))\n"
@@ -57,7 +59,8 @@ struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schema",
         abstract: "Print the JSON Schema (draft 2020-12) of the workflow format.",
-        discussion: "For yaml-language-server, add `# yaml-language-server: $schema=flowrun.schema.json` to a workflow.")
+        discussion: "For yaml-language-server, add `# yaml-language-server: $schema=flowrun.schema.json` to a workflow."
+    )
 
     func run() throws {
         let data = try WorkflowSchema.json(for: CommandEnvironment.registry)

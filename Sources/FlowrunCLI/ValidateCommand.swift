@@ -4,7 +4,8 @@ import FlowKit
 /// `flowrun validate WORKFLOW`: load, validate, expand and print the plan, running nothing.
 struct ValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "validate", abstract: "Check a workflow and print its plan without running it (same as --dry-run).")
+        commandName: "validate", abstract: "Check a workflow and print its plan without running it (same as --dry-run)."
+    )
 
     @OptionGroup var workflow: WorkflowOptions
 

@@ -22,7 +22,8 @@ struct Arguments {
             case "--rounds": rounds = iterator.next().flatMap(Int.init) ?? rounds
             case "--shape": shapes = iterator.next().flatMap(Shape.init(rawValue:)).map { [$0] } ?? shapes
             default:
-                FileHandle.standardError.write(Data("usage: flowrun-bench [--nodes N] [--rounds R] [--shape chain|wide|lattice|forEach]\n".utf8))
+                FileHandle.standardError.write(
+                    Data("usage: flowrun-bench [--nodes N] [--rounds R] [--shape chain|wide|lattice|forEach]\n".utf8))
                 exit(2)
             }
         }
@@ -82,30 +83,37 @@ enum Shape: String, CaseIterable {
         switch self {
         case .chain:
             for index in 0..<nodes {
-                text += index == 0 ? "  t0: { type: noop }\n" : "  t\(index): { type: noop, dependsOn: t\(index - 1) }\n"
+                text +=
+                    index == 0 ? "  t0: { type: noop }\n" : "  t\(index): { type: noop, dependsOn: t\(index - 1) }\n"
             }
         case .wide:
             text += "  source: { type: noop }\n"
             for index in 0..<(nodes - 2) { text += "  t\(index): { type: noop, dependsOn: source }\n" }
-            text += "  sink:\n    type: noop\n    dependsOn: [" + (0..<(nodes - 2)).map { "t\($0)" }.joined(separator: ", ") + "]\n"
+            text +=
+                "  sink:\n    type: noop\n    dependsOn: [" + (0..<(nodes - 2)).map { "t\($0)" }.joined(separator: ", ")
+                + "]\n"
         case .lattice:
             let width = 200
             for layer in 0..<(nodes / width) {
                 for column in 0..<width {
-                    let dependencies = layer == 0 ? "" : ", dependsOn: [n\(layer - 1)_\(column), n\(layer - 1)_\((column + 1) % width)]"
+                    let dependencies =
+                        layer == 0
+                        ? "" : ", dependsOn: [n\(layer - 1)_\(column), n\(layer - 1)_\((column + 1) % width)]"
                     text += "  n\(layer)_\(column): { type: noop\(dependencies) }\n"
                 }
             }
         case .forEach:
             text += "params:\n  items: [" + (0..<(nodes / 3)).map(String.init).joined(separator: ", ") + "]\n"
             text = text.replacingOccurrences(of: "tasks:\n", with: "") + "tasks:\n"
-            text += "  a: { type: noop, forEach: \"${params.items}\" }\n  b: { type: noop, dependsOn: a }\n  c: { type: noop, dependsOn: b }\n"
+            text +=
+                "  a: { type: noop, forEach: \"${params.items}\" }\n  b: { type: noop, dependsOn: a }\n  c: { type: noop, dependsOn: b }\n"
         }
         return text
     }
 
     func plan(nodes: Int) -> Plan {
-        let result = WorkflowLoader(registry: .builtIn).plan(bytes: Array(yaml(nodes: nodes).utf8), path: "\(rawValue).yaml")
+        let result = WorkflowLoader(registry: .builtIn).plan(
+            bytes: Array(yaml(nodes: nodes).utf8), path: "\(rawValue).yaml")
         guard let plan = result.plan else {
             fatalError(DiagnosticRenderer(sources: result.sources).render(result.diagnostics))
         }
@@ -131,13 +139,18 @@ func median(_ values: [Double]) -> Double {
 }
 
 let arguments = Arguments()
-print("engine overhead, \(arguments.nodes) no-op nodes, \(arguments.rounds) rounds, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+print(
+    "engine overhead, \(arguments.nodes) no-op nodes, \(arguments.rounds) rounds, \(ProcessInfo.processInfo.activeProcessorCount) cores"
+)
 print("floor = \(arguments.nodes) independent raw Operations through one OperationQueue, timed next to each shape\n")
 print("shape      nodes   flowrun (median)  floor (median)  ratio   2×nodes  scaling")
 for shape in arguments.shapes {
     let plan = shape.plan(nodes: arguments.nodes)
     let doubled = shape.plan(nodes: arguments.nodes * 2)
-    var ratios: [Double] = [], times: [Double] = [], floors: [Double] = [], doubledTimes: [Double] = []
+    var ratios: [Double] = []
+    var times: [Double] = []
+    var floors: [Double] = []
+    var doubledTimes: [Double] = []
     _ = run(plan)  // warm up
     for _ in 0..<arguments.rounds {
         let before = floor(plan.nodes.count)
@@ -167,7 +180,9 @@ for shape in arguments.shapes {
             let after = chainFloor(plan.nodes.count)
             serialRatios.append(time / ((before + after) / 2))
         }
-        print(String(format: "  chain vs a raw chain of %d operations, each enqueued when ready: %.2f×",
-                     plan.nodes.count, median(serialRatios)))
+        print(
+            String(
+                format: "  chain vs a raw chain of %d operations, each enqueued when ready: %.2f×",
+                plan.nodes.count, median(serialRatios)))
     }
 }

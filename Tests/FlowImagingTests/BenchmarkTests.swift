@@ -1,6 +1,6 @@
+import FlowImaging
 import Foundation
 import Testing
-import FlowImaging
 
 /// The image benchmark, run by `bench/image/run.sh` as `swift test -c release --filter Bench` with
 /// `FLOWRUN_BENCH=1`; skipped otherwise. `FLOWRUN_BENCH_CORPUS` names the corpus folder,
@@ -25,7 +25,10 @@ import FlowImaging
             let rate = try ImagingBenchmark.throughput(files: files, outputFolder: out, optimize: optimise)
             print("BENCH flowrun \(optimise ? "optimised" : "literal"): \(String(format: "%.1f", rate)) photos/s")
         default:
-            var worst = 0, total = 0.0, count = 0, over2 = 0
+            var worst = 0
+            var total = 0.0
+            var count = 0
+            var over2 = 0
             for file in files.prefix(20) {
                 let (literal, optimised) = try ImagingBenchmark.literalAndOptimised(file: file)
                 #expect(literal.width == optimised.width && literal.height == optimised.height)
@@ -37,8 +40,9 @@ import FlowImaging
                     if d > 2 { over2 += 1 }
                 }
             }
-            print("BENCH quality optimised vs literal: mean |diff| \(String(format: "%.3f", total / Double(count))), "
-                + "max \(worst), share > 2 levels \(String(format: "%.4f", Double(over2) / Double(count) * 100)) %")
+            print(
+                "BENCH quality optimised vs literal: mean |diff| \(String(format: "%.3f", total / Double(count))), "
+                    + "max \(worst), share > 2 levels \(String(format: "%.4f", Double(over2) / Double(count) * 100)) %")
         }
     }
 }

@@ -1,6 +1,6 @@
+import FlowImaging
 import Foundation
 import Testing
-import FlowImaging
 
 /// JPEG and PNG round trips, EXIF orientation, shrink-on-load, corrupt and truncated input.
 @Suite struct CodecTests {
@@ -30,7 +30,8 @@ import FlowImaging
         let decoded = try ImageDecoder.decode(data, source: "")
         for y in 0..<8 {
             for x in 0..<16 {
-                let p = decoded[x, y], g = Int(gray[y * 16 + x])
+                let p = decoded[x, y]
+                let g = Int(gray[y * 16 + x])
                 #expect(p[0] == p[1] && p[1] == p[2] && p[3] == 255)
                 #expect(abs(Int(p[0]) - g) <= 3)
             }
@@ -72,24 +73,28 @@ import FlowImaging
     @Test(arguments: 1...8, [false, true])
     func exifOrientationIsApplied(orientation: Int, bigEndian: Bool) throws {
         let source = Fixtures.quadrants(width: 64, height: 32)
-        let jpeg = ExifFixture.jpeg(try JPEGEncoder.encode(source, quality: 95), orientation: orientation,
-                                    bigEndian: bigEndian)
+        let jpeg = ExifFixture.jpeg(
+            try JPEGEncoder.encode(source, quality: 95), orientation: orientation,
+            bigEndian: bigEndian)
         #expect(ExifOrientation.read(jpeg: [UInt8](jpeg)).rawValue == orientation)
         let decoded = try ImageDecoder.decode(jpeg, source: "")
         let swapped = orientation >= 5
         #expect(decoded.width == (swapped ? 32 : 64) && decoded.height == (swapped ? 64 : 32))
-        let w = decoded.width, h = decoded.height
+        let w = decoded.width
+        let h = decoded.height
         let probes = [(w / 4, h / 4), (3 * w / 4, h / 4), (w / 4, 3 * h / 4), (3 * w / 4, 3 * h / 4)]
         let layout = try #require(Self.expectedLayout[orientation])
         for (probe, quadrant) in zip(probes, layout) {
-            #expect(Fixtures.close(decoded[probe.0, probe.1], Fixtures.quadrantColors[quadrant], tolerance: 12),
-                    "orientation \(orientation) at \(probe)")
+            #expect(
+                Fixtures.close(decoded[probe.0, probe.1], Fixtures.quadrantColors[quadrant], tolerance: 12),
+                "orientation \(orientation) at \(probe)")
         }
     }
 
     @Test func orientationAndShrinkOnLoadTogether() throws {
-        let jpeg = ExifFixture.jpeg(try JPEGEncoder.encode(Fixtures.quadrants(width: 64, height: 32), quality: 90),
-                                    orientation: 6, bigEndian: false)
+        let jpeg = ExifFixture.jpeg(
+            try JPEGEncoder.encode(Fixtures.quadrants(width: 64, height: 32), quality: 90),
+            orientation: 6, bigEndian: false)
         let decoded = try ImageDecoder.decode(jpeg, source: "") { w, h in
             #expect(w == 32 && h == 64, "the planner sees the upright size")
             return 0.5
@@ -99,8 +104,9 @@ import FlowImaging
     }
 
     @Test func malformedExifIsIgnored() throws {
-        var jpeg = ExifFixture.jpeg(try JPEGEncoder.encode(Fixtures.gradient(width: 8, height: 8), quality: 90),
-                                    orientation: 6, bigEndian: true)
+        var jpeg = ExifFixture.jpeg(
+            try JPEGEncoder.encode(Fixtures.gradient(width: 8, height: 8), quality: 90),
+            orientation: 6, bigEndian: true)
         jpeg[12] = 0x00  // break the TIFF byte-order mark
         #expect(ExifOrientation.read(jpeg: [UInt8](jpeg)) == .up)
         #expect(try ImageDecoder.decode(jpeg, source: "").width == 8)
@@ -118,12 +124,13 @@ import FlowImaging
         for i in 0..<(13 * 9) {
             let p = Array(decoded.pixels[i * 4..<i * 4 + 4])
             let src = Array(pixels[i * channels..<(i + 1) * channels])
-            let expected: [UInt8] = switch channels {
-            case 1: [src[0], src[0], src[0], 255]
-            case 2: [src[0], src[0], src[0], src[1]]
-            case 3: src + [255]
-            default: src
-            }
+            let expected: [UInt8] =
+                switch channels {
+                case 1: [src[0], src[0], src[0], 255]
+                case 2: [src[0], src[0], src[0], src[1]]
+                case 3: src + [255]
+                default: src
+                }
             #expect(p == expected)
         }
     }
@@ -137,8 +144,9 @@ import FlowImaging
 
     @Test func palettePNGWithTransparency() throws {
         let palette: [(UInt8, UInt8, UInt8)] = [(255, 0, 0), (0, 255, 0), (0, 0, 255)]
-        let data = PNGFixtureWriter.png(width: 3, height: 1, bitDepth: 8, colorType: .palette, rows: [[0, 1, 2]],
-                                        palette: palette, transparency: [255, 128])
+        let data = PNGFixtureWriter.png(
+            width: 3, height: 1, bitDepth: 8, colorType: .palette, rows: [[0, 1, 2]],
+            palette: palette, transparency: [255, 128])
         let decoded = try ImageDecoder.decode(data, source: "")
         #expect(decoded[0, 0] == SIMD4(255, 0, 0, 255))
         #expect(decoded[1, 0] == SIMD4(0, 255, 0, 128))
@@ -155,8 +163,9 @@ import FlowImaging
     }
 
     @Test func sixteenBitGrayAlphaAndLowBitDepthGray() throws {
-        let ga = PNGFixtureWriter.png(width: 1, height: 1, bitDepth: 16, colorType: .grayAlpha,
-                                      rows: [[0x80, 0x00, 0xFF, 0xFF]])
+        let ga = PNGFixtureWriter.png(
+            width: 1, height: 1, bitDepth: 16, colorType: .grayAlpha,
+            rows: [[0x80, 0x00, 0xFF, 0xFF]])
         #expect(Fixtures.close(try ImageDecoder.decode(ga, source: "")[0, 0], SIMD4(128, 128, 128, 255), tolerance: 1))
         let gray2 = PNGFixtureWriter.png(width: 4, height: 1, bitDepth: 2, colorType: .gray, rows: [[0b0001_1011]])
         let decoded = try ImageDecoder.decode(gray2, source: "")
@@ -165,18 +174,24 @@ import FlowImaging
 
     // MARK: Corrupt input
 
-    static func sampleJPEG() throws -> Data { try JPEGEncoder.encode(Fixtures.gradient(width: 64, height: 64), quality: 90) }
+    static func sampleJPEG() throws -> Data {
+        try JPEGEncoder.encode(Fixtures.gradient(width: 64, height: 64), quality: 90)
+    }
     static func samplePNG() throws -> Data { try PNGCodec.encode(Fixtures.noise(width: 32, height: 32)) }
 
     @Test func truncatedJPEGFailsNamingTheCause() throws {
         let data = try Self.sampleJPEG()
-        let error = #expect(throws: ImageCodecError.self) { try ImageDecoder.decode(data.prefix(data.count / 2), source: "") }
+        let error = #expect(throws: ImageCodecError.self) {
+            try ImageDecoder.decode(data.prefix(data.count / 2), source: "")
+        }
         #expect(error?.message.contains("truncated") == true, "\(String(describing: error))")
     }
 
     @Test func jpegCutInItsScanFailsAsTruncated() throws {
         let data = try JPEGEncoder.encode(Fixtures.noise(width: 128, height: 128), quality: 90)
-        let error = #expect(throws: ImageCodecError.self) { try ImageDecoder.decode(data.prefix(data.count * 3 / 4), source: "") }
+        let error = #expect(throws: ImageCodecError.self) {
+            try ImageDecoder.decode(data.prefix(data.count * 3 / 4), source: "")
+        }
         #expect(error?.message.hasPrefix("JPEG data is truncated") == true, "\(String(describing: error))")
     }
 
@@ -195,7 +210,9 @@ import FlowImaging
 
     @Test func truncatedPNGFails() throws {
         let data = try Self.samplePNG()
-        let error = #expect(throws: ImageCodecError.self) { try ImageDecoder.decode(data.prefix(data.count - 40), source: "") }
+        let error = #expect(throws: ImageCodecError.self) {
+            try ImageDecoder.decode(data.prefix(data.count - 40), source: "")
+        }
         #expect(error?.message.contains("PNG") == true)
     }
 

@@ -1,6 +1,6 @@
+import FlowImaging
 import Foundation
 import Testing
-import FlowImaging
 
 /// `sepia` and `noir` against floating-point references.
 @Suite struct ColorFilterTests {
@@ -45,7 +45,8 @@ import FlowImaging
     }
 
     @Test func composedMatricesApplyInOrder() {
-        let a = ColorMatrix.sepia(intensity: 0.5), b = ColorMatrix((0, 1, 0), (1, 0, 0), (0, 0, 1))
+        let a = ColorMatrix.sepia(intensity: 0.5)
+        let b = ColorMatrix((0, 1, 0), (1, 0, 0), (0, 0, 1))
         let image = Fixtures.noise(width: 9, height: 9, seed: 3)
         let twoSteps = b.applied(to: a.applied(to: image.pixels))
         let oneStep = a.followed(by: b).applied(to: image.pixels)

@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import FlowImaging
 import FlowKit
+import Foundation
+import Testing
 
 /// The image operations run as the runner runs them: a stub upstream, dependencies, an `OperationQueue`.
 @Suite struct OperationTests {
@@ -12,7 +12,10 @@ import FlowKit
     @Test func decodeProvidesAnImage() throws {
         let decode = DecodeOperation(context: context("decode"))
         let outcome = run(decode, after: BytesOperation(payload: DataPayload(try Self.jpeg(), source: "a.jpg")))
-        guard case .success? = outcome else { Issue.record("decode failed: \(String(describing: outcome))"); return }
+        guard case .success? = outcome else {
+            Issue.record("decode failed: \(String(describing: outcome))")
+            return
+        }
         let image = try #require(decode.providedImage)
         #expect(image.width == 96 && image.height == 64 && image.source == "a.jpg")
     }
@@ -27,8 +30,10 @@ import FlowKit
 
     @Test func shrinkOnLoadOnlyWhenEveryPathDownsamples() throws {
         let thumb = consumer("resize", ["scale": .double(0.25)])
-        let optimised = DecodeOperation(context: context("decode", consumers: [consumer("sepia", then: [thumb])],
-                                                         optimize: true))
+        let optimised = DecodeOperation(
+            context: context(
+                "decode", consumers: [consumer("sepia", then: [thumb])],
+                optimize: true))
         _ = run(optimised, after: BytesOperation(payload: DataPayload(try Self.jpeg(), source: "")))
         let small = try #require(optimised.providedImage)
         // The smallest M/8 scale that keeps `qualityMargin` × the 24 px target (1.5 → 3/8: 36 px).
@@ -47,14 +52,18 @@ import FlowKit
 
     @Test func sepiaDefersOnlyBeforeADownsamplingResize() throws {
         let image = Fixtures.gradient(width: 40, height: 40)
-        let down = SepiaOperation(context: context("sepia", ["intensity": .double(0.8)],
-                                                   consumers: [consumer("resize", ["width": .int(10)])], optimize: true))
+        let down = SepiaOperation(
+            context: context(
+                "sepia", ["intensity": .double(0.8)],
+                consumers: [consumer("resize", ["width": .int(10)])], optimize: true))
         _ = run(down, after: ImageSourceOperation(image))
         #expect(down.providedImage?.pendingColor == .sepia(intensity: 0.8))
         #expect(down.providedImage?.pixels == image.pixels)
 
-        let up = SepiaOperation(context: context("sepia", consumers: [consumer("resize", ["scale": .double(2)])],
-                                                 optimize: true))
+        let up = SepiaOperation(
+            context: context(
+                "sepia", consumers: [consumer("resize", ["scale": .double(2)])],
+                optimize: true))
         _ = run(up, after: ImageSourceOperation(image))
         #expect(up.providedImage?.pendingColor == nil)
 
@@ -83,7 +92,8 @@ import FlowKit
         let ops: [FlowOperation] = [
             BytesOperation(payload: DataPayload(jpeg, source: "p.jpg")),
             DecodeOperation(context: context("decode", consumers: [sepia], optimize: optimize)),
-            SepiaOperation(context: context("sepia", ["intensity": .double(0.8)], consumers: [resize], optimize: optimize)),
+            SepiaOperation(
+                context: context("sepia", ["intensity": .double(0.8)], consumers: [resize], optimize: optimize)),
             ResizeOperation(context: context("resize", resizeParameters, optimize: optimize)),
         ]
         runChain(ops)
@@ -101,8 +111,9 @@ import FlowKit
     }
 
     @Test func resizeAfterShrinkOnLoadUsesTheOriginalSize() throws {
-        let half = Image(width: 50, height: 40, pixels: Fixtures.gradient(width: 50, height: 40).pixels,
-                         originalSize: (100, 80))
+        let half = Image(
+            width: 50, height: 40, pixels: Fixtures.gradient(width: 50, height: 40).pixels,
+            originalSize: (100, 80))
         let resize = ResizeOperation(context: context("resize", ["width": .int(30)]))
         _ = run(resize, after: ImageSourceOperation(half))
         #expect(resize.providedImage?.width == 30 && resize.providedImage?.height == 24)

@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import FlowImaging
 import FlowKit
+import Foundation
+import Testing
 
 /// Resize geometry and the resampling kernels.
 @Suite struct ResizeTests {
@@ -39,7 +39,8 @@ import FlowKit
     }
 
     @Test func specIsReadFromParameters() {
-        let box = ResizeSpec(parameters: ParameterValues(["width": .int(10), "height": .int(20), "fit": .string("cover")]))
+        let box = ResizeSpec(
+            parameters: ParameterValues(["width": .int(10), "height": .int(20), "fit": .string("cover")]))
         #expect(box?.size == .box(width: 10, height: 20, fit: .cover))
         #expect(ResizeSpec(parameters: ParameterValues(["scale": .double(0.3)]))?.size == .scale(0.3))
         #expect(ResizeSpec(parameters: ParameterValues(["height": .int(7)]))?.size == .height(7))
@@ -76,7 +77,8 @@ import FlowKit
         for o in 0..<8 {
             // centre (o + ½)·2, support 3·2 = 6, taps at input pixel centres x + ½, distances divided by 2
             let center = (Double(o) + 0.5) * 2
-            let first = max(Int(center - 6 + 0.5), 0), last = min(Int(center + 6 + 0.5), 16)
+            let first = max(Int(center - 6 + 0.5), 0)
+            let last = min(Int(center + 6 + 0.5), 16)
             let weights = (first..<last).map { lanczos((Double($0) + 0.5 - center) / 2) }
             let total = weights.reduce(0, +)
             let value = 255 * ((8 >= first && 8 < last) ? weights[8 - first] / total : 0)
@@ -106,17 +108,20 @@ import FlowKit
             }
         }
         func weights(_ inCount: Int, _ outCount: Int) -> [[(Int, Double)]] {
-            let scale = Double(inCount) / Double(outCount), fs = max(1, scale)
+            let scale = Double(inCount) / Double(outCount)
+            let fs = max(1, scale)
             let support = (filter == "lanczos" ? 3.0 : 1.0) * fs
             return (0..<outCount).map { o in
                 let c = (Double(o) + 0.5) * scale
-                let lo = max(Int(c - support + 0.5), 0), hi = min(Int(c + support + 0.5), inCount)
+                let lo = max(Int(c - support + 0.5), 0)
+                let hi = min(Int(c + support + 0.5), inCount)
                 let w = (lo..<hi).map { kernel((Double($0) - c + 0.5) / fs) }
                 let total = w.reduce(0, +)
                 return zip(lo..<hi, w).map { ($0, $1 / total) }
             }
         }
-        let wx = weights(image.width, width), wy = weights(image.height, height)
+        let wx = weights(image.width, width)
+        let wy = weights(image.height, height)
         var out = [Int]()
         for y in 0..<height {
             for x in 0..<width {
@@ -133,8 +138,9 @@ import FlowKit
     @Test(arguments: ["lanczos", "bilinear"], [(7, 5), (13, 9), (20, 3), (45, 31), (60, 50)])
     func resamplingMatchesADirectReference(filter: String, size: (Int, Int)) throws {
         let image = Fixtures.noise(width: 29, height: 23, seed: 5)
-        let spec = ResizeSpec(size: .box(width: size.0, height: size.1, fit: .fill),
-                              filter: try #require(ResampleFilter(name: filter)))
+        let spec = ResizeSpec(
+            size: .box(width: size.0, height: size.1, fit: .fill),
+            filter: try #require(ResampleFilter(name: filter)))
         let out = image.resized(spec)
         let expected = Self.reference(image, width: size.0, height: size.1, filter: filter)
         let worst = zip(out.pixels, expected).map { abs(Int($0) - $1) }.max() ?? 0
@@ -158,8 +164,9 @@ import FlowKit
 
     @Test func resizeUsesTheOriginalSize() {
         // An image decoded at 1/2 scale that stands for a 400×300 original: scale 0.3 means 120×90.
-        let half = Image(width: 200, height: 150, pixels: Fixtures.gradient(width: 200, height: 150).pixels,
-                         originalSize: (400, 300))
+        let half = Image(
+            width: 200, height: 150, pixels: Fixtures.gradient(width: 200, height: 150).pixels,
+            originalSize: (400, 300))
         let out = half.resized(ResizeSpec(size: .scale(0.3)))
         #expect(out.width == 120 && out.height == 90)
         #expect(out.originalWidth == 120 && out.originalHeight == 90)

@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import FlowImaging
 import FlowKit
+import Foundation
+import Testing
 
 /// The task descriptors: registry, kinds, parameter checks.
 @Suite struct TaskTypeTests {
@@ -25,24 +25,29 @@ import FlowKit
         #expect(registry.adapters(from: .data, to: [.image]).map(\.name) == ["decode"])
     }
 
-    @Test(arguments: [
-        ([:], "resize needs one of scale, width, height"),
-        (["scale": .double(0.5), "width": .int(3)], "resize takes scale or width, not both"),
-        (["width": .int(3), "fit": .string("cover")], "resize's fit needs both width and height"),
-    ] as [([String: Value], String)])
+    @Test(
+        arguments: [
+            ([:], "resize needs one of scale, width, height"),
+            (["scale": .double(0.5), "width": .int(3)], "resize takes scale or width, not both"),
+            (["width": .int(3), "fit": .string("cover")], "resize's fit needs both width and height"),
+        ] as [([String: Value], String)])
     func resizeParameterRules(values: [String: Value], message: String) {
         #expect(Self.diagnostics(ResizeTask(), values) == [message])
     }
 
-    @Test(arguments: [["scale": .double(0.3)], ["width": .int(10)], ["width": .int(10), "height": .int(5)],
-                      ["height": .int(4), "filter": .string("nearest")]] as [[String: Value]])
+    @Test(
+        arguments: [
+            ["scale": .double(0.3)], ["width": .int(10)], ["width": .int(10), "height": .int(5)],
+            ["height": .int(4), "filter": .string("nearest")],
+        ] as [[String: Value]])
     func validResizeParameters(values: [String: Value]) {
         #expect(Self.diagnostics(ResizeTask(), values).isEmpty)
     }
 
     @Test func writeFormatFromExtension() {
-        #expect(Self.diagnostics(WriteTask(), ["path": .string("out/a.gif")])
-            == ["write's format from its extension: unknown extension '.gif'"])
+        #expect(
+            Self.diagnostics(WriteTask(), ["path": .string("out/a.gif")])
+                == ["write's format from its extension: unknown extension '.gif'"])
         #expect(Self.diagnostics(WriteTask(), ["path": .string("out/a")]).first?.contains("no extension") == true)
         #expect(Self.diagnostics(WriteTask(), ["path": .string("out/a.gif"), "format": .string("png")]).isEmpty)
         #expect(Self.diagnostics(WriteTask(), ["path": .string("out/${item.stem}.jpg")]).isEmpty)
@@ -50,8 +55,9 @@ import FlowKit
 
     @Test func diagnosticsPointAtTheParameter() {
         var diagnostics = Diagnostics()
-        WriteTask().validate(ParameterValues(["path": .string("a.tiff")], locations: ["path": Self.here]),
-                             into: &diagnostics)
+        WriteTask().validate(
+            ParameterValues(["path": .string("a.tiff")], locations: ["path": Self.here]),
+            into: &diagnostics)
         #expect(diagnostics.all.first?.location == Self.here)
     }
 

@@ -1,6 +1,6 @@
-import Foundation
 import FlowImaging
 import FlowKit
+import Foundation
 
 /// Small images and graph pieces shared by the FlowImaging tests.
 enum Fixtures {
@@ -29,8 +29,10 @@ enum Fixtures {
     }
 
     /// An image whose four quadrants are solid red, green, blue and white (A B / C D).
-    static let quadrantColors: [SIMD4<UInt8>] = [SIMD4(220, 30, 30, 255), SIMD4(30, 200, 40, 255),
-                                                 SIMD4(30, 40, 210, 255), SIMD4(240, 240, 240, 255)]
+    static let quadrantColors: [SIMD4<UInt8>] = [
+        SIMD4(220, 30, 30, 255), SIMD4(30, 200, 40, 255),
+        SIMD4(30, 40, 210, 255), SIMD4(240, 240, 240, 255),
+    ]
     static func quadrants(width: Int, height: Int) -> Image {
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         for y in 0..<height {
@@ -98,14 +100,18 @@ func failureMessage(_ outcome: FlowOperation.Outcome?) -> String? {
 }
 
 /// A context for a node under test.
-func context(_ type: String, _ parameters: [String: Value] = [:], consumers: [NodeContext.Consumer] = [],
-             optimize: Bool = false, directory: String = ".") -> NodeContext {
-    NodeContext(nodeID: type, typeName: type, parameters: ParameterValues(parameters),
-                workflowDirectory: directory, consumers: consumers, optimize: optimize)
+func context(
+    _ type: String, _ parameters: [String: Value] = [:], consumers: [NodeContext.Consumer] = [],
+    optimize: Bool = false, directory: String = "."
+) -> NodeContext {
+    NodeContext(
+        nodeID: type, typeName: type, parameters: ParameterValues(parameters),
+        workflowDirectory: directory, consumers: consumers, optimize: optimize)
 }
 
 /// A consumer description, as the runner gives it to upstream nodes.
 func consumer(_ type: String, _ parameters: [String: Value] = [:], then more: [NodeContext.Consumer] = [])
--> NodeContext.Consumer {
+    -> NodeContext.Consumer
+{
     NodeContext.Consumer(typeName: type, parameters: ParameterValues(parameters)) { more }
 }

@@ -1,12 +1,14 @@
-import Foundation
-import Testing
 import FlowImaging
 import FlowKit
+import Foundation
+import Testing
 
 /// `write`: formats, atomic replacement, no temporary file left behind, overwrite, unwritable paths.
 @Suite struct WriteTests {
-    static func write(_ parameters: [String: Value], image: Image = Fixtures.gradient(width: 24, height: 16),
-                      in folder: String) -> (WriteOperation, FlowOperation.Outcome?) {
+    static func write(
+        _ parameters: [String: Value], image: Image = Fixtures.gradient(width: 24, height: 16),
+        in folder: String
+    ) -> (WriteOperation, FlowOperation.Outcome?) {
         let op = WriteOperation(context: context("write", parameters, directory: folder))
         return (op, run(op, after: ImageSourceOperation(image)))
     }
@@ -19,7 +21,10 @@ import FlowKit
     func writesTheFormatOfTheExtension(name: String, format: ImageFormat) throws {
         let folder = try Fixtures.temporaryFolder()
         let (op, outcome) = Self.write(["path": .string(name)], in: folder)
-        guard case .success? = outcome else { Issue.record("\(String(describing: outcome))"); return }
+        guard case .success? = outcome else {
+            Issue.record("\(String(describing: outcome))")
+            return
+        }
         let data = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))
         #expect(ImageFormat.sniff(data) == format)
         #expect(op.providedFile == FileOutput(path: name, byteCount: data.count))
@@ -30,8 +35,10 @@ import FlowKit
     @Test func explicitFormatWinsAndQualityMatters() throws {
         let folder = try Fixtures.temporaryFolder()
         let image = Fixtures.noise(width: 64, height: 64)
-        _ = Self.write(["path": .string("a.bin"), "format": .string("jpeg"), "quality": .int(10)], image: image, in: folder)
-        _ = Self.write(["path": .string("b.bin"), "format": .string("jpeg"), "quality": .int(95)], image: image, in: folder)
+        _ = Self.write(
+            ["path": .string("a.bin"), "format": .string("jpeg"), "quality": .int(10)], image: image, in: folder)
+        _ = Self.write(
+            ["path": .string("b.bin"), "format": .string("jpeg"), "quality": .int(95)], image: image, in: folder)
         let low = try Data(contentsOf: URL(fileURLWithPath: folder + "/a.bin"))
         let high = try Data(contentsOf: URL(fileURLWithPath: folder + "/b.bin"))
         #expect(ImageFormat.sniff(low) == .jpeg && low.count < high.count)
@@ -51,7 +58,10 @@ import FlowKit
         try Data("old".utf8).write(to: URL(fileURLWithPath: path))
         let before = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
         let (_, outcome) = Self.write(["path": .string("same.png")], in: folder)
-        guard case .success? = outcome else { Issue.record("\(String(describing: outcome))"); return }
+        guard case .success? = outcome else {
+            Issue.record("\(String(describing: outcome))")
+            return
+        }
         let after = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
         #expect(before != after, "a new inode was renamed into place, not the old file rewritten")
         #expect(ImageFormat.sniff(try Data(contentsOf: URL(fileURLWithPath: path))) == .png)

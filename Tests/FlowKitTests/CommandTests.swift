@@ -1,9 +1,9 @@
+import FlowKitTesting
 import Foundation
+import OrderedCollections
 import Testing
 
 @testable import FlowKit
-import FlowKitTesting
-import OrderedCollections
 
 /// `command` with real programs from the base system (`/bin/echo`, `printf`, `tr`, `sh`, `sleep`).
 @Suite struct CommandTests {
@@ -36,7 +36,6 @@ import OrderedCollections
             nodeID: "cmd", typeName: "command", parameters: ParameterValues(values), workflowDirectory: directory)
         return CommandOperation(context: context, terminationGrace: grace)
     }
-
 
     private func text(_ op: CommandOperation) -> String? {
         op.providedData.map { String(decoding: $0.bytes, as: UTF8.self) }

@@ -111,7 +111,9 @@ enum Fixtures {
 
     /// The names of the invalid fixtures, without extension, sorted.
     static let invalidCases: [String] = {
-        guard let folder = Bundle.module.url(forResource: "Fixtures", withExtension: nil)?.appendingPathComponent("invalid"),
+        guard
+            let folder = Bundle.module.url(forResource: "Fixtures", withExtension: nil)?.appendingPathComponent(
+                "invalid"),
             let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
         else { return [] }
         return names.filter { $0.hasSuffix(".yaml") }.map { String($0.dropLast(5)) }.sorted()

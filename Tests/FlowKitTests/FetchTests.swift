@@ -1,10 +1,10 @@
+import FlowKitTesting
 import Foundation
+// `Value.map` holds an OrderedDictionary; FlowKit depends on swift-collections, so the module is built.
+import OrderedCollections
 import Testing
 
 @testable import FlowKit
-import FlowKitTesting
-// `Value.map` holds an OrderedDictionary; FlowKit depends on swift-collections, so the module is built.
-import OrderedCollections
 
 /// `fetch` against a ``LocalHTTPServer`` per test (ephemeral port, so the suite runs in parallel) and against
 /// temporary files.
@@ -21,7 +21,6 @@ import OrderedCollections
             nodeID: "fetch", typeName: "fetch", parameters: ParameterValues(values), workflowDirectory: directory)
         return FetchOperation(context: context)
     }
-
 
     private func isCancelled(_ outcome: FlowOperation.Outcome?) -> Bool {
         if case .cancelled? = outcome { return true }

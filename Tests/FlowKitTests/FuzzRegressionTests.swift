@@ -1,6 +1,7 @@
-@testable import FlowKit
 import Foundation
 import Testing
+
+@testable import FlowKit
 
 /// Inputs from fuzzing the loader (Fuzz/, see Fuzz/README.md), kept so their fixes stay fixed.
 @Suite struct LoaderFuzzRegressionTests {
@@ -8,10 +9,11 @@ import Testing
     static func ids(_ count: Int, length: Int, seed: UInt64) -> [String] {
         var state = seed
         return (0..<count).map { _ in
-            String((0..<length).map { _ -> Character in
-                state = state &* 6364136223846793005 &+ 1442695040888963407
-                return Character(Unicode.Scalar(UInt8(ascii: "a") + UInt8((state >> 33) % 26)))
-            })
+            String(
+                (0..<length).map { _ -> Character in
+                    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    return Character(Unicode.Scalar(UInt8(ascii: "a") + UInt8((state >> 33) % 26)))
+                })
         }
     }
 
@@ -25,20 +27,24 @@ import Testing
         var yaml = "version: 1\ntasks:\n"
         for (id, dependency) in zip(ids, unknown) { yaml += "  \(id): { type: noop, dependsOn: \(dependency) }\n" }
         let start = Date()
-        let result = WorkflowLoader(registry: .builtIn, environment: [:]).plan(bytes: Array(yaml.utf8), path: "wide.yaml")
+        let result = WorkflowLoader(registry: .builtIn, environment: [:]).plan(
+            bytes: Array(yaml.utf8), path: "wide.yaml")
         let seconds = Date().timeIntervalSince(start)
         #expect(result.diagnostics.all.filter { $0.message.contains("depends on unknown task") }.count == 200)
         #expect(seconds < 5, "took \(seconds) s")
     }
 
     @Test func theBoundedDistanceAgreesWithTheFullOne() {
-        let words = Self.ids(60, length: 6, seed: 3) + Self.ids(60, length: 7, seed: 4).map { String($0.prefix(Int.random(in: 1...7))) }
+        let words =
+            Self.ids(60, length: 6, seed: 3)
+            + Self.ids(60, length: 7, seed: 4).map { String($0.prefix(Int.random(in: 1...7))) }
             + ["fetch", "fecth", "decode", "decod", "thumb", "thumbs", "Fetch", "ab", "ba", "a", ""]
         for a in words {
             for b in words {
                 let full = Suggestion.editDistance(a, b)
                 for limit in 0...3 {
-                    let bounded = Suggestion.editDistance(Array(a.unicodeScalars), Array(b.unicodeScalars), limit: limit)
+                    let bounded = Suggestion.editDistance(
+                        Array(a.unicodeScalars), Array(b.unicodeScalars), limit: limit)
                     #expect(full <= limit ? bounded == full : bounded > limit, "\(a) \(b) limit \(limit)")
                 }
             }

@@ -67,7 +67,9 @@ import Testing
         #expect(diagnostics.all.first?.location?.column == start.column + 2)
     }
 
-    @Test(arguments: ["${foo}", "${}", "${params}", "${params.}", "${item.}", "${env}", "${params.a.b}", "${params.a b}"])
+    @Test(arguments: [
+        "${foo}", "${}", "${params}", "${params.}", "${item.}", "${env}", "${params.a.b}", "${params.a b}",
+    ])
     func malformedReferencesAreReported(_ text: String) {
         let (interpolation, diagnostics) = parse(text)
         #expect(interpolation.references.isEmpty)
@@ -77,7 +79,8 @@ import Testing
     }
 
     @Test func quotedScalarsStartOneColumnLater() throws {
-        let result = TestTasks.load("""
+        let result = TestTasks.load(
+            """
             version: 1
             tasks:
               fetch: { type: fetch, url: "x/${params.nope}" }

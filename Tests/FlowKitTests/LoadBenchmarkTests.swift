@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 
 @testable import FlowKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Load + validate + plan time for large workflows, in-process. Skipped unless `FLOWRUN_BENCH=1`:
 /// `FLOWRUN_BENCH=1 swift test -c release --filter LoadBenchmark`. Targets: 10k tasks ≤ 0.3 s, 20k ≤ 2.2× 10k.
@@ -46,7 +47,8 @@ struct LoadBenchmark {
         let bytes = Array(workflow(tasks: count).utf8)
         let loader = WorkflowLoader(registry: .builtIn, environment: [:])
         let clock = ContinuousClock()
-        var walls: [Duration] = [], cpus: [Duration] = []
+        var walls: [Duration] = []
+        var cpus: [Duration] = []
         for run in 0..<6 {
             var result: WorkflowLoader.LoadResult?
             let cpuStart = threadCPUTime()
@@ -65,9 +67,14 @@ struct LoadBenchmark {
     @Test func loadValidatePlan() throws {
         let small = try Self.median(tasks: 10_000)
         let large = try Self.median(tasks: 20_000)
-        let ratio = large.wall / small.wall, cpuRatio = large.cpu / small.cpu
-        print("load+validate+plan wall: 10k tasks \(small.wall), 20k tasks \(large.wall), ratio \(String(format: "%.2f", ratio))")
-        print("load+validate+plan cpu:  10k tasks \(small.cpu), 20k tasks \(large.cpu), ratio \(String(format: "%.2f", cpuRatio))")
+        let ratio = large.wall / small.wall
+        let cpuRatio = large.cpu / small.cpu
+        print(
+            "load+validate+plan wall: 10k tasks \(small.wall), 20k tasks \(large.wall), ratio \(String(format: "%.2f", ratio))"
+        )
+        print(
+            "load+validate+plan cpu:  10k tasks \(small.cpu), 20k tasks \(large.cpu), ratio \(String(format: "%.2f", cpuRatio))"
+        )
         // Judged on CPU time, which other processes on a shared machine do not inflate; wall time is printed.
         #expect(small.cpu <= .milliseconds(300))
         #expect(cpuRatio <= 2.2)
@@ -82,26 +89,31 @@ struct LoadBenchmark {
             for _ in 0..<7 {
                 var diagnostics = Diagnostics()
                 var root: YAMLNode?
-                phases["parse", default: []].append(clock.measure {
-                    root = YAMLDocument.parse(bytes, path: "b.yaml", diagnostics: &diagnostics)
-                })
+                phases["parse", default: []].append(
+                    clock.measure {
+                        root = YAMLDocument.parse(bytes, path: "b.yaml", diagnostics: &diagnostics)
+                    })
                 let node = try #require(root)
                 var decoder = WorkflowDecoder(registry: .builtIn, path: "b.yaml", directory: ".")
                 var workflow: Workflow?
                 phases["decode", default: []].append(clock.measure { workflow = decoder.decode(node).0 })
                 var context: ValidationContext?
-                phases["context", default: []].append(clock.measure {
-                    context = ValidationContext(workflow: try! #require(workflow), registry: .builtIn, environment: [:])
-                })
+                phases["context", default: []].append(
+                    clock.measure {
+                        context = ValidationContext(
+                            workflow: try! #require(workflow), registry: .builtIn, environment: [:])
+                    })
                 let ctx = try #require(context)
-                phases["validate", default: []].append(clock.measure {
-                    DependencyValidator().validate(ctx, into: &diagnostics)
-                    CycleValidator().validate(ctx, into: &diagnostics)
-                    QueueValidator().validate(ctx, into: &diagnostics)
-                    ReferenceValidator().validate(ctx, into: &diagnostics)
-                    KindValidator().validate(ctx, into: &diagnostics)
-                })
-                phases["plan", default: []].append(clock.measure { _ = Planner(context: ctx).plan(diagnostics: &diagnostics) })
+                phases["validate", default: []].append(
+                    clock.measure {
+                        DependencyValidator().validate(ctx, into: &diagnostics)
+                        CycleValidator().validate(ctx, into: &diagnostics)
+                        QueueValidator().validate(ctx, into: &diagnostics)
+                        ReferenceValidator().validate(ctx, into: &diagnostics)
+                        KindValidator().validate(ctx, into: &diagnostics)
+                    })
+                phases["plan", default: []].append(
+                    clock.measure { _ = Planner(context: ctx).plan(diagnostics: &diagnostics) })
             }
             let line = ["parse", "decode", "context", "validate", "plan"].map { name in
                 let sorted = phases[name, default: []].sorted()
@@ -112,7 +124,8 @@ struct LoadBenchmark {
     }
 
     @Test func generatedWorkflowIsValid() throws {
-        let result = WorkflowLoader(registry: .builtIn, environment: [:]).plan(bytes: Array(Self.workflow(tasks: 25).utf8), path: "b.yaml")
+        let result = WorkflowLoader(registry: .builtIn, environment: [:]).plan(
+            bytes: Array(Self.workflow(tasks: 25).utf8), path: "b.yaml")
         let plan = try #require(result.plan)
         #expect(plan.nodes.count == 25)
         #expect(result.diagnostics.all.isEmpty)

@@ -61,19 +61,22 @@ import Testing
         let plan = try planFixture("foreach-file")
         #expect(ids(plan) == ["fetch[0]", "fetch[1]", "fetch[2]", "all"])
         let urls = plan.nodes.prefix(3).map { plan.parameters(of: $0)["url"] }
-        #expect(urls == [.string("photos/one.jpg"), .string("photos/two.jpg"), .string("https://example.org/three.png")])
+        #expect(
+            urls == [.string("photos/one.jpg"), .string("photos/two.jpg"), .string("https://example.org/three.png")])
         #expect(try dependencies(of: "all", in: plan) == ["fetch[0]", "fetch[1]", "fetch[2]"])
     }
 
     @Test func globMatchesAreSortedAndRelativeToTheWorkflow() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-glob-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("photos"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("photos"), withIntermediateDirectories: true)
         for name in ["b.jpg", "a.jpg", "c.jpg", "notes.txt"] {
             try Data("x".utf8).write(to: folder.appendingPathComponent("photos/\(name)"))
         }
         let workflow = folder.appendingPathComponent("glob.yaml")
-        try Data("""
+        try Data(
+            """
             version: 1
             tasks:
               fetch:
@@ -84,11 +87,15 @@ import Testing
                 type: write
                 path: out/${item.stem}.png
                 dependsOn: [fetch]
-            """.utf8).write(to: workflow)
+            """.utf8
+        ).write(to: workflow)
 
         let result = TestTasks.loader().plan(path: workflow.path)
         let plan = try #require(result.plan, "\(TestTasks.render(result))")
-        #expect(plan.nodes.prefix(3).map(\.item) == [.string("photos/a.jpg"), .string("photos/b.jpg"), .string("photos/c.jpg")])
+        #expect(
+            plan.nodes.prefix(3).map(\.item) == [
+                .string("photos/a.jpg"), .string("photos/b.jpg"), .string("photos/c.jpg"),
+            ])
         #expect(plan.parameters(of: try node("save[2]", in: plan))["path"] == .string("out/c.png"))
         #expect(try dependencies(of: "save[1]", in: plan) == ["fetch[1]"])
     }
@@ -98,11 +105,13 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let workflow = folder.appendingPathComponent("glob.yaml")
-        try Data("""
+        try Data(
+            """
             version: 1
             tasks:
               fetch: { type: fetch, forEach: { glob: "*.jpg" }, url: "${item}" }
-            """.utf8).write(to: workflow)
+            """.utf8
+        ).write(to: workflow)
         let result = TestTasks.loader().plan(path: workflow.path)
         let plan = try #require(result.plan)
         #expect(plan.nodes.isEmpty)
@@ -155,7 +164,8 @@ import Testing
     }
 
     @Test func envReferencesResolveFromTheInjectedEnvironment() throws {
-        let result = TestTasks.load("""
+        let result = TestTasks.load(
+            """
             version: 1
             tasks:
               fetch:
@@ -195,7 +205,9 @@ import Testing
         #expect(plan.parameters(of: try node("save[0]", in: plan)).string("path") == "out/x.jpg")
     }
 
-    @Test(arguments: ["../../etc/x", "..", "../", "a/..", ".", "/", "", "...", "..jpg", "x/../../y.jpg", "..\\..\\boot.ini"])
+    @Test(arguments: [
+        "../../etc/x", "..", "../", "a/..", ".", "/", "", "...", "..jpg", "x/../../y.jpg", "..\\..\\boot.ini",
+    ])
     func stemIsASafeFileName(_ text: String) {
         let stem = Resolver.stem(of: text)
         #expect(!stem.isEmpty)
@@ -211,7 +223,8 @@ import Testing
     }
 
     @Test func unexpandedTasksBetweenExpandedOnesKeepTheirIds() throws {
-        let result = TestTasks.load("""
+        let result = TestTasks.load(
+            """
             version: 1
             tasks:
               setup: { type: noop }

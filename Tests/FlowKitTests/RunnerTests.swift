@@ -17,7 +17,8 @@ import Testing
     }
 
     @Test func concurrencyReachesButNeverExceedsTheQueueLimit() throws {
-        let report = try run("""
+        let report = try run(
+            """
             version: 1
             queues: { io: { maxConcurrent: 3 }, serial: { maxConcurrent: 1 } }
             tasks:
@@ -32,7 +33,8 @@ import Testing
     }
 
     @Test func dependentsStartOnlyAfterTheirDependenciesSucceeded() throws {
-        let report = try run("""
+        let report = try run(
+            """
             version: 1
             tasks:
               a: { type: probe }
@@ -41,8 +43,10 @@ import Testing
               d: { type: probe, dependsOn: [b, c] }
             """)
         #expect(report.exitCode == 0)
-        let a = try #require(recorder.entry("a")), b = try #require(recorder.entry("b"))
-        let c = try #require(recorder.entry("c")), d = try #require(recorder.entry("d"))
+        let a = try #require(recorder.entry("a"))
+        let b = try #require(recorder.entry("b"))
+        let c = try #require(recorder.entry("c"))
+        let d = try #require(recorder.entry("d"))
         #expect(b.startSequence > a.endSequence!)
         #expect(c.startSequence > a.endSequence!)
         #expect(d.startSequence > max(b.endSequence!, c.endSequence!))
@@ -50,7 +54,8 @@ import Testing
     }
 
     @Test func aFailureSkipsEverythingDownstreamAndNamesTheCause() throws {
-        let report = try run("""
+        let report = try run(
+            """
             version: 1
             tasks:
               a: { type: probe, behavior: fail }
@@ -68,7 +73,8 @@ import Testing
     }
 
     @Test func continueOnErrorCountsAsSuccessButStillSkipsDependents() throws {
-        let report = try run("""
+        let report = try run(
+            """
             version: 1
             tasks:
               a: { type: probe, behavior: fail, continueOnError: true }
@@ -80,7 +86,8 @@ import Testing
     }
 
     @Test func failFastCancelsTheRestOfTheRun() throws {
-        let report = try run("""
+        let report = try run(
+            """
             version: 1
             failFast: true
             queues: { serial: { maxConcurrent: 1 } }
@@ -100,7 +107,8 @@ import Testing
     }
 
     @Test func withoutFailFastIndependentBranchesGoOn() throws {
-        let report = try run("""
+        let report = try run(
+            """
             version: 1
             tasks:
               failing: { type: probe, behavior: fail }
@@ -112,14 +120,17 @@ import Testing
 
     @Test func retriesBackOffExponentiallyOnTheInjectedClock() throws {
         let clock = ManualClock()
-        let plan = try TestWorkflow.plan("""
+        let plan = try TestWorkflow.plan(
+            """
             version: 1
             tasks:
               flaky: { type: probe, behavior: failTimes, failures: 2, retries: 3 }
               after: { type: probe, dependsOn: flaky }
             """, registry: registry)
-        let run = TestWorkflow.BackgroundRun(plan: plan, options: RunOptions(
-            clock: clock, retry: RetryPolicy(baseDelay: .seconds(1), jitter: false)))
+        let run = TestWorkflow.BackgroundRun(
+            plan: plan,
+            options: RunOptions(
+                clock: clock, retry: RetryPolicy(baseDelay: .seconds(1), jitter: false)))
         #expect(clock.waitForScheduled(count: 1))
         clock.advance(by: .seconds(1))
         #expect(clock.waitForScheduled(count: 2))
@@ -134,7 +145,8 @@ import Testing
 
     @Test func retriesGiveUpAfterTheLastAttempt() throws {
         let clock = ManualClock()
-        let plan = try TestWorkflow.plan("""
+        let plan = try TestWorkflow.plan(
+            """
             version: 1
             tasks:
               flaky: { type: probe, behavior: failTimes, failures: 5, retries: 1 }
@@ -159,7 +171,8 @@ import Testing
 
     @Test func aTimeoutCancelsTheNodeAndReportsIt() throws {
         let clock = ManualClock()
-        let plan = try TestWorkflow.plan("""
+        let plan = try TestWorkflow.plan(
+            """
             version: 1
             tasks:
               slow: { type: probe, behavior: block, timeout: 5s }
@@ -178,7 +191,8 @@ import Testing
     }
 
     @Test func cancellingStopsRunningNodesAndNeverStartsQueuedOnes() throws {
-        let plan = try TestWorkflow.plan("""
+        let plan = try TestWorkflow.plan(
+            """
             version: 1
             queues: { serial: { maxConcurrent: 1 } }
             tasks:
@@ -194,18 +208,22 @@ import Testing
         #expect(report.exitCode == 130)
         #expect(report.status(of: "running") == .cancelled)
         for id in ["queued[0]", "queued[1]", "queued[2]", "downstream"] {
-            #expect(report.status(of: id) == .cancelled || report.status(of: id) == .skipped, "\(report.nodes.map { "\($0.id)=\($0.status)" })")
+            #expect(
+                report.status(of: id) == .cancelled || report.status(of: id) == .skipped,
+                "\(report.nodes.map { "\($0.id)=\($0.status)" })")
             #expect(recorder.entry(id) == nil, "\(id) must never start")
         }
     }
 
     @Test func cancellingBeforeTheRunStartsRunsNothing() throws {
-        let runner = Runner(plan: try TestWorkflow.plan("""
-            version: 1
-            tasks:
-              a: { type: probe }
-              b: { type: probe, dependsOn: a }
-            """, registry: registry))
+        let runner = Runner(
+            plan: try TestWorkflow.plan(
+                """
+                version: 1
+                tasks:
+                  a: { type: probe }
+                  b: { type: probe, dependsOn: a }
+                """, registry: registry))
         runner.cancel()
         let report = runner.run()
         #expect(report.nodes.allSatisfy { $0.status == .cancelled })
@@ -213,7 +231,8 @@ import Testing
     }
 
     @Test func sleepEndsAtOnceWhenCancelled() throws {
-        let plan = try TestWorkflow.plan("""
+        let plan = try TestWorkflow.plan(
+            """
             version: 1
             tasks:
               nap: { type: sleep, duration: 60s }
@@ -229,7 +248,8 @@ import Testing
     }
 
     @Test func gatherReceivesEveryItemInOrder() throws {
-        let report = try run("""
+        let report = try run(
+            """
             version: 1
             tasks:
               each: { type: probe, forEach: [a, b, c, d, e, f, g, h, i, j, k, l], value: "${item}" }
@@ -240,7 +260,8 @@ import Testing
     }
 
     @Test func inputPicksOneProviderAmongSeveral() throws {
-        let report = try run("""
+        let report = try run(
+            """
             version: 1
             tasks:
               left: { type: probe, value: L }
@@ -259,7 +280,8 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         try items.write(to: folder.appendingPathComponent("items.txt"), atomically: true, encoding: .utf8)
-        let plan = try TestWorkflow.plan("""
+        let plan = try TestWorkflow.plan(
+            """
             version: 1
             tasks:
               make: { type: probe, forEach: { file: items.txt } }
@@ -279,7 +301,8 @@ import Testing
     /// backlog is full.
     @Test func aFastProducerOnItsOwnQueueDoesNotRunAheadOfASlowConsumer() throws {
         let items = (0..<400).map(String.init).joined(separator: ", ")
-        let report = try run("""
+        let report = try run(
+            """
             version: 1
             queues: { io: { maxConcurrent: 3 }, cpu: { maxConcurrent: 1 } }
             tasks:

@@ -25,7 +25,8 @@ final class ThreadBoundTests: XCTestCase {
         let registry = TaskRegistry.builtIn.adding(ProbeTask(recorder: recorder))
         let items = (0..<500).map(String.init).joined(separator: ", ")
         let limits = ["a": 4, "b": 3, "c": 2, "s": 4, "default": 2]
-        let plan = try TestWorkflow.plan("""
+        let plan = try TestWorkflow.plan(
+            """
             version: 1
             queues: { a: { maxConcurrent: 4 }, b: { maxConcurrent: 3 }, c: { maxConcurrent: 2 }, s: { maxConcurrent: 4 } }
             tasks:
@@ -37,7 +38,8 @@ final class ThreadBoundTests: XCTestCase {
         XCTAssertEqual(plan.nodes.count, 2_000)
         let before = Self.threadCount()
         let run = TestWorkflow.BackgroundRun(plan: plan, options: RunOptions(maxConcurrentDefault: 2))
-        var peak = 0, samples = 0
+        var peak = 0
+        var samples = 0
         var report: RunReport?
         while report == nil {
             peak = max(peak, Self.threadCount())

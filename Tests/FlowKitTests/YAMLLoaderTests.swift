@@ -62,7 +62,8 @@ import Testing
     func nestingOneHundredThousandDeepFailsWithAnError(_ opener: String) throws {
         let closer = opener == "[" ? "]" : "}"
         let depth = 100_000
-        let yaml = "deep: " + String(repeating: opener, count: depth) + "x" + String(repeating: closer, count: depth) + "\n"
+        let yaml =
+            "deep: " + String(repeating: opener, count: depth) + "x" + String(repeating: closer, count: depth) + "\n"
         let (root, diagnostics) = parse(Array(yaml.utf8))
         #expect(root == nil)
         let error = try #require(diagnostics.all.first)
@@ -84,7 +85,8 @@ import Testing
     // MARK: Duplicates
 
     @Test func duplicateKeysAreReportedWithBothLocations() throws {
-        let (root, diagnostics) = parse("""
+        let (root, diagnostics) = parse(
+            """
             version: 1
             tasks:
               a:
@@ -105,7 +107,8 @@ import Testing
     }
 
     @Test func duplicateTaskIdsAreCalledThat() throws {
-        let result = TestTasks.load("version: 1\ntasks:\n  a: { type: noop }\n  b: { type: noop }\n  a: { type: sleep }\n")
+        let result = TestTasks.load(
+            "version: 1\ntasks:\n  a: { type: noop }\n  b: { type: noop }\n  a: { type: sleep }\n")
         let error = try #require(result.diagnostics.all.first)
         #expect(error.message == "duplicate task id 'a'")
         #expect(error.location?.line == 5)
@@ -196,6 +199,7 @@ import Testing
     @Test func scalarsAreTypedByTheCoreSchemaUnlessQuoted() throws {
         let (root, _) = parse("a: 3\nb: '3'\nc: 0.5\nd: true\ne: yes\nf: ~\ng: 0x1F\nh: !!str 4\n")
         let values = try #require(root?.mapping).map(\.value.value)
-        #expect(values == [.int(3), .string("3"), .double(0.5), .bool(true), .string("yes"), .null, .int(31), .string("4")])
+        #expect(
+            values == [.int(3), .string("3"), .double(0.5), .bool(true), .string("yes"), .null, .int(31), .string("4")])
     }
 }

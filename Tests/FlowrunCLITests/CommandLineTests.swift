@@ -30,7 +30,9 @@ import Testing
     }
 
     @Test func anInvalidWorkflowIsReportedLikeACompilerAndNothingRuns() throws {
-        try scratch.write("bad.yaml", """
+        try scratch.write(
+            "bad.yaml",
+            """
             version: 1
             tasks:
               decode: { type: noop }
@@ -41,7 +43,8 @@ import Testing
         #expect(result.status == 2)
         #expect(result.stdout.isEmpty)
         let lines = result.stderr.split(separator: "\n").map(String.init)
-        #expect(lines.first == "bad.yaml:4:35: error: task 'tone' depends on unknown task 'decod' (did you mean 'decode'?)")
+        #expect(
+            lines.first == "bad.yaml:4:35: error: task 'tone' depends on unknown task 'decod' (did you mean 'decode'?)")
         #expect(lines.contains("bad.yaml:5:17: error: unknown task type 'sleeep' (did you mean 'sleep'?)"))
         #expect(lines.last == "2 errors in bad.yaml; nothing was run")
     }
@@ -64,7 +67,9 @@ import Testing
     }
 
     @Test func unknownParamOverrideIsAnError() throws {
-        try scratch.write("p.yaml", """
+        try scratch.write(
+            "p.yaml",
+            """
             version: 1
             params: { outDir: out }
             tasks:
@@ -72,11 +77,14 @@ import Testing
             """)
         let result = try Flowrun.run(["validate", "p.yaml", "--param", "outdir=x"], in: scratch.url)
         #expect(result.status == 2)
-        #expect(result.stderr.hasPrefix("error: unknown parameter 'outdir' in --param outdir=x (did you mean 'outDir'?)\n"))
+        #expect(
+            result.stderr.hasPrefix("error: unknown parameter 'outdir' in --param outdir=x (did you mean 'outDir'?)\n"))
     }
 
     @Test func aBadParamOverrideIsReportedAtItsUseWithWhereItCameFrom() throws {
-        try scratch.write("tone.yaml", """
+        try scratch.write(
+            "tone.yaml",
+            """
             version: 1
             params: { intensity: 0.8 }
             tasks:
@@ -86,31 +94,37 @@ import Testing
             """)
         let result = try Flowrun.run(["validate", "tone.yaml", "--param", "intensity=2"], in: scratch.url)
         #expect(result.status == 2)
-        #expect(result.stderr == """
-            tone.yaml:6:35: error: parameter 'intensity' of task 'tone' (sepia) must be between 0 and 1, found 2
-             6 |   tone: { type: sepia, intensity: "${params.intensity}", dependsOn: decode }
-               |                                   ^
-                hint: the value comes from params.intensity: change it under 'params:' or with --param intensity=…
-            1 error in tone.yaml; nothing was run
+        #expect(
+            result.stderr == """
+                tone.yaml:6:35: error: parameter 'intensity' of task 'tone' (sepia) must be between 0 and 1, found 2
+                 6 |   tone: { type: sepia, intensity: "${params.intensity}", dependsOn: decode }
+                   |                                   ^
+                    hint: the value comes from params.intensity: change it under 'params:' or with --param intensity=…
+                1 error in tone.yaml; nothing was run
 
-            """)
+                """)
     }
 
     @Test func aSuccessfulRunPrintsTheSummaryAndWritesReportAndTrace() throws {
         try scratch.write("diamond.yaml", Self.diamond)
-        let result = try Flowrun.run(["diamond.yaml", "--report", "run.json", "--trace", "trace.json"], in: scratch.url)
+        let result = try Flowrun.run(
+            ["diamond.yaml", "--report", "run.json", "--trace", "trace.json"], in: scratch.url)
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix("NODE   STATUS     QUEUE    DURATION  ATTEMPTS  CAUSE\n"))
         #expect(result.stdout.contains("\n4 nodes: 4 succeeded in "))
 
-        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.path("run.json")))) as? [String: Any]
+        let report =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.path("run.json"))))
+            as? [String: Any]
         #expect(report?["exitCode"] as? Int == 0)
         #expect((report?["totals"] as? [String: Int])?["succeeded"] == 4)
         let nodes = try #require(report?["nodes"] as? [[String: Any]])
         #expect(nodes.map { $0["id"] as? String } == ["start", "left", "right", "join"])
         #expect(nodes.allSatisfy { $0["start"] is Double && $0["end"] is Double && $0["attempts"] as? Int == 1 })
 
-        let trace = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.path("trace.json")))) as? [String: Any]
+        let trace =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.path("trace.json"))))
+            as? [String: Any]
         let events = try #require(trace?["traceEvents"] as? [[String: Any]])
         let slices = events.filter { $0["ph"] as? String == "X" }
         #expect(slices.count == 4)
@@ -120,7 +134,9 @@ import Testing
     }
 
     @Test func aFailedNodeExitsOneAndItsDependentsAreSkippedWithTheCause() throws {
-        try scratch.write("fail.yaml", """
+        try scratch.write(
+            "fail.yaml",
+            """
             version: 1
             tasks:
               get: { type: fetch, url: missing.jpg }
@@ -131,7 +147,8 @@ import Testing
         #expect(result.status == 1)
         let rows = result.stdout.split(separator: "\n").map(String.init)
         #expect(rows.contains { $0.hasPrefix("get ") && $0.contains(" failed ") && $0.contains("missing.jpg") })
-        #expect(rows.contains { $0.hasPrefix("use ") && $0.contains(" skipped ") && $0.contains("upstream get failed:") })
+        #expect(
+            rows.contains { $0.hasPrefix("use ") && $0.contains(" skipped ") && $0.contains("upstream get failed:") })
         #expect(rows.contains { $0.hasPrefix("other ") && $0.contains(" succeeded ") })
         #expect(rows.last?.hasPrefix("3 nodes: 1 succeeded, 1 failed, 1 skipped in ") == true)
     }
@@ -153,7 +170,9 @@ import Testing
     @Test func tasksListsEveryTypeAndSchemaIsJSON() throws {
         let tasks = try Flowrun.run(["tasks"])
         #expect(tasks.status == 0)
-        for type in ["noop", "sleep", "fetch"] { #expect(tasks.stdout.contains("\n\(type) — ") || tasks.stdout.hasPrefix("\(type) — ")) }
+        for type in ["noop", "sleep", "fetch"] {
+            #expect(tasks.stdout.contains("\n\(type) — ") || tasks.stdout.hasPrefix("\(type) — "))
+        }
         #expect(tasks.stdout.contains("  duration  How long to wait: 250ms, 20s, 2m. (duration, required)"))
         let schema = try Flowrun.run(["schema"])
         let object = try JSONSerialization.jsonObject(with: Data(schema.stdout.utf8)) as? [String: Any]
@@ -184,10 +203,15 @@ import Testing
         #expect(!result.terminatedBySignal)
         #expect(result.stderr.contains("interrupted: cancelling"))
         let rows = result.stdout.split(separator: "\n")
-        #expect(rows.contains { $0.hasPrefix("nap[0] ") && $0.contains(" cancelled ") && $0.contains("the run was interrupted") })
+        #expect(
+            rows.contains {
+                $0.hasPrefix("nap[0] ") && $0.contains(" cancelled ") && $0.contains("the run was interrupted")
+            })
         #expect(rows.contains { $0.hasPrefix("nap[5] ") && $0.contains(" cancelled ") })
         #expect(result.stdout.contains("(interrupted)"))
-        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.path("run.json")))) as? [String: Any]
+        let report =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.path("run.json"))))
+            as? [String: Any]
         #expect(report?["interrupted"] as? Bool == true)
         let nodes = try #require(report?["nodes"] as? [[String: Any]])
         // Queued nodes never started: only the two in the queue's slots have spans.

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Hostile or mistaken input through the built `flowrun`: item names that try to leave the output folder,
@@ -24,17 +24,20 @@ import Glibc
         let work = try Scratch()
         let root = work.url.appendingPathComponent("inner")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        try Self.hostileNames.joined(separator: "\n").write(to: root.appendingPathComponent("names.txt"), atomically: true, encoding: .utf8)
+        try Self.hostileNames.joined(separator: "\n").write(
+            to: root.appendingPathComponent("names.txt"), atomically: true, encoding: .utf8)
         try """
-            version: 1
-            tasks:
-              read: { type: fetch, forEach: { file: names.txt }, url: "\(Fixtures.photoPath("wine"))" }
-              save: { type: write, path: "out/${item.stem}.jpg", dependsOn: read }
-            """.write(to: root.appendingPathComponent("names.yaml"), atomically: true, encoding: .utf8)
+        version: 1
+        tasks:
+          read: { type: fetch, forEach: { file: names.txt }, url: "\(Fixtures.photoPath("wine"))" }
+          save: { type: write, path: "out/${item.stem}.jpg", dependsOn: read }
+        """.write(to: root.appendingPathComponent("names.yaml"), atomically: true, encoding: .utf8)
         let result = try await Child.runFlowrun(["names.yaml", "--no-progress", "--report", "run.json"], in: root)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let everything = OutputFolder.files(in: work.url.path)
-        let outside = everything.filter { !$0.hasPrefix("inner/out/") && !["inner/names.txt", "inner/names.yaml", "inner/run.json"].contains($0) }
+        let outside = everything.filter {
+            !$0.hasPrefix("inner/out/") && !["inner/names.txt", "inner/names.yaml", "inner/run.json"].contains($0)
+        }
         #expect(outside.isEmpty, "written outside the output folder: \(outside)")
         let written = OutputFolder.files(in: root.appendingPathComponent("out").path)
         #expect(!written.isEmpty && written.allSatisfy { !$0.contains("/") && !$0.hasPrefix("..") }, "\(written)")
@@ -48,17 +51,19 @@ import Glibc
         let root = work.url.appendingPathComponent("inner")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         try """
-            version: 1
-            tasks:
-              read:
-                type: fetch
-                forEach: [{ stem: "../escaped" }, { stem: "../../farther" }, { stem: "/abs/rooted" }, { stem: ".." }, { stem: "fine.v2" }]
-                url: "\(Fixtures.photoPath("wine"))"
-              save: { type: write, path: "out/${item.stem}.jpg", dependsOn: read }
-            """.write(to: root.appendingPathComponent("stems.yaml"), atomically: true, encoding: .utf8)
+        version: 1
+        tasks:
+          read:
+            type: fetch
+            forEach: [{ stem: "../escaped" }, { stem: "../../farther" }, { stem: "/abs/rooted" }, { stem: ".." }, { stem: "fine.v2" }]
+            url: "\(Fixtures.photoPath("wine"))"
+          save: { type: write, path: "out/${item.stem}.jpg", dependsOn: read }
+        """.write(to: root.appendingPathComponent("stems.yaml"), atomically: true, encoding: .utf8)
         let result = try await Child.runFlowrun(["stems.yaml", "--no-progress"], in: root)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
-        let outside = OutputFolder.files(in: work.url.path).filter { !$0.hasPrefix("inner/out/") && $0 != "inner/stems.yaml" }
+        let outside = OutputFolder.files(in: work.url.path).filter {
+            !$0.hasPrefix("inner/out/") && $0 != "inner/stems.yaml"
+        }
         #expect(outside.isEmpty, "written outside the output folder: \(outside)")
         let written = OutputFolder.files(in: root.appendingPathComponent("out").path)
         #expect(written.count == 5 && written.contains("fine.v2.jpg"), "\(written)")
@@ -68,10 +73,15 @@ import Glibc
     /// `command` arguments that look like shell syntax reach the program verbatim; nothing is executed.
     @Test func shellSyntaxInCommandArgumentsIsPassedVerbatim() async throws {
         try FileManager.default.createDirectory(atPath: scratch.path("x"), withIntermediateDirectories: true)
-        let arguments = ["$(touch pwned)", "; rm -rf x", "`touch pwned2`", "*", "&& touch pwned3", "| tee pwned4", "$HOME",
-                         "> pwned5", "'\"quoted\"'", "a\\nb", "$((1+1))"]
-        let yamlList = arguments.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }.joined(separator: ", ")
-        try scratch.write("shell.yaml", """
+        let arguments = [
+            "$(touch pwned)", "; rm -rf x", "`touch pwned2`", "*", "&& touch pwned3", "| tee pwned4", "$HOME",
+            "> pwned5", "'\"quoted\"'", "a\\nb", "$((1+1))",
+        ]
+        let yamlList = arguments.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }.joined(
+            separator: ", ")
+        try scratch.write(
+            "shell.yaml",
+            """
             version: 1
             tasks:
               echo: { type: command, argv: ["/bin/echo", \(yamlList)] }
@@ -100,17 +110,20 @@ import Glibc
             var lines = ["version: 1", "params:", "  a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
             for level in 1...9 {
                 let previous = "*a\(level - 1)"
-                lines.append("  a\(level): &a\(level) [\(Array(repeating: previous, count: 10).joined(separator: ", "))]")
+                lines.append(
+                    "  a\(level): &a\(level) [\(Array(repeating: previous, count: 10).joined(separator: ", "))]")
             }
             lines += ["tasks:", "  t: { type: noop }"]
             text = lines.joined(separator: "\n") + "\n"
             expected = "error: aliases expand to more than 100000 nodes"
         case "deep-lists":
-            text = "version: 1\ntasks:\n  t: { type: noop }\nx: " + String(repeating: "[", count: 100_000)
+            text =
+                "version: 1\ntasks:\n  t: { type: noop }\nx: " + String(repeating: "[", count: 100_000)
                 + String(repeating: "]", count: 100_000) + "\n"
             expected = "error: nesting deeper than 128 levels"
         default:
-            text = "version: 1\ntasks:\n  t: { type: noop }\nx: " + String(repeating: "{a: ", count: 100_000)
+            text =
+                "version: 1\ntasks:\n  t: { type: noop }\nx: " + String(repeating: "{a: ", count: 100_000)
                 + "1" + String(repeating: "}", count: 100_000) + "\n"
             expected = "error: nesting deeper than 128 levels"
         }
@@ -122,7 +135,8 @@ import Glibc
         #expect(result.status == 2, "\(result.stderr.prefix(500))")
         let first = result.stderr.split(separator: "\n").first.map(String.init) ?? ""
         #expect(first.hasPrefix("\(kind).yaml:") && first.contains(expected), "\(first)")
-        let rendered = result.stderr.split(separator: "\n").filter { !$0.hasPrefix(Measured.marker) }.joined(separator: "\n")
+        let rendered = result.stderr.split(separator: "\n").filter { !$0.hasPrefix(Measured.marker) }.joined(
+            separator: "\n")
         #expect(rendered.count < 2_000, "the error is short: \(rendered.count) characters")
     }
 }
@@ -145,16 +159,21 @@ extension FaultHeavyTests {
         @Test func aGiantForEachListValidatesInBoundedTimeAndMemory() async throws {
             let lines = (0..<200_000).map { "photos/p\($0).jpg" }
             try scratch.write("list.txt", lines.joined(separator: "\n") + "\n")
-            try scratch.write("giant.yaml", """
+            try scratch.write(
+                "giant.yaml",
+                """
                 version: 1
                 tasks:
                   each: { type: noop, forEach: { file: list.txt } }
                   all: { type: noop, gather: true, dependsOn: each }
                 """)
             let (result, measured) = try await validate("giant.yaml")
-            print("FaultLimitTests: 200,000 items validated: \(measured.map { "\($0.elapsed) s, \($0.userCPU) s CPU, peak RSS \($0.peakKB / 1024) MB" } ?? "not measured")")
+            print(
+                "FaultLimitTests: 200,000 items validated: \(measured.map { "\($0.elapsed) s, \($0.userCPU) s CPU, peak RSS \($0.peakKB / 1024) MB" } ?? "not measured")"
+            )
             #expect(result.status == 0, "\(result.stderr.prefix(2_000))")
-            #expect(result.stdout.hasPrefix("giant: 2 tasks → 200001 nodes in 2 waves\n"), "\(result.stdout.prefix(200))")
+            #expect(
+                result.stdout.hasPrefix("giant: 2 tasks → 200001 nodes in 2 waves\n"), "\(result.stdout.prefix(200))")
             if let measured {
                 #expect(measured.userCPU < 60)
                 #expect(measured.peakKB < 1_000_000, "peak RSS \(measured.peakKB) KB")
@@ -173,21 +192,25 @@ extension FaultHeavyTests {
             let over = try await validate("over.yaml")
             #expect(over.result.status == 2)
             #expect(over.result.stdout.isEmpty)
-            #expect(over.result.stderr.hasPrefix(
-                "over.yaml:3:40: error: 'forEach' of task 'each' has 1000001 items; the limit is 1000000\n"),
+            #expect(
+                over.result.stderr.hasPrefix(
+                    "over.yaml:3:40: error: 'forEach' of task 'each' has 1000001 items; the limit is 1000000\n"),
                 "\(over.result.stderr.prefix(500))")
             #expect(over.result.stderr.contains("1 error in over.yaml; nothing was run"))
             if let measured = over.measured { #expect(measured.userCPU < 60) }
 
             let at = try await validate("at.yaml")
             #expect(at.result.status == 0, "\(at.result.stderr.prefix(500))")
-            #expect(at.result.stdout.hasPrefix("at: 1 task → 1000000 nodes in 1 wave\n"), "\(at.result.stdout.prefix(200))")
+            #expect(
+                at.result.stdout.hasPrefix("at: 1 task → 1000000 nodes in 1 wave\n"), "\(at.result.stdout.prefix(200))")
             if let measured = at.measured {
                 #expect(measured.userCPU < 120)
                 #expect(measured.peakKB < 2_000_000, "peak RSS \(measured.peakKB) KB")
             }
-            print("FaultLimitTests: 1,000,001 refused: \(over.measured.map { "\($0.elapsed) s" } ?? "not measured"); "
-                + "1,000,000 accepted: \(at.measured.map { "\($0.elapsed) s, peak RSS \($0.peakKB / 1024) MB" } ?? "not measured")")
+            print(
+                "FaultLimitTests: 1,000,001 refused: \(over.measured.map { "\($0.elapsed) s" } ?? "not measured"); "
+                    + "1,000,000 accepted: \(at.measured.map { "\($0.elapsed) s, peak RSS \($0.peakKB / 1024) MB" } ?? "not measured")"
+            )
         }
     }
 }

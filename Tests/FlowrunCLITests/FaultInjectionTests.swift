@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Faults at the command-line level: a photo pipeline (fetch over HTTP → decode → resize → write) against a
@@ -26,7 +26,9 @@ import Glibc
 
     /// A PNG of one of the photos, written by flowrun itself (the CLI tests do not link the codecs).
     private func makePNG() async throws -> Data {
-        try scratch.write("make-png.yaml", """
+        try scratch.write(
+            "make-png.yaml",
+            """
             version: 1
             tasks:
               read: { type: fetch, url: "\(Fixtures.photoPath("sunset"))" }
@@ -40,8 +42,11 @@ import Glibc
     }
 
     @Test func everyFaultFailsItsOwnItemOnlyAndLeavesNothingPartial() async throws {
-        let aitzgorri = try Fixtures.photo("aitzgorri"), friends = try Fixtures.photo("friends")
-        let seeding = try Fixtures.photo("seeding"), sunset = try Fixtures.photo("sunset"), wine = try Fixtures.photo("wine")
+        let aitzgorri = try Fixtures.photo("aitzgorri")
+        let friends = try Fixtures.photo("friends")
+        let seeding = try Fixtures.photo("seeding")
+        let sunset = try Fixtures.photo("sunset")
+        let wine = try Fixtures.photo("wine")
         let png = try await makePNG()
         // A regular file where a folder should be: writes under it fail with ENOTDIR even for root.
         try scratch.write("blocker", "not a folder\n")
@@ -55,7 +60,8 @@ import Glibc
             Item(name: "huge", reply: .ok(LocalHTTPServer.patternBytes(300_000))),
             // No Content-Length to refuse up front: the transfer is stopped once past maxBytes.
             Item(name: "huge-chunked", reply: .stream(byteCount: 2_000_000, chunked: true)),
-            Item(name: "corrupt-jpeg", reply: .ok(Data([0xFF, 0xD8, 0xFF, 0xE0]) + LocalHTTPServer.patternBytes(20_000))),
+            Item(
+                name: "corrupt-jpeg", reply: .ok(Data([0xFF, 0xD8, 0xFF, 0xE0]) + LocalHTTPServer.patternBytes(20_000))),
             Item(name: "cut-jpeg", reply: .ok(wine.prefix(wine.count / 2))),
             Item(name: "cut-png", reply: .ok(png.prefix(png.count / 2))),
             Item(name: "under-a-file", reply: .ok(seeding), dir: "blocker/sub"),
@@ -69,8 +75,12 @@ import Glibc
         let server = try LocalHTTPServer(routes)
         defer { server.stop() }
 
-        let list = items.map { "{ name: \($0.name), url: \"\(server.urlString("/" + $0.name))\", dir: \"\($0.dir)\", ext: \($0.ext) }" }
-        try scratch.write("faults.yaml", """
+        let list = items.map {
+            "{ name: \($0.name), url: \"\(server.urlString("/" + $0.name))\", dir: \"\($0.dir)\", ext: \($0.ext) }"
+        }
+        try scratch.write(
+            "faults.yaml",
+            """
             version: 1
             name: faults
             queues: { io: { maxConcurrent: 4 }, cpu: { maxConcurrent: 2 } }
@@ -94,7 +104,8 @@ import Glibc
             """)
 
         let started = ContinuousClock.now
-        let result = try await Child.runFlowrun(["faults.yaml", "--no-progress", "--report", "run.json"], in: scratch.url)
+        let result = try await Child.runFlowrun(
+            ["faults.yaml", "--no-progress", "--report", "run.json"], in: scratch.url)
         #expect(ContinuousClock.now - started < .seconds(120))
         #expect(result.status == 1, "stderr: \(result.stderr)")
         #expect(!result.terminatedBySignal)
@@ -109,18 +120,23 @@ import Glibc
         func expectFailed(_ node: String, _ fragments: [String], sourceLocation: SourceLocation = #_sourceLocation) {
             #expect(report.status(node) == "failed", "\(node): \(report.cause(node))", sourceLocation: sourceLocation)
             for fragment in fragments {
-                #expect(report.cause(node).contains(fragment), "\(node): '\(report.cause(node))' lacks '\(fragment)'",
-                        sourceLocation: sourceLocation)
+                #expect(
+                    report.cause(node).contains(fragment), "\(node): '\(report.cause(node))' lacks '\(fragment)'",
+                    sourceLocation: sourceLocation)
             }
             let row = rows.first { $0.hasPrefix(node + " ") }
-            #expect(row?.contains(" failed ") == true && fragments.allSatisfy { row?.contains($0) == true },
-                    "summary row of \(node): \(row ?? "none")", sourceLocation: sourceLocation)
+            #expect(
+                row?.contains(" failed ") == true && fragments.allSatisfy { row?.contains($0) == true },
+                "summary row of \(node): \(row ?? "none")", sourceLocation: sourceLocation)
         }
-        func expectSkipped(_ nodes: [String], because upstream: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        func expectSkipped(
+            _ nodes: [String], because upstream: String, sourceLocation: SourceLocation = #_sourceLocation
+        ) {
             for node in nodes {
                 #expect(report.status(node) == "skipped", "\(node)", sourceLocation: sourceLocation)
-                #expect(report.cause(node).contains("upstream \(upstream) failed"), "\(node): \(report.cause(node))",
-                        sourceLocation: sourceLocation)
+                #expect(
+                    report.cause(node).contains("upstream \(upstream) failed"), "\(node): \(report.cause(node))",
+                    sourceLocation: sourceLocation)
                 #expect(report.attempts(node) == 0, "\(node) never ran", sourceLocation: sourceLocation)
             }
         }
@@ -181,7 +197,9 @@ import Glibc
     /// large write fail with EFBIG. The kernel also sends SIGXFSZ, whose default action would kill flowrun
     /// without a summary or report: flowrun must survive it and report the write as failed.
     @Test func aFileSizeLimitFailsTheLargeWriteWithEFBIGAndFlowrunSurvives() async throws {
-        try scratch.write("limit.yaml", """
+        try scratch.write(
+            "limit.yaml",
+            """
             version: 1
             tasks:
               read:
@@ -197,8 +215,9 @@ import Glibc
               after: { type: noop, dependsOn: save }
             """)
         // 64 blocks of 512 bytes: the report and the thumbnails fit, the full-size photo does not.
-        let child = try Child.flowrunInShell(prefix: "ulimit -f 64;", ["limit.yaml", "--no-progress", "--report", "run.json"],
-                                             in: scratch.url)
+        let child = try Child.flowrunInShell(
+            prefix: "ulimit -f 64;", ["limit.yaml", "--no-progress", "--report", "run.json"],
+            in: scratch.url)
         let result = try #require(await child.wait())
         #expect(!result.terminatedBySignal, "flowrun was killed by signal \(result.status) (SIGXFSZ is 25)")
         #expect(result.status == 1, "stderr: \(result.stderr)")
@@ -209,7 +228,8 @@ import Glibc
         #expect(report.status("after[1]") == "skipped")
         #expect(report.status("save[0]") == "succeeded" && report.status("save[2]") == "succeeded")
         #expect(report.unfinished.isEmpty)
-        #expect(result.stdout.split(separator: "\n").contains { $0.hasPrefix("save[1] ") && $0.contains("File too large") })
+        #expect(
+            result.stdout.split(separator: "\n").contains { $0.hasPrefix("save[1] ") && $0.contains("File too large") })
         let out = scratch.path("out")
         #expect(OutputFolder.files(in: out) == ["small-a.jpg", "small-b.jpg"])
         #expect(OutputFolder.strays(in: out).isEmpty)
@@ -220,14 +240,17 @@ import Glibc
     /// Dispatch's workers) does not block SIGXFSZ: flowrun must not die of it (exit 153, no summary, a
     /// `.dat.nosync…` temporary left behind) but say it cannot write the report and exit 1.
     @Test func aReportOverTheFileSizeLimitIsAnErrorNotACrash() async throws {
-        try scratch.write("many.yaml", """
+        try scratch.write(
+            "many.yaml",
+            """
             version: 1
             tasks:
               step: { type: noop, forEach: [\((0..<40).map(String.init).joined(separator: ", "))] }
             """)
         // 4 blocks of 512 bytes; the report of 40 nodes is about 15 KB.
-        let child = try Child.flowrunInShell(prefix: "ulimit -f 4;", ["many.yaml", "--no-progress", "--report", "run.json"],
-                                             in: scratch.url)
+        let child = try Child.flowrunInShell(
+            prefix: "ulimit -f 4;", ["many.yaml", "--no-progress", "--report", "run.json"],
+            in: scratch.url)
         let result = try #require(await child.wait())
         #expect(!result.terminatedBySignal && result.status != 128 + SIGXFSZ, "flowrun was killed by SIGXFSZ")
         #expect(result.status == 1, "stderr: \(result.stderr)")
@@ -259,7 +282,9 @@ import Glibc
         // Full-size photos at quality 100 are 0.3–0.6 MB each: the first (at most) fits, the rest cannot.
         let names = Fixtures.photoNames
         let list = names.map { "{ name: \($0), src: \"\(Fixtures.photoPath($0))\" }" }.joined(separator: ", ")
-        try scratch.write("full.yaml", """
+        try scratch.write(
+            "full.yaml",
+            """
             version: 1
             queues: { disk: { maxConcurrent: 1 } }
             tasks:
@@ -269,14 +294,16 @@ import Glibc
               thumb: { type: resize, width: 64, dependsOn: decode }
               small: { type: write, path: "thumbs/${item.name}.jpg", dependsOn: thumb }
             """)
-        let result = try await Child.runFlowrun(["full.yaml", "--no-progress", "--report", "run.json"], in: scratch.url)
+        let result = try await Child.runFlowrun(
+            ["full.yaml", "--no-progress", "--report", "run.json"], in: scratch.url)
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
         let report = try ReportView(scratch.path("run.json"))
         #expect(report.unfinished.isEmpty)
         let failed = names.indices.filter { report.status("save[\($0)]") == "failed" }
         #expect(failed.count >= names.count - 1, "\(report.nodes.map { "\($0["id"]!) \($0["status"]!)" })")
         for index in failed {
-            #expect(report.cause("save[\(index)]").contains("No space left on device"), "\(report.cause("save[\(index)]"))")
+            #expect(
+                report.cause("save[\(index)]").contains("No space left on device"), "\(report.cause("save[\(index)]"))")
         }
         // The other branch is unaffected.
         #expect(names.indices.allSatisfy { report.status("small[\($0)]") == "succeeded" })

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Ctrl-C and SIGTERM at random moments of a long photo run, and the second Ctrl-C. Serialized: each case
@@ -37,7 +37,9 @@ extension FaultHeavyTests {
         /// seconds and a random moment can fall anywhere in the run, the last writes included.
         static func makeSources(in scratch: Scratch) async throws -> String {
             let list = Fixtures.photoNames.map { "{ name: \($0), src: \"\(Fixtures.photoPath($0))\" }" }
-            try scratch.write("sources.yaml", """
+            try scratch.write(
+                "sources.yaml",
+                """
                 version: 1
                 tasks:
                   read: { type: fetch, forEach: [\(list.joined(separator: ", "))], url: "${item.src}" }
@@ -73,18 +75,22 @@ extension FaultHeavyTests {
                 iteration += 1
                 let signal = Bool.random(using: &random) ? SIGINT : SIGTERM
                 let delay = Int.random(in: 0...longest, using: &random)
-                try await interrupt(with: signal, afterMilliseconds: delay, sources: sources,
-                                    label: "seed \(seed) iteration \(iteration)")
+                try await interrupt(
+                    with: signal, afterMilliseconds: delay, sources: sources,
+                    label: "seed \(seed) iteration \(iteration)")
             }
         }
 
-        private func interrupt(with signal: Int32, afterMilliseconds delay: Int, sources: String, label: String) async throws {
+        private func interrupt(with signal: Int32, afterMilliseconds delay: Int, sources: String, label: String)
+            async throws
+        {
             let what = "\(label): \(signal == SIGINT ? "SIGINT" : "SIGTERM") \(delay) ms after the first node started"
             print("FaultSignalTests: \(what)")
             let scratch = try Scratch()
             try scratch.write("long.yaml", Self.longWorkflow(sources: sources))
-            let child = try Child.flowrun(["long.yaml", "--verbose", "--no-progress", "--report", "run.json", "--trace", "trace.json"],
-                                          in: scratch.url)
+            let child = try Child.flowrun(
+                ["long.yaml", "--verbose", "--no-progress", "--report", "run.json", "--trace", "trace.json"],
+                in: scratch.url)
             #expect(await child.waitForStderr(containing: " running"), "\(what): no node started")
             try await Task.sleep(for: .milliseconds(delay))
             guard child.isRunning else {
@@ -99,7 +105,8 @@ extension FaultHeavyTests {
             let result = try #require(await child.wait(timeout: .seconds(60)), "\(what): flowrun did not exit")
             let took = try #require(child.exitedAt) - sent
             #expect(took < .seconds(5), "\(what): exit took \(took)")
-            #expect(!result.terminatedBySignal, "\(what): killed by signal \(result.status)\n\(result.stderr.suffix(500))")
+            #expect(
+                !result.terminatedBySignal, "\(what): killed by signal \(result.status)\n\(result.stderr.suffix(500))")
             let report = try ReportView(scratch.path("run.json"))
             if report.interrupted == false, result.status == 0 {
                 // The signal came after the last node had finished (while the summary was printed): nothing was
@@ -116,8 +123,11 @@ extension FaultHeavyTests {
             #expect(report.nodes.count == Self.photoCount * 5, "\(what)")
             #expect(report.unfinished.isEmpty, "\(what): not final: \(report.unfinished)")
             // The trace is written too, and is JSON with one slice per attempt that ran.
-            let trace = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.path("trace.json"))))
-            let slices = ((trace as? [String: Any])?["traceEvents"] as? [[String: Any]] ?? []).filter { $0["ph"] as? String == "X" }
+            let trace = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: scratch.path("trace.json"))))
+            let slices = ((trace as? [String: Any])?["traceEvents"] as? [[String: Any]] ?? []).filter {
+                $0["ph"] as? String == "X"
+            }
             let spans = report.nodes.reduce(0) { $0 + (($1["spans"] as? [Any])?.count ?? 0) }
             #expect(slices.count == spans, "\(what): \(slices.count) trace slices for \(spans) spans")
 
@@ -134,7 +144,9 @@ extension FaultHeavyTests {
                 let decoded = try await OutputFolder.decodeAll(files.map { out + "/" + $0 }, scratch: scratch.url)
                 #expect(decoded.status == 0, "\(what): \(decoded.stdout)")
             }
-            print("FaultSignalTests: \(what): exit 130 after \(took), \(files.count) of \(Self.photoCount) photos written")
+            print(
+                "FaultSignalTests: \(what): exit 130 after \(took), \(files.count) of \(Self.photoCount) photos written"
+            )
         }
 
         /// Ctrl-C after the run has finished, while the summary is being printed (here: stdout is a full pipe
@@ -142,7 +154,9 @@ extension FaultHeavyTests {
         /// is written.
         @Test func aCtrlCWhileTheSummaryIsPrintedDoesNotLoseTheReport() async throws {
             let scratch = try Scratch()
-            try scratch.write("many.yaml", """
+            try scratch.write(
+                "many.yaml",
+                """
                 version: 1
                 tasks:
                   step: { type: noop, forEach: { file: items.txt } }
@@ -152,8 +166,9 @@ extension FaultHeavyTests {
             let fifo = scratch.path("stdout.fifo")
             try #require(mkfifo(fifo, 0o600) == 0)
             // Opened read-write, the FIFO never blocks the open and nobody drains it: the summary blocks.
-            let child = try Child.flowrunInShell(prefix: "", ["many.yaml", "--verbose", "--report", "run.json"],
-                                                 in: scratch.url, redirect: "1<>stdout.fifo")
+            let child = try Child.flowrunInShell(
+                prefix: "", ["many.yaml", "--verbose", "--report", "run.json"],
+                in: scratch.url, redirect: "1<>stdout.fifo")
             #expect(await Self.waitBlockedWriting(child.pid), "flowrun never blocked writing its summary")
             child.signal(SIGINT)
             try await Task.sleep(for: .milliseconds(50))
@@ -201,7 +216,9 @@ extension FaultHeavyTests {
             let server = try LocalHTTPServer(["/slow.jpg": .stream(byteCount: 50_000_000, pause: .milliseconds(20))])
             defer { server.stop() }
             let scratch = try Scratch()
-            try scratch.write("slow.yaml", """
+            try scratch.write(
+                "slow.yaml",
+                """
                 version: 1
                 tasks:
                   get: { type: fetch, url: "\(server.urlString("/slow.jpg"))", maxBytes: 100000000 }
@@ -224,7 +241,9 @@ extension FaultHeavyTests {
             #expect(report.status("decode") == "cancelled" || report.status("decode") == "skipped")
             #expect(report.unfinished.isEmpty)
             // The server's side: the connection is closed and the stream stops well short of its end.
-            #expect(await Self.waitUntilTrue(.seconds(10)) { server.openConnections == 0 }, "the download was not cancelled")
+            #expect(
+                await Self.waitUntilTrue(.seconds(10)) { server.openConnections == 0 }, "the download was not cancelled"
+            )
             let stopped = server.bodyBytesSent("/slow.jpg")
             #expect(stopped < 50_000_000 / 2, "\(stopped) bytes sent")
             #expect(OutputFolder.files(in: scratch.path("out")).isEmpty)
@@ -244,7 +263,9 @@ extension FaultHeavyTests {
         /// program's process group at once, so one Ctrl-C is enough.
         @Test func oneCtrlCStopsAProgramThatIgnoresTerm() async throws {
             let scratch = try Scratch()
-            try scratch.write("stubborn.yaml", """
+            try scratch.write(
+                "stubborn.yaml",
+                """
                 version: 1
                 tasks:
                   stubborn: { type: command, argv: ["/bin/sh", "-c", "trap '' TERM INT; echo $$ > pid; sleep 30"] }
@@ -269,7 +290,9 @@ extension FaultHeavyTests {
         @Test func theSecondCtrlCExitsAtOnce() async throws {
             let scratch = try Scratch()
             // Catches TERM/INT (so flowrun waits out its grace period), and ends by itself within 10 s.
-            try scratch.write("catcher.yaml", """
+            try scratch.write(
+                "catcher.yaml",
+                """
                 version: 1
                 tasks:
                   catcher:
@@ -284,8 +307,9 @@ extension FaultHeavyTests {
             #expect(await child.waitForStderr(containing: "interrupted: cancelling"))
             // The first cancel is still waiting for the program (its grace period is 2 s).
             try await Task.sleep(for: .milliseconds(300))
-            #expect(child.isRunning || ContinuousClock.now - first > .milliseconds(1_500),
-                    "flowrun did not wait for the program after the first Ctrl-C")
+            #expect(
+                child.isRunning || ContinuousClock.now - first > .milliseconds(1_500),
+                "flowrun did not wait for the program after the first Ctrl-C")
             let second = ContinuousClock.now
             child.signal(SIGINT)
             let result = try #require(await child.wait(timeout: .seconds(60)))
@@ -294,7 +318,8 @@ extension FaultHeavyTests {
                 // Well inside the grace period: only the second Ctrl-C can have ended it this soon.
                 #expect(took < .milliseconds(1_000), "the second Ctrl-C took \(took)")
             } else {
-                print("FaultSignalTests: the test process was too busy to send the second Ctrl-C within the grace period")
+                print(
+                    "FaultSignalTests: the test process was too busy to send the second Ctrl-C within the grace period")
             }
             #expect(result.status == 130 && !result.terminatedBySignal, "\(result.stderr)")
             // The program (in its own process group, out of the terminal's reach) does not outlive flowrun.
@@ -306,7 +331,8 @@ extension FaultHeavyTests {
             let deadline = ContinuousClock.now + .seconds(20)
             while ContinuousClock.now < deadline {
                 if let text = try? String(contentsOfFile: path, encoding: .utf8), text.hasSuffix("\n"),
-                   let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                    let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+                {
                     return pid
                 }
                 try? await Task.sleep(for: .milliseconds(10))

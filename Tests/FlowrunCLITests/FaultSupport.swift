@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The fault tests that keep a core busy for seconds (random signals over a 60-photo run, million-item lists):
@@ -45,7 +45,8 @@ final class Child: @unchecked Sendable {
     private var exit: (status: Int32, signalled: Bool, at: ContinuousClock.Instant)?
 
     init(executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws {
-        let out = try Self.pipe(), err = try Self.pipe()
+        let out = try Self.pipe()
+        let err = try Self.pipe()
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -57,7 +58,8 @@ final class Child: @unchecked Sendable {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
+        var none = sigset_t()
+        var all = sigset_t()
         sigemptyset(&none)
         sigfillset(&all)
         posix_spawnattr_setsigmask(&attributes, &none)
@@ -65,8 +67,11 @@ final class Child: @unchecked Sendable {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
-        let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + env).forEach { free($0) } }
+        let env =
+            ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { strdup("\($0.key)=\($0.value)") } + [
+                nil
+            ]
+        defer { for pointer in argv + env { free(pointer) } }
         var pid: pid_t = 0
         let status = posix_spawn(&pid, executable.path, &actions, &attributes, argv, env)
         close(out.write)
@@ -136,7 +141,8 @@ final class Child: @unchecked Sendable {
 
     /// Starts the child in `path` (glibc's `posix_spawn_file_actions_addchdir_np`).
     private static func addChdir(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ path: String) throws {
-        typealias Chdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+        typealias Chdir =
+            @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np") else {
             throw POSIXError(.ENOSYS)
         }
@@ -144,15 +150,22 @@ final class Child: @unchecked Sendable {
     }
 
     /// Starts the built flowrun.
-    static func flowrun(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> Child {
+    static func flowrun(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws
+        -> Child
+    {
         try Child(executable: Flowrun.binary, arguments, in: directory, environment: environment)
     }
 
     /// Starts `/bin/sh -c 'PREFIX exec flowrun ARGS REDIRECT'`, e.g. with `ulimit -f N;` as the prefix.
-    static func flowrunInShell(prefix: String, _ arguments: [String], in directory: URL, redirect: String = "") throws -> Child {
-        let quoted = ([Flowrun.binary.path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        return try Child(executable: URL(fileURLWithPath: "/bin/sh"),
-                         ["-c", prefix + " exec " + quoted.joined(separator: " ") + " " + redirect], in: directory)
+    static func flowrunInShell(prefix: String, _ arguments: [String], in directory: URL, redirect: String = "") throws
+        -> Child
+    {
+        let quoted = ([Flowrun.binary.path] + arguments).map {
+            "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }
+        return try Child(
+            executable: URL(fileURLWithPath: "/bin/sh"),
+            ["-c", prefix + " exec " + quoted.joined(separator: " ") + " " + redirect], in: directory)
     }
 
     /// Starts flowrun under `/usr/bin/time` (when installed), for its own elapsed and CPU time and peak memory;
@@ -160,8 +173,9 @@ final class Child: @unchecked Sendable {
     static func measuredFlowrun(_ arguments: [String], in directory: URL) throws -> Child {
         let tool = "/usr/bin/time"
         guard FileManager.default.isExecutableFile(atPath: tool) else { return try flowrun(arguments, in: directory) }
-        return try Child(executable: URL(fileURLWithPath: tool),
-                         ["-f", Measured.marker + "%e %U %M", Flowrun.binary.path] + arguments, in: directory)
+        return try Child(
+            executable: URL(fileURLWithPath: tool),
+            ["-f", Measured.marker + "%e %U %M", Flowrun.binary.path] + arguments, in: directory)
     }
 
     var isRunning: Bool { lock.withLock { exit == nil } }
@@ -223,9 +237,12 @@ struct Measured {
 
     /// The measurement in a result's stderr, if it ran under ``Child/measuredFlowrun(_:in:)``.
     init?(_ result: Flowrun.Result) {
-        guard let line = result.stderr.split(separator: "\n").last(where: { $0.hasPrefix(Self.marker) }) else { return nil }
+        guard let line = result.stderr.split(separator: "\n").last(where: { $0.hasPrefix(Self.marker) }) else {
+            return nil
+        }
         let fields = line.dropFirst(Self.marker.count).split(separator: " ")
-        guard fields.count == 3, let elapsed = Double(fields[0]), let user = Double(fields[1]), let peak = Int(fields[2])
+        guard fields.count == 3, let elapsed = Double(fields[0]), let user = Double(fields[1]),
+            let peak = Int(fields[2])
         else { return nil }
         (self.elapsed, self.userCPU, self.peakKB) = (elapsed, user, peak)
     }
@@ -238,7 +255,8 @@ struct ReportView {
 
     init(_ path: String) throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "the report is not a JSON object")
+        json = try #require(
+            try JSONSerialization.jsonObject(with: data) as? [String: Any], "the report is not a JSON object")
         nodes = try #require(json["nodes"] as? [[String: Any]], "the report has no nodes")
     }
 
@@ -266,7 +284,9 @@ enum OutputFolder {
         var files: [String] = []
         while let name = enumerator.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &isDirectory), !isDirectory.boolValue {
+            if FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
                 files.append(name)
             }
         }
@@ -282,7 +302,9 @@ enum OutputFolder {
     static func looksComplete(_ path: String) -> Bool {
         guard let data = FileManager.default.contents(atPath: path), data.count > 16 else { return false }
         let bytes = [UInt8](data)
-        if bytes[0] == 0xFF, bytes[1] == 0xD8 { return bytes[bytes.count - 2] == 0xFF && bytes[bytes.count - 1] == 0xD9 }
+        if bytes[0] == 0xFF, bytes[1] == 0xD8 {
+            return bytes[bytes.count - 2] == 0xFF && bytes[bytes.count - 1] == 0xD9
+        }
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return bytes.suffix(8).starts(with: Array("IEND".utf8)) }
         return false
     }
@@ -292,11 +314,11 @@ enum OutputFolder {
         let list = paths.map { "\"\($0)\"" }.joined(separator: ", ")
         let workflow = scratch.appendingPathComponent("verify-\(UUID().uuidString).yaml")
         try """
-            version: 1
-            tasks:
-              read: { type: fetch, forEach: [\(list)], url: "${item}" }
-              check: { type: decode, dependsOn: read }
-            """.write(to: workflow, atomically: true, encoding: .utf8)
+        version: 1
+        tasks:
+          read: { type: fetch, forEach: [\(list)], url: "${item}" }
+          check: { type: decode, dependsOn: read }
+        """.write(to: workflow, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: workflow) }
         return try await Child.runFlowrun([workflow.path, "--no-progress"])
     }

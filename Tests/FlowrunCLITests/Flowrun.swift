@@ -83,7 +83,9 @@ struct Flowrun {
     }
 
     /// Runs flowrun to completion.
-    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> Result {
+    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws
+        -> Result
+    {
         let running = try Running(arguments, in: directory, environment: environment)
         return try #require(running.wait(), "flowrun \(arguments.joined(separator: " ")) did not finish")
     }

@@ -27,7 +27,9 @@ import Testing
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", """
+        process.arguments = [
+            "-c",
+            """
             import json, sys
             import jsonschema
             schema = json.load(open(sys.argv[1]))
@@ -35,14 +37,16 @@ import Testing
             errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(json.load(open(sys.argv[2]))), key=str)
             print("\\n".join(e.message for e in errors))
             sys.exit(1 if errors else 0)
-            """, scratch.path("schema.json"), scratch.path("instance.json")]
+            """, scratch.path("schema.json"), scratch.path("instance.json"),
+        ]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(!text.contains("ModuleNotFoundError"), "python3-jsonschema is missing: apt-get install python3-jsonschema")
+        #expect(
+            !text.contains("ModuleNotFoundError"), "python3-jsonschema is missing: apt-get install python3-jsonschema")
         return process.terminationStatus == 0 ? nil : text
     }
 

@@ -19,8 +19,10 @@ import Testing
         let scratch = try Scratch()
         let result = try Flowrun.run([workflow("sepia-thumbnails.yaml"), "--param", "outDir=\(scratch.path("out"))"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        let photos = try FileManager.default.contentsOfDirectory(atPath: Self.repository.appendingPathComponent("examples/photos").path)
-            .filter { $0.hasSuffix(".jpg") }.sorted()
+        let photos = try FileManager.default.contentsOfDirectory(
+            atPath: Self.repository.appendingPathComponent("examples/photos").path
+        )
+        .filter { $0.hasSuffix(".jpg") }.sorted()
         let written = try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")).sorted()
         #expect(written == photos)
     }
@@ -29,14 +31,21 @@ import Testing
         let scratch = try Scratch()
         let result = try Flowrun.run([workflow("diamond.yaml"), "--param", "outDir=\(scratch.path("out"))"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")).sorted() == ["noir.jpg", "sepia.jpg"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")).sorted() == [
+                "noir.jpg", "sepia.jpg",
+            ])
     }
 
     @Test func galleryWritesTwentyThumbnailsAndNamesBothMisnamedPhotos() throws {
         let photos = Self.repository.deletingLastPathComponent().appendingPathComponent("shared/photos")
-        try #require(FileManager.default.fileExists(atPath: photos.path), "the gallery needs ../shared/photos beside the repository")
+        try #require(
+            FileManager.default.fileExists(atPath: photos.path),
+            "the gallery needs ../shared/photos beside the repository")
         let scratch = try Scratch()
-        let result = try Flowrun.run([workflow("gallery.yaml"), "--param", "outDir=\(scratch.path("out"))", "--report", scratch.path("run.json")])
+        let result = try Flowrun.run([
+            workflow("gallery.yaml"), "--param", "outDir=\(scratch.path("out"))", "--report", scratch.path("run.json"),
+        ])
         #expect(result.status == 1)
         let written = try FileManager.default.contentsOfDirectory(atPath: scratch.path("out"))
         #expect(written.count == 20)
@@ -45,7 +54,11 @@ import Testing
         for (index, name) in [(20, "sunset-2019.jpg"), (21, "Wine.JPG")] {
             #expect(rows.contains { $0.hasPrefix("fetch[\(index)] ") && $0.contains(" failed ") && $0.contains(name) })
             for task in ["decode", "thumb", "save"] {
-                #expect(rows.contains { $0.hasPrefix("\(task)[\(index)] ") && $0.contains(" skipped ") && $0.contains("upstream fetch[\(index)] failed") })
+                #expect(
+                    rows.contains {
+                        $0.hasPrefix("\(task)[\(index)] ") && $0.contains(" skipped ")
+                            && $0.contains("upstream fetch[\(index)] failed")
+                    })
             }
         }
         #expect(rows.contains { $0.hasPrefix("index ") && $0.contains(" skipped ") })

@@ -32,7 +32,7 @@ mkdir -p "$WORK"
 
 cd "$ROOT"
 echo "== building (release)" >&2
-swift build -c release --build-tests >/dev/null
+swift build -c release --build-tests -Xswiftc -enable-testing >/dev/null
 
 echo "== corpus: $N files in $CORPUS" >&2
 if ! FROM_PHOTOS="$SHARED/photos" "$SHARED/bench/make-corpus.sh" "$CORPUS" "$N" 2>"$WORK/make-corpus.log"; then

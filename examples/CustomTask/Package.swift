@@ -11,7 +11,7 @@ let package = Package(
     dependencies: [
         // flowrun itself, two folders up. `name:` keeps the product references below independent of
         // the folder the repository was cloned into.
-        .package(name: "flowrun", path: "../.."),
+        .package(name: "flowrun", path: "../..")
     ],
     targets: [
         .target(

@@ -1,6 +1,6 @@
 import Dispatch
-import Foundation
 import FlowKit
+import Foundation
 import Synchronization
 
 /// Measurements behind `bench/image/run.sh`: per-stage timings and end-to-end throughput of the benchmark job
@@ -22,8 +22,10 @@ package enum ImagingBenchmark {
     package static func stageTimings(files: [String]) throws -> [(stage: String, ms: Double)] {
         ImageMemory.keepLargeBuffersForReuse()
         var totals: [String: Double] = [:]
-        let order = ["read", "decode full", "decode 1/2", "sepia full", "noir full", "resize x0.3 full",
-                     "resize x0.6 from 1/2 (+pending sepia)", "encode q85"]
+        let order = [
+            "read", "decode full", "decode 1/2", "sepia full", "noir full", "resize x0.3 full",
+            "resize x0.6 from 1/2 (+pending sepia)", "encode q85",
+        ]
         func time<T>(_ stage: String, _ body: () throws -> T) rethrows -> T {
             let start = DispatchTime.now().uptimeNanoseconds
             let result = try body()
@@ -50,7 +52,8 @@ package enum ImagingBenchmark {
 
     /// Runs the job on every file with the real operations, on `threads` threads; returns photos per second.
     package static func throughput(files: [String], outputFolder: String, optimize: Bool, threads: Int = 2)
-    throws -> Double {
+        throws -> Double
+    {
         ImageMemory.keepLargeBuffersForReuse()
         let next = Atomic<Int>(0)
         let failures = Mutex<[String]>([])
@@ -59,8 +62,10 @@ package enum ImagingBenchmark {
             while true {
                 let index = next.add(1, ordering: .relaxed).oldValue
                 guard index < files.count else { return }
-                if let failure = runChain(file: files[index], index: index, outputFolder: outputFolder,
-                                          optimize: optimize) {
+                if let failure = runChain(
+                    file: files[index], index: index, outputFolder: outputFolder,
+                    optimize: optimize)
+                {
                     failures.withLock { $0.append(failure) }
                 }
             }
@@ -106,14 +111,22 @@ package enum ImagingBenchmark {
         let bytes = BytesOperation(payload: DataPayload(data, source: source))
         let ops: [FlowOperation] = [
             bytes,
-            DecodeOperation(context: NodeContext(nodeID: "decode", typeName: "decode", consumers: [sepia],
-                                                 optimize: optimize)),
-            SepiaOperation(context: NodeContext(nodeID: "sepia", typeName: "sepia", parameters: sepiaParameters,
-                                                consumers: [resize], optimize: optimize)),
-            ResizeOperation(context: NodeContext(nodeID: "resize", typeName: "resize", parameters: resizeParameters,
-                                                 consumers: [write], optimize: optimize)),
-            WriteOperation(context: NodeContext(nodeID: "write", typeName: "write", parameters: writeParameters,
-                                                optimize: optimize)),
+            DecodeOperation(
+                context: NodeContext(
+                    nodeID: "decode", typeName: "decode", consumers: [sepia],
+                    optimize: optimize)),
+            SepiaOperation(
+                context: NodeContext(
+                    nodeID: "sepia", typeName: "sepia", parameters: sepiaParameters,
+                    consumers: [resize], optimize: optimize)),
+            ResizeOperation(
+                context: NodeContext(
+                    nodeID: "resize", typeName: "resize", parameters: resizeParameters,
+                    consumers: [write], optimize: optimize)),
+            WriteOperation(
+                context: NodeContext(
+                    nodeID: "write", typeName: "write", parameters: writeParameters,
+                    optimize: optimize)),
         ]
         for (upstream, downstream) in zip(ops, ops.dropFirst()) { downstream.addDependency(upstream) }
         return ops

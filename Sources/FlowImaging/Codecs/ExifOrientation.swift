@@ -28,19 +28,26 @@ public enum ExifOrientation: Int, Sendable, Hashable, CaseIterable {
     /// reads tag 0x0112 (type SHORT) of IFD0. Never reads out of bounds.
     public static func read<Bytes: RandomAccessCollection<UInt8>>(jpeg bytes: Bytes) -> ExifOrientation
     where Bytes.Index == Int {
-        let b = bytes, start = b.startIndex, end = b.endIndex
+        let b = bytes
+        let start = b.startIndex
+        let end = b.endIndex
         guard b.count > 4, b[start] == 0xFF, b[start + 1] == 0xD8 else { return .up }
         var i = start + 2
         while i + 4 <= end {
             guard b[i] == 0xFF else { return .up }
             let marker = b[i + 1]
-            if marker == 0xFF { i += 1; continue }  // fill byte
+            if marker == 0xFF {
+                i += 1
+                continue
+            }  // fill byte
             if marker == 0xDA || marker == 0xD9 { return .up }  // start of scan / end of image
             let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
             guard length >= 2, i + 2 + length <= end else { return .up }
-            let body = i + 4, bodyEnd = i + 2 + length
+            let body = i + 4
+            let bodyEnd = i + 2 + length
             if marker == 0xE1, bodyEnd - body >= 14,
-               Array(b[body..<body + 6]) == [0x45, 0x78, 0x69, 0x66, 0, 0] {  // "Exif\0\0"
+                Array(b[body..<body + 6]) == [0x45, 0x78, 0x69, 0x66, 0, 0]
+            {  // "Exif\0\0"
                 return tiffOrientation(b, from: body + 6, to: bodyEnd) ?? .up
             }
             i = bodyEnd
@@ -49,7 +56,8 @@ public enum ExifOrientation: Int, Sendable, Hashable, CaseIterable {
     }
 
     private static func tiffOrientation<Bytes: RandomAccessCollection<UInt8>>(_ b: Bytes, from tiff: Int, to end: Int)
-    -> ExifOrientation? where Bytes.Index == Int {
+        -> ExifOrientation? where Bytes.Index == Int
+    {
         guard end - tiff >= 8 else { return nil }
         let little: Bool
         switch (b[tiff], b[tiff + 1]) {
@@ -82,8 +90,10 @@ extension Image {
     /// The image turned upright according to an EXIF orientation, as browsers show it.
     public func oriented(_ orientation: ExifOrientation) -> Image {
         guard orientation != .up else { return self }
-        let w = width, h = height
-        let outW = orientation.swapsAxes ? h : w, outH = orientation.swapsAxes ? w : h
+        let w = width
+        let h = height
+        let outW = orientation.swapsAxes ? h : w
+        let outH = orientation.swapsAxes ? w : h
         // Straight into the bytes of the result: a [UInt32] and a copy of it to [UInt8] made the peak three
         // buffers of the image's size (3 GB for a 246-megapixel JPEG found by fuzzing), not two.
         let bytes = [UInt8](unsafeUninitializedCapacity: w * h * 4) { buffer, initialized in
@@ -92,7 +102,8 @@ extension Image {
                 UnsafeMutableRawBufferPointer(buffer).withMemoryRebound(to: UInt32.self) { dst in
                     for y in 0..<outH {
                         for x in 0..<outW {
-                            let sx: Int, sy: Int
+                            let sx: Int
+                            let sy: Int
                             switch orientation {
                             case .up: (sx, sy) = (x, y)
                             case .upMirrored: (sx, sy) = (w - 1 - x, y)

@@ -10,9 +10,12 @@ public enum ImageDecoder {
     ///     enough for every consumer, or `nil` for a full decode. Only JPEG uses it (DCT scaling by M/8:
     ///     1/2, 3/8, 1/4, 1/8…); the image's ``Image/originalWidth`` and ``Image/originalHeight`` keep the full size.
     /// - Throws: ``ImageCodecError`` naming the cause: unknown format, corrupt or truncated data.
-    public static func decode(_ data: Data, source: String,
-                              keptFraction: (_ width: Int, _ height: Int) -> Double? = { _, _ in nil })
-    throws(ImageCodecError) -> Image {
+    public static func decode(
+        _ data: Data, source: String,
+        keptFraction: (_ width: Int, _ height: Int) -> Double? = { _, _ in nil }
+    )
+        throws(ImageCodecError) -> Image
+    {
         guard !data.isEmpty else { throw ImageCodecError("the input is empty (0 bytes)") }
         guard let format = ImageFormat.sniff(data) else {
             let head = data.prefix(4).map { String(format: "%02X", $0) }.joined(separator: " ")

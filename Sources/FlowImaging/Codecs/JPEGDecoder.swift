@@ -1,5 +1,5 @@
-import Foundation
 internal import CJPEG
+import Foundation
 
 /// Decodes JPEG through TurboJPEG into RGBA8, optionally at a reduced DCT scale (shrink-on-load).
 ///
@@ -28,7 +28,10 @@ enum JPEGDecoder {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
             throw ImageCodecError("JPEG data is empty")
         }
-        var w: Int32 = 0, h: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        var w: Int32 = 0
+        var h: Int32 = 0
+        var subsampling: Int32 = 0
+        var colorspace: Int32 = 0
         if tjDecompressHeader3(handle.raw, base, UInt(bytes.count), &w, &h, &subsampling, &colorspace) != 0 {
             // A file cut short usually fails here, in its tables; it then lacks the EOI marker at the end.
             let endsWithEOI = bytes.count >= 2 && base[bytes.count - 2] == 0xFF && base[bytes.count - 1] == 0xD9
@@ -46,7 +49,8 @@ enum JPEGDecoder {
         guard let factors = tjGetScalingFactors(&count) else { return (1, 1) }
         var best = (num: 1, denom: 1)
         for index in 0..<Int(count) {
-            let num = Int(factors[index].num), denom = Int(factors[index].denom)
+            let num = Int(factors[index].num)
+            let denom = Int(factors[index].denom)
             let value = Double(num) / Double(denom)
             guard value <= 1, value >= fraction, value < Double(best.num) / Double(best.denom) else { continue }
             best = (num, denom)
@@ -60,20 +64,24 @@ enum JPEGDecoder {
     ///   - source: Where it came from.
     ///   - keptFraction: Given the oriented full size, the fraction of each side that consumers need, or `nil`
     ///     for a full decode.
-    static func decode(_ bytes: UnsafeRawBufferPointer, source: String,
-                       keptFraction: (_ width: Int, _ height: Int) -> Double?) throws(ImageCodecError) -> Image {
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, source: String,
+        keptFraction: (_ width: Int, _ height: Int) -> Double?
+    ) throws(ImageCodecError) -> Image {
         let handle = try TurboJPEGHandle.decompressor()
         let header = try header(bytes, handle: handle)
         guard header.width * header.height <= maximumPixels else {
-            throw ImageCodecError("JPEG is too large (\(header.width)×\(header.height) pixels; at most \(maximumPixels))")
+            throw ImageCodecError(
+                "JPEG is too large (\(header.width)×\(header.height) pixels; at most \(maximumPixels))")
         }
         // A header may claim any size: refuse a file too short to hold it before allocating the pixels (a few
         // hundred bytes could otherwise cost a 1 GiB buffer and seconds of decoding into it).
         if !isArithmeticCoded(bytes) {
             let blocks = ((header.width + 7) / 8) * ((header.height + 7) / 8)
             guard bytes.count * 8 >= blocks else {
-                throw ImageCodecError("JPEG data is truncated (\(bytes.count) bytes cannot hold "
-                    + "\(header.width)×\(header.height) pixels; Huffman coding needs at least \((blocks + 7) / 8))")
+                throw ImageCodecError(
+                    "JPEG data is truncated (\(bytes.count) bytes cannot hold "
+                        + "\(header.width)×\(header.height) pixels; Huffman coding needs at least \((blocks + 7) / 8))")
             }
         }
         let oriented = header.orientedSize
@@ -86,16 +94,19 @@ enum JPEGDecoder {
         // TurboJPEG writes every byte of the buffer (or fails): no zero-filling first.
         var status: Int32 = -1
         var pixels = [UInt8](unsafeUninitializedCapacity: w * h * 4) { out, initialized in
-            status = tjDecompress2(handle.raw, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                                   UInt(bytes.count), out.baseAddress, Int32(w), Int32(w * 4), Int32(h),
-                                   Int32(format.rawValue), 0)
+            status = tjDecompress2(
+                handle.raw, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                UInt(bytes.count), out.baseAddress, Int32(w), Int32(w * 4), Int32(h),
+                Int32(format.rawValue), 0)
             initialized = w * h * 4
         }
         if status != 0 {
             let message = handle.errorMessage
             // Warnings still produce pixels; a truncated file does too, but with a grey bottom: refuse that.
             if !handle.lastFailureIsWarning || message.localizedCaseInsensitiveContains("premature end") {
-                let cause = message.localizedCaseInsensitiveContains("premature end") ? "JPEG data is truncated"
+                let cause =
+                    message.localizedCaseInsensitiveContains("premature end")
+                    ? "JPEG data is truncated"
                     : "corrupt JPEG data"
                 throw ImageCodecError("\(cause) (\(message))")
             }
@@ -117,7 +128,10 @@ enum JPEGDecoder {
         while i + 4 <= bytes.count {
             guard bytes[i] == 0xFF else { return false }
             let marker = bytes[i + 1]
-            if marker == 0xFF { i += 1; continue }
+            if marker == 0xFF {
+                i += 1
+                continue
+            }
             switch marker {
             case 0xC9...0xCB, 0xCD...0xCF: return true
             case 0xC0...0xC3, 0xC5...0xC7, 0xDA, 0xD9: return false

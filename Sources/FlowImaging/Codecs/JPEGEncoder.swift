@@ -1,5 +1,5 @@
-import Foundation
 internal import CJPEG
+import Foundation
 
 /// Encodes RGBA8 images as baseline JPEG with 4:2:0 chroma through TurboJPEG (alpha is dropped).
 public enum JPEGEncoder {
@@ -22,21 +22,24 @@ public enum JPEGEncoder {
 
     /// Encodes raw pixels of any layout; grayscale is written as a one-component JPEG, CMYK as YCCK.
     package static func encode(pixels: [UInt8], width: Int, height: Int, layout: Layout, quality: Int)
-    throws(ImageCodecError) -> Data {
+        throws(ImageCodecError) -> Data
+    {
         precondition(pixels.count == width * height * layout.bytesPerPixel)
         let handle = try TurboJPEGHandle.compressor()
-        let format: TJPF = switch layout {
-        case .gray: TJPF_GRAY
-        case .rgb: TJPF_RGB
-        case .rgba: TJPF_RGBA
-        case .cmyk: TJPF_CMYK
-        }
+        let format: TJPF =
+            switch layout {
+            case .gray: TJPF_GRAY
+            case .rgb: TJPF_RGB
+            case .rgba: TJPF_RGBA
+            case .cmyk: TJPF_CMYK
+            }
         let subsampling = layout == .gray ? TJSAMP_GRAY : TJSAMP_420
         var output: UnsafeMutablePointer<UInt8>? = nil
         var size: UInt = 0
         let status = pixels.withUnsafeBufferPointer { input in
-            tjCompress2(handle.raw, input.baseAddress, Int32(width), 0, Int32(height), Int32(format.rawValue),
-                        &output, &size, Int32(subsampling.rawValue), Int32(min(max(quality, 1), 100)), 0)
+            tjCompress2(
+                handle.raw, input.baseAddress, Int32(width), 0, Int32(height), Int32(format.rawValue),
+                &output, &size, Int32(subsampling.rawValue), Int32(min(max(quality, 1), 100)), 0)
         }
         defer { if let output { tjFree(output) } }
         guard status == 0, let output else { throw ImageCodecError("JPEG encoding failed (\(handle.errorMessage))") }

@@ -1,5 +1,5 @@
-import Foundation
 internal import CPNG
+import Foundation
 
 /// Reads and writes PNG through libpng's simplified API (`png_image_*`), which reports errors in
 /// `image.message` instead of `longjmp`ing, so no C shim is needed.
@@ -18,7 +18,8 @@ public enum PNGCodec {
         }
         image.flags |= cflow_png_image_flag_16bit_srgb
         image.format = cflow_png_format_rgba
-        let width = Int(image.width), height = Int(image.height)
+        let width = Int(image.width)
+        let height = Int(image.height)
         guard width > 0, height > 0 else { throw ImageCodecError("PNG has no pixels") }
         guard width * height <= 1 << 28 else { throw ImageCodecError("PNG is too large (\(width)×\(height))") }
         // A header may claim any size: refuse a file too short to hold it before allocating the pixels. Its
@@ -26,8 +27,9 @@ public enum PNGCodec {
         let rowBits = width * bitsPerPixel(ofHeaderIn: bytes)
         let rawSize = height * (1 + (rowBits + 7) / 8)
         guard rawSize <= bytes.count * 1032 + 1024 else {
-            throw ImageCodecError("PNG data is truncated (\(bytes.count) bytes cannot hold \(width)×\(height) pixels, "
-                + "\(rawSize) bytes before compression)")
+            throw ImageCodecError(
+                "PNG data is truncated (\(bytes.count) bytes cannot hold \(width)×\(height) pixels, "
+                    + "\(rawSize) bytes before compression)")
         }
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         let ok = pixels.withUnsafeMutableBytes { out in
@@ -35,8 +37,9 @@ public enum PNGCodec {
         }
         guard ok != 0 else {
             let text = message(of: image)
-            let cause = text.localizedCaseInsensitiveContains("EOF") || text.contains("Read Error")
-                || text.localizedCaseInsensitiveContains("truncated") ? "PNG data is truncated" : "corrupt PNG data"
+            let cause =
+                text.localizedCaseInsensitiveContains("EOF") || text.contains("Read Error")
+                    || text.localizedCaseInsensitiveContains("truncated") ? "PNG data is truncated" : "corrupt PNG data"
             throw ImageCodecError("\(cause) (\(text))")
         }
         return Image(width: width, height: height, pixels: pixels, source: source)
@@ -61,22 +64,30 @@ public enum PNGCodec {
 
     /// Encodes 8-bit pixels with 1 (gray), 2 (gray+alpha), 3 (RGB) or 4 (RGBA) channels.
     package static func encode(pixels: [UInt8], width: Int, height: Int, channels: Int) throws(ImageCodecError)
-    -> Data {
+        -> Data
+    {
         precondition(pixels.count == width * height * channels)
         var image = png_image()
         image.version = cflow_png_image_version
         image.width = UInt32(width)
         image.height = UInt32(height)
-        image.format = [cflow_png_format_gray, cflow_png_format_ga, cflow_png_format_rgb,
-                        cflow_png_format_rgba][channels - 1]
+        image.format =
+            [
+                cflow_png_format_gray, cflow_png_format_ga, cflow_png_format_rgb,
+                cflow_png_format_rgba,
+            ][channels - 1]
         defer { png_image_free(&image) }
         var size: png_alloc_size_t = 0
         let stride = Int32(width * channels)
-        let sized = pixels.withUnsafeBytes { png_image_write_to_memory(&image, nil, &size, 0, $0.baseAddress, stride, nil) }
+        let sized = pixels.withUnsafeBytes {
+            png_image_write_to_memory(&image, nil, &size, 0, $0.baseAddress, stride, nil)
+        }
         guard sized != 0 else { throw ImageCodecError("PNG encoding failed (\(message(of: image)))") }
         var output = Data(count: Int(size))
         let ok = output.withUnsafeMutableBytes { out in
-            pixels.withUnsafeBytes { png_image_write_to_memory(&image, out.baseAddress, &size, 0, $0.baseAddress, stride, nil) }
+            pixels.withUnsafeBytes {
+                png_image_write_to_memory(&image, out.baseAddress, &size, 0, $0.baseAddress, stride, nil)
+            }
         }
         guard ok != 0 else { throw ImageCodecError("PNG encoding failed (\(message(of: image)))") }
         return output.prefix(Int(size))

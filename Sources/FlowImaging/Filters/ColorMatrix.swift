@@ -27,7 +27,8 @@ public struct ColorMatrix: Sendable, Hashable {
     /// - Parameter intensity: `k`, from 0 (unchanged) to 1 (full sepia); clamped to that range.
     public static func sepia(intensity: Double) -> ColorMatrix {
         let k = Float(min(max(intensity, 0), 1))
-        let i = identity, s = sepiaTone
+        let i = identity
+        let s = sepiaTone
         var m = ColorMatrix.identity
         m.row0 = i.row0 * (1 - k) + s.row0 * k
         m.row1 = i.row1 * (1 - k) + s.row1 * k
@@ -65,15 +66,23 @@ public struct ColorMatrix: Sendable, Hashable {
     /// branch-free and free of aliasing between input and output, which LLVM vectorises (stride-4 interleaved
     /// loads and stores).
     public func applied(to pixels: [UInt8]) -> [UInt8] {
-        let m00 = row0[0], m01 = row0[1], m02 = row0[2]
-        let m10 = row1[0], m11 = row1[1], m12 = row1[2]
-        let m20 = row2[0], m21 = row2[1], m22 = row2[2]
+        let m00 = row0[0]
+        let m01 = row0[1]
+        let m02 = row0[2]
+        let m10 = row1[0]
+        let m11 = row1[1]
+        let m12 = row1[2]
+        let m20 = row2[0]
+        let m21 = row2[1]
+        let m22 = row2[2]
         let count = pixels.count / 4
         return [UInt8](unsafeUninitializedCapacity: pixels.count) { out, initialized in
             pixels.withUnsafeBufferPointer { input in
                 guard let s = input.baseAddress, let d = out.baseAddress else { return }
                 for i in 0..<count {
-                    let r = Float(s[4 * i]), g = Float(s[4 * i + 1]), b = Float(s[4 * i + 2])
+                    let r = Float(s[4 * i])
+                    let g = Float(s[4 * i + 1])
+                    let b = Float(s[4 * i + 2])
                     let nr = m00 * r + m01 * g + m02 * b + 0.5
                     let ng = m10 * r + m11 * g + m12 * b + 0.5
                     let nb = m20 * r + m21 * g + m22 * b + 0.5

@@ -13,7 +13,8 @@ public enum Noir {
     /// The 256-entry tone curve, rounded to the nearest level.
     public static let curve: [UInt8] = {
         func s(_ u: Double) -> Double { 1 / (1 + exp(gain * (midpoint - u))) }
-        let lo = s(0), hi = s(1)
+        let lo = s(0)
+        let hi = s(1)
         return (0..<256).map { level in
             let value = 255 * (s(Double(level) / 255) - lo) / (hi - lo)
             return UInt8(min(max(value.rounded(), 0), 255))
@@ -33,10 +34,13 @@ public enum Noir {
         [UInt8](unsafeUninitializedCapacity: pixels.count) { out, initialized in
             curve.withUnsafeBufferPointer { table in
                 pixels.withUnsafeBufferPointer { input in
-                    guard let lut = table.baseAddress, let s = input.baseAddress, let d = out.baseAddress else { return }
+                    guard let lut = table.baseAddress, let s = input.baseAddress, let d = out.baseAddress else {
+                        return
+                    }
                     for i in 0..<input.count / 4 {
-                        let luma = (6966 &* UInt32(s[4 * i]) &+ 23436 &* UInt32(s[4 * i + 1])
-                            &+ 2366 &* UInt32(s[4 * i + 2]) &+ 16384) >> 15
+                        let luma =
+                            (6966 &* UInt32(s[4 * i]) &+ 23436 &* UInt32(s[4 * i + 1])
+                                &+ 2366 &* UInt32(s[4 * i + 2]) &+ 16384) >> 15
                         let v = lut[Int(luma)]
                         d[4 * i] = v
                         d[4 * i + 1] = v

@@ -107,7 +107,10 @@ struct ResampleWeights {
                 row[tap] = w
                 total += w
             }
-            if total == 0 { row[0] = 1; total = 1 }
+            if total == 0 {
+                row[0] = 1
+                total = 1
+            }
             for tap in 0..<count { weights[out * stride + tap] = Float(row[tap] / total) }
             starts[out] = min(first, inputCount - 1)
             counts[out] = count

@@ -8,16 +8,20 @@
 /// and rounds once — this is where a deferred `sepia` costs almost nothing (see ``Image/pendingColor``).
 enum Resampler {
     /// Resamples `image`'s stored pixels to `width` × `height`, then applies `matrix` if given.
-    static func resample(_ image: Image, width: Int, height: Int, filter: ResampleFilter,
-                         matrix: ColorMatrix?) -> [UInt8] {
+    static func resample(
+        _ image: Image, width: Int, height: Int, filter: ResampleFilter,
+        matrix: ColorMatrix?
+    ) -> [UInt8] {
         // After shrink-on-load the pixels may cover a little less than their count (see `decodedScale`).
         let shrunk = image.decodedScale < 1
         let extentX = shrunk ? Double(image.originalWidth) * image.decodedScale : Double(image.width)
         let extentY = shrunk ? Double(image.originalHeight) * image.decodedScale : Double(image.height)
-        let horizontal = ResampleWeights(inputCount: image.width, extent: min(extentX, Double(image.width)),
-                                         outputCount: width, filter: filter)
-        let vertical = ResampleWeights(inputCount: image.height, extent: min(extentY, Double(image.height)),
-                                       outputCount: height, filter: filter)
+        let horizontal = ResampleWeights(
+            inputCount: image.width, extent: min(extentX, Double(image.width)),
+            outputCount: width, filter: filter)
+        let vertical = ResampleWeights(
+            inputCount: image.height, extent: min(extentY, Double(image.height)),
+            outputCount: height, filter: filter)
         let rows = image.height
         // Both buffers are filled completely by the passes: no zero-filling first.
         let middle = [SIMD4<Float>](unsafeUninitializedCapacity: width * rows) { middle, initialized in
@@ -37,8 +41,10 @@ enum Resampler {
     }
 
     /// Every middle pixel = Σ weight · source pixel of the same row, in floats.
-    private static func horizontalPass(source: UnsafePointer<UInt8>, inWidth: Int, rows: Int,
-                                       weights: ResampleWeights, into middle: UnsafeMutablePointer<SIMD4<Float>>) {
+    private static func horizontalPass(
+        source: UnsafePointer<UInt8>, inWidth: Int, rows: Int,
+        weights: ResampleWeights, into middle: UnsafeMutablePointer<SIMD4<Float>>
+    ) {
         let outWidth = weights.outputCount
         let row = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: inWidth)
         defer { row.deallocate() }
@@ -57,7 +63,8 @@ enum Resampler {
                             let base = x * weights.stride
                             let px = row + starts[x]
                             // Two accumulators: one `addps` chain would wait 3 cycles per tap.
-                            var acc = SIMD4<Float>.zero, odd = SIMD4<Float>.zero
+                            var acc = SIMD4<Float>.zero
+                            var odd = SIMD4<Float>.zero
                             let count = counts[x]
                             var tap = 0
                             while tap + 1 < count {
@@ -75,8 +82,10 @@ enum Resampler {
     }
 
     /// Every output row `y` = Σ weight · middle row (`starts[y] + tap`), colour matrix, round, clamp.
-    private static func verticalPass(source: UnsafePointer<SIMD4<Float>>, width: Int, weights: ResampleWeights,
-                                     matrix: ColorMatrix?, into output: UnsafeMutablePointer<UInt8>) {
+    private static func verticalPass(
+        source: UnsafePointer<SIMD4<Float>>, width: Int, weights: ResampleWeights,
+        matrix: ColorMatrix?, into output: UnsafeMutablePointer<UInt8>
+    ) {
         let rowLength = width * 4
         let outputCount = weights.outputCount
         // The union of two neighbouring windows: one window plus the step between their starts.
@@ -99,7 +108,8 @@ enum Resampler {
                 var y = 0
                 while y < outputCount {
                     let pair = y + 1 < outputCount
-                    let ya = y, yb = pair ? y + 1 : y
+                    let ya = y
+                    let yb = pair ? y + 1 : y
                     let first = weights.starts[ya]
                     let union = max(weights.starts[yb] + weights.counts[yb] - first, weights.counts[ya])
                     // Pad both rows' weights to the union window.
@@ -113,7 +123,8 @@ enum Resampler {
                     let top = floats + first * rowLength
                     var i = 0
                     while i + 16 <= rowLength {
-                        var a = SIMD16<Float>.zero, b = SIMD16<Float>.zero
+                        var a = SIMD16<Float>.zero
+                        var b = SIMD16<Float>.zero
                         for tap in 0..<union {
                             let x = UnsafeRawPointer(top + tap * rowLength + i).loadUnaligned(as: SIMD16<Float>.self)
                             a += wa[tap] * x
@@ -124,7 +135,8 @@ enum Resampler {
                         i += 16
                     }
                     while i < rowLength {
-                        var a: Float = 0, b: Float = 0
+                        var a: Float = 0
+                        var b: Float = 0
                         for tap in 0..<union {
                             let x = top[tap * rowLength + i]
                             a += wa[tap] * x
@@ -144,13 +156,19 @@ enum Resampler {
 
     /// One row of float pixels to RGBA8: colour matrix (if any), round, clamp.
     @inline(__always)
-    private static func finish(_ row: UnsafeMutablePointer<Float>, width: Int, matrix: ColorMatrix?,
-                               into output: UnsafeMutablePointer<UInt8>) {
+    private static func finish(
+        _ row: UnsafeMutablePointer<Float>, width: Int, matrix: ColorMatrix?,
+        into output: UnsafeMutablePointer<UInt8>
+    ) {
         if let matrix {
-            let m = (matrix.row0[0], matrix.row0[1], matrix.row0[2], matrix.row1[0], matrix.row1[1], matrix.row1[2],
-                     matrix.row2[0], matrix.row2[1], matrix.row2[2])
+            let m = (
+                matrix.row0[0], matrix.row0[1], matrix.row0[2], matrix.row1[0], matrix.row1[1], matrix.row1[2],
+                matrix.row2[0], matrix.row2[1], matrix.row2[2]
+            )
             for x in 0..<width {
-                let r = row[4 * x], g = row[4 * x + 1], b = row[4 * x + 2]
+                let r = row[4 * x]
+                let g = row[4 * x + 1]
+                let b = row[4 * x + 2]
                 row[4 * x] = m.0 * r + m.1 * g + m.2 * b
                 row[4 * x + 1] = m.3 * r + m.4 * g + m.5 * b
                 row[4 * x + 2] = m.6 * r + m.7 * g + m.8 * b

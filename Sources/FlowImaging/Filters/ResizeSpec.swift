@@ -56,7 +56,8 @@ public struct ResizeSpec: Sendable, Hashable {
 
     /// The size the whole picture is resampled to, before any crop (`cover`), for an original size.
     public func scaledSize(width: Int, height: Int) -> (width: Int, height: Int) {
-        let w = Double(width), h = Double(height)
+        let w = Double(width)
+        let h = Double(height)
         func clamp(_ v: Double) -> Int { max(1, Int(v.rounded())) }
         switch size {
         case .scale(let factor):
@@ -100,8 +101,9 @@ extension Image {
         if scaled.width == width && scaled.height == height {
             pixels = materialized().pixels
         } else {
-            pixels = Resampler.resample(self, width: scaled.width, height: scaled.height, filter: spec.filter,
-                                        matrix: pendingColor)
+            pixels = Resampler.resample(
+                self, width: scaled.width, height: scaled.height, filter: spec.filter,
+                matrix: pendingColor)
         }
         var result = Image(width: scaled.width, height: scaled.height, pixels: pixels, source: source)
         let final = spec.outputSize(width: originalWidth, height: originalHeight)
@@ -113,8 +115,10 @@ extension Image {
 
     /// The centre `width` × `height` of the image (sizes clamped to the image's).
     public func cropped(toWidth targetWidth: Int, height targetHeight: Int) -> Image {
-        let w = min(targetWidth, width), h = min(targetHeight, height)
-        let x0 = (width - w) / 2, y0 = (height - h) / 2
+        let w = min(targetWidth, width)
+        let h = min(targetHeight, height)
+        let x0 = (width - w) / 2
+        let y0 = (height - h) / 2
         var out = [UInt8](repeating: 0, count: w * h * 4)
         for y in 0..<h {
             let from = ((y0 + y) * width + x0) * 4

@@ -26,8 +26,9 @@ struct AtomicFileWriter {
         if !overwrite, access(path, F_OK) == 0 {
             throw Failure(message: "'\(path)' already exists and overwrite is false")
         }
-        var template = Array(((folder.isEmpty ? "." : folder) + "/.flowrun-" + (path as NSString).lastPathComponent
-            + ".XXXXXX").utf8CString)
+        var template = Array(
+            ((folder.isEmpty ? "." : folder) + "/.flowrun-" + (path as NSString).lastPathComponent
+                + ".XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
         guard fd >= 0 else { throw failure("cannot create a temporary file for '\(path)'") }
         let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -74,8 +75,9 @@ struct AtomicFileWriter {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
             if isDirectory.boolValue { return }
-            throw Failure(message: "cannot write '\(path)': cannot create folder '\(folder)': "
-                + String(cString: strerror(ENOTDIR)))
+            throw Failure(
+                message: "cannot write '\(path)': cannot create folder '\(folder)': "
+                    + String(cString: strerror(ENOTDIR)))
         }
         let parent = (folder as NSString).deletingLastPathComponent
         if !parent.isEmpty, parent != folder { try makeFolders(parent) }

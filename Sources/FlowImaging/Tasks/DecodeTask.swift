@@ -1,5 +1,5 @@
-import Foundation
 import FlowKit
+import Foundation
 
 /// `decode`: JPEG or PNG bytes (recognised from the bytes, not the name) to an RGBA8 ``Image``.
 ///
@@ -25,7 +25,8 @@ public final class DecodeOperation: FlowOperation, ImageProvider, @unchecked Sen
         guard let payload = input((any DataProvider).self)?.providedData else {
             return finish(.failure(context.failure(.invalidInput, "no input data (the upstream node provided none)")))
         }
-        let consumers = context.consumers, optimize = context.optimize
+        let consumers = context.consumers
+        let optimize = context.optimize
         do {
             let image = try ImageDecoder.decode(payload.bytes, source: payload.source) { width, height in
                 optimize ? ConsumerAnalysis.keptFraction(consumers: consumers, width: width, height: height) : nil

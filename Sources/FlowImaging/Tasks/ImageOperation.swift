@@ -1,5 +1,5 @@
-import Foundation
 import FlowKit
+import Foundation
 
 /// The shared base of the operations that turn one image into another (`sepia`, `noir`, `resize`).
 ///

@@ -10,10 +10,12 @@ public struct ResizeTask: TaskType {
             ParameterSpec("scale", .number, range: 0.0001...64, summary: "A factor of the original size, e.g. 0.3."),
             ParameterSpec("width", .integer, range: 1...65535, summary: "The width in pixels."),
             ParameterSpec("height", .integer, range: 1...65535, summary: "The height in pixels."),
-            ParameterSpec("fit", .oneOf(ResizeSpec.Fit.allCases.map(\.rawValue)), default: .string("contain"),
-                          summary: "With width and height: contain (inside the box), cover (fill and crop), fill (stretch)."),
-            ParameterSpec("filter", .oneOf(["lanczos", "bilinear", "nearest"]), default: .string("lanczos"),
-                          summary: "The resampling filter."),
+            ParameterSpec(
+                "fit", .oneOf(ResizeSpec.Fit.allCases.map(\.rawValue)), default: .string("contain"),
+                summary: "With width and height: contain (inside the box), cover (fill and crop), fill (stretch)."),
+            ParameterSpec(
+                "filter", .oneOf(["lanczos", "bilinear", "nearest"]), default: .string("lanczos"),
+                summary: "The resampling filter."),
         ]
     }
     public var consumes: InputRequirement { .oneOf([.image]) }
@@ -24,8 +26,9 @@ public struct ResizeTask: TaskType {
         let anyLocation =
             (given + ["fit", "filter"]).lazy.compactMap { parameters.location(of: $0) }.first ?? parameters.taskLocation
         if given.isEmpty {
-            diagnostics.error("resize needs one of scale, width, height", at: anyLocation,
-                              hint: "e.g. `scale: 0.5`, `width: 800`, or `width: 800` with `height: 600`")
+            diagnostics.error(
+                "resize needs one of scale, width, height", at: anyLocation,
+                hint: "e.g. `scale: 0.5`, `width: 800`, or `width: 800` with `height: 600`")
         } else if given.contains("scale"), given.count > 1 {
             let other = given.first { $0 != "scale" } ?? "width"
             diagnostics.error("resize takes scale or \(other), not both", at: parameters.location(of: other))

@@ -6,8 +6,11 @@ public struct SepiaTask: TaskType {
     public var name: String { "sepia" }
     public var summary: String { "Tones an image sepia (the classic matrix, blended with the original by intensity)." }
     public var parameters: [ParameterSpec] {
-        [ParameterSpec("intensity", .number, default: .double(1.0), range: 0...1,
-                       summary: "How much sepia: 0 leaves the image unchanged, 1 is full sepia.")]
+        [
+            ParameterSpec(
+                "intensity", .number, default: .double(1.0), range: 0...1,
+                summary: "How much sepia: 0 leaves the image unchanged, 1 is full sepia.")
+        ]
     }
     public var consumes: InputRequirement { .oneOf([.image]) }
     public var provides: ProviderKind? { .image }
@@ -24,8 +27,10 @@ public final class SepiaOperation: ImageOperation, @unchecked Sendable {
         var image = image
         let combined = image.pendingColor.map { $0.followed(by: matrix) } ?? matrix
         if context.optimize,
-           ConsumerAnalysis.mayDeferColor(consumers: context.consumers, width: image.originalWidth,
-                                          height: image.originalHeight) {
+            ConsumerAnalysis.mayDeferColor(
+                consumers: context.consumers, width: image.originalWidth,
+                height: image.originalHeight)
+        {
             image.pendingColor = combined
             return image
         }

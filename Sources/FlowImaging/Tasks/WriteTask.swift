@@ -1,5 +1,5 @@
-import Foundation
 import FlowKit
+import Foundation
 
 /// `write`: encodes an image (or passes bytes through) and writes it atomically to `path`.
 public struct WriteTask: TaskType {
@@ -8,13 +8,16 @@ public struct WriteTask: TaskType {
     public var summary: String { "Writes an image (JPEG or PNG) or bytes to a file, atomically." }
     public var parameters: [ParameterSpec] {
         [
-            ParameterSpec("path", .string, required: true,
-                          summary: "The file to write; relative to the workflow's folder; parent folders are created."),
-            ParameterSpec("format", .oneOf(ImageFormat.allCases.map(\.rawValue)),
-                          summary: "jpeg or png; from the path's extension when absent."),
+            ParameterSpec(
+                "path", .string, required: true,
+                summary: "The file to write; relative to the workflow's folder; parent folders are created."),
+            ParameterSpec(
+                "format", .oneOf(ImageFormat.allCases.map(\.rawValue)),
+                summary: "jpeg or png; from the path's extension when absent."),
             ParameterSpec("quality", .integer, default: .int(90), range: 1...100, summary: "JPEG quality, 1 to 100."),
-            ParameterSpec("overwrite", .bool, default: .bool(true),
-                          summary: "Whether an existing file may be replaced; when false the node fails instead."),
+            ParameterSpec(
+                "overwrite", .bool, default: .bool(true),
+                summary: "Whether an existing file may be replaced; when false the node fails instead."),
         ]
     }
     public var consumes: InputRequirement { .oneOf([.image, .data]) }
@@ -28,12 +31,14 @@ public struct WriteTask: TaskType {
         guard !path.contains("${") || !(path as NSString).pathExtension.contains("}") else { return }
         let ext = (path as NSString).pathExtension
         if ext.isEmpty {
-            diagnostics.error("write needs a format: path '\(path)' has no extension", at: parameters.location(of: "path"),
-                              hint: "add `format: jpeg` or `format: png`, or end the path in .jpg or .png")
+            diagnostics.error(
+                "write needs a format: path '\(path)' has no extension", at: parameters.location(of: "path"),
+                hint: "add `format: jpeg` or `format: png`, or end the path in .jpg or .png")
         } else if ImageFormat(fileExtension: ext) == nil {
-            diagnostics.error("write's format from its extension: unknown extension '.\(ext)'",
-                              at: parameters.location(of: "path"),
-                              hint: "use .jpg, .jpeg or .png, or give `format: jpeg` or `format: png`")
+            diagnostics.error(
+                "write's format from its extension: unknown extension '.\(ext)'",
+                at: parameters.location(of: "path"),
+                hint: "use .jpg, .jpeg or .png, or give `format: jpeg` or `format: png`")
         }
     }
 
@@ -57,8 +62,12 @@ public final class WriteOperation: FlowOperation, FileProvider, @unchecked Senda
             let named = parameters.string("format").flatMap(ImageFormat.init(rawValue:))
             guard let format = named ?? ImageFormat(fileExtension: (path as NSString).pathExtension) else {
                 let ext = (path as NSString).pathExtension
-                return finish(.failure(context.failure(.invalidInput,
-                    "cannot tell the format of '\(rawPath)' from its extension '.\(ext)': give `format: jpeg` or `format: png`")))
+                return finish(
+                    .failure(
+                        context.failure(
+                            .invalidInput,
+                            "cannot tell the format of '\(rawPath)' from its extension '.\(ext)': give `format: jpeg` or `format: png`"
+                        )))
             }
             do {
                 switch format {
@@ -66,12 +75,15 @@ public final class WriteOperation: FlowOperation, FileProvider, @unchecked Senda
                 case .png: bytes = try PNGCodec.encode(image)
                 }
             } catch {
-                return finish(.failure(context.failure(.internalError, "cannot encode \(format.rawValue): \(error)", cause: error)))
+                return finish(
+                    .failure(
+                        context.failure(.internalError, "cannot encode \(format.rawValue): \(error)", cause: error)))
             }
         } else if let payload = input((any DataProvider).self)?.providedData {
             bytes = payload.bytes
         } else {
-            return finish(.failure(context.failure(.invalidInput, "no input image or data (the upstream node provided none)")))
+            return finish(
+                .failure(context.failure(.invalidInput, "no input image or data (the upstream node provided none)")))
         }
         if finishIfCancelled() { return }
         let writer = AtomicFileWriter(path: path, overwrite: parameters.bool("overwrite") ?? true)

@@ -71,7 +71,8 @@ public struct DiagnosticRenderer: Sendable {
         // the column, with `…` where it is cut, so one diagnostic stays a few lines.
         let scalars = Array(sourceLine.unicodeScalars)
         let caret = min(max(location.column - 1, 0), scalars.count)
-        var start = 0, end = scalars.count
+        var start = 0
+        var end = scalars.count
         if scalars.count > Self.maxSnippetWidth {
             start = max(0, min(caret - Self.maxSnippetWidth / 2, scalars.count - Self.maxSnippetWidth))
             end = start + Self.maxSnippetWidth

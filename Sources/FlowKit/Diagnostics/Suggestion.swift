@@ -20,12 +20,16 @@ public enum Suggestion {
             let sameIgnoringCase = lowered == loweredCandidate
             // Beyond `limit` a candidate never qualifies: the bounded distance stops early, so a workflow with
             // thousands of unknown names and thousands of candidates is not quadratic in their lengths too.
-            let distance = sameIgnoringCase ? 1
+            let distance =
+                sameIgnoringCase
+                ? 1
                 : editDistance(loweredScalars, Array(loweredCandidate.unicodeScalars), limit: limit)
             guard sameIgnoringCase || (distance <= limit && distance < name.count) else { continue }
             // Ties go to the alphabetically first candidate, so the answer never depends on the order of a
             // dictionary's keys (environment variables, params).
-            if let current = best, distance > current.distance || (distance == current.distance && candidate >= current.name) {
+            if let current = best,
+                distance > current.distance || (distance == current.distance && candidate >= current.name)
+            {
                 continue
             }
             best = (candidate, distance)
@@ -56,7 +60,8 @@ public enum Suggestion {
         var current = [Int](repeating: beyond, count: b.count + 1)
         var previousMinimum = 0
         for i in 1...a.count {
-            let low = max(1, i - limit), high = min(b.count, i + limit)
+            let low = max(1, i - limit)
+            let high = min(b.count, i + limit)
             // The cells either side of the band may hold values of an older row: mark them as beyond.
             current[low - 1] = low == 1 ? min(i, beyond) : beyond
             if high < b.count { current[high + 1] = beyond }

@@ -81,7 +81,8 @@ open class FlowOperation: Operation, @unchecked Sendable {
 
     /// Does the node's work. Call ``finish(_:)`` exactly once, now or later.
     open func execute() {
-        finish(.failure(context.failure(.internalError, "task type '\(context.typeName)' does not implement execute()")))
+        finish(
+            .failure(context.failure(.internalError, "task type '\(context.typeName)' does not implement execute()")))
     }
 
     /// Called once when the operation is cancelled while it executes; stop blocking work here.
@@ -154,7 +155,9 @@ open class FlowOperation: Operation, @unchecked Sendable {
         dependencies
             .compactMap { $0 as? FlowOperation }
             .filter { context.inputTaskID == nil || $0.context.taskID == context.inputTaskID }
-            .sorted { ($0.context.taskID, $0.context.itemIndex ?? -1) < ($1.context.taskID, $1.context.itemIndex ?? -1) }
+            .sorted {
+                ($0.context.taskID, $0.context.itemIndex ?? -1) < ($1.context.taskID, $1.context.itemIndex ?? -1)
+            }
             .compactMap { $0 as? Provider }
     }
 
@@ -177,7 +180,8 @@ open class FlowOperation: Operation, @unchecked Sendable {
             } else {
                 guard !state.finishedDependencies.contains(where: { $0 === operation }) else { return }
                 if state.finishedDependencies.count >= 16 {
-                    state.finishedIdentities = Set(state.finishedDependencies.map(ObjectIdentifier.init) + [ObjectIdentifier(operation)])
+                    state.finishedIdentities = Set(
+                        state.finishedDependencies.map(ObjectIdentifier.init) + [ObjectIdentifier(operation)])
                 }
             }
             state.finishedDependencies.append(operation)
@@ -222,7 +226,9 @@ open class FlowOperation: Operation, @unchecked Sendable {
     public final var cancellationReason: CancellationReason? { state.withLock { $0.cancellationReason } }
 
     /// The outcome and the cancellation reason, read together.
-    final var outcomeAndReason: (Outcome?, CancellationReason?) { state.withLock { ($0.outcome, $0.cancellationReason) } }
+    final var outcomeAndReason: (Outcome?, CancellationReason?) {
+        state.withLock { ($0.outcome, $0.cancellationReason) }
+    }
 
     /// Cancels the operation, remembering why.
     public final func cancel(reason: CancellationReason) {

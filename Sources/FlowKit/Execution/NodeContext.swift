@@ -55,7 +55,8 @@ public struct NodeContext: Sendable {
 
     /// Creates a context; the runner does this for every attempt, tests may too.
     public init(
-        nodeID: String, taskID: String? = nil, typeName: String, queueName: String = QueueSpec.defaultName, itemIndex: Int? = nil, item: Value? = nil,
+        nodeID: String, taskID: String? = nil, typeName: String, queueName: String = QueueSpec.defaultName,
+        itemIndex: Int? = nil, item: Value? = nil,
         parameters: ParameterValues = ParameterValues(), inputTaskID: String? = nil, attempt: Int = 1,
         workflowDirectory: String = ".", location: SourceLocation? = nil,
         consumers: @autoclosure @escaping @Sendable () -> [Consumer] = [],

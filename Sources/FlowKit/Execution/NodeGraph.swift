@@ -13,7 +13,8 @@ struct NodeGraph: Sendable {
     let depth: [Int32]
 
     init(plan: Plan, queueIndexOfTask: [Int]) {
-        var dependencyStart: [Int32] = [0], dependencyList: [Int32] = []
+        var dependencyStart: [Int32] = [0]
+        var dependencyList: [Int32] = []
         var dependentCount = [Int32](repeating: 0, count: plan.nodes.count)
         for node in plan.nodes {
             for dependency in node.dependencies {

@@ -95,7 +95,8 @@ struct RunState: Sendable {
         queueNames = Array(plan.workflow.queues.keys)
         admissionLimit = queueLimits.map { max($0, 1) * Self.admissionFactor }
         nodes = (0..<graph.count).map {
-            NodeRecord(pendingDependencies: graph.dependencyCount(of: $0), pendingConsumers: graph.dependentCount(of: $0))
+            NodeRecord(
+                pendingDependencies: graph.dependencyCount(of: $0), pendingConsumers: graph.dependentCount(of: $0))
         }
         counts = [Int](repeating: 0, count: queueNames.count * Self.statuses.count)
         for queue in graph.queue { counts[Int(queue) * Self.statuses.count] += 1 }  // all pending
@@ -268,8 +269,11 @@ struct RunState: Sendable {
                 inFlight[queue] += 1
                 var dependencies: [FlowOperation] = []
                 dependencies.reserveCapacity(graph.dependencyCount(of: index))
-                graph.forEachDependency(of: index) { if let operation = nodes[$0].operation { dependencies.append(operation) } }
-                effects.admitted.append(Admission(index: index, attempt: nodes[index].attempts, dependencies: dependencies))
+                graph.forEachDependency(of: index) {
+                    if let operation = nodes[$0].operation { dependencies.append(operation) }
+                }
+                effects.admitted.append(
+                    Admission(index: index, attempt: nodes[index].attempts, dependencies: dependencies))
             }
         }
     }
@@ -321,10 +325,12 @@ struct RunState: Sendable {
         nodes[index].status = status
     }
 
-    private func event(_ index: Int, _ effects: inout Effects, failure: NodeFailure? = nil, retryDelay: Duration? = nil) {
+    private func event(_ index: Int, _ effects: inout Effects, failure: NodeFailure? = nil, retryDelay: Duration? = nil)
+    {
         guard recordsEvents else { return }
-        effects.events.append(RunEvent(
-            nodeID: plan.nodes[index].id, queue: queueNames[Int(graph.queue[index])], status: nodes[index].status,
-            attempt: nodes[index].attempts, failure: failure, retryDelay: retryDelay))
+        effects.events.append(
+            RunEvent(
+                nodeID: plan.nodes[index].id, queue: queueNames[Int(graph.queue[index])], status: nodes[index].status,
+                attempt: nodes[index].attempts, failure: failure, retryDelay: retryDelay))
     }
 }

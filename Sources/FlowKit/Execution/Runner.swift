@@ -1,6 +1,6 @@
 import Foundation
-import OrderedCollections
 import Logging
+import OrderedCollections
 import Synchronization
 
 /// Runs a ``Plan``: one ``FlowOperation`` per node attempt, on named `OperationQueue`s.
@@ -78,14 +78,17 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
             typeCache[typeName] = type
             let first = firstNodeOfTask[taskIndex]
             let shared: ParameterValues? =
-                task.parameters.isEmpty && type.parameters.allSatisfy({ $0.defaultValue == nil }) ? ParameterValues()
+                task.parameters.isEmpty && type.parameters.allSatisfy({ $0.defaultValue == nil })
+                ? ParameterValues()
                 : (!task.usesItem && first >= 0 ? plan.parameters(of: plan.nodes[first]) : nil)
             return TaskInfo(
-                task: task, type: type, operationQueue: operationQueues[queueIndexOfTask[taskIndex]], sharedParameters: shared)
+                task: task, type: type, operationQueue: operationQueues[queueIndexOfTask[taskIndex]],
+                sharedParameters: shared)
         }
-        self.state = Mutex(RunState(
-            plan: plan, graph: NodeGraph(plan: plan, queueIndexOfTask: queueIndexOfTask),
-            queueLimits: queueNames.map { queues.limits[$0] ?? 1 }, recordsEvents: options.observer != nil))
+        self.state = Mutex(
+            RunState(
+                plan: plan, graph: NodeGraph(plan: plan, queueIndexOfTask: queueIndexOfTask),
+                queueLimits: queueNames.map { queues.limits[$0] ?? 1 }, recordsEvents: options.observer != nil))
         self.origin = options.clock.now
     }
 
@@ -149,7 +152,8 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         let node = plan.nodes[index]
         let info = tasks[node.taskIndex]
         let context = NodeContext(
-            nodeID: node.id, taskID: info.id, typeName: info.type.name, queueName: info.queue, itemIndex: node.itemIndex,
+            nodeID: node.id, taskID: info.id, typeName: info.type.name, queueName: info.queue,
+            itemIndex: node.itemIndex,
             item: node.item, parameters: info.sharedParameters ?? plan.parameters(of: node), inputTaskID: info.input,
             attempt: admission.attempt, workflowDirectory: plan.workflow.directory, location: info.location,
             consumers: self.consumers(of: index), optimize: options.optimize, logger: options.logger)
@@ -204,8 +208,9 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         // dependencies alive, a chain stays in memory as one linked list, and freeing it recurses per link.
         operation.removeAllDependencies()
         let effects = state.withLock { state in
-            state.finish(index, result: result, retries: info.retries, failFast: failFast && !info.continueOnError,
-                         retry: options.retry)
+            state.finish(
+                index, result: result, retries: info.retries, failFast: failFast && !info.continueOnError,
+                retry: options.retry)
         }
         apply(effects)
     }
@@ -271,11 +276,14 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
                 workflow: plan.workflow.name, path: plan.workflow.path, startedAt: startedAt, duration: now,
                 interrupted: state.interrupted,
                 nodes: plan.nodes.indices.map { index in
-                    let node = plan.nodes[index], record = state.nodes[index], info = tasks[node.taskIndex]
+                    let node = plan.nodes[index]
+                    let record = state.nodes[index]
+                    let info = tasks[node.taskIndex]
                     return RunReport.Node(
                         id: node.id, task: info.id, type: info.type.name, queue: info.queue,
                         status: record.status, attempts: record.attempts, start: record.spans.first?.start,
-                        end: record.spans.last?.end, code: record.failure?.code.description, cause: record.failure?.message,
+                        end: record.spans.last?.end, code: record.failure?.code.description,
+                        cause: record.failure?.message,
                         continueOnError: info.continueOnError, spans: record.spans)
                 },
                 queueLimits: queues.limits)

@@ -17,12 +17,14 @@ struct NodeReader {
     mutating func bool(_ node: YAMLNode, _ what: String) -> Bool? {
         if case .bool(let value) = node.value, !node.isQuoted { return value }
         // YAML 1.1 spellings that YAML 1.2 (and flowrun) read as text.
-        let meant: String? = switch node.scalar?.lowercased() {
-        case "yes", "y", "on": "true"
-        case "no", "n", "off": "false"
-        default: nil
-        }
-        diagnostics.error("\(what) must be true or false, found \(node.describedValue)", at: node.location,
+        let meant: String? =
+            switch node.scalar?.lowercased() {
+            case "yes", "y", "on": "true"
+            case "no", "n", "off": "false"
+            default: nil
+            }
+        diagnostics.error(
+            "\(what) must be true or false, found \(node.describedValue)", at: node.location,
             suggestion: meant)
         return nil
     }
@@ -44,7 +46,8 @@ struct NodeReader {
         if let text = node.scalar, let duration = Duration.parse(workflowText: text) { return duration }
         // A bare number has no unit; offer seconds, the likeliest meaning.
         let meant = node.scalar.flatMap { Double($0) != nil ? "\($0)s" : nil }
-        diagnostics.error("\(what) must be a duration such as 250ms, 20s or 2m, found \(node.describedValue)",
+        diagnostics.error(
+            "\(what) must be a duration such as 250ms, 20s or 2m, found \(node.describedValue)",
             at: node.location, suggestion: meant, hint: "write a number followed by ms, s, m or h")
         return nil
     }
@@ -53,7 +56,8 @@ struct NodeReader {
         _ node: YAMLNode, _ what: String, as: Choice.Type
     ) -> Choice? where Choice.RawValue == String {
         guard let text = node.scalar else {
-            diagnostics.error("\(what) must be one of \(Self.list(Choice.self)), found \(node.kindName)", at: node.location)
+            diagnostics.error(
+                "\(what) must be one of \(Self.list(Choice.self)), found \(node.kindName)", at: node.location)
             return nil
         }
         if let choice = Choice(rawValue: text) { return choice }
@@ -82,7 +86,8 @@ struct NodeReader {
     /// Reports a name that is not a valid identifier (task id, queue or parameter name).
     mutating func checkIdentifier(_ name: String, _ what: String, at location: SourceLocation) {
         guard !Self.isIdentifier(name) else { return }
-        diagnostics.error("invalid \(what) '\(name)'", at: location,
+        diagnostics.error(
+            "invalid \(what) '\(name)'", at: location,
             hint: "\(what)s start with a letter or '_' and contain letters, digits, '_' or '-'")
     }
 

@@ -29,14 +29,16 @@ struct WorkflowDecoder {
                 hint: "start the file with 'version: 1' and a 'tasks:' map")
             return (workflow, reader.diagnostics)
         }
-        var sawVersion = false, sawTasks = false
+        var sawVersion = false
+        var sawTasks = false
         for pair in pairs {
             let value = pair.value
             switch pair.key.scalar ?? "" {
             case "version":
                 sawVersion = true
                 if case .int(let version) = value.value, !value.isQuoted, version != 1 {
-                    reader.diagnostics.error("unsupported workflow version \(version)", at: value.location,
+                    reader.diagnostics.error(
+                        "unsupported workflow version \(version)", at: value.location,
                         hint: "this flowrun reads version 1 files; write 'version: 1'")
                 } else if let version = reader.integer(value, "'version'", atLeast: 1, atMost: 1) {
                     workflow.version = version
@@ -79,7 +81,8 @@ struct WorkflowDecoder {
             guard let name = pair.key.scalar else { continue }
             reader.checkIdentifier(name, "parameter name", at: pair.key.location)
             if case .mapping = pair.value.content {
-                reader.diagnostics.error("parameter '\(name)' must be a scalar or a list, found a map", at: pair.value.location)
+                reader.diagnostics.error(
+                    "parameter '\(name)' must be a scalar or a list, found a map", at: pair.value.location)
                 continue
             }
             workflow.params[name] = Located(pair.value.value, at: pair.value.location)
@@ -96,7 +99,8 @@ struct WorkflowDecoder {
                 for setting in settings {
                     switch setting.key.scalar ?? "" {
                     case "maxConcurrent":
-                        queue.maxConcurrent = reader.integer(setting.value, "'maxConcurrent'", atLeast: 1, atMost: 10_000)
+                        queue.maxConcurrent = reader.integer(
+                            setting.value, "'maxConcurrent'", atLeast: 1, atMost: 10_000)
                     case "qos":
                         queue.qos = reader.choice(setting.value, "'qos'", as: QualityOfServiceName.self) ?? .default
                     default:
@@ -106,7 +110,8 @@ struct WorkflowDecoder {
             } else if case .scalar(let text, _) = pair.value.content, text.isEmpty {
                 // `download:` with nothing after it: a queue with default settings.
             } else {
-                reader.diagnostics.error("queue '\(name)' must be a map such as { maxConcurrent: 2 }, found \(pair.value.kindName)",
+                reader.diagnostics.error(
+                    "queue '\(name)' must be a map such as { maxConcurrent: 2 }, found \(pair.value.kindName)",
                     at: pair.value.location)
             }
             workflow.queues[name] = queue
@@ -132,7 +137,8 @@ struct WorkflowDecoder {
         let untyped = TaskSpec(id: Located(id, at: pair.key.location), type: Located("", at: pair.key.location))
         guard let fields = reader.mapping(pair.value, "task '\(id)'") else { return untyped }
         guard let typePair = fields.first(where: { $0.key.scalar == "type" }) else {
-            reader.diagnostics.error("task '\(id)' has no 'type'", at: pair.key.location,
+            reader.diagnostics.error(
+                "task '\(id)' has no 'type'", at: pair.key.location,
                 hint: "add 'type:' with one of: \(registry.names.joined(separator: ", "))")
             return untyped
         }
@@ -152,7 +158,9 @@ struct WorkflowDecoder {
         return task
     }
 
-    private mutating func decodeField(_ field: YAMLPair, of task: inout TaskSpec, type: (any TaskType)?, hasDependsOn: Bool) {
+    private mutating func decodeField(
+        _ field: YAMLPair, of task: inout TaskSpec, type: (any TaskType)?, hasDependsOn: Bool
+    ) {
         let value = field.value
         switch field.key.scalar ?? "" {
         case "type":
@@ -179,7 +187,8 @@ struct WorkflowDecoder {
             if let type, type.parameter(named: key) != nil {
                 task.parameters[key] = field
             } else if let type {
-                let suggestion = reader.unknownKey(field.key, in: "task '\(task.id.value)' (\(type.name))",
+                let suggestion = reader.unknownKey(
+                    field.key, in: "task '\(task.id.value)' (\(type.name))",
                     candidates: Self.commonTaskKeys + type.parameters.map(\.name))
                 // Recover as a compiler does: read a misspelt dependsOn as meant, so the graph checks that follow
                 // do not add "depends on no task". The error above keeps the workflow from running.
@@ -199,7 +208,8 @@ struct WorkflowDecoder {
         case .sequence(let items):
             return items.compactMap { reader.string($0, "each entry of \(what)") }
         default:
-            reader.diagnostics.error("\(what) must be a task id or a list of task ids, found \(node.kindName)", at: node.location)
+            reader.diagnostics.error(
+                "\(what) must be a task id or a list of task ids, found \(node.kindName)", at: node.location)
             return []
         }
     }
@@ -215,8 +225,10 @@ struct WorkflowDecoder {
             // On a mistake the task stays expanded, over no items, so its `${item}` references are not also
             // reported as "outside a forEach".
             switch pair.key.scalar {
-            case "file": return reader.string(pair.value, "'forEach.file'").map(ForEachSpec.file) ?? .list([], node.location)
-            case "glob": return reader.string(pair.value, "'forEach.glob'").map(ForEachSpec.glob) ?? .list([], node.location)
+            case "file":
+                return reader.string(pair.value, "'forEach.file'").map(ForEachSpec.file) ?? .list([], node.location)
+            case "glob":
+                return reader.string(pair.value, "'forEach.glob'").map(ForEachSpec.glob) ?? .list([], node.location)
             default:
                 reader.unknownKey(pair.key, in: "'forEach'", candidates: ["file", "glob"])
                 return .list([], node.location)

@@ -1,5 +1,5 @@
-import OrderedCollections
 import Foundation
+import OrderedCollections
 
 /// Loads a workflow file and turns it into a ``Plan``: parse, decode, validate, expand — reporting every
 /// problem found on the way, never only the first.
@@ -46,7 +46,8 @@ public struct WorkflowLoader: Sendable {
     public func plan(path: String) -> LoadResult {
         guard let data = FileManager.default.contents(atPath: path) else {
             var diagnostics = Diagnostics()
-            let reason = FileManager.default.fileExists(atPath: path) ? "it is not readable (or is a folder)" : "no such file"
+            let reason =
+                FileManager.default.fileExists(atPath: path) ? "it is not readable (or is a folder)" : "no such file"
             diagnostics.error("cannot read workflow '\(path)': \(reason)", at: nil)
             return LoadResult(plan: nil, diagnostics: diagnostics, sources: [:])
         }
@@ -59,7 +60,8 @@ public struct WorkflowLoader: Sendable {
         let sources = [path: String(decoding: bytes, as: UTF8.self)]
         guard let root = YAMLDocument.parse(bytes, path: path, limits: limits, diagnostics: &diagnostics) else {
             if !diagnostics.hasErrors {
-                diagnostics.error("the workflow is empty", at: SourceLocation(path: path, line: 1, column: 1),
+                diagnostics.error(
+                    "the workflow is empty", at: SourceLocation(path: path, line: 1, column: 1),
                     hint: "start with 'version: 1' and a 'tasks:' map")
             }
             return LoadResult(plan: nil, diagnostics: diagnostics, sources: sources)

@@ -62,7 +62,8 @@ enum UTF8Check {
         if !bytes.contains(where: { $0 >= 0x80 }) { return nil }
         var iterator = bytes.makeIterator()
         var decoder = Unicode.UTF8()
-        var line = 1, column = 1
+        var line = 1
+        var column = 1
         while true {
             switch decoder.decode(&iterator) {
             case .scalarValue(let scalar):
@@ -160,7 +161,8 @@ private final class EventParser {
         let at = location(parser.problem_mark)
         // libyaml says "found character that cannot start any token" for a tab; say what it is.
         if scalar(at: at) == "\t" || problem.contains("tab") {
-            return .error("invalid YAML: a tab character is used for indentation", at: at,
+            return .error(
+                "invalid YAML: a tab character is used for indentation", at: at,
                 hint: "indent with spaces; YAML does not allow tabs for indentation")
         }
         var message = "invalid YAML: \(problem)"
@@ -181,7 +183,8 @@ private final class EventParser {
 
     /// The Unicode scalar at a location of the input, if any.
     private func scalar(at location: SourceLocation) -> Unicode.Scalar? {
-        var line = 1, start = 0
+        var line = 1
+        var start = 0
         while line < location.line {
             guard let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
             start = newline + 1
@@ -255,7 +258,8 @@ private struct TreeBuilder {
         case .documentStart(let location):
             documents += 1
             if documents > 1 {
-                throw .error("a workflow file holds one YAML document", at: location,
+                throw .error(
+                    "a workflow file holds one YAML document", at: location,
                     hint: "remove the '---' separator and everything after it, or split the file")
             }
         case .scalar(let text, let style, let anchor, let location):
@@ -276,11 +280,13 @@ private struct TreeBuilder {
             try add(YAMLNode(.mapping(mapping.pairs), at: mapping.location), anchor: mapping.anchor)
         case .alias(let name, let location):
             guard var node = anchors[name] else {
-                throw .error("unknown alias '*\(name)'", at: location, hint: "define the anchor '&\(name)' before using it")
+                throw .error(
+                    "unknown alias '*\(name)'", at: location, hint: "define the anchor '&\(name)' before using it")
             }
             aliasNodes += node.nodeCount
             if aliasNodes > limits.maxAliasNodes {
-                throw .error("aliases expand to more than \(limits.maxAliasNodes) nodes", at: location,
+                throw .error(
+                    "aliases expand to more than \(limits.maxAliasNodes) nodes", at: location,
                     hint: "this looks like an alias bomb; write the values out or use fewer nested aliases")
             }
             node.location = location
@@ -293,7 +299,8 @@ private struct TreeBuilder {
 
     private mutating func push(_ container: Container, at location: SourceLocation) throws(Diagnostic) {
         if stack.count >= limits.maxDepth {
-            throw .error("nesting deeper than \(limits.maxDepth) levels", at: location,
+            throw .error(
+                "nesting deeper than \(limits.maxDepth) levels", at: location,
                 hint: "a workflow never needs this depth; check the file is the one you meant")
         }
         stack.append(container)
@@ -315,7 +322,8 @@ private struct TreeBuilder {
                 let name = key.scalar ?? ""
                 if let first = mapping.keyLocations[name] {
                     let role = mapping.keyRole ?? "key"
-                    diagnostics.error("duplicate \(role) '\(name)'", at: key.location,
+                    diagnostics.error(
+                        "duplicate \(role) '\(name)'", at: key.location,
                         hint: mapping.keyRole == nil
                             ? "each key may appear once in a map; merge the two entries"
                             : "each \(role) may appear once; rename one of the two or merge them",

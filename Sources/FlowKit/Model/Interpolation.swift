@@ -89,7 +89,9 @@ public struct Interpolation: Sendable {
                 continue
             }
             guard let close = scalars[(index + 2)...].firstIndex(of: "}") else {
-                diagnostics.error("unterminated '${' in '\(text)'", at: at(index), hint: "close the reference with '}', or write '$${' for a literal '${'")
+                diagnostics.error(
+                    "unterminated '${' in '\(text)'", at: at(index),
+                    hint: "close the reference with '}', or write '$${' for a literal '${'")
                 return
             }
             if !literal.isEmpty {
@@ -102,7 +104,9 @@ public struct Interpolation: Sendable {
             } else {
                 diagnostics.error(
                     "unknown reference '${\(body)}'", at: at(index),
-                    hint: "references are ${params.NAME}, ${item}, ${item.index}, ${item.stem}, ${item.KEY} and ${env.NAME}")
+                    hint:
+                        "references are ${params.NAME}, ${item}, ${item.index}, ${item.stem}, ${item.KEY} and ${env.NAME}"
+                )
             }
             index = close + 1
         }
@@ -111,7 +115,9 @@ public struct Interpolation: Sendable {
 
     private static func reference(named body: String) -> Reference? {
         let parts = body.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-        let isName = { (name: String) in !name.isEmpty && name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" } }
+        let isName = { (name: String) in
+            !name.isEmpty && name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }
+        }
         switch (parts.first, parts.count) {
         case ("item", 1): return .item
         case ("item", 2) where parts[1] == "index": return .itemIndex

@@ -57,7 +57,9 @@ public struct QueueSpec: Sendable {
     public var location: SourceLocation?
 
     /// Creates a queue spec.
-    public init(name: String, maxConcurrent: Int? = nil, qos: QualityOfServiceName = .default, location: SourceLocation? = nil) {
+    public init(
+        name: String, maxConcurrent: Int? = nil, qos: QualityOfServiceName = .default, location: SourceLocation? = nil
+    ) {
         self.name = name
         self.maxConcurrent = maxConcurrent
         self.qos = qos

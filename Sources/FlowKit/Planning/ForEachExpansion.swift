@@ -18,17 +18,20 @@ enum ForEachExpansion {
             case .list(let list): items = list
             case .null: items = nil  // the unknown reference was reported already
             default:
-                diagnostics.error("'forEach' of task '\(task.id.value)' must be a list, but \(node.scalar ?? "it") is \(value.typeName)",
+                diagnostics.error(
+                    "'forEach' of task '\(task.id.value)' must be a list, but \(node.scalar ?? "it") is \(value.typeName)",
                     at: node.location, hint: "declare the param as a YAML list: photos: [a.jpg, b.jpg]")
                 items = nil
             }
         case .file(let path):
             items = lines(of: interpolated(path, scope, &diagnostics), directory: directory, diagnostics: &diagnostics)
         case .glob(let pattern):
-            items = matches(of: interpolated(pattern, scope, &diagnostics), directory: directory, diagnostics: &diagnostics)
+            items = matches(
+                of: interpolated(pattern, scope, &diagnostics), directory: directory, diagnostics: &diagnostics)
         }
         if let items, items.count > maxItems {
-            diagnostics.error("'forEach' of task '\(task.id.value)' has \(items.count) items; the limit is \(maxItems)",
+            diagnostics.error(
+                "'forEach' of task '\(task.id.value)' has \(items.count) items; the limit is \(maxItems)",
                 at: spec.location, hint: "split the work into several runs")
             return nil
         }
@@ -36,9 +39,12 @@ enum ForEachExpansion {
     }
 
     /// A `file:` or `glob:` path with its `${params.…}` / `${env.…}` references filled in.
-    private static func interpolated(_ text: Located<String>, _ scope: Scope, _ diagnostics: inout Diagnostics) -> Located<String> {
+    private static func interpolated(_ text: Located<String>, _ scope: Scope, _ diagnostics: inout Diagnostics)
+        -> Located<String>
+    {
         guard text.value.contains("${") else { return text }
-        let value = Resolver.resolve(YAMLNode(.scalar(text.value, .plain), at: text.location), in: scope, diagnostics: &diagnostics)
+        let value = Resolver.resolve(
+            YAMLNode(.scalar(text.value, .plain), at: text.location), in: scope, diagnostics: &diagnostics)
         return Located(value.description, at: text.location)
     }
 
@@ -50,7 +56,8 @@ enum ForEachExpansion {
         let full = resolved(path.value, in: directory)
         guard let data = FileManager.default.contents(atPath: full) else {
             let reason = FileManager.default.fileExists(atPath: full) ? "it is not readable" : "no such file"
-            diagnostics.error("cannot read the forEach file '\(path.value)': \(reason)", at: path.location,
+            diagnostics.error(
+                "cannot read the forEach file '\(path.value)': \(reason)", at: path.location,
                 hint: "paths are relative to the workflow file's folder; looked for '\(full)'")
             return nil
         }
@@ -64,13 +71,16 @@ enum ForEachExpansion {
             .map(Value.string)
     }
 
-    private static func matches(of pattern: Located<String>, directory: String, diagnostics: inout Diagnostics) -> [Value]? {
+    private static func matches(of pattern: Located<String>, directory: String, diagnostics: inout Diagnostics)
+        -> [Value]?
+    {
         let full = resolved(pattern.value, in: directory)
         var result = glob_t()
         defer { globfree(&result) }
         let status = glob(full, 0, nil, &result)
         if status == GLOB_NOMATCH {
-            diagnostics.append(Diagnostic(.warning, "the glob '\(pattern.value)' matches no files", at: pattern.location))
+            diagnostics.append(
+                Diagnostic(.warning, "the glob '\(pattern.value)' matches no files", at: pattern.location))
             return []
         }
         guard status == 0 else {

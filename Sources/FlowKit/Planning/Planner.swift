@@ -30,13 +30,15 @@ struct Planner {
             let items = domain?.items
             nodeCount[taskIndex] = items?.count ?? 1
             if nodes.count + nodeCount[taskIndex] > ForEachExpansion.maxItems {
-                diagnostics.error("the workflow expands to more than \(ForEachExpansion.maxItems) nodes", at: task.id.location)
+                diagnostics.error(
+                    "the workflow expands to more than \(ForEachExpansion.maxItems) nodes", at: task.id.location)
                 return nil
             }
             for index in 0..<nodeCount[taskIndex] {
                 var dependencies: [Int] = []
                 for upstream in context.upstream[taskIndex] {
-                    let start = firstNode[upstream], count = nodeCount[upstream]
+                    let start = firstNode[upstream]
+                    let count = nodeCount[upstream]
                     if items != nil, domains[upstream] != nil {
                         dependencies.append(start + index)  // element-wise: item i reads item i
                     } else {
@@ -44,10 +46,11 @@ struct Planner {
                     }
                 }
                 dependencies.sort()
-                nodes.append(PlannedNode(
-                    id: items == nil ? task.id.value : "\(task.id.value)[\(index)]",
-                    taskIndex: taskIndex, item: items?[index], itemIndex: items == nil ? nil : index,
-                    dependencies: dependencies, dependents: []))
+                nodes.append(
+                    PlannedNode(
+                        id: items == nil ? task.id.value : "\(task.id.value)[\(index)]",
+                        taskIndex: taskIndex, item: items?[index], itemIndex: items == nil ? nil : index,
+                        dependencies: dependencies, dependents: []))
             }
         }
         for index in nodes.indices {
@@ -55,22 +58,27 @@ struct Planner {
         }
         let inputKinds = workflow.tasks.map { KindValidator.inputKind(of: $0, context) }
         var plan = Plan(
-            workflow: workflow, registry: context.registry, environment: context.environment, params: params, nodes: nodes,
+            workflow: workflow, registry: context.registry, environment: context.environment, params: params,
+            nodes: nodes,
             inputKinds: inputKinds)
         checkParameters(of: &plan, diagnostics: &diagnostics)
         return plan
     }
 
-    private func domain(of task: TaskSpec, domains: [Domain?], scope: Scope, diagnostics: inout Diagnostics) -> Domain? {
+    private func domain(of task: TaskSpec, domains: [Domain?], scope: Scope, diagnostics: inout Diagnostics) -> Domain?
+    {
         var own: Domain?
         if let spec = task.forEach {
             if task.gather {
-                diagnostics.error("task '\(task.id.value)' has both 'forEach' and 'gather: true'", at: spec.location,
+                diagnostics.error(
+                    "task '\(task.id.value)' has both 'forEach' and 'gather: true'", at: spec.location,
                     hint: "a gather task runs once over its dependencies' items; drop one of the two")
                 return nil
             }
-            guard let items = ForEachExpansion.items(of: spec, task: task, scope: scope, directory: context.workflow.directory,
-                diagnostics: &diagnostics)
+            guard
+                let items = ForEachExpansion.items(
+                    of: spec, task: task, scope: scope, directory: context.workflow.directory,
+                    diagnostics: &diagnostics)
             else { return nil }
             own = Domain(origin: task.id.value, items: items)
         }
@@ -80,8 +88,11 @@ struct Planner {
         }
         if task.gather {
             if inherited.isEmpty {
-                diagnostics.error("task '\(task.id.value)' has 'gather: true' but depends on no forEach task", at: task.id.location,
-                    hint: "gather collects the items of an expanded dependency; remove 'gather' or depend on a forEach task")
+                diagnostics.error(
+                    "task '\(task.id.value)' has 'gather: true' but depends on no forEach task", at: task.id.location,
+                    hint:
+                        "gather collects the items of an expanded dependency; remove 'gather' or depend on a forEach task"
+                )
             }
             return nil
         }

@@ -1,5 +1,5 @@
-import OrderedCollections
 import Foundation
+import OrderedCollections
 
 /// What `${…}` references resolve against for one node.
 public struct Scope: Sendable {
@@ -70,15 +70,23 @@ enum Resolver {
         case .sequence(let items):
             return .list(items.map { resolve($0, in: scope, diagnostics: &diagnostics, unresolved: &unresolved) })
         case .mapping(let pairs):
-            return .map(.init(
-                pairs.map { ($0.key.scalar ?? "", resolve($0.value, in: scope, diagnostics: &diagnostics, unresolved: &unresolved)) },
-                uniquingKeysWith: { first, _ in first }))
+            return .map(
+                .init(
+                    pairs.map {
+                        (
+                            $0.key.scalar ?? "",
+                            resolve($0.value, in: scope, diagnostics: &diagnostics, unresolved: &unresolved)
+                        )
+                    },
+                    uniquingKeysWith: { first, _ in first }))
         }
     }
 
     /// The value of one reference. Unknown names were reported by the reference validator; item keys that a
     /// map item lacks are reported here, since only planning sees the items.
-    static func value(of reference: Reference, at location: SourceLocation, in scope: Scope, diagnostics: inout Diagnostics) -> Value? {
+    static func value(
+        of reference: Reference, at location: SourceLocation, in scope: Scope, diagnostics: inout Diagnostics
+    ) -> Value? {
         switch reference {
         case .param(let name): return scope.params[name]
         case .env(let name): return scope.environment[name].map(Value.string)
@@ -93,13 +101,15 @@ enum Resolver {
             guard let item = scope.item else { return nil }
             guard case .map(let map) = item.value else {
                 // No item index in the message, so a list of 1,000 strings gives one diagnostic, not 1,000.
-                diagnostics.error("'${item.\(key)}' needs the forEach items to be maps, found \(item.value.typeName)",
+                diagnostics.error(
+                    "'${item.\(key)}' needs the forEach items to be maps, found \(item.value.typeName)",
                     at: location, hint: "write the items as maps ({ \(key): … }) or use ${item}")
                 return nil
             }
             guard let value = map[key] else {
                 // No item index in the message, so the same mistake seen from every item is reported once.
-                diagnostics.error("'${item.\(key)}' names a key the forEach items do not have", at: location,
+                diagnostics.error(
+                    "'${item.\(key)}' names a key the forEach items do not have", at: location,
                     suggestion: Suggestion.closest(to: key, in: map.keys).map { "${item.\($0)}" },
                     hint: "the items' keys are: \(map.keys.joined(separator: ", "))")
                 return nil
@@ -128,7 +138,9 @@ enum Resolver {
     static func safeName(_ text: String) -> String {
         var name = text.split(separator: "/").last.map(String.init) ?? ""
         name = name.replacingOccurrences(of: "\\", with: "_")
-        if name.isEmpty || name == "." || name == ".." || name.hasPrefix("..") { name = "_" + name.replacingOccurrences(of: ".", with: "_") }
+        if name.isEmpty || name == "." || name == ".." || name.hasPrefix("..") {
+            name = "_" + name.replacingOccurrences(of: ".", with: "_")
+        }
         return name
     }
 }

@@ -12,8 +12,14 @@ public enum WorkflowSchema {
 
     /// The schema as a JSON object.
     public static func schema(for registry: TaskRegistry) -> [String: Any] {
-        let reference: [String: Any] = ["type": "string", "pattern": "^\\$\\{[^}]+\\}$", "description": "A ${params.NAME}, ${item…} or ${env.NAME} reference."]
-        let duration: [String: Any] = ["type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?(ms|s|m|h)$", "description": "A duration: 250ms, 20s, 2m, 1h."]
+        let reference: [String: Any] = [
+            "type": "string", "pattern": "^\\$\\{[^}]+\\}$",
+            "description": "A ${params.NAME}, ${item…} or ${env.NAME} reference.",
+        ]
+        let duration: [String: Any] = [
+            "type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?(ms|s|m|h)$",
+            "description": "A duration: 250ms, 20s, 2m, 1h.",
+        ]
         return [
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "title": "flowrun workflow",
@@ -37,8 +43,14 @@ public enum WorkflowSchema {
                     "additionalProperties": [
                         "type": ["object", "null"], "additionalProperties": false,
                         "properties": [
-                            "maxConcurrent": ["type": "integer", "minimum": 1, "description": "How many nodes run at once; 1 is a serial queue."],
-                            "qos": ["enum": QualityOfServiceName.allCases.map(\.rawValue), "description": "Quality of service of the queue's threads."],
+                            "maxConcurrent": [
+                                "type": "integer", "minimum": 1,
+                                "description": "How many nodes run at once; 1 is a serial queue.",
+                            ],
+                            "qos": [
+                                "enum": QualityOfServiceName.allCases.map(\.rawValue),
+                                "description": "Quality of service of the queue's threads.",
+                            ],
                         ],
                     ],
                 ],
@@ -63,17 +75,31 @@ public enum WorkflowSchema {
             "dependsOn": ids.merging(["description": "Tasks that must succeed first: an id or a list of ids."]) { $1 },
             "queue": ["type": "string", "description": "The queue to run on (default: `default`)."],
             "priority": ["enum": PriorityName.allCases.map(\.rawValue), "description": "Priority within the queue."],
-            "retries": ["type": "integer", "minimum": 0, "maximum": 100, "description": "Re-run a failed attempt up to N more times, with backoff."],
+            "retries": [
+                "type": "integer", "minimum": 0, "maximum": 100,
+                "description": "Re-run a failed attempt up to N more times, with backoff.",
+            ],
             "timeout": ["$ref": "#/$defs/duration", "description": "Time limit of each attempt."],
-            "continueOnError": ["type": "boolean", "description": "A failure counts as success for the exit code; dependents are still skipped."],
-            "input": ["type": "string", "description": "Which dependency to read when several provide the consumed kind."],
+            "continueOnError": [
+                "type": "boolean",
+                "description": "A failure counts as success for the exit code; dependents are still skipped.",
+            ],
+            "input": [
+                "type": "string", "description": "Which dependency to read when several provide the consumed kind.",
+            ],
             "forEach": [
                 "description": "Run once per item: a list, a ${params.NAME} list, { file: PATH } or { glob: PATTERN }.",
                 "oneOf": [
                     ["type": "array"],
                     ["$ref": "#/$defs/reference"],
-                    ["type": "object", "additionalProperties": false, "required": ["file"], "properties": ["file": ["type": "string"]]],
-                    ["type": "object", "additionalProperties": false, "required": ["glob"], "properties": ["glob": ["type": "string"]]],
+                    [
+                        "type": "object", "additionalProperties": false, "required": ["file"],
+                        "properties": ["file": ["type": "string"]],
+                    ],
+                    [
+                        "type": "object", "additionalProperties": false, "required": ["glob"],
+                        "properties": ["glob": ["type": "string"]],
+                    ],
                 ],
             ],
             "gather": ["type": "boolean", "description": "Run once, after every item of the expanded dependencies."],
@@ -90,8 +116,10 @@ public enum WorkflowSchema {
             }
             return [
                 "if": ["properties": ["type": ["const": type.name]], "required": ["type"]],
-                "then": ["properties": properties, "required": required, "additionalProperties": false,
-                         "description": type.summary],
+                "then": [
+                    "properties": properties, "required": required, "additionalProperties": false,
+                    "description": type.summary,
+                ],
             ]
         }
         return [
@@ -113,10 +141,19 @@ public enum WorkflowSchema {
                 if range.upperBound < Double(Int.max) { number["maximum"] = range.upperBound }
             }
             schema = ["anyOf": [number, ["$ref": "#/$defs/reference"]]]
-        case .duration: schema = ["anyOf": [["$ref": "#/$defs/duration"], ["type": "number", "minimum": 0], ["$ref": "#/$defs/reference"]]]
+        case .duration:
+            schema = [
+                "anyOf": [
+                    ["$ref": "#/$defs/duration"], ["type": "number", "minimum": 0], ["$ref": "#/$defs/reference"],
+                ]
+            ]
         case .oneOf(let options): schema = ["anyOf": [["enum": options], ["$ref": "#/$defs/reference"]]]
-        case .stringList: schema = ["anyOf": [["type": "array", "items": ["type": ["string", "number", "boolean"]]], ["type": "string"]]]
-        case .stringMap: schema = ["type": "object", "additionalProperties": ["type": ["string", "number", "boolean"]]]
+        case .stringList:
+            schema = [
+                "anyOf": [["type": "array", "items": ["type": ["string", "number", "boolean"]]], ["type": "string"]]
+            ]
+        case .stringMap:
+            schema = ["type": "object", "additionalProperties": ["type": ["string", "number", "boolean"]]]
         case .any: schema = [:]
         }
         schema["description"] = parameter.summary

@@ -15,16 +15,20 @@ public enum ChromeTrace {
             for span in node.spans {
                 let laneKey = "\(node.queue)#\(span.lane)"
                 if lanesSeen.insert(laneKey).inserted {
-                    events.append(["name": "thread_name", "ph": "M", "pid": 1, "tid": pid * 1000 + span.lane,
-                                   "args": ["name": "\(node.queue) slot \(span.lane + 1)"]])
+                    events.append([
+                        "name": "thread_name", "ph": "M", "pid": 1, "tid": pid * 1000 + span.lane,
+                        "args": ["name": "\(node.queue) slot \(span.lane + 1)"],
+                    ])
                 }
                 events.append([
                     "name": node.id, "cat": node.type, "ph": "X", "pid": 1, "tid": pid * 1000 + span.lane,
-                    "ts": (span.start * 1_000_000).rounded(), "dur": max(((span.end - span.start) * 1_000_000).rounded(), 1),
+                    "ts": (span.start * 1_000_000).rounded(),
+                    "dur": max(((span.end - span.start) * 1_000_000).rounded(), 1),
                     "args": ["status": node.status.rawValue, "attempt": span.attempt, "cause": node.cause ?? ""],
                 ])
             }
         }
-        return try JSONSerialization.data(withJSONObject: ["traceEvents": events, "displayTimeUnit": "ms"], options: [.sortedKeys])
+        return try JSONSerialization.data(
+            withJSONObject: ["traceEvents": events, "displayTimeUnit": "ms"], options: [.sortedKeys])
     }
 }

@@ -1,11 +1,11 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Signal hygiene for the programs `command` starts.
@@ -47,9 +47,9 @@ enum CommandSignals {
             var action = sigaction()
             guard sigaction(Int32(signal), nil, &action) == 0 else { continue }
             #if os(Linux)
-            let handler = unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
+                let handler = unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
             #else
-            let handler = unsafeBitCast(action.__sigaction_u.__sa_handler, to: Int.self)
+                let handler = unsafeBitCast(action.__sigaction_u.__sa_handler, to: Int.self)
             #endif
             if handler == 1 { sigaddset(&set, Int32(signal)) }  // SIG_IGN is the handler value 1
         }

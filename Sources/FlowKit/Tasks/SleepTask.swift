@@ -34,10 +34,12 @@ public final class SleepOperation: FlowOperation, @unchecked Sendable {
     }
 
     private func wake(cancelled: Bool) {
-        guard let source = timer.withLock({ timer -> (any DispatchSourceTimer)? in
-            defer { timer = nil }
-            return timer
-        }) else { return }
+        guard
+            let source = timer.withLock({ timer -> (any DispatchSourceTimer)? in
+                defer { timer = nil }
+                return timer
+            })
+        else { return }
         source.cancel()
         finish(cancelled ? .cancelled : .success(nil))
     }

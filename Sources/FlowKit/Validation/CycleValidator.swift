@@ -47,10 +47,12 @@ struct CycleValidator {
         let path = (members.map { tasks[$0.node].id.value } + [tasks[target].id.value]).joined(separator: " → ")
         let notes = members.map { frame -> Diagnostic in
             let edge = edges[frame.node][frame.edge - 1]
-            return .note("'\(tasks[frame.node].id.value)' depends on '\(tasks[edge.target].id.value)' here", at: edge.location)
+            return .note(
+                "'\(tasks[frame.node].id.value)' depends on '\(tasks[edge.target].id.value)' here", at: edge.location)
         }
         let first = members.first.map { edges[$0.node][$0.edge - 1].location }
-        diagnostics.error("dependency cycle: \(path)", at: first, hint: "remove one of these dependencies to break the cycle",
+        diagnostics.error(
+            "dependency cycle: \(path)", at: first, hint: "remove one of these dependencies to break the cycle",
             notes: notes)
     }
 }

@@ -6,7 +6,8 @@ struct DependencyValidator {
             var seen: [String: SourceLocation] = [:]
             for entry in task.dependsOn {
                 if entry.value == task.id.value {
-                    diagnostics.error("task '\(task.id.value)' depends on itself", at: entry.location,
+                    diagnostics.error(
+                        "task '\(task.id.value)' depends on itself", at: entry.location,
                         hint: "remove '\(entry.value)' from its dependsOn")
                 } else if context.taskIndex[entry.value] == nil {
                     diagnostics.error(
@@ -14,7 +15,8 @@ struct DependencyValidator {
                         suggestion: Suggestion.closest(to: entry.value, in: ids))
                 }
                 if let first = seen[entry.value] {
-                    diagnostics.error("task '\(task.id.value)' lists '\(entry.value)' twice in dependsOn", at: entry.location,
+                    diagnostics.error(
+                        "task '\(task.id.value)' lists '\(entry.value)' twice in dependsOn", at: entry.location,
                         notes: [.note("first listed here", at: first)])
                 } else {
                     seen[entry.value] = entry.location

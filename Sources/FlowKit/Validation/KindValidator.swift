@@ -9,7 +9,8 @@ struct KindValidator {
             if task.dependsOn.contains(where: { context.taskIndex[$0.value] == nil }) { continue }
             let dependencies = context.dependencies(of: task)
             if let input = task.input {
-                checkInput(input, of: task, type: type, dependencies: dependencies, context: context, into: &diagnostics)
+                checkInput(
+                    input, of: task, type: type, dependencies: dependencies, context: context, into: &diagnostics)
                 continue
             }
             let needed = type.consumes.kinds
@@ -34,7 +35,9 @@ struct KindValidator {
                 diagnostics.error(
                     "task '\(task.id.value)' (\(type.name)) needs \(Self.article(neededText)) input but depends on no task",
                     at: task.id.location,
-                    hint: "add 'dependsOn:' naming a task that provides \(neededText) (types: \(sources.joined(separator: ", ")))")
+                    hint:
+                        "add 'dependsOn:' naming a task that provides \(neededText) (types: \(sources.joined(separator: ", ")))"
+                )
                 continue
             }
             let (dependency, dependencyType) = typed[0]
@@ -43,7 +46,8 @@ struct KindValidator {
             if let providedKind = dependencyType.provides,
                 let adapter = context.registry.adapters(from: providedKind, to: needed).first
             {
-                hint = "add a \(adapter.name) task between them: \(adapter.name)'s input is \(providedKind), its output \(adapter.provides?.name ?? "")"
+                hint =
+                    "add a \(adapter.name) task between them: \(adapter.name)'s input is \(providedKind), its output \(adapter.provides?.name ?? "")"
             }
             diagnostics.error(
                 "task '\(task.id.value)' (\(type.name)) needs \(Self.article(neededText)); '\(dependency.task.id.value)' (\(dependencyType.name)) \(provided)",

@@ -21,14 +21,17 @@ struct ParameterValidator {
                     continue
                 }
                 let origin = Self.paramOrigin(of: pair.value)
-                if let checked = check(value, against: spec, at: pair.value.location, origin: origin, diagnostics: &diagnostics) {
+                if let checked = check(
+                    value, against: spec, at: pair.value.location, origin: origin, diagnostics: &diagnostics)
+                {
                     resolved[spec.name] = checked
                 }
             } else if let defaultValue = spec.defaultValue {
                 resolved[spec.name] = defaultValue
             } else if spec.isRequired {
                 diagnostics.error(
-                    "task '\(task.id.value)' (\(type.name)) is missing required parameter '\(spec.name)'", at: task.id.location,
+                    "task '\(task.id.value)' (\(type.name)) is missing required parameter '\(spec.name)'",
+                    at: task.id.location,
                     hint: "add '\(spec.name):' — \(spec.summary)")
             }
         }
@@ -60,7 +63,8 @@ struct ParameterValidator {
             case .requires(let key, let others):
                 guard given(key) else { continue }
                 for other in others where !given(other) {
-                    diagnostics.error("'\(key)' of task '\(task.id.value)' needs '\(other)' as well", at: values.location(of: key))
+                    diagnostics.error(
+                        "'\(key)' of task '\(task.id.value)' needs '\(other)' as well", at: values.location(of: key))
                 }
             }
         }
@@ -82,7 +86,9 @@ struct ParameterValidator {
     ) -> Value? {
         let what = "parameter '\(spec.name)' of task '\(task.id.value)' (\(type.name))"
         func fail(_ expected: String, hint: String? = nil) -> Value? {
-            let found = value.typeName + (value.listValue == nil && value.mapValue == nil && value != .null ? " ('\(value)')" : "")
+            let found =
+                value.typeName
+                + (value.listValue == nil && value.mapValue == nil && value != .null ? " ('\(value)')" : "")
             diagnostics.error("\(what) must be \(expected), found \(found)", at: location, hint: hint ?? origin)
             return nil
         }
@@ -102,7 +108,9 @@ struct ParameterValidator {
                 return fail(isInteger ? "a whole number" : "a number")
             }
             if let range = spec.range, !range.contains(number) {
-                let bounds = range.upperBound >= Double(Int.max) ? "at least \(Value.double(range.lowerBound))"
+                let bounds =
+                    range.upperBound >= Double(Int.max)
+                    ? "at least \(Value.double(range.lowerBound))"
                     : "between \(Value.double(range.lowerBound)) and \(Value.double(range.upperBound))"
                 diagnostics.error("\(what) must be \(bounds), found \(value)", at: location, hint: origin)
                 return nil

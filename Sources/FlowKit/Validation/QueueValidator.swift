@@ -9,7 +9,9 @@ struct QueueValidator {
             diagnostics.error(
                 "task '\(task.id.value)' uses unknown queue '\(queue.value)'", at: queue.location,
                 suggestion: Suggestion.closest(to: queue.value, in: names),
-                hint: "declare it under 'queues:' (e.g. \(queue.value): { maxConcurrent: 2 }) or use one of: \(names.joined(separator: ", "))")
+                hint:
+                    "declare it under 'queues:' (e.g. \(queue.value): { maxConcurrent: 2 }) or use one of: \(names.joined(separator: ", "))"
+            )
         }
     }
 }

@@ -10,7 +10,8 @@ struct ReferenceValidator {
             var nodes = task.parameters.values.map(\.value)
             switch task.forEach {
             case .reference(let node)?: nodes.append(node)
-            case .file(let path)?, .glob(let path)?: nodes.append(YAMLNode(.scalar(path.value, .plain), at: path.location))
+            case .file(let path)?, .glob(let path)?:
+                nodes.append(YAMLNode(.scalar(path.value, .plain), at: path.location))
             default: break
             }
             let inForEach = expanded.contains(task.id.value)
@@ -21,14 +22,21 @@ struct ReferenceValidator {
                         diagnostics.error(
                             "unknown parameter '${params.\(name)}'", at: location,
                             suggestion: Suggestion.closest(to: name, in: params).map { "${params.\($0)}" },
-                            hint: params.isEmpty ? "declare it under 'params:'" : "declared params: \(params.joined(separator: ", "))")
+                            hint: params.isEmpty
+                                ? "declare it under 'params:'" : "declared params: \(params.joined(separator: ", "))")
                     case .env(let name) where context.environment[name] == nil:
-                        diagnostics.error("environment variable '\(name)' is not set", at: location,
-                            suggestion: Suggestion.closest(to: name, in: context.environment.keys).map { "${env.\($0)}" },
+                        diagnostics.error(
+                            "environment variable '\(name)' is not set", at: location,
+                            suggestion: Suggestion.closest(to: name, in: context.environment.keys).map {
+                                "${env.\($0)}"
+                            },
                             hint: "set it before running (\(name)=… flowrun …), or use a param instead")
                     case let item where item.needsItem && !inForEach:
-                        diagnostics.error("'${\(item)}' is used outside a forEach", at: location,
-                            hint: "task '\(task.id.value)' runs once; add 'forEach:' to it or depend on a task that has one")
+                        diagnostics.error(
+                            "'${\(item)}' is used outside a forEach", at: location,
+                            hint:
+                                "task '\(task.id.value)' runs once; add 'forEach:' to it or depend on a task that has one"
+                        )
                     default:
                         break
                     }

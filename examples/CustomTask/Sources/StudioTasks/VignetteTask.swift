@@ -12,9 +12,11 @@ public struct VignetteTask: TaskType {
     public var summary: String { "Darkens the image towards its corners." }
     public var parameters: [ParameterSpec] {
         [
-            ParameterSpec("strength", .number, default: .double(0.6), range: 0...1,
+            ParameterSpec(
+                "strength", .number, default: .double(0.6), range: 0...1,
                 summary: "How dark the corners get: 0 leaves the image alone, 1 makes them black."),
-            ParameterSpec("radius", .number, default: .double(0.5), range: 0...1.5,
+            ParameterSpec(
+                "radius", .number, default: .double(0.5), range: 0...1.5,
                 summary: "Where the darkening starts, as a fraction of the half-diagonal."),
         ]
     }
@@ -26,8 +28,10 @@ public struct VignetteTask: TaskType {
 /// The operation of ``VignetteTask``.
 public final class VignetteOperation: ImageOperation, @unchecked Sendable {
     public override func transform(_ image: Image) -> Image {
-        Vignette(strength: context.parameters.double("strength") ?? 0.6,
-                 radius: context.parameters.double("radius") ?? 0.5).applied(to: image.materialized())
+        Vignette(
+            strength: context.parameters.double("strength") ?? 0.6,
+            radius: context.parameters.double("radius") ?? 0.5
+        ).applied(to: image.materialized())
     }
 }
 
@@ -52,7 +56,8 @@ public struct Vignette: Sendable {
 
     public func applied(to image: Image) -> Image {
         var output = image
-        let centerX = Double(image.width - 1) / 2, centerY = Double(image.height - 1) / 2
+        let centerX = Double(image.width - 1) / 2
+        let centerY = Double(image.height - 1) / 2
         let halfDiagonal = max((centerX * centerX + centerY * centerY).squareRoot(), 1)
         output.pixels.withUnsafeMutableBufferPointer { pixels in
             for y in 0..<image.height {

@@ -22,17 +22,20 @@ import Testing
     }
 
     @Test func strengthOutOfRangeIsAValidationError() {
-        let result = WorkflowLoader(registry: .studio, environment: [:]).plan(bytes: Array("""
-            version: 1
-            tasks:
-              a: { type: fetch, url: x.jpg }
-              b: { type: decode, dependsOn: a }
-              c: { type: vignette, strength: 1.5, dependsOn: b }
-            """.utf8), path: "v.yaml")
+        let result = WorkflowLoader(registry: .studio, environment: [:]).plan(
+            bytes: Array(
+                """
+                version: 1
+                tasks:
+                  a: { type: fetch, url: x.jpg }
+                  b: { type: decode, dependsOn: a }
+                  c: { type: vignette, strength: 1.5, dependsOn: b }
+                """.utf8), path: "v.yaml")
         #expect(result.plan == nil)
-        #expect(result.diagnostics.all.map { DiagnosticRenderer().headline($0) } == [
-            "v.yaml:5:34: error: parameter 'strength' of task 'c' (vignette) must be between 0 and 1, found 1.5",
-        ])
+        #expect(
+            result.diagnostics.all.map { DiagnosticRenderer().headline($0) } == [
+                "v.yaml:5:34: error: parameter 'strength' of task 'c' (vignette) must be between 0 and 1, found 1.5"
+            ])
     }
 }
 
@@ -43,13 +46,15 @@ import Testing
     }
 
     @Test func checksumAfterAnImageIsRejectedWithAHint() {
-        let result = WorkflowLoader(registry: .studio, environment: [:]).plan(bytes: Array("""
-            version: 1
-            tasks:
-              a: { type: fetch, url: x.jpg }
-              b: { type: decode, dependsOn: a }
-              c: { type: checksum, dependsOn: b }
-            """.utf8), path: "c.yaml")
+        let result = WorkflowLoader(registry: .studio, environment: [:]).plan(
+            bytes: Array(
+                """
+                version: 1
+                tasks:
+                  a: { type: fetch, url: x.jpg }
+                  b: { type: decode, dependsOn: a }
+                  c: { type: checksum, dependsOn: b }
+                """.utf8), path: "c.yaml")
         #expect(result.plan == nil)
         let diagnostic = result.diagnostics.all.first
         #expect(diagnostic?.message == "task 'c' (checksum) needs a data; 'b' (decode) provides image")
@@ -64,7 +69,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: out) }
         let loader = WorkflowLoader(registry: .studio, paramOverrides: [("outDir", out.path)])
         let result = loader.plan(path: package.appendingPathComponent("workflows/vignettes.yaml").path)
-        let plan = try #require(result.plan, "\(DiagnosticRenderer(sources: result.sources).render(result.diagnostics))")
+        let plan = try #require(
+            result.plan, "\(DiagnosticRenderer(sources: result.sources).render(result.diagnostics))")
         let report = Runner(plan: plan).run()
         #expect(report.exitCode == 0, "\(report.nodes.compactMap(\.cause))")
         let files = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
@@ -72,7 +78,8 @@ import Testing
         #expect(photos >= 3)
         #expect(files.filter { $0.hasPrefix("vignette-") && $0.hasSuffix(".jpg") }.count == photos)
         #expect(files.filter { $0.hasSuffix(".crc32.txt") }.count == photos)
-        let manifest = try String(contentsOf: out.appendingPathComponent(files.first { $0.hasSuffix(".crc32.txt") }!), encoding: .utf8)
+        let manifest = try String(
+            contentsOf: out.appendingPathComponent(files.first { $0.hasSuffix(".crc32.txt") }!), encoding: .utf8)
         #expect(manifest.hasPrefix("crc32 "))
     }
 }
