@@ -1,6 +1,8 @@
 // flowrun-bench: engine overhead against the raw OperationQueue floor, measured in one process.
 //
-//   swift run -c release flowrun-bench [--nodes 20000] [--rounds 5] [--shape chain|wide|lattice|forEach]
+//   swift run -c release flowrun-bench [--nodes 20000] [--rounds 5] [--shape chain|wide|lattice|forEach] [--profile]
+//
+// --profile runs only flowrun (no floor), for `perf record`.
 //
 // For each shape (chain, wide fan-out/fan-in, lattice, forEach chain of 3) it times Runner.run() on a planned
 // workflow of N no-op nodes, and between every two shapes times N independent raw Operations through one
@@ -13,6 +15,7 @@ struct Arguments {
     var nodes = 20_000
     var rounds = 5
     var shapes = Shape.allCases
+    var profile = false
 
     init() {
         var iterator = CommandLine.arguments.dropFirst().makeIterator()
@@ -21,9 +24,12 @@ struct Arguments {
             case "--nodes": nodes = iterator.next().flatMap(Int.init) ?? nodes
             case "--rounds": rounds = iterator.next().flatMap(Int.init) ?? rounds
             case "--shape": shapes = iterator.next().flatMap(Shape.init(rawValue:)).map { [$0] } ?? shapes
+            case "--profile": profile = true
             default:
                 FileHandle.standardError.write(
-                    Data("usage: flowrun-bench [--nodes N] [--rounds R] [--shape chain|wide|lattice|forEach]\n".utf8))
+                    Data(
+                        "usage: flowrun-bench [--nodes N] [--rounds R] [--shape chain|wide|lattice|forEach] [--profile]\n"
+                            .utf8))
                 exit(2)
             }
         }
@@ -139,6 +145,15 @@ func median(_ values: [Double]) -> Double {
 }
 
 let arguments = Arguments()
+if arguments.profile {
+    // Only flowrun, no floor and no doubled graph: for `perf record` of the engine's own cost.
+    for shape in arguments.shapes {
+        let plan = shape.plan(nodes: arguments.nodes)
+        let times = (0..<arguments.rounds).map { _ in run(plan) }
+        print(shape.rawValue, String(format: "%.3fs median of %d", median(times), arguments.rounds))
+    }
+    exit(0)
+}
 print(
     "engine overhead, \(arguments.nodes) no-op nodes, \(arguments.rounds) rounds, \(ProcessInfo.processInfo.activeProcessorCount) cores"
 )

@@ -106,13 +106,14 @@ open class FlowOperation: Operation, @unchecked Sendable {
         }
         assert(first, "finish(_:) called twice on \(context.nodeID)")
         guard first else { return }
-        // Before Foundation frees the queue slot, so the slot's trace lane is free when the next node starts.
-        if let (observer, index) = lifecycle { observer.operationWillFinish(self, index: index) }
+        // Before Foundation frees the queue slot: the runner records the result and launches the dependents
+        // now, so they start while Foundation does its own bookkeeping (a chain overlaps the two).
+        let finishesRun = lifecycle.map { $0.observer.operationWillFinish(self, index: $0.index) } ?? false
         // corelibs re-reads `isFinished` inside `didChangeValue`, so the flag must be set — and our lock
-        // released — before these calls; only then does it release dependents and free the queue slot.
+        // released — before these calls; only then does it free the queue slot.
         didChangeValue(forKey: "isExecuting")
         didChangeValue(forKey: "isFinished")
-        if let (observer, index) = lifecycle { observer.operationDidFinish(self, index: index) }
+        if finishesRun, let (observer, _) = lifecycle { observer.operationDidFinishRun() }
     }
 
     /// Finishes as cancelled if the operation has been cancelled.
@@ -287,7 +288,9 @@ open class FlowOperation: Operation, @unchecked Sendable {
 protocol OperationLifecycle: AnyObject, Sendable {
     /// Returns whether the operation may execute.
     func operationDidStart(_ operation: FlowOperation, index: Int) -> Bool
-    /// The operation is done but Foundation does not know yet (its queue slot is still taken).
-    func operationWillFinish(_ operation: FlowOperation, index: Int)
-    func operationDidFinish(_ operation: FlowOperation, index: Int)
+    /// The operation is done but Foundation does not know yet (its queue slot is still taken): record the
+    /// result and launch what it unblocks. Returns whether this was the run's last node.
+    func operationWillFinish(_ operation: FlowOperation, index: Int) -> Bool
+    /// Foundation knows the run's last operation finished (so no queue holds anything of the run).
+    func operationDidFinishRun()
 }

@@ -29,6 +29,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     private final class TaskInfo: Sendable {
         let id: String
         let type: any TaskType
+        let typeName: String
         let queue: String
         let operationQueue: OperationQueue
         let priority: Operation.QueuePriority
@@ -43,6 +44,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         init(task: TaskSpec, type: any TaskType, operationQueue: OperationQueue, sharedParameters: ParameterValues?) {
             id = task.id.value
             self.type = type
+            typeName = type.name
             queue = task.queueName
             self.operationQueue = operationQueue
             priority = task.priority.foundationValue
@@ -149,12 +151,12 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
 
     private func makeOperation(_ admission: RunState.Admission) -> FlowOperation {
         let index = admission.index
-        let node = plan.nodes[index]
-        let info = tasks[node.taskIndex]
+        // Field by field: copying the whole `PlannedNode` costs a retain per field, per node.
+        let info = tasks[plan.nodes[index].taskIndex]
         let context = NodeContext(
-            nodeID: node.id, taskID: info.id, typeName: info.type.name, queueName: info.queue,
-            itemIndex: node.itemIndex,
-            item: node.item, parameters: info.sharedParameters ?? plan.parameters(of: node), inputTaskID: info.input,
+            nodeID: plan.nodes[index].id, taskID: info.id, typeName: info.typeName, queueName: info.queue,
+            itemIndex: plan.nodes[index].itemIndex, item: plan.nodes[index].item,
+            parameters: info.sharedParameters ?? plan.parameters(of: plan.nodes[index]), inputTaskID: info.input,
             attempt: admission.attempt, workflowDirectory: plan.workflow.directory, location: info.location,
             consumers: self.consumers(of: index), optimize: options.optimize, logger: options.logger)
         let operation = info.type.makeOperation(context)
@@ -195,39 +197,45 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         return true
     }
 
-    func operationWillFinish(_ operation: FlowOperation, index: Int) {
+    func operationWillFinish(_ operation: FlowOperation, index: Int) -> Bool {
         let now = elapsed.seconds
-        state.withLock { $0.endAttempt(index, at: now) }
-    }
-
-    func operationDidFinish(_ operation: FlowOperation, index: Int) {
-        let node = plan.nodes[index]
-        let info = tasks[node.taskIndex]
-        let result = Self.result(of: operation, context: operation.context)
+        let info = tasks[plan.nodes[index].taskIndex]
+        let result = Self.result(of: operation, nodeID: plan.nodes[index].id, location: info.location)
         // A finished operation has read its inputs: drop its edges. Otherwise each operation keeps its
         // dependencies alive, a chain stays in memory as one linked list, and freeing it recurses per link.
         operation.removeAllDependencies()
-        let effects = state.withLock { state in
-            state.finish(
+        var effects = state.withLock { state in
+            state.endAttempt(index, at: now)
+            return state.finish(
                 index, result: result, retries: info.retries, failFast: failFast && !info.continueOnError,
                 retry: options.retry)
         }
+        // `run()` returns once Foundation has let go of the last operation too.
+        let finishesRun = effects.finished
+        effects.finished = false
         apply(effects)
+        return finishesRun
+    }
+
+    func operationDidFinishRun() {
+        done.signal()
     }
 
     /// Maps an operation's outcome to a node result, telling a timeout from a cancelled run.
-    private static func result(of operation: FlowOperation, context: NodeContext) -> AttemptResult {
+    private static func result(of operation: FlowOperation, nodeID: String, location: SourceLocation) -> AttemptResult {
         let (outcome, reason) = operation.outcomeAndReason
         switch outcome {
         case .success?:
             return .succeeded
         case .failure(var failure)? where reason == nil:
-            if failure.nodeID.isEmpty { failure.nodeID = context.nodeID }
-            if failure.location == nil { failure.location = context.location }
+            if failure.nodeID.isEmpty { failure.nodeID = nodeID }
+            if failure.location == nil { failure.location = location }
             return .failed(failure)
         default:
             if case .timedOut(let limit)? = reason {
-                return .failed(context.failure(.timedOut, "timed out after \(limit.shortDescription)"))
+                return .failed(
+                    NodeFailure(
+                        .timedOut, "timed out after \(limit.shortDescription)", node: nodeID, location: location))
             }
             return .cancelled
         }
@@ -280,7 +288,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
                     let record = state.nodes[index]
                     let info = tasks[node.taskIndex]
                     return RunReport.Node(
-                        id: node.id, task: info.id, type: info.type.name, queue: info.queue,
+                        id: node.id, task: info.id, type: info.typeName, queue: info.queue,
                         status: record.status, attempts: record.attempts, start: record.spans.first?.start,
                         end: record.spans.last?.end, code: record.failure?.code.description,
                         cause: record.failure?.message,
