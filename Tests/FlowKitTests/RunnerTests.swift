@@ -313,4 +313,22 @@ import Testing
         #expect(recorder.outputsAlive == 0)
         #expect(recorder.peakOutputsAlive < 40, "peak outputs alive: \(recorder.peakOutputsAlive)")
     }
+
+    /// Foundation keeps a finished operation until its own bookkeeping is done, and the runner may return
+    /// before that: releasing the output must free it even while the operation itself is still held. (The
+    /// outcome kept a second reference to the output, so it lived as long as the operation: found as a rare
+    /// `outputsAlive == 1` in the test above.)
+    @Test func aReleasedOutputIsFreedWhileItsOperationIsStillHeld() {
+        let operation = ProbeTask(recorder: recorder).makeOperation(NodeContext(nodeID: "held", typeName: "probe"))
+        operation.start()
+        #expect(operation.isFinished)
+        #expect(recorder.outputsAlive == 1)
+        operation.releaseOutput()
+        #expect(recorder.outputsAlive == 0)
+        if case .success(nil)? = operation.outcome {
+        } else {
+            Issue.record("outcome after release: \(String(describing: operation.outcome))")
+        }
+        withExtendedLifetime(operation) {}
+    }
 }

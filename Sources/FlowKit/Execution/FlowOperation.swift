@@ -131,9 +131,15 @@ open class FlowOperation: Operation, @unchecked Sendable {
     }
 
     /// Drops the output; the runner calls this once every consumer has finished.
+    ///
+    /// The outcome lets go of it too, so the output is freed now even while Foundation still holds the
+    /// operation (a queue keeps a finished operation until its own bookkeeping is done).
     public final func releaseOutput() {
         let released = state.withLock { state -> (any Sendable)? in
-            defer { state.output = nil }
+            defer {
+                state.output = nil
+                if case .success(.some) = state.outcome { state.outcome = .success(nil) }
+            }
             return state.output
         }
         _ = released  // freed here, outside the lock
