@@ -325,10 +325,8 @@ import Testing
         #expect(recorder.outputsAlive == 1)
         operation.releaseOutput()
         #expect(recorder.outputsAlive == 0)
-        if case .success(nil)? = operation.outcome {
-        } else {
-            Issue.record("outcome after release: \(String(describing: operation.outcome))")
-        }
+        let outcomeHoldsNothing = if case .success(nil)? = operation.outcome { true } else { false }
+        #expect(outcomeHoldsNothing, "outcome after release: \(String(describing: operation.outcome))")
         withExtendedLifetime(operation) {}
     }
 }
