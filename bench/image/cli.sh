@@ -4,11 +4,13 @@
 # Usage:  bench/image/cli.sh [N] [ROUNDS]        (defaults: 200 photos, 3 rounds)
 # Environment: SHARED (default ../shared beside the repository), WORK (default /dev/shm/flowrun-bench).
 #
-# Each round runs Pillow (2 processes), `flowrun --no-optimize` (literal) and `flowrun` (shrink-on-load,
-# colour after resize) on bench/image/sepia-thumbnails-bench.yaml; photos/s include process start, workflow
-# loading, reading and writing files. Ratios are per round. Then peak RSS of the optimised run at 100 and
-# 1,000 photos (flat: outputs are released as soon as they are consumed). libvips and ImageMagick rows appear
-# when `vips`/`convert` are installed: see ../shared/bench/ for their scripts.
+# Each round runs the baselines that are installed — Pillow (2 processes), libvips through pyvips (tuned, 2
+# processes), ImageMagick `mogrify` (2 at a time) — then `flowrun --no-optimize` (literal) and `flowrun`
+# (shrink-on-load, colour after resize) on bench/image/sepia-thumbnails-bench.yaml; photos/s include process
+# start, workflow loading, reading and writing files. Ratios are per round, against that round's fastest
+# baseline. Then peak RSS of the optimised run at 100 and
+# 1,000 photos (flat: outputs are released as soon as they are consumed). pyvips: `pip install pyvips` with
+# Debian's libvips42; ImageMagick: Debian's imagemagick. See ../shared/bench/ for the baseline scripts.
 set -euo pipefail
 N=${1:-200}
 ROUNDS=${2:-3}
@@ -46,18 +48,48 @@ flowrun_run() {  # CORPUS [flags] → "seconds peakKB"
     --param corpus="$corpus" --param outDir="$WORK/out-cli" "$@"
 }
 
+# The baselines of ../shared/BENCHMARKS.md that are installed here, each as "name command…" run on CORPUS OUT.
+baselines=(pillow)
+/usr/bin/python3 -c 'import pyvips' 2>/dev/null && baselines+=(vips)
+mogrify -version 2>/dev/null | grep -q ImageMagick && baselines+=(magick)
+
+baseline_run() {  # NAME CORPUS → "seconds peakKB"
+  local out=$WORK/out-$1
+  rm -rf "$out"; mkdir -p "$out"
+  case $1 in
+    pillow) timed /usr/bin/python3 "$SHARED/bench/pipeline_pillow.py" --procs 2 "$2" "$out" ;;
+    vips) timed /usr/bin/python3 "$SHARED/bench/pipeline_pyvips.py" --procs 2 --tuned "$2" "$out" ;;
+    # ImageMagick: mogrify, two processes over halves of the corpus (its fastest form in BENCHMARKS.md).
+    magick) timed bash -c '
+      files=("$1"/*.jpg); half=$(( (${#files[@]} + 1) / 2 ))
+      job() { mogrify -path "$2" -color-matrix "0.5144 0.6152 0.1512 0.2792 0.7488 0.1344 0.2176 0.4272 0.3048" \
+        -filter Lanczos -resize 30% -quality 85 -sampling-factor 2x2 "${@:3}"; }
+      job "$1" "$2" "${files[@]:0:half}" & first=$!
+      job "$1" "$2" "${files[@]:half}" && wait "$first"' _ "$2" "$out" ;;
+  esac
+}
+
 CORPUS=$(corpus "$N")
-echo "corpus: $N photos ($CORPUS)"
-printf '%-6s %9s %9s %9s %12s %12s\n' round pillow literal optimised literal/pil optimised/pil
+echo "corpus: $N photos ($CORPUS); baselines: ${baselines[*]}"
+header=$(printf '%-6s' round; for b in "${baselines[@]}"; do printf ' %8s' "$b"; done
+  printf ' %9s %9s %13s %13s' literal optimised literal/best optimised/best)
+echo "$header"
 for ((r = 1; r <= ROUNDS; r++)); do
-  rm -rf "$WORK/out-pillow"
-  read -r ps _ < <(timed /usr/bin/python3 "$SHARED/bench/pipeline_pillow.py" --procs 2 "$CORPUS" "$WORK/out-pillow")
+  line=$(printf '%-6s' "$r")
+  best=0
+  for b in "${baselines[@]}"; do
+    read -r bs _ < <(baseline_run "$b" "$CORPUS")
+    rate_b=$(rate "$N" "$bs")
+    line+=$(printf ' %8s' "$rate_b")
+    best=$(awk -v a="$best" -v b="$rate_b" 'BEGIN { print (b > a ? b : a) }')
+  done
   read -r ls lkb < <(flowrun_run "$CORPUS" --no-optimize)
   read -r os okb < <(flowrun_run "$CORPUS")
-  p=$(rate "$N" "$ps"); l=$(rate "$N" "$ls"); o=$(rate "$N" "$os")
-  awk -v r="$r" -v p="$p" -v l="$l" -v o="$o" \
-    'BEGIN { printf "%-6s %9s %9s %9s %11.2fx %11.2fx\n", r, p, l, o, l / p, o / p }'
+  l=$(rate "$N" "$ls"); o=$(rate "$N" "$os")
+  line+=$(awk -v l="$l" -v o="$o" -v b="$best" 'BEGIN { printf " %9s %9s %12.2fx %12.2fx", l, o, l / b, o / b }')
+  echo "$line"
 done
+echo "(best = the fastest baseline of the same round; photos/s include process start and file I/O)"
 echo "peak RSS, optimised run:"
 for n in 100 1000; do
   read -r s kb < <(flowrun_run "$(corpus "$n")")
