@@ -258,9 +258,13 @@ struct RunState: Sendable {
     }
 
     /// Moves ready nodes into their queues while the queues have room.
+    ///
+    /// A queue is topped up only once it is down to half its admission limit (its concurrency limit), then
+    /// filled: operations reach Foundation in batches, so its queue lock is taken — and contended by the
+    /// finishing workers — half as often, while the queue still holds a full round of work.
     private mutating func admit(_ effects: inout Effects) {
         guard !cancelled else { return }
-        for queue in ready.indices {
+        for queue in ready.indices where inFlight[queue] * 2 <= admissionLimit[queue] {
             while inFlight[queue] < admissionLimit[queue], let next = popNext(queue) {
                 let index = next.index
                 guard nodes[index].status == .queued, !nodes[index].admitted else { continue }
