@@ -178,11 +178,25 @@ private final class EventParser {
             }
             notes.append(.note("\(subject) starts here", at: contextAt))
         }
-        return .error(message, at: at, notes: notes)
+        // Inside `{ … }` or `[ … ]` an unquoted `${item}` opens a nested mapping: the commonest slip in the
+        // one-line task form.
+        var hint: String?
+        if let context, context.contains("flow"), line(of: at)?.contains("${") == true {
+            hint = "inside { … } or [ … ], put a value that contains ${…} in quotes: \"${item}\""
+        }
+        return .error(message, at: at, hint: hint, notes: notes)
     }
 
     /// The Unicode scalar at a location of the input, if any.
     private func scalar(at location: SourceLocation) -> Unicode.Scalar? {
+        guard let text = line(of: location)?.unicodeScalars,
+            location.column >= 1, location.column <= text.count
+        else { return nil }
+        return text[text.index(text.startIndex, offsetBy: location.column - 1)]
+    }
+
+    /// The text of a location's line, if the input has that line.
+    private func line(of location: SourceLocation) -> String? {
         var line = 1
         var start = 0
         while line < location.line {
@@ -191,9 +205,7 @@ private final class EventParser {
             line += 1
         }
         let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
-        let text = String(decoding: bytes[start..<end], as: UTF8.self).unicodeScalars
-        guard location.column >= 1, location.column <= text.count else { return nil }
-        return text[text.index(text.startIndex, offsetBy: location.column - 1)]
+        return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 }
 

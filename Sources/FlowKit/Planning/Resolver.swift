@@ -101,22 +101,27 @@ enum Resolver {
             guard let item = scope.item else { return nil }
             guard case .map(let map) = item.value else {
                 // No item index in the message, so a list of 1,000 strings gives one diagnostic, not 1,000.
+                // `${item.stme}` is more often a misspelt built-in than a key of items that are not maps.
                 diagnostics.error(
                     "'${item.\(key)}' needs the forEach items to be maps, found \(item.value.typeName)",
-                    at: location, hint: "write the items as maps ({ \(key): … }) or use ${item}")
+                    at: location, suggestion: Suggestion.closest(to: key, in: builtInItemKeys).map { "${item.\($0)}" },
+                    hint: "write the items as maps ({ \(key): … }) or use ${item}")
                 return nil
             }
             guard let value = map[key] else {
                 // No item index in the message, so the same mistake seen from every item is reported once.
                 diagnostics.error(
                     "'${item.\(key)}' names a key the forEach items do not have", at: location,
-                    suggestion: Suggestion.closest(to: key, in: map.keys).map { "${item.\($0)}" },
+                    suggestion: Suggestion.closest(to: key, in: map.keys + builtInItemKeys).map { "${item.\($0)}" },
                     hint: "the items' keys are: \(map.keys.joined(separator: ", "))")
                 return nil
             }
             return value
         }
     }
+
+    /// The `${item.…}` names every item has, maps or not.
+    private static let builtInItemKeys = ["index", "stem"]
 
     /// The file name of a path or URL without directory, query or extension, made safe to use in a path:
     /// never empty, `.` or `..`, never containing a `/` — so `${item.stem}` cannot escape an output folder.
