@@ -10,7 +10,7 @@
 #
 # The job (BENCHMARKS.md): decode → sepia 0.8 → resize ×0.3 Lanczos → JPEG q85 (4:2:0), 2 threads/processes.
 # flowrun is measured without the CLI, through the real operations (DecodeOperation → SepiaOperation →
-# ResizeOperation → WriteOperation), by the release-mode test `Bench` in Tests/FlowImagingTests, which only
+# ResizeOperation → WriteOperation), by the release-mode test `BenchmarkTests` in Tests/FlowImagingTests, which only
 # runs with FLOWRUN_BENCH=1:
 #   stages     ms per photo of each stage on one thread (decode full and 1/2, sepia, noir, resize, encode)
 #   literal    photos/s, no optimisation (full decode, sepia on every pixel, resize)
@@ -46,7 +46,7 @@ fi
 
 flowrun_bench() {  # MODE → prints the BENCH lines
   FLOWRUN_BENCH=1 FLOWRUN_BENCH_CORPUS="$CORPUS" FLOWRUN_BENCH_OUT="$WORK/out-$1" FLOWRUN_BENCH_MODE="$1" \
-    swift test -c release --skip-build --filter Bench 2>&1 | grep '^BENCH' | sed 's/^BENCH //'
+    swift test -c release --skip-build --filter FlowImagingTests.BenchmarkTests 2>&1 | grep '^BENCH' | sed 's/^BENCH //'
 }
 
 pillow_rate() {
