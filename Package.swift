@@ -38,9 +38,11 @@ let package = Package(
             exclude: ["README.md"],
             swiftSettings: strictSettings
         ),
+        // The resampling passes for AVX2+FMA, chosen at run time (Swift cannot target one function at them).
+        .target(name: "CFlowKernels"),
         .target(
             name: "FlowImaging",
-            dependencies: ["FlowKit", "CJPEG", "CPNG"],
+            dependencies: ["FlowKit", "CJPEG", "CPNG", "CFlowKernels"],
             swiftSettings: strictSettings + [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
         ),
         .target(

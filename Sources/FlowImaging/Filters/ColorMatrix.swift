@@ -1,3 +1,5 @@
+import CFlowKernels
+
 /// A 3×3 matrix applied to the R, G, B of every pixel (alpha untouched), results rounded and clamped to 0…255.
 ///
 /// `sepia` is one of these; so is a pending colour step deferred past a resize (see ``Image/pendingColor``):
@@ -66,6 +68,17 @@ public struct ColorMatrix: Sendable, Hashable {
     /// branch-free and free of aliasing between input and output, which LLVM vectorises (stride-4 interleaved
     /// loads and stores).
     public func applied(to pixels: [UInt8]) -> [UInt8] {
+        applied(to: pixels, kernel: .best)
+    }
+
+    func applied(to pixels: [UInt8], kernel: FilterKernel) -> [UInt8] {
+        if kernel == .avx2 {
+            let m = [row0[0], row0[1], row0[2], row1[0], row1[1], row1[2], row2[0], row2[1], row2[2]]
+            return [UInt8](unsafeUninitializedCapacity: pixels.count) { out, initialized in
+                cflow_color_matrix_avx2(pixels, out.baseAddress, pixels.count / 4, m)
+                initialized = pixels.count
+            }
+        }
         let m00 = row0[0]
         let m01 = row0[1]
         let m02 = row0[2]

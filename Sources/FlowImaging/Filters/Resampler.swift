@@ -1,3 +1,5 @@
+import CFlowKernels
+
 /// Separable two-pass resampling of RGBA8 pixels.
 ///
 /// Pass 1 runs horizontally, source row by source row: the row is widened to `Float` once (a contiguous loop LLVM
@@ -6,11 +8,14 @@
 /// window of ~20 rows stays in L2. Pass 2 runs vertically, two output rows per sweep over the union of their
 /// windows (every load feeds two accumulators), 16 floats at a time; it then applies an optional colour matrix
 /// and rounds once — this is where a deferred `sepia` costs almost nothing (see ``Image/pendingColor``).
+///
+/// On CPUs with AVX2 and FMA the inner loops run in C (see ``FilterKernel``). The sums are the same up to float
+/// rounding.
 enum Resampler {
     /// Resamples `image`'s stored pixels to `width` × `height`, then applies `matrix` if given.
     static func resample(
         _ image: Image, width: Int, height: Int, filter: ResampleFilter,
-        matrix: ColorMatrix?
+        matrix: ColorMatrix?, kernel: FilterKernel = .best
     ) -> [UInt8] {
         // After shrink-on-load the pixels may cover a little less than their count (see `decodedScale`).
         let shrunk = image.decodedScale < 1
@@ -27,14 +32,19 @@ enum Resampler {
         let middle = [SIMD4<Float>](unsafeUninitializedCapacity: width * rows) { middle, initialized in
             image.pixels.withUnsafeBufferPointer { source in
                 guard let from = source.baseAddress, let to = middle.baseAddress else { return }
-                horizontalPass(source: from, inWidth: image.width, rows: rows, weights: horizontal, into: to)
+                switch kernel {
+                case .portable:
+                    horizontalPass(source: from, inWidth: image.width, rows: rows, weights: horizontal, into: to)
+                case .avx2:
+                    horizontalPassAVX2(source: from, inWidth: image.width, rows: rows, weights: horizontal, into: to)
+                }
             }
             initialized = width * rows
         }
         return [UInt8](unsafeUninitializedCapacity: width * height * 4) { output, initialized in
             middle.withUnsafeBufferPointer { middle in
                 guard let from = middle.baseAddress, let to = output.baseAddress else { return }
-                verticalPass(source: from, width: width, weights: vertical, matrix: matrix, into: to)
+                verticalPass(source: from, width: width, weights: vertical, matrix: matrix, kernel: kernel, into: to)
             }
             initialized = width * height * 4
         }
@@ -81,10 +91,33 @@ enum Resampler {
         }
     }
 
+    /// ``horizontalPass(source:inWidth:rows:weights:into:)`` in C with AVX2: two taps per fused multiply-add.
+    private static func horizontalPassAVX2(
+        source: UnsafePointer<UInt8>, inWidth: Int, rows: Int,
+        weights: ResampleWeights, into middle: UnsafeMutablePointer<SIMD4<Float>>
+    ) {
+        // Splatted to four lanes, with an even stride and zeros past each window, so taps go in pairs.
+        let stride = (weights.stride + 1) / 2 * 2
+        var splatted = [Float](repeating: 0, count: weights.outputCount * stride * 4)
+        for x in 0..<weights.outputCount {
+            for tap in 0..<weights.counts[x] {
+                let weight = weights.weights[x * weights.stride + tap]
+                for lane in 0..<4 { splatted[(x * stride + tap) * 4 + lane] = weight }
+            }
+        }
+        // One pixel more than the row: an odd window's last pair reads it, times a zero weight.
+        let row = UnsafeMutablePointer<Float>.allocate(capacity: (inWidth + 1) * 4)
+        defer { row.deallocate() }
+        middle.withMemoryRebound(to: Float.self, capacity: weights.outputCount * rows * 4) { out in
+            cflow_resample_horizontal_avx2(
+                source, inWidth, rows, splatted, stride, weights.starts, weights.counts, weights.outputCount, row, out)
+        }
+    }
+
     /// Every output row `y` = Σ weight · middle row (`starts[y] + tap`), colour matrix, round, clamp.
     private static func verticalPass(
         source: UnsafePointer<SIMD4<Float>>, width: Int, weights: ResampleWeights,
-        matrix: ColorMatrix?, into output: UnsafeMutablePointer<UInt8>
+        matrix: ColorMatrix?, kernel: FilterKernel, into output: UnsafeMutablePointer<UInt8>
     ) {
         let rowLength = width * 4
         let outputCount = weights.outputCount
@@ -121,6 +154,13 @@ enum Resampler {
                         wb[offset + tap] = weightBase[yb * weights.stride + tap]
                     }
                     let top = floats + first * rowLength
+                    if kernel == .avx2 {
+                        cflow_resample_vertical_pair_avx2(top, rowLength, union, wa, wb, rowA, rowB)
+                        finish(rowA, width: width, matrix: matrix, into: output + ya * rowLength)
+                        if pair { finish(rowB, width: width, matrix: matrix, into: output + yb * rowLength) }
+                        y += 2
+                        continue
+                    }
                     var i = 0
                     while i + 16 <= rowLength {
                         var a = SIMD16<Float>.zero

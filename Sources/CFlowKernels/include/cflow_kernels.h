@@ -1,0 +1,32 @@
+// Resampling kernels for CPUs with AVX2 and FMA, chosen at run time.
+//
+// Swift compiles for the baseline x86-64 (SSE2) and cannot target one function at a newer instruction set;
+// C can (`__attribute__((target))`), so the two resampling passes have AVX2+FMA versions here, called only
+// when `cflow_has_avx2_fma()` says the CPU has both. Elsewhere FlowImaging's portable Swift passes run.
+#ifndef CFLOW_KERNELS_H
+#define CFLOW_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// 1 when the CPU supports AVX2 and FMA (always 0 off x86-64).
+int cflow_has_avx2_fma(void);
+
+/// Horizontal pass: for each of `rows` rows of `in_width` RGBA8 pixels, output pixel `x` (of `out_width`) is
+/// Σ_t weights[x * stride + t] · pixel[starts[x] + t] over `counts[x]` taps, as four floats in `middle`.
+/// `weights` holds each weight splatted to four floats (`4 * out_width * stride` floats, `stride` even, taps
+/// past `counts[x]` zero); `row` is scratch for `in_width + 1` pixels as floats.
+void cflow_resample_horizontal_avx2(
+    const uint8_t *source, ptrdiff_t in_width, ptrdiff_t rows, const float *weights, ptrdiff_t stride,
+    const ptrdiff_t *starts, const ptrdiff_t *counts, ptrdiff_t out_width, float *row, float *middle);
+
+/// Vertical taps of two output rows over one window: `a[i] = Σ_t wa[t] · rows[t * row_length + i]` and
+/// likewise `b` with `wb`, for `taps` rows of `row_length` floats.
+void cflow_resample_vertical_pair_avx2(
+    const float *rows, ptrdiff_t row_length, ptrdiff_t taps, const float *wa, const float *wb, float *a, float *b);
+
+/// A 3×3 colour matrix (`m` row by row) on `count` RGBA8 pixels: each of R, G, B becomes its row · (R, G, B),
+/// plus ½, clamped to 0…255 and truncated (so rounded); alpha is copied.
+void cflow_color_matrix_avx2(const uint8_t *source, uint8_t *destination, ptrdiff_t count, const float m[9]);
+
+#endif

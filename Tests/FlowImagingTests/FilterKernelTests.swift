@@ -1,0 +1,55 @@
+import Testing
+
+@testable import FlowImaging
+
+/// Every filter kernel this CPU can run (the portable Swift one, and AVX2 in C where the CPU has it) against the
+/// double-precision references. For resampling, on sizes that exercise the kernels' edges: odd windows, rows
+/// that are not a multiple of the vector width, one-pixel outputs, enlarging.
+@Suite struct FilterKernelTests {
+    static let sizes = [(29, 18), (61, 40), (13, 9), (5, 3), (1, 1), (120, 80)]
+
+    @Test(arguments: FilterKernel.allCases, ["lanczos", "bilinear"])
+    func kernelMatchesTheReference(kernel: FilterKernel, filter: String) throws {
+        try #require(FilterKernel.available.contains(kernel), "this CPU cannot run \(kernel)")
+        let image = Fixtures.noise(width: 97, height: 61, seed: 11)
+        let resampleFilter = try #require(ResampleFilter(name: filter))
+        for (width, height) in Self.sizes {
+            let out = Resampler.resample(
+                image, width: width, height: height, filter: resampleFilter, matrix: nil, kernel: kernel)
+            let expected = ResizeTests.reference(image, width: width, height: height, filter: filter)
+            let worst = zip(out, expected).map { abs(Int($0) - $1) }.max() ?? 0
+            #expect(out.count == width * height * 4)
+            #expect(worst <= 1, "\(kernel) \(filter) to \(width)×\(height): off by \(worst)")
+        }
+    }
+
+    /// The kernels agree on a thumbnail-sized job, colour matrix included (the deferred-sepia path).
+    @Test func kernelsAgreeOnAThumbnailWithAColorMatrix() throws {
+        let kernels = FilterKernel.available
+        let image = Fixtures.noise(width: 403, height: 251, seed: 3)
+        let outputs = kernels.map {
+            Resampler.resample(
+                image, width: 121, height: 75, filter: .lanczos, matrix: .sepia(intensity: 0.8), kernel: $0)
+        }
+        for (kernel, output) in zip(kernels, outputs).dropFirst() {
+            let worst = zip(output, outputs[0]).map { abs(Int($0) - Int($1)) }.max() ?? 0
+            #expect(worst <= 1, "\(kernel) differs from the portable kernel by \(worst)")
+        }
+    }
+
+    @Test(arguments: FilterKernel.allCases, [0.0, 0.8, 1.0])
+    func colorMatrixMatchesTheReference(kernel: FilterKernel, intensity: Double) throws {
+        try #require(FilterKernel.available.contains(kernel), "this CPU cannot run \(kernel)")
+        // 1,001 pixels: not a multiple of any vector width, so the kernels' tails run too.
+        let image = Fixtures.noise(width: 143, height: 7, seed: 9)
+        let toned = ColorMatrix.sepia(intensity: intensity).applied(to: image.pixels, kernel: kernel)
+        var worst = 0
+        for i in stride(from: 0, to: image.pixels.count, by: 4) {
+            let rgb = (0..<3).map { Double(image.pixels[i + $0]) }
+            let expected = ColorFilterTests.referenceSepia(rgb, intensity: intensity)
+            for c in 0..<3 { worst = max(worst, abs(Int(toned[i + c]) - expected[c])) }
+            #expect(toned[i + 3] == image.pixels[i + 3], "alpha is copied")
+        }
+        #expect(worst <= 1, "\(kernel) sepia \(intensity): off by \(worst)")
+    }
+}
