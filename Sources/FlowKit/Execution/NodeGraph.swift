@@ -13,11 +13,15 @@ struct NodeGraph: Sendable {
     let depth: [Int32]
 
     init(plan: Plan, queueIndexOfTask: [Int]) {
+        // Nodes and tasks are read field by field: copying a whole `PlannedNode` or `TaskSpec` costs a retain
+        // per field, per node.
+        let nodes = plan.nodes
         var dependencyStart: [Int32] = [0]
+        dependencyStart.reserveCapacity(nodes.count + 1)
         var dependencyList: [Int32] = []
-        var dependentCount = [Int32](repeating: 0, count: plan.nodes.count)
-        for node in plan.nodes {
-            for dependency in node.dependencies {
+        var dependentCount = [Int32](repeating: 0, count: nodes.count)
+        for index in nodes.indices {
+            for dependency in nodes[index].dependencies {
                 dependencyList.append(Int32(dependency))
                 dependentCount[dependency] += 1
             }
@@ -34,21 +38,23 @@ struct NodeGraph: Sendable {
                 fill[dependency] += 1
             }
         }
-        var taskDepth = [Int32](repeating: 0, count: plan.workflow.tasks.count)
-        for (index, node) in plan.nodes.enumerated() {  // plan order is topological
+        let tasks = plan.workflow.tasks
+        var taskDepth = [Int32](repeating: 0, count: tasks.count)
+        for index in nodes.indices {  // plan order is topological
+            let task = nodes[index].taskIndex
             for slot in Int(dependencyStart[index])..<Int(dependencyStart[index + 1]) {
-                let upstreamTask = plan.nodes[Int(dependencyList[slot])].taskIndex
-                taskDepth[node.taskIndex] = max(taskDepth[node.taskIndex], taskDepth[upstreamTask] + 1)
+                let upstreamTask = nodes[Int(dependencyList[slot])].taskIndex
+                taskDepth[task] = max(taskDepth[task], taskDepth[upstreamTask] + 1)
             }
         }
-        let taskPriority = plan.workflow.tasks.map { Int8(PriorityName.allCases.firstIndex(of: $0.priority) ?? 2) }
+        let taskPriority = tasks.indices.map { Int8(PriorityName.allCases.firstIndex(of: tasks[$0].priority) ?? 2) }
         self.dependencyStart = dependencyStart
         self.dependencyList = dependencyList
         self.dependentStart = dependentStart
         self.dependentList = dependentList
-        queue = plan.nodes.map { Int32(queueIndexOfTask[$0.taskIndex]) }
-        priority = plan.nodes.map { taskPriority[$0.taskIndex] }
-        depth = plan.nodes.map { taskDepth[$0.taskIndex] }
+        queue = nodes.indices.map { Int32(queueIndexOfTask[nodes[$0].taskIndex]) }
+        priority = nodes.indices.map { taskPriority[nodes[$0].taskIndex] }
+        depth = nodes.indices.map { taskDepth[nodes[$0].taskIndex] }
     }
 
     var count: Int { queue.count }

@@ -29,7 +29,10 @@ struct RunState: Sendable {
         /// The last attempt's span, and the earlier ones when the node was retried.
         var lastSpan: RunReport.Span?
         var earlierSpans: [RunReport.Span] = []
-        var spans: [RunReport.Span] { earlierSpans + (lastSpan.map { [$0] } ?? []) }
+        var spans: [RunReport.Span] {
+            guard let lastSpan else { return earlierSpans }
+            return earlierSpans.isEmpty ? [lastSpan] : earlierSpans + [lastSpan]
+        }
         var lane = 0
         var attemptStart = 0.0
         var attemptEnded = false

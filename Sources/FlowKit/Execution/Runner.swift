@@ -66,25 +66,40 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         self.failFast = options.failFast ?? plan.workflow.failFast
         let queueNames = Array(plan.workflow.queues.keys)
         let queueIndex = Dictionary(uniqueKeysWithValues: queueNames.enumerated().map { ($0.element, $0.offset) })
-        let queueIndexOfTask = plan.workflow.tasks.map { queueIndex[$0.queueName] ?? 0 }
         let operationQueues = queueNames.map { queues[$0] }
-        var firstNodeOfTask = [Int](repeating: -1, count: plan.workflow.tasks.count)
-        for (index, node) in plan.nodes.enumerated() where firstNodeOfTask[node.taskIndex] < 0 {
-            firstNodeOfTask[node.taskIndex] = index
+        let specs = plan.workflow.tasks
+        var firstNodeOfTask = [Int](repeating: -1, count: specs.count)
+        for index in plan.nodes.indices where firstNodeOfTask[plan.nodes[index].taskIndex] < 0 {
+            firstNodeOfTask[plan.nodes[index].taskIndex] = index
         }
-        var typeCache: [String: any TaskType] = [:]
-        self.tasks = plan.workflow.tasks.indices.map { taskIndex in
-            let task = plan.workflow.tasks[taskIndex]
-            let typeName = task.type.value
-            let type = typeCache[typeName] ?? plan.registry[typeName] ?? NoopTask()
-            typeCache[typeName] = type
+        // Per task, field by field (copying a whole `TaskSpec` costs a retain per field). Neighbouring tasks
+        // usually share a queue and a type: comparing with the last name is cheaper than hashing it again.
+        var types: [String: (type: any TaskType, hasDefaults: Bool)] = [:]
+        func lookUpType(_ name: String) -> (type: any TaskType, hasDefaults: Bool) {
+            if let known = types[name] { return known }
+            let type = plan.registry[name] ?? NoopTask()
+            let known = (type: type, hasDefaults: type.parameters.contains { $0.defaultValue != nil })
+            types[name] = known
+            return known
+        }
+        var queueIndexOfTask = [Int](repeating: 0, count: specs.count)
+        var lastQueue = (name: "", index: 0)
+        var lastType: (name: String, type: any TaskType, hasDefaults: Bool)?
+        self.tasks = specs.indices.map { taskIndex in
+            let queueName = specs[taskIndex].queueName
+            if lastQueue.name != queueName { lastQueue = (queueName, queueIndex[queueName] ?? 0) }
+            queueIndexOfTask[taskIndex] = lastQueue.index
+            let typeName = specs[taskIndex].type.value
+            let (type, hasDefaults) =
+                lastType.flatMap { $0.name == typeName ? ($0.type, $0.hasDefaults) : nil } ?? lookUpType(typeName)
+            lastType = (typeName, type, hasDefaults)
             let first = firstNodeOfTask[taskIndex]
             let shared: ParameterValues? =
-                task.parameters.isEmpty && type.parameters.allSatisfy({ $0.defaultValue == nil })
+                specs[taskIndex].parameters.isEmpty && !hasDefaults
                 ? ParameterValues()
-                : (!task.usesItem && first >= 0 ? plan.parameters(of: plan.nodes[first]) : nil)
+                : (!specs[taskIndex].usesItem && first >= 0 ? plan.parameters(of: plan.nodes[first]) : nil)
             return TaskInfo(
-                task: task, type: type, operationQueue: operationQueues[queueIndexOfTask[taskIndex]],
+                task: specs[taskIndex], type: type, operationQueue: operationQueues[lastQueue.index],
                 sharedParameters: shared)
         }
         self.state = Mutex(
@@ -283,16 +298,17 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
             RunReport(
                 workflow: plan.workflow.name, path: plan.workflow.path, startedAt: startedAt, duration: now,
                 interrupted: state.interrupted,
+                // Field by field: copying a whole `PlannedNode` or `NodeRecord` costs a retain per field.
                 nodes: plan.nodes.indices.map { index in
-                    let node = plan.nodes[index]
-                    let record = state.nodes[index]
-                    let info = tasks[node.taskIndex]
+                    let info = tasks[plan.nodes[index].taskIndex]
+                    let spans = state.nodes[index].spans
                     return RunReport.Node(
-                        id: node.id, task: info.id, type: info.typeName, queue: info.queue,
-                        status: record.status, attempts: record.attempts, start: record.spans.first?.start,
-                        end: record.spans.last?.end, code: record.failure?.code.description,
-                        cause: record.failure?.message,
-                        continueOnError: info.continueOnError, spans: record.spans)
+                        id: plan.nodes[index].id, task: info.id, type: info.typeName, queue: info.queue,
+                        status: state.nodes[index].status, attempts: state.nodes[index].attempts,
+                        start: spans.first?.start, end: spans.last?.end,
+                        code: state.nodes[index].failure?.code.description,
+                        cause: state.nodes[index].failure?.message,
+                        continueOnError: info.continueOnError, spans: spans)
                 },
                 queueLimits: queues.limits)
         }
