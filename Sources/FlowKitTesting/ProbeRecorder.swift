@@ -16,6 +16,8 @@ public final class ProbeRecorder: @unchecked Sendable {
         public var startSequence: Int
         /// Order of the end among all events.
         public var endSequence: Int?
+        /// The operation's `queuePriority` when it started.
+        public var queuePriority: Operation.QueuePriority = .normal
     }
 
     private let condition = NSCondition()
@@ -40,11 +42,13 @@ public final class ProbeRecorder: @unchecked Sendable {
         return body()
     }
 
-    func started(_ context: NodeContext, inputs: [String]) {
+    func started(_ context: NodeContext, inputs: [String], queuePriority: Operation.QueuePriority = .normal) {
         locked {
             sequence += 1
             entries.append(
-                Entry(nodeID: context.nodeID, attempt: context.attempt, inputs: inputs, startSequence: sequence))
+                Entry(
+                    nodeID: context.nodeID, attempt: context.attempt, inputs: inputs, startSequence: sequence,
+                    queuePriority: queuePriority))
             let queue = Self.queue(of: context)
             running[queue, default: 0] += 1
             peak[queue] = max(peak[queue] ?? 0, running[queue] ?? 0)

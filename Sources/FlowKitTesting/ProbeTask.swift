@@ -56,7 +56,7 @@ public final class ProbeOperation: FlowOperation, DataProvider, @unchecked Senda
         let inputs = inputs((any DataProvider).self).compactMap {
             $0.providedData.map { String(decoding: $0.bytes, as: UTF8.self) }
         }
-        recorder.started(context, inputs: inputs)
+        recorder.started(context, inputs: inputs, queuePriority: queuePriority)
         if context.parameters.string("behavior") == "block" {
             recorder.didBlock()
             if isCancelled { end(.cancelled) }  // a cancel that came before the registration above

@@ -259,6 +259,21 @@ import Testing
         #expect(recorder.entry("all")?.inputs == ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"])
     }
 
+    @Test func aTaskPriorityBecomesTheOperationsQueuePriority() throws {
+        let report = try run(
+            """
+            version: 1
+            tasks:
+              urgent: { type: probe, priority: veryHigh }
+              later: { type: probe, priority: low }
+              plain: { type: probe }
+            """)
+        #expect(report.exitCode == 0)
+        #expect(recorder.entry("urgent")?.queuePriority == .veryHigh)
+        #expect(recorder.entry("later")?.queuePriority == .low)
+        #expect(recorder.entry("plain")?.queuePriority == .normal)
+    }
+
     @Test func inputPicksOneProviderAmongSeveral() throws {
         let report = try run(
             """

@@ -175,7 +175,8 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
             attempt: admission.attempt, workflowDirectory: plan.workflow.directory, location: info.location,
             consumers: self.consumers(of: index), optimize: options.optimize, logger: options.logger)
         let operation = info.type.makeOperation(context)
-        operation.queuePriority = info.priority
+        // Foundation's setter takes the operation's lock: skip it for the default.
+        if info.priority != .normal { operation.queuePriority = info.priority }
         for dependency in admission.dependencies { operation.addDependency(dependency) }
         operation.attach(self, index: index)
         let cancelled = state.withLock { $0.store(operation, for: index) }
