@@ -333,6 +333,18 @@ import Testing
         #expect(failure.message.contains(directory.path))
     }
 
+    @Test func aMissingFileSuggestsTheClosestNameInItsFolder() async throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("photos/wine.jpg", Data("jpeg".utf8))
+        try directory.write("photos/sunset.jpg", Data("jpeg".utf8))
+        let misnamed = try #require(failureOf(await run(fetch("photos/Wine.JPG", directory: directory.path))))
+        #expect(misnamed.message.hasSuffix("(did you mean 'wine.jpg'?)"), "\(misnamed.message)")
+        let unrelated = try #require(failureOf(await run(fetch("photos/zzzzzz.png", directory: directory.path))))
+        #expect(!unrelated.message.contains("did you mean"), "\(unrelated.message)")
+        let noFolder = try #require(failureOf(await run(fetch("nowhere/wine.jpg", directory: directory.path))))
+        #expect(!noFolder.message.contains("did you mean"), "\(noFolder.message)")
+    }
+
     @Test func fileLargerThanMaxBytesFails() async throws {
         let directory = try TemporaryDirectory()
         try directory.write("big.bin", Data(count: 2048))

@@ -9,6 +9,17 @@ struct FetchFileReader {
     var maxBytes: Int
     var context: NodeContext
 
+    /// The name in the missing file's folder closest to its own (`Wine.JPG` → `wine.jpg`), if any is close.
+    /// Folders of more than 10,000 entries are not searched: a failure should not cost a long scan.
+    static func closestSibling(of path: String) -> String? {
+        let url = URL(fileURLWithPath: path)
+        guard
+            let names = try? FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path),
+            names.count <= 10_000
+        else { return nil }
+        return Suggestion.closest(to: url.lastPathComponent, in: names)
+    }
+
     /// Reads in 1 MiB chunks so cancellation is seen between chunks.
     static let chunkSize = 1 << 20
 
@@ -17,7 +28,8 @@ struct FetchFileReader {
         let shown = path == written ? "'\(written)'" : "'\(written)' (\(path))"
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            return .failure(context.failure(.io, "no such file: \(shown)"))
+            let suggestion = Self.closestSibling(of: path).map { " (did you mean '\($0)'?)" } ?? ""
+            return .failure(context.failure(.io, "no such file: \(shown)\(suggestion)"))
         }
         guard !isDirectory.boolValue else {
             return .failure(context.failure(.io, "\(shown) is a directory, not a file"))
