@@ -26,5 +26,12 @@ let package = Package(
                 .product(name: "FlowImaging", package: "flowrun"),
             ]
         ),
+        .executableTarget(
+            name: "FuzzResize",
+            dependencies: [
+                "CFuzzer",
+                .product(name: "FlowImaging", package: "flowrun"),
+            ]
+        ),
     ]
 )

@@ -3,15 +3,16 @@
 #
 #   Fuzz/run.sh loader 600          # the workflow loader, validators, planner and diagnostic renderer
 #   Fuzz/run.sh decoders 600        # ImageDecoder: JPEG (TurboJPEG), PNG (libpng), EXIF orientation
+#   Fuzz/run.sh resize 600          # the resampling kernels (AVX2 in C where the CPU has it) on any shape
 #   Fuzz/run.sh loader 60 -jobs=2   # extra arguments go to libFuzzer
 #
 # The corpus grows in Fuzz/corpus/TARGET (not committed), seeded from the project's workflows and fixtures
-# (loader) or its photos and Fuzz/seeds/decoders (decoders). Crashes, leaks, timeouts and OOMs land in
-# Fuzz/artifacts/TARGET/. SANITIZE=fuzzer runs without AddressSanitizer.
+# (loader), its photos and Fuzz/seeds/decoders (decoders), or a few generated shapes (resize). Crashes, leaks,
+# timeouts and OOMs land in Fuzz/artifacts/TARGET/. SANITIZE=fuzzer runs without AddressSanitizer.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-target="${1:?usage: run.sh loader|decoders [seconds] [libFuzzer args...]}"
+target="${1:?usage: run.sh loader|decoders|resize [seconds] [libFuzzer args...]}"
 seconds="${2:-600}"
 shift $(( $# >= 2 ? 2 : 1 ))
 sanitize="${SANITIZE:-fuzzer,address}"
@@ -19,7 +20,8 @@ sanitize="${SANITIZE:-fuzzer,address}"
 case "$target" in
     loader) product=FuzzLoader; max_len=65536 ;;
     decoders) product=FuzzDecoders; max_len=262144 ;;
-    *) echo "unknown target '$target' (loader or decoders)" >&2; exit 2 ;;
+    resize) product=FuzzResize; max_len=4096 ;;
+    *) echo "unknown target '$target' (loader, decoders or resize)" >&2; exit 2 ;;
 esac
 
 cd "$here"
@@ -41,8 +43,14 @@ if [ "$target" = loader ]; then
     # One large graph (about 40 KB), so mutations also reach the sizes where anything quadratic shows.
     python3 "$root/bench/load/generate.py" 1000 "$seeds/generated-1000.yaml"
     extra=(-dict="$here/yaml.dict")
-else
+elif [ "$target" = decoders ]; then
     cp "$root"/examples/photos/*.jpg "$here"/seeds/decoders/* "$seeds/"
+    extra=()
+else
+    # Sizes, filter, fit, shrink and flags in the first 8 bytes, pixels after: a few shapes to start from.
+    printf '\x60\x3c\x1d\x12\x00\x00\x00\x00noise-noise-noise' >"$seeds/thumbnail"
+    printf '\x05\x03\x9f\x77\x01\x02\x00\x01' >"$seeds/enlarge-constant"
+    printf '\x60\x01\x01\x01\x02\x01\x07\x02abcdefgh' >"$seeds/one-pixel-shrunk"
     extra=()
 fi
 
