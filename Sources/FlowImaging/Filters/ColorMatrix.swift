@@ -66,11 +66,13 @@ public struct ColorMatrix: Sendable, Hashable {
     ///
     /// One plain loop over pixels in `Float`, `min`/`max` clamps and a truncating conversion after adding ½:
     /// branch-free and free of aliasing between input and output, which LLVM vectorises (stride-4 interleaved
-    /// loads and stores).
+    /// loads and stores). On CPUs with AVX2 and FMA the same loop runs in C, eight pixels at a time (see
+    /// ``FilterKernel``).
     public func applied(to pixels: [UInt8]) -> [UInt8] {
         applied(to: pixels, kernel: .best)
     }
 
+    /// ``applied(to:)`` with a chosen kernel (tests run every kernel the CPU has).
     func applied(to pixels: [UInt8], kernel: FilterKernel) -> [UInt8] {
         if kernel == .avx2 {
             let m = [row0[0], row0[1], row0[2], row1[0], row1[1], row1[2], row2[0], row2[1], row2[2]]
