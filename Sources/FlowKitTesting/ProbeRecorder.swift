@@ -112,7 +112,23 @@ public final class ProbeRecorder: @unchecked Sendable {
     }
 
     func outputReleased() {
-        locked { liveOutputs -= 1 }
+        locked {
+            liveOutputs -= 1
+            condition.broadcast()
+        }
+    }
+
+    /// The outputs still alive once none is, or once `timeout` has passed.
+    ///
+    /// Wait for this rather than reading ``outputsAlive`` as soon as `Runner.run()` returns: the thread that
+    /// finished the last node still holds that node's output while its `finish(_:)` call returns (the argument
+    /// lives in the caller's frame), a moment after the runner has let `run()` return.
+    public func outputsAliveOnceReleased(timeout: TimeInterval = 5) -> Int {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while liveOutputs > 0, condition.wait(until: deadline) {}
+        return liveOutputs
     }
 
     /// Blocks until `count` probes are blocked in `block` behaviour.

@@ -259,6 +259,29 @@ import Testing
         #expect(recorder.entry("all")?.inputs == ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"])
     }
 
+    /// `run()` returns only once every thread has carried out what it read from the state: the last node's
+    /// events are not still on their way to the observer (the progress line, the trace) from another thread.
+    @Test func everyEventIsDeliveredBeforeRunReturns() throws {
+        let items = (0..<300).map(String.init).joined(separator: ", ")
+        let plan = try TestWorkflow.plan(
+            """
+            version: 1
+            queues: { io: { maxConcurrent: 3 } }
+            tasks:
+              make: { type: probe, queue: io, forEach: [\(items)] }
+              use: { type: probe, dependsOn: make }
+            """, registry: registry)
+        for round in 0..<5 {
+            let events = LockedBox(0)
+            let options = RunOptions(maxConcurrentDefault: 2, observer: { _ in events.withLock { $0 += 1 } })
+            let report = Runner(plan: plan, options: options).run()
+            let delivered = events.withLock { $0 }
+            #expect(report.exitCode == 0)
+            // queued, running and succeeded for each of the 600 nodes
+            #expect(delivered == 3 * plan.nodes.count, "round \(round): \(delivered) events when run() returned")
+        }
+    }
+
     @Test func aTaskPriorityBecomesTheOperationsQueuePriority() throws {
         let report = try run(
             """
@@ -305,7 +328,7 @@ import Testing
         #expect(plan.nodes.count == 100_000)
         let report = Runner(plan: plan, options: RunOptions(maxConcurrentDefault: 2)).run()
         #expect(report.exitCode == 0)
-        #expect(recorder.outputsAlive == 0)
+        #expect(recorder.outputsAliveOnceReleased() == 0)
         // Admission control drains each item's pipeline first: outputs alive stay near the queue limit.
         #expect(recorder.peakOutputsAlive < 64, "peak outputs alive: \(recorder.peakOutputsAlive)")
     }
@@ -325,14 +348,13 @@ import Testing
               use: { type: probe, queue: cpu, hold: 1, dependsOn: make }
             """)
         #expect(report.exitCode == 0)
-        #expect(recorder.outputsAlive == 0)
+        #expect(recorder.outputsAliveOnceReleased() == 0)
         #expect(recorder.peakOutputsAlive < 40, "peak outputs alive: \(recorder.peakOutputsAlive)")
     }
 
-    /// Foundation keeps a finished operation until its own bookkeeping is done, and the runner may return
-    /// before that: releasing the output must free it even while the operation itself is still held. (The
-    /// outcome kept a second reference to the output, so it lived as long as the operation: found as a rare
-    /// `outputsAlive == 1` in the test above.)
+    /// Foundation keeps a finished operation until its own bookkeeping is done: releasing the output must free
+    /// it even while the operation itself is still held. (The outcome kept a second reference to the output, so
+    /// it lived as long as the operation.)
     @Test func aReleasedOutputIsFreedWhileItsOperationIsStillHeld() {
         let operation = ProbeTask(recorder: recorder).makeOperation(NodeContext(nodeID: "held", typeName: "probe"))
         operation.start()
