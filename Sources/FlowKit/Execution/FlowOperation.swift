@@ -108,12 +108,12 @@ open class FlowOperation: Operation, @unchecked Sendable {
         guard first else { return }
         // Before Foundation frees the queue slot: the runner records the result and launches the dependents
         // now, so they start while Foundation does its own bookkeeping (a chain overlaps the two).
-        let finishesRun = lifecycle.map { $0.observer.operationWillFinish(self, index: $0.index) } ?? false
+        if let (observer, index) = lifecycle { observer.operationWillFinish(self, index: index) }
         // corelibs re-reads `isFinished` inside `didChangeValue`, so the flag must be set — and our lock
         // released — before these calls; only then does it free the queue slot.
         didChangeValue(forKey: "isExecuting")
         didChangeValue(forKey: "isFinished")
-        if finishesRun, let (observer, _) = lifecycle { observer.operationDidFinishRun() }
+        if let (observer, _) = lifecycle { observer.operationDidFinish() }
     }
 
     /// Finishes as cancelled if the operation has been cancelled.
@@ -295,8 +295,8 @@ protocol OperationLifecycle: AnyObject, Sendable {
     /// Returns whether the operation may execute.
     func operationDidStart(_ operation: FlowOperation, index: Int) -> Bool
     /// The operation is done but Foundation does not know yet (its queue slot is still taken): record the
-    /// result and launch what it unblocks. Returns whether this was the run's last node.
-    func operationWillFinish(_ operation: FlowOperation, index: Int) -> Bool
-    /// Foundation knows the run's last operation finished (so no queue holds anything of the run).
-    func operationDidFinishRun()
+    /// result and launch what it unblocks.
+    func operationWillFinish(_ operation: FlowOperation, index: Int)
+    /// Foundation knows the operation finished (its queue has let go of it).
+    func operationDidFinish()
 }

@@ -21,6 +21,15 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     private let tasks: [TaskInfo]
     private let state: Mutex<RunState>
     private let done = DispatchSemaphore(value: 0)
+    /// How many threads are between reading a change of the state and having carried out its effects (for an
+    /// operation: until Foundation has let go of it). `run()` returns once the state has reached its end *and*
+    /// this is back to zero, so nothing of the run — an event, an output release, a queue's last hold on an
+    /// operation — happens after it returned.
+    private let busy = Atomic<Int>(0)
+    /// Whether the state has reached its end: every node final.
+    private let ended = Atomic<Bool>(false)
+    /// Whether `done` was signalled (once).
+    private let signalled = Atomic<Bool>(false)
     private let startedAt = Date()
     private let origin: Duration
 
@@ -113,7 +122,9 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     /// - Returns: The report of the run.
     public func run() -> RunReport {
         if plan.nodes.isEmpty { return report() }
+        enter()
         apply(state.withLock { $0.start() })
+        leave()
         done.wait()
         return report()
     }
@@ -213,28 +224,41 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         return true
     }
 
-    func operationWillFinish(_ operation: FlowOperation, index: Int) -> Bool {
+    func operationWillFinish(_ operation: FlowOperation, index: Int) {
+        enter()  // left in `operationDidFinish`, once Foundation has let go of the operation
         let now = elapsed.seconds
         let info = tasks[plan.nodes[index].taskIndex]
         let result = Self.result(of: operation, nodeID: plan.nodes[index].id, location: info.location)
         // A finished operation has read its inputs: drop its edges. Otherwise each operation keeps its
         // dependencies alive, a chain stays in memory as one linked list, and freeing it recurses per link.
         operation.removeAllDependencies()
-        var effects = state.withLock { state in
+        let effects = state.withLock { state in
             state.endAttempt(index, at: now)
             return state.finish(
                 index, result: result, retries: info.retries, failFast: failFast && !info.continueOnError,
                 retry: options.retry)
         }
-        // `run()` returns once Foundation has let go of the last operation too.
-        let finishesRun = effects.finished
-        effects.finished = false
         apply(effects)
-        return finishesRun
     }
 
-    func operationDidFinishRun() {
-        done.signal()
+    func operationDidFinish() {
+        leave()
+    }
+
+    // MARK: The end of the run
+
+    private func enter() {
+        busy.add(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// Signals `done` when this was the last thread out and the state has ended. `ended` is only ever set by a
+    /// thread that is itself inside, so its own `leave` or a later one sees both.
+    private func leave() {
+        let (_, remaining) = busy.subtract(1, ordering: .sequentiallyConsistent)
+        guard remaining == 0, ended.load(ordering: .sequentiallyConsistent) else { return }
+        if signalled.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged {
+            done.signal()
+        }
     }
 
     /// Maps an operation's outcome to a node result, telling a timeout from a cancelled run.
@@ -266,19 +290,23 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         if let retry = effects.retry {
             options.clock.schedule(after: retry.delay) { [weak self] in
                 guard let self else { return }
+                self.enter()
                 self.apply(self.state.withLock { $0.retryDue(retry.index) })
+                self.leave()
             }
         }
         if !effects.admitted.isEmpty { launch(effects.admitted) }
         if effects.cancelRun { cancel(interrupted: false) }
-        if effects.finished { done.signal() }
+        if effects.finished { ended.store(true, ordering: .sequentiallyConsistent) }
     }
 
     private func cancel(interrupted: Bool) {
+        enter()
         let (live, effects) = state.withLock { $0.cancelAll(interrupted: interrupted) }
         // Outside the lock: cancelling may finish an operation synchronously, which re-enters the runner.
         for operation in live { operation.cancel(reason: .runCancelled) }
         apply(effects)
+        leave()
     }
 
     private func emit(_ index: Int, _ status: NodeStatus, attempt: Int) {
