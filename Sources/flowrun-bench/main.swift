@@ -2,7 +2,8 @@
 //
 //   swift run -c release flowrun-bench [--nodes 20000] [--rounds 5] [--shape chain|wide|lattice|forEach] [--profile]
 //
-// --profile runs only flowrun (no floor), for `perf record`.
+// --profile runs only flowrun (no floor), for `perf record` or `valgrind --tool=callgrind`;
+// --profile-raw-chain runs only the raw chain below, to profile what Foundation alone costs per link.
 //
 // For each shape (chain, wide fan-out/fan-in, lattice, forEach chain of 3) it times Runner.run() on a planned
 // workflow of N no-op nodes, and between every two shapes times N independent raw Operations through one
@@ -16,6 +17,7 @@ struct Arguments {
     var rounds = 5
     var shapes = Shape.allCases
     var profile = false
+    var profileRawChain = false
 
     init() {
         var iterator = CommandLine.arguments.dropFirst().makeIterator()
@@ -25,10 +27,11 @@ struct Arguments {
             case "--rounds": rounds = iterator.next().flatMap(Int.init) ?? rounds
             case "--shape": shapes = iterator.next().flatMap(Shape.init(rawValue:)).map { [$0] } ?? shapes
             case "--profile": profile = true
+            case "--profile-raw-chain": profileRawChain = true
             default:
                 FileHandle.standardError.write(
                     Data(
-                        "usage: flowrun-bench [--nodes N] [--rounds R] [--shape chain|wide|lattice|forEach] [--profile]\n"
+                        "usage: flowrun-bench [--nodes N] [--rounds R] [--shape chain|wide|lattice|forEach] [--profile] [--profile-raw-chain]\n"
                             .utf8))
                 exit(2)
             }
@@ -145,6 +148,12 @@ func median(_ values: [Double]) -> Double {
 }
 
 let arguments = Arguments()
+if arguments.profileRawChain {
+    // Only the raw chain: what Foundation alone costs per link, for comparing profiles with `--profile`.
+    let times = (0..<arguments.rounds).map { _ in chainFloor(arguments.nodes) }
+    print("raw chain", String(format: "%.3fs median of %d", median(times), arguments.rounds))
+    exit(0)
+}
 if arguments.profile {
     // Only flowrun, no floor and no doubled graph: for `perf record` of the engine's own cost.
     for shape in arguments.shapes {

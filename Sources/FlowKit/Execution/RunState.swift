@@ -43,13 +43,13 @@ struct RunState: Sendable {
     struct Admission {
         var index: Int
         var attempt: Int
-        var dependencies: [FlowOperation]
+        var dependencies: SmallList<FlowOperation>
     }
 
     /// What the runner must do once the lock is released.
     struct Effects {
-        var admitted: [Admission] = []
-        var released: [FlowOperation] = []
+        var admitted = SmallList<Admission>()
+        var released = SmallList<FlowOperation>()
         var events: [RunEvent] = []
         var retry: (index: Int, delay: Duration)?
         var cancelTimer: (@Sendable () -> Void)?
@@ -274,8 +274,7 @@ struct RunState: Sendable {
                 nodes[index].admitted = true
                 nodes[index].attempts += 1
                 inFlight[queue] += 1
-                var dependencies: [FlowOperation] = []
-                dependencies.reserveCapacity(graph.dependencyCount(of: index))
+                var dependencies = SmallList<FlowOperation>()
                 graph.forEachDependency(of: index) {
                     if let operation = nodes[$0].operation { dependencies.append(operation) }
                 }

@@ -18,7 +18,8 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     private let options: RunOptions
     private let queues: QueueSet
     private let failFast: Bool
-    private let tasks: [TaskInfo]
+    private let tasks: TaskTable
+    private let planConsumers: PlanConsumers
     private let state: Mutex<RunState>
     private let done = DispatchSemaphore(value: 0)
     /// How many threads are between reading a change of the state and having carried out its effects (for an
@@ -33,39 +34,6 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     private let startedAt = Date()
     private let origin: Duration
 
-    /// What the runner needs of each task, looked up once rather than per node. A class, so reading it
-    /// per node costs one retain rather than one per field.
-    private final class TaskInfo: Sendable {
-        let id: String
-        let type: any TaskType
-        let typeName: String
-        let queue: String
-        let operationQueue: OperationQueue
-        let priority: Operation.QueuePriority
-        let retries: Int
-        let timeout: Duration?
-        let continueOnError: Bool
-        let input: String?
-        let location: SourceLocation
-        /// The parameters, when they do not depend on the item: resolved once for every node of the task.
-        let sharedParameters: ParameterValues?
-
-        init(task: TaskSpec, type: any TaskType, operationQueue: OperationQueue, sharedParameters: ParameterValues?) {
-            id = task.id.value
-            self.type = type
-            typeName = type.name
-            queue = task.queueName
-            self.operationQueue = operationQueue
-            priority = task.priority.foundationValue
-            retries = task.retries
-            timeout = task.timeout
-            continueOnError = task.continueOnError
-            input = task.input?.value
-            location = task.location
-            self.sharedParameters = sharedParameters
-        }
-    }
-
     /// Creates a runner for a plan.
     public init(plan: Plan, options: RunOptions = RunOptions()) {
         self.plan = plan
@@ -73,47 +41,13 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         let queues = QueueSet(workflow: plan.workflow, defaultLimit: options.maxConcurrentDefault)
         self.queues = queues
         self.failFast = options.failFast ?? plan.workflow.failFast
+        self.planConsumers = PlanConsumers(plan: plan)
         let queueNames = Array(plan.workflow.queues.keys)
-        let queueIndex = Dictionary(uniqueKeysWithValues: queueNames.enumerated().map { ($0.element, $0.offset) })
-        let operationQueues = queueNames.map { queues[$0] }
-        let specs = plan.workflow.tasks
-        var firstNodeOfTask = [Int](repeating: -1, count: specs.count)
-        for index in plan.nodes.indices where firstNodeOfTask[plan.nodes[index].taskIndex] < 0 {
-            firstNodeOfTask[plan.nodes[index].taskIndex] = index
-        }
-        // Per task, field by field (copying a whole `TaskSpec` costs a retain per field). Neighbouring tasks
-        // usually share a queue and a type: comparing with the last name is cheaper than hashing it again.
-        var types: [String: (type: any TaskType, hasDefaults: Bool)] = [:]
-        func lookUpType(_ name: String) -> (type: any TaskType, hasDefaults: Bool) {
-            if let known = types[name] { return known }
-            let type = plan.registry[name] ?? NoopTask()
-            let known = (type: type, hasDefaults: type.parameters.contains { $0.defaultValue != nil })
-            types[name] = known
-            return known
-        }
-        var queueIndexOfTask = [Int](repeating: 0, count: specs.count)
-        var lastQueue = (name: "", index: 0)
-        var lastType: (name: String, type: any TaskType, hasDefaults: Bool)?
-        self.tasks = specs.indices.map { taskIndex in
-            let queueName = specs[taskIndex].queueName
-            if lastQueue.name != queueName { lastQueue = (queueName, queueIndex[queueName] ?? 0) }
-            queueIndexOfTask[taskIndex] = lastQueue.index
-            let typeName = specs[taskIndex].type.value
-            let (type, hasDefaults) =
-                lastType.flatMap { $0.name == typeName ? ($0.type, $0.hasDefaults) : nil } ?? lookUpType(typeName)
-            lastType = (typeName, type, hasDefaults)
-            let first = firstNodeOfTask[taskIndex]
-            let shared: ParameterValues? =
-                specs[taskIndex].parameters.isEmpty && !hasDefaults
-                ? ParameterValues()
-                : (!specs[taskIndex].usesItem && first >= 0 ? plan.parameters(of: plan.nodes[first]) : nil)
-            return TaskInfo(
-                task: specs[taskIndex], type: type, operationQueue: operationQueues[lastQueue.index],
-                sharedParameters: shared)
-        }
+        let tasks = TaskTable(plan: plan, operationQueues: queueNames.map { queues[$0] })
+        self.tasks = tasks
         self.state = Mutex(
             RunState(
-                plan: plan, graph: NodeGraph(plan: plan, queueIndexOfTask: queueIndexOfTask),
+                plan: plan, graph: NodeGraph(plan: plan, queueIndexOfTask: tasks.queueIndex),
                 queueLimits: queueNames.map { queues.limits[$0] ?? 1 }, recordsEvents: options.observer != nil))
         self.origin = options.clock.now
     }
@@ -158,12 +92,21 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
 
     /// Hands admitted nodes to their queues: one fresh operation per node, edges added for provider lookup,
     /// then one `addOperations` per queue.
-    private func launch(_ admissions: [RunState.Admission]) {
+    private func launch(_ admissions: SmallList<RunState.Admission>) {
+        guard admissions.count > 1 else {
+            // The usual case on a completion: one node, no batching to do.
+            for admission in admissions {
+                let operation = makeOperation(admission)
+                tasks.operationQueue(of: plan.nodes[admission.index].taskIndex)
+                    .addOperations([operation], waitUntilFinished: false)
+            }
+            return
+        }
         // Usually one queue: a short list beats a dictionary here.
         var batches: [(queue: OperationQueue, operations: [Operation])] = []
         for admission in admissions {
             let operation = makeOperation(admission)
-            let queue = tasks[plan.nodes[admission.index].taskIndex].operationQueue
+            let queue = tasks.operationQueue(of: plan.nodes[admission.index].taskIndex)
             if let slot = batches.firstIndex(where: { $0.queue === queue }) {
                 batches[slot].operations.append(operation)
             } else {
@@ -177,17 +120,21 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
 
     private func makeOperation(_ admission: RunState.Admission) -> FlowOperation {
         let index = admission.index
-        // Field by field: copying the whole `PlannedNode` costs a retain per field, per node.
-        let info = tasks[plan.nodes[index].taskIndex]
+        // Field by field, in place: copying a whole `PlannedNode` or `TaskSpec` costs a retain per field.
+        let taskIndex = plan.nodes[index].taskIndex
         let context = NodeContext(
-            nodeID: plan.nodes[index].id, taskID: info.id, typeName: info.typeName, queueName: info.queue,
-            itemIndex: plan.nodes[index].itemIndex, item: plan.nodes[index].item,
-            parameters: info.sharedParameters ?? plan.parameters(of: plan.nodes[index]), inputTaskID: info.input,
-            attempt: admission.attempt, workflowDirectory: plan.workflow.directory, location: info.location,
-            consumers: self.consumers(of: index), optimize: options.optimize, logger: options.logger)
-        let operation = info.type.makeOperation(context)
+            NodeContext.Fields(
+                nodeID: plan.nodes[index].id, taskID: plan.workflow.tasks[taskIndex].id.value,
+                typeName: plan.workflow.tasks[taskIndex].type.value,
+                queueName: plan.workflow.tasks[taskIndex].queueName, itemIndex: plan.nodes[index].itemIndex,
+                item: plan.nodes[index].item, parameters: tasks.parameters(of: index, in: plan),
+                inputTaskID: plan.workflow.tasks[taskIndex].input?.value, attempt: admission.attempt,
+                workflowDirectory: plan.workflow.directory, location: plan.workflow.tasks[taskIndex].location,
+                consumers: .planned(planConsumers, index: index), optimize: options.optimize, logger: options.logger))
+        let operation = tasks.type(of: taskIndex).makeOperation(context)
         // Foundation's setter takes the operation's lock: skip it for the default.
-        if info.priority != .normal { operation.queuePriority = info.priority }
+        let priority = plan.workflow.tasks[taskIndex].priority
+        if priority != .normal { operation.queuePriority = priority.foundationValue }
         for dependency in admission.dependencies { operation.addDependency(dependency) }
         operation.attach(self, index: index)
         let cancelled = state.withLock { $0.store(operation, for: index) }
@@ -196,25 +143,12 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         return operation
     }
 
-    private func consumers(of index: Int) -> [NodeContext.Consumer] {
-        Self.consumers(of: index, in: plan)
-    }
-
-    private static func consumers(of index: Int, in plan: Plan) -> [NodeContext.Consumer] {
-        plan.nodes[index].dependents.map { dependent in
-            let node = plan.nodes[dependent]
-            return NodeContext.Consumer(
-                typeName: plan.task(of: node).type.value, parameters: plan.parameters(of: node),
-                consumers: { consumers(of: dependent, in: plan) })
-        }
-    }
-
     // MARK: OperationLifecycle
 
     func operationDidStart(_ operation: FlowOperation, index: Int) -> Bool {
         let now = elapsed.seconds
         guard let attempt = state.withLock({ $0.didStart(index, at: now) }) else { return false }
-        if let timeout = tasks[plan.nodes[index].taskIndex].timeout {
+        if let timeout = plan.workflow.tasks[plan.nodes[index].taskIndex].timeout {
             let cancelTimer = options.clock.schedule(after: timeout) { [weak operation] in
                 operation?.cancel(reason: .timedOut(timeout))
             }
@@ -227,15 +161,17 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     func operationWillFinish(_ operation: FlowOperation, index: Int) {
         enter()  // left in `operationDidFinish`, once Foundation has let go of the operation
         let now = elapsed.seconds
-        let info = tasks[plan.nodes[index].taskIndex]
-        let result = Self.result(of: operation, nodeID: plan.nodes[index].id, location: info.location)
+        let taskIndex = plan.nodes[index].taskIndex
+        let result = Self.result(
+            of: operation, nodeID: plan.nodes[index].id, location: plan.workflow.tasks[taskIndex].location)
         // A finished operation has read its inputs: drop its edges. Otherwise each operation keeps its
         // dependencies alive, a chain stays in memory as one linked list, and freeing it recurses per link.
         operation.removeAllDependencies()
         let effects = state.withLock { state in
             state.endAttempt(index, at: now)
             return state.finish(
-                index, result: result, retries: info.retries, failFast: failFast && !info.continueOnError,
+                index, result: result, retries: plan.workflow.tasks[taskIndex].retries,
+                failFast: failFast && !plan.workflow.tasks[taskIndex].continueOnError,
                 retry: options.retry)
         }
         apply(effects)
@@ -312,7 +248,10 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     private func emit(_ index: Int, _ status: NodeStatus, attempt: Int) {
         guard options.observer != nil else { return }
         let node = plan.nodes[index]
-        emit(RunEvent(nodeID: node.id, queue: tasks[node.taskIndex].queue, status: status, attempt: attempt))
+        emit(
+            RunEvent(
+                nodeID: node.id, queue: plan.workflow.tasks[node.taskIndex].queueName, status: status, attempt: attempt)
+        )
     }
 
     private func emit(_ event: RunEvent) {
@@ -329,15 +268,16 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
                 interrupted: state.interrupted,
                 // Field by field: copying a whole `PlannedNode` or `NodeRecord` costs a retain per field.
                 nodes: plan.nodes.indices.map { index in
-                    let info = tasks[plan.nodes[index].taskIndex]
+                    let task = plan.nodes[index].taskIndex
                     let spans = state.nodes[index].spans
                     return RunReport.Node(
-                        id: plan.nodes[index].id, task: info.id, type: info.typeName, queue: info.queue,
+                        id: plan.nodes[index].id, task: plan.workflow.tasks[task].id.value,
+                        type: plan.workflow.tasks[task].type.value, queue: plan.workflow.tasks[task].queueName,
                         status: state.nodes[index].status, attempts: state.nodes[index].attempts,
                         start: spans.first?.start, end: spans.last?.end,
                         code: state.nodes[index].failure?.code.description,
                         cause: state.nodes[index].failure?.message,
-                        continueOnError: info.continueOnError, spans: spans)
+                        continueOnError: plan.workflow.tasks[task].continueOnError, spans: spans)
                 },
                 queueLimits: queues.limits)
         }
