@@ -54,7 +54,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
         var output: (any Sendable)?
         var cancellationReason: CancellationReason?
         /// Dependencies that had already finished when added: edges for input lookup only.
-        var finishedDependencies: [Operation] = []
+        var finishedDependencies = SmallList<Operation>()
         /// Identities of `finishedDependencies`, kept once there are many (a gather over thousands of items).
         var finishedIdentities: Set<ObjectIdentifier>?
         /// Whether any dependency went to Foundation (was unfinished when added).
@@ -197,8 +197,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
 
     open override func removeDependency(_ operation: Operation) {
         let recorded = state.withLock { state -> Bool in
-            guard let index = state.finishedDependencies.firstIndex(where: { $0 === operation }) else { return false }
-            state.finishedDependencies.remove(at: index)
+            guard state.finishedDependencies.removeFirst(where: { $0 === operation }) else { return false }
             state.finishedIdentities?.remove(ObjectIdentifier(operation))
             return true
         }
@@ -208,14 +207,14 @@ open class FlowOperation: Operation, @unchecked Sendable {
     /// Every dependency, whether Foundation tracks it or it was already finished when added.
     open override var dependencies: [Operation] {
         let (finished, foundation) = state.withLock { ($0.finishedDependencies, $0.hasFoundationDependencies) }
-        guard foundation else { return finished }
+        guard foundation else { return Array(finished) }
         return finished.isEmpty ? super.dependencies : super.dependencies + finished
     }
 
     /// Drops every dependency at once; the runner calls this when the operation has finished.
     final func removeAllDependencies() {
         let foundation = state.withLock { state -> Bool in
-            state.finishedDependencies = []
+            state.finishedDependencies.removeAll()
             state.finishedIdentities = nil
             return state.hasFoundationDependencies
         }

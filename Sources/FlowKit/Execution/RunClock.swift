@@ -7,20 +7,44 @@ import Foundation
 public protocol RunClock: Sendable {
     /// The time since a fixed origin.
     var now: Duration { get }
+    /// ``now`` in seconds. The runner stamps every attempt's start and end with it.
+    var nowSeconds: Double { get }
     /// Runs `action` once after `delay`, on some thread.
     /// - Returns: A function that cancels the action if it has not run yet.
     @discardableResult
     func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> @Sendable () -> Void
 }
 
-/// The real clock: `ContinuousClock` time and Dispatch timers.
+extension RunClock {
+    public var nowSeconds: Double { now.seconds }
+}
+
+/// The real clock: the monotonic clock and Dispatch timers.
+///
+/// It reads `clock_gettime` itself rather than `ContinuousClock`: the runner takes two timestamps per node,
+/// and turning an `Instant` into seconds goes through 128-bit `Duration` arithmetic that costs more than the
+/// read.
 public struct SystemClock: RunClock {
-    private let origin = ContinuousClock.now
+    private let origin = Self.read()
 
     /// Creates a clock whose origin is now.
     public init() {}
 
-    public var now: Duration { ContinuousClock.now - origin }
+    public var now: Duration {
+        let time = Self.read()
+        return .seconds(time.tv_sec - origin.tv_sec) + .nanoseconds(time.tv_nsec - origin.tv_nsec)
+    }
+
+    public var nowSeconds: Double {
+        let time = Self.read()
+        return Double(time.tv_sec - origin.tv_sec) + Double(time.tv_nsec - origin.tv_nsec) * 1e-9
+    }
+
+    private static func read() -> timespec {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return time
+    }
 
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
         let work = DispatchWorkItem(block: action)

@@ -33,6 +33,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     private let signalled = Atomic<Bool>(false)
     private let startedAt = Date()
     private let origin: Duration
+    private let originSeconds: Double
 
     /// Creates a runner for a plan.
     public init(plan: Plan, options: RunOptions = RunOptions()) {
@@ -50,6 +51,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
                 plan: plan, graph: NodeGraph(plan: plan, queueIndexOfTask: tasks.queueIndex),
                 queueLimits: queueNames.map { queues.limits[$0] ?? 1 }, recordsEvents: options.observer != nil))
         self.origin = options.clock.now
+        self.originSeconds = options.clock.nowSeconds
     }
 
     /// Runs every node and blocks until all have finished, failed, been skipped or cancelled.
@@ -87,6 +89,9 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
 
     /// The time since the run started.
     public var elapsed: Duration { options.clock.now - origin }
+
+    /// ``elapsed`` in seconds, for timestamps.
+    private var elapsedSeconds: Double { options.clock.nowSeconds - originSeconds }
 
     // MARK: Launching
 
@@ -146,7 +151,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     // MARK: OperationLifecycle
 
     func operationDidStart(_ operation: FlowOperation, index: Int) -> Bool {
-        let now = elapsed.seconds
+        let now = elapsedSeconds
         guard let attempt = state.withLock({ $0.didStart(index, at: now) }) else { return false }
         if let timeout = plan.workflow.tasks[plan.nodes[index].taskIndex].timeout {
             let cancelTimer = options.clock.schedule(after: timeout) { [weak operation] in
@@ -160,10 +165,9 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
 
     func operationWillFinish(_ operation: FlowOperation, index: Int) {
         enter()  // left in `operationDidFinish`, once Foundation has let go of the operation
-        let now = elapsed.seconds
+        let now = elapsedSeconds
         let taskIndex = plan.nodes[index].taskIndex
-        let result = Self.result(
-            of: operation, nodeID: plan.nodes[index].id, location: plan.workflow.tasks[taskIndex].location)
+        let result = result(of: operation, index: index)
         // A finished operation has read its inputs: drop its edges. Otherwise each operation keeps its
         // dependencies alive, a chain stays in memory as one linked list, and freeing it recurses per link.
         operation.removeAllDependencies()
@@ -198,11 +202,12 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     }
 
     /// Maps an operation's outcome to a node result, telling a timeout from a cancelled run.
-    private static func result(of operation: FlowOperation, nodeID: String, location: SourceLocation) -> AttemptResult {
+    private func result(of operation: FlowOperation, index: Int) -> AttemptResult {
         let (outcome, reason) = operation.outcomeAndReason
+        if case .success? = outcome { return .succeeded }
+        let nodeID = plan.nodes[index].id
+        let location = plan.workflow.tasks[plan.nodes[index].taskIndex].location
         switch outcome {
-        case .success?:
-            return .succeeded
         case .failure(var failure)? where reason == nil:
             if failure.nodeID.isEmpty { failure.nodeID = nodeID }
             if failure.location == nil { failure.location = location }
@@ -261,7 +266,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     // MARK: Report
 
     private func report() -> RunReport {
-        let now = elapsed.seconds
+        let now = elapsedSeconds
         return state.withLock { state in
             RunReport(
                 workflow: plan.workflow.name, path: plan.workflow.path, startedAt: startedAt, duration: now,
