@@ -56,6 +56,60 @@ import Testing
         #expect(seen["right"] == ["noop:->"])
     }
 
+    /// Records the fields of the contexts the runner makes, and of a changed copy of each.
+    final class FieldSpy: TaskType, @unchecked Sendable {
+        let seen = Mutex<[String: String]>([:])
+        var name: String { "fields" }
+        var summary: String { "records its context" }
+        var parameters: [ParameterSpec] { [ParameterSpec("size", .integer, default: .int(3), summary: "a number")] }
+        var consumes: InputRequirement { .anything }
+        var provides: ProviderKind? { nil }
+
+        static func describe(_ context: NodeContext) -> String {
+            let size = context.parameters["size"]?.intValue.map(String.init) ?? "-"
+            let item = context.item.map { "\($0)" } ?? "-"
+            return [
+                context.nodeID, context.taskID, context.typeName, context.queueName,
+                context.itemIndex.map(String.init) ?? "-", item, size, context.inputTaskID ?? "-",
+                String(context.attempt), context.location.map { "\($0.line)" } ?? "-", String(context.optimize),
+            ].joined(separator: " ")
+        }
+
+        func makeOperation(_ context: NodeContext) -> FlowOperation {
+            var changed = context
+            changed.attempt = 9
+            changed.queueName = "elsewhere"
+            seen.withLock {
+                $0[context.nodeID] = Self.describe(context)
+                $0[context.nodeID + "'"] = Self.describe(changed)
+            }
+            return NoopOperation(context: context)
+        }
+    }
+
+    @Test func aRunnersContextReadsItsFieldsFromThePlanAndChangesLikeAnyOther() throws {
+        let spy = FieldSpy()
+        let plan = try TestWorkflow.plan(
+            """
+            version: 1
+            queues: { slow: { maxConcurrent: 1 } }
+            tasks:
+              one: { type: fields, queue: slow, size: 5 }
+              each: { type: fields, forEach: [4, 8], size: "${item}", dependsOn: one, input: one }
+              same: { type: fields, forEach: [a, b], size: 7 }
+              plain: { type: fields }
+            """, registry: TaskRegistry.builtIn.adding(spy))
+        #expect(Runner(plan: plan, options: RunOptions(optimize: false)).run().exitCode == 0)
+        let seen = spy.seen.withLock { $0 }
+        #expect(seen["one"] == "one one fields slow - - 5 - 1 4 false")
+        #expect(seen["one'"] == "one one fields elsewhere - - 5 - 9 4 false")
+        // Parameters that depend on the item: the runner resolves them when it makes the context.
+        #expect(seen["each[1]"] == "each[1] each fields default 1 8 8 one 1 5 false")
+        #expect(seen["each[1]'"] == "each[1] each fields elsewhere 1 8 8 one 9 5 false")
+        #expect(seen["same[1]"] == "same[1] same fields default 1 b 7 - 1 6 false")
+        #expect(seen["plain"] == "plain plain fields default - - 3 - 1 7 false")
+    }
+
     @Test func aSmallListKeepsOrderAcrossItsInlineAndHeapParts() {
         var list = SmallList<Int>()
         #expect(list.isEmpty && list.count == 0 && Array(list).isEmpty)

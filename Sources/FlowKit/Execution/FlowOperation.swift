@@ -48,10 +48,16 @@ open class FlowOperation: Operation, @unchecked Sendable {
 
     private enum Phase: Sendable { case ready, executing, finished }
 
+    /// How an attempt ended, without its payload: what the runner reads on every completion.
+    enum Ending: Sendable { case succeeded, failed, cancelled }
+
     private struct State: Sendable {
         var phase = Phase.ready
-        var outcome: Outcome?
+        // The outcome, kept apart: copying an `Outcome` goes through a multi-payload enum's value witness,
+        // and the runner reads the ending of every node.
+        var ending: Ending?
         var output: (any Sendable)?
+        var failure: NodeFailure?
         var cancellationReason: CancellationReason?
         /// Dependencies that had already finished when added: edges for input lookup only.
         var finishedDependencies = SmallList<Operation>()
@@ -100,8 +106,16 @@ open class FlowOperation: Operation, @unchecked Sendable {
         let (first, lifecycle) = state.withLock { state -> (Bool, (observer: any OperationLifecycle, index: Int)?) in
             guard state.phase != .finished else { return (false, nil) }
             state.phase = .finished
-            state.outcome = outcome
-            if case .success(let output) = outcome { state.output = output }
+            switch outcome {
+            case .success(let output):
+                state.ending = .succeeded
+                state.output = output
+            case .failure(let failure):
+                state.ending = .failed
+                state.failure = failure
+            case .cancelled:
+                state.ending = .cancelled
+            }
             return (true, state.lifecycle)
         }
         assert(first, "finish(_:) called twice on \(context.nodeID)")
@@ -132,14 +146,11 @@ open class FlowOperation: Operation, @unchecked Sendable {
 
     /// Drops the output; the runner calls this once every consumer has finished.
     ///
-    /// The outcome lets go of it too, so the output is freed now even while Foundation still holds the
-    /// operation (a queue keeps a finished operation until its own bookkeeping is done).
+    /// The output is freed now even while Foundation still holds the operation (a queue keeps a finished
+    /// operation until its own bookkeeping is done); ``outcome`` reads `.success(nil)` from then on.
     public final func releaseOutput() {
         let released = state.withLock { state -> (any Sendable)? in
-            defer {
-                state.output = nil
-                if case .success(.some) = state.outcome { state.outcome = .success(nil) }
-            }
+            defer { state.output = nil }
             return state.output
         }
         _ = released  // freed here, outside the lock
@@ -226,15 +237,27 @@ open class FlowOperation: Operation, @unchecked Sendable {
     // MARK: State
 
     /// How the operation ended, once it has.
-    public final var outcome: Outcome? { state.withLock { $0.outcome } }
+    public final var outcome: Outcome? {
+        state.withLock { state -> Outcome? in
+            switch state.ending {
+            case .succeeded?: .success(state.output)
+            case .failed?: state.failure.map { .failure($0) }
+            case .cancelled?: .cancelled
+            case nil: nil
+            }
+        }
+    }
 
     /// Why the operation was cancelled, if it was.
     public final var cancellationReason: CancellationReason? { state.withLock { $0.cancellationReason } }
 
-    /// The outcome and the cancellation reason, read together.
-    final var outcomeAndReason: (Outcome?, CancellationReason?) {
-        state.withLock { ($0.outcome, $0.cancellationReason) }
+    /// How the operation ended and why it was cancelled, if it was, read together.
+    final var endingAndReason: (Ending?, CancellationReason?) {
+        state.withLock { ($0.ending, $0.cancellationReason) }
     }
+
+    /// The failure given to ``finish(_:)``, if it failed.
+    final var failure: NodeFailure? { state.withLock { $0.failure } }
 
     /// Cancels the operation, remembering why.
     public final func cancel(reason: CancellationReason) {

@@ -2,62 +2,119 @@ import Logging
 
 /// Everything an operation knows about the node it runs: identity, item, parameters and run options.
 ///
-/// A value with copy-on-write storage: the runner makes one per attempt, and the operation, its task type
-/// and its subclasses pass it around; copying it costs one retain rather than one per field.
+/// The runner makes one per attempt, and the operation, its task type and its subclasses pass it around, so
+/// it is kept small: a context the runner makes is a reference to the run's plan plus the node's index and
+/// attempt, and reads each field from the plan when asked; one made by hand, or changed through a setter,
+/// keeps its fields in one shared, immutable object. Either way, copying it costs one retain.
 public struct NodeContext: Sendable {
     /// The node id, e.g. `decode[3]`, or the task id when the task is not expanded.
     public var nodeID: String {
-        get { storage.fields.nodeID }
+        get {
+            switch storage {
+            case .fields(let box): box.fields.nodeID
+            case .planned(let nodes, let index, _): nodes.plan.nodes[index].id
+            }
+        }
         set { update { $0.nodeID = newValue } }
     }
     /// The task id the node comes from, e.g. `decode`.
     public var taskID: String {
-        get { storage.fields.taskID }
+        get {
+            switch storage {
+            case .fields(let box): box.fields.taskID
+            case .planned(let nodes, let index, _): nodes.task(of: index).id.value
+            }
+        }
         set { update { $0.taskID = newValue } }
     }
     /// The task type name.
     public var typeName: String {
-        get { storage.fields.typeName }
+        get {
+            switch storage {
+            case .fields(let box): box.fields.typeName
+            case .planned(let nodes, let index, _): nodes.task(of: index).type.value
+            }
+        }
         set { update { $0.typeName = newValue } }
     }
     /// The queue the node runs on.
     public var queueName: String {
-        get { storage.fields.queueName }
+        get {
+            switch storage {
+            case .fields(let box): box.fields.queueName
+            case .planned(let nodes, let index, _): nodes.task(of: index).queueName
+            }
+        }
         set { update { $0.queueName = newValue } }
     }
     /// The node's position in its `forEach` list, if expanded.
     public var itemIndex: Int? {
-        get { storage.fields.itemIndex }
+        get {
+            switch storage {
+            case .fields(let box): box.fields.itemIndex
+            case .planned(let nodes, let index, _): nodes.plan.nodes[index].itemIndex
+            }
+        }
         set { update { $0.itemIndex = newValue } }
     }
     /// The node's `forEach` item, if expanded.
     public var item: Value? {
-        get { storage.fields.item }
+        get {
+            switch storage {
+            case .fields(let box): box.fields.item
+            case .planned(let nodes, let index, _): nodes.plan.nodes[index].item
+            }
+        }
         set { update { $0.item = newValue } }
     }
     /// The resolved parameters, defaults included.
     public var parameters: ParameterValues {
-        get { storage.fields.parameters }
+        get {
+            switch storage {
+            case .fields(let box): box.fields.parameters
+            case .planned(let nodes, let index, _): nodes.parameters(of: index)
+            }
+        }
         set { update { $0.parameters = newValue } }
     }
     /// The task id named by `input:`, when the task picks one among several providers.
     public var inputTaskID: String? {
-        get { storage.fields.inputTaskID }
+        get {
+            switch storage {
+            case .fields(let box): box.fields.inputTaskID
+            case .planned(let nodes, let index, _): nodes.task(of: index).input?.value
+            }
+        }
         set { update { $0.inputTaskID = newValue } }
     }
     /// The attempt number, starting at 1.
     public var attempt: Int {
-        get { storage.fields.attempt }
+        get {
+            switch storage {
+            case .fields(let box): box.fields.attempt
+            case .planned(_, _, let attempt): attempt
+            }
+        }
         set { update { $0.attempt = newValue } }
     }
     /// The folder relative paths in the workflow are resolved against.
     public var workflowDirectory: String {
-        get { storage.fields.workflowDirectory }
+        get {
+            switch storage {
+            case .fields(let box): box.fields.workflowDirectory
+            case .planned(let nodes, _, _): nodes.plan.workflow.directory
+            }
+        }
         set { update { $0.workflowDirectory = newValue } }
     }
     /// Where the task is written, for failures.
     public var location: SourceLocation? {
-        get { storage.fields.location }
+        get {
+            switch storage {
+            case .fields(let box): box.fields.location
+            case .planned(let nodes, let index, _): nodes.task(of: index).location
+            }
+        }
         set { update { $0.location = newValue } }
     }
     /// The nodes that consume this node's output: their type and parameters.
@@ -66,19 +123,29 @@ public struct NodeContext: Sendable {
     /// when every consumer downsamples), as long as the result stays equivalent. Computed on each use: most
     /// operations never look, and a fan-out node may have thousands.
     public var consumers: [Consumer] {
-        switch storage.fields.consumers {
-        case .list(let list): list()
-        case .planned(let graph, let index): graph.consumers(of: index)
+        switch storage {
+        case .fields(let box): box.fields.consumers()
+        case .planned(let nodes, let index, _): nodes.consumers(of: index)
         }
     }
     /// Whether operations may trade exactness within a level of rounding for speed (see ``Consumer``).
     public var optimize: Bool {
-        get { storage.fields.optimize }
+        get {
+            switch storage {
+            case .fields(let box): box.fields.optimize
+            case .planned(let nodes, _, _): nodes.optimize
+            }
+        }
         set { update { $0.optimize = newValue } }
     }
     /// The logger for this node.
     public var logger: Logger {
-        get { storage.fields.logger }
+        get {
+            switch storage {
+            case .fields(let box): box.fields.logger
+            case .planned(let nodes, _, _): nodes.logger
+            }
+        }
         set { update { $0.logger = newValue } }
     }
 
@@ -108,20 +175,23 @@ public struct NodeContext: Sendable {
         consumers: @autoclosure @escaping @Sendable () -> [Consumer] = [],
         optimize: Bool = true, logger: Logger = Logger(label: "flowrun")
     ) {
-        self.init(
-            Fields(
-                nodeID: nodeID, taskID: taskID ?? nodeID, typeName: typeName, queueName: queueName,
-                itemIndex: itemIndex, item: item, parameters: parameters, inputTaskID: inputTaskID, attempt: attempt,
-                workflowDirectory: workflowDirectory, location: location, consumers: .list(consumers),
-                optimize: optimize, logger: logger))
+        storage = .fields(
+            FieldBox(
+                Fields(
+                    nodeID: nodeID, taskID: taskID ?? nodeID, typeName: typeName, queueName: queueName,
+                    itemIndex: itemIndex, item: item, parameters: parameters, inputTaskID: inputTaskID,
+                    attempt: attempt, workflowDirectory: workflowDirectory, location: location,
+                    consumers: consumers, optimize: optimize, logger: logger)))
     }
 
-    /// Where a context finds its node's consumers.
-    enum ConsumerSource: Sendable {
-        /// Given by the creator (tests, hand-made contexts).
-        case list(@Sendable () -> [Consumer])
-        /// Looked up in a plan when asked: no closure to allocate per node.
-        case planned(PlanConsumers, index: Int)
+    /// A context with the given fields.
+    init(fields: Fields) {
+        storage = .fields(FieldBox(fields))
+    }
+
+    /// A context that reads its node's fields from the run's plan when asked.
+    init(planned nodes: PlannedNodes, index: Int, attempt: Int) {
+        storage = .planned(nodes, index: index, attempt: attempt)
     }
 
     /// Every field, as one value.
@@ -137,27 +207,35 @@ public struct NodeContext: Sendable {
         var attempt: Int
         var workflowDirectory: String
         var location: SourceLocation?
-        var consumers: ConsumerSource
+        var consumers: @Sendable () -> [Consumer]
         var optimize: Bool
         var logger: Logger
     }
 
     /// Immutable, so sharing it between copies needs no lock; a setter makes a new one.
-    private final class Storage: Sendable {
+    private final class FieldBox: Sendable {
         let fields: Fields
         init(_ fields: Fields) { self.fields = fields }
     }
 
+    private enum Storage: Sendable {
+        case fields(FieldBox)
+        case planned(PlannedNodes, index: Int, attempt: Int)
+    }
+
     private var storage: Storage
 
-    init(_ fields: Fields) {
-        storage = Storage(fields)
+    private var fields: Fields {
+        switch storage {
+        case .fields(let box): box.fields
+        case .planned(let nodes, let index, let attempt): nodes.fields(of: index, attempt: attempt)
+        }
     }
 
     private mutating func update(_ change: (inout Fields) -> Void) {
-        var fields = storage.fields
+        var fields = self.fields
         change(&fields)
-        storage = Storage(fields)
+        storage = .fields(FieldBox(fields))
     }
 
     /// Resolves a path from the workflow against ``workflowDirectory``; absolute paths stay as they are.
@@ -169,24 +247,5 @@ public struct NodeContext: Sendable {
     /// A failure attributed to this node and its task's location.
     public func failure(_ code: NodeFailure.Code, _ message: String, cause: (any Error)? = nil) -> NodeFailure {
         NodeFailure(code, message, node: nodeID, cause: cause, location: location)
-    }
-}
-
-/// A plan's consumer lookup, shared by every context of a run.
-final class PlanConsumers: Sendable {
-    private let plan: Plan
-
-    init(plan: Plan) {
-        self.plan = plan
-    }
-
-    /// The consumers of a node, each able to look further down.
-    func consumers(of index: Int) -> [NodeContext.Consumer] {
-        plan.nodes[index].dependents.map { dependent in
-            let node = plan.nodes[dependent]
-            return NodeContext.Consumer(
-                typeName: plan.task(of: node).type.value, parameters: plan.parameters(of: node),
-                consumers: { self.consumers(of: dependent) })
-        }
     }
 }

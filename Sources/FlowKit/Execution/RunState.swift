@@ -165,11 +165,13 @@ struct RunState: Sendable {
             start: nodes[index].attemptStart, end: time, lane: nodes[index].lane, attempt: nodes[index].attempts)
     }
 
+    /// Records how a node's attempt ended; what to do about it goes into `effects` (filled in place: returning
+    /// the struct copied it on every completion).
     mutating func finish(
-        _ index: Int, result: AttemptResult, retries: Int, failFast: Bool, retry policy: RetryPolicy
-    ) -> Effects {
-        var effects = Effects()
-        guard nodes[index].admitted else { return effects }  // never admitted: nothing to finish
+        _ index: Int, result: AttemptResult, retries: Int, failFast: Bool, retry policy: RetryPolicy,
+        into effects: inout Effects
+    ) {
+        guard nodes[index].admitted else { return }  // never admitted: nothing to finish
         nodes[index].admitted = false
         effects.cancelTimer = nodes[index].cancelTimer
         nodes[index].cancelTimer = nil
@@ -213,7 +215,6 @@ struct RunState: Sendable {
         }
         admit(&effects)
         effects.finished = resolved == nodes.count
-        return effects
     }
 
     /// Marks the run cancelled: nodes not handed to a queue are cancelled now; the operations of admitted

@@ -19,7 +19,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     private let queues: QueueSet
     private let failFast: Bool
     private let tasks: TaskTable
-    private let planConsumers: PlanConsumers
+    private let plannedNodes: PlannedNodes
     private let state: Mutex<RunState>
     private let done = DispatchSemaphore(value: 0)
     /// How many threads are between reading a change of the state and having carried out its effects (for an
@@ -42,10 +42,10 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         let queues = QueueSet(workflow: plan.workflow, defaultLimit: options.maxConcurrentDefault)
         self.queues = queues
         self.failFast = options.failFast ?? plan.workflow.failFast
-        self.planConsumers = PlanConsumers(plan: plan)
         let queueNames = Array(plan.workflow.queues.keys)
         let tasks = TaskTable(plan: plan, operationQueues: queueNames.map { queues[$0] })
         self.tasks = tasks
+        self.plannedNodes = PlannedNodes(plan: plan, tasks: tasks, options: options)
         self.state = Mutex(
             RunState(
                 plan: plan, graph: NodeGraph(plan: plan, queueIndexOfTask: tasks.queueIndex),
@@ -125,17 +125,13 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
 
     private func makeOperation(_ admission: RunState.Admission) -> FlowOperation {
         let index = admission.index
-        // Field by field, in place: copying a whole `PlannedNode` or `TaskSpec` costs a retain per field.
         let taskIndex = plan.nodes[index].taskIndex
-        let context = NodeContext(
-            NodeContext.Fields(
-                nodeID: plan.nodes[index].id, taskID: plan.workflow.tasks[taskIndex].id.value,
-                typeName: plan.workflow.tasks[taskIndex].type.value,
-                queueName: plan.workflow.tasks[taskIndex].queueName, itemIndex: plan.nodes[index].itemIndex,
-                item: plan.nodes[index].item, parameters: tasks.parameters(of: index, in: plan),
-                inputTaskID: plan.workflow.tasks[taskIndex].input?.value, attempt: admission.attempt,
-                workflowDirectory: plan.workflow.directory, location: plan.workflow.tasks[taskIndex].location,
-                consumers: .planned(planConsumers, index: index), optimize: options.optimize, logger: options.logger))
+        // Nodes whose parameters depend on their item get them resolved once, here; the others read every
+        // field from the plan when asked.
+        let context =
+            tasks.sharesParameters(taskIndex)
+            ? NodeContext(planned: plannedNodes, index: index, attempt: admission.attempt)
+            : NodeContext(fields: plannedNodes.fields(of: index, attempt: admission.attempt))
         let operation = tasks.type(of: taskIndex).makeOperation(context)
         // Foundation's setter takes the operation's lock: skip it for the default.
         let priority = plan.workflow.tasks[taskIndex].priority
@@ -171,12 +167,13 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         // A finished operation has read its inputs: drop its edges. Otherwise each operation keeps its
         // dependencies alive, a chain stays in memory as one linked list, and freeing it recurses per link.
         operation.removeAllDependencies()
-        let effects = state.withLock { state in
+        var effects = RunState.Effects()
+        state.withLock { state in
             state.endAttempt(index, at: now)
-            return state.finish(
+            state.finish(
                 index, result: result, retries: plan.workflow.tasks[taskIndex].retries,
-                failFast: failFast && !plan.workflow.tasks[taskIndex].continueOnError,
-                retry: options.retry)
+                failFast: failFast && !plan.workflow.tasks[taskIndex].continueOnError, retry: options.retry,
+                into: &effects)
         }
         apply(effects)
     }
@@ -203,12 +200,13 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
 
     /// Maps an operation's outcome to a node result, telling a timeout from a cancelled run.
     private func result(of operation: FlowOperation, index: Int) -> AttemptResult {
-        let (outcome, reason) = operation.outcomeAndReason
-        if case .success? = outcome { return .succeeded }
+        let (ending, reason) = operation.endingAndReason
+        if ending == .succeeded { return .succeeded }
         let nodeID = plan.nodes[index].id
         let location = plan.workflow.tasks[plan.nodes[index].taskIndex].location
-        switch outcome {
-        case .failure(var failure)? where reason == nil:
+        switch ending {
+        case .failed? where reason == nil:
+            var failure = operation.failure ?? NodeFailure(.internalError, "failed without a cause", node: nodeID)
             if failure.nodeID.isEmpty { failure.nodeID = nodeID }
             if failure.location == nil { failure.location = location }
             return .failed(failure)

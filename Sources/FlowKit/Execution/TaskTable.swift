@@ -81,6 +81,9 @@ struct TaskTable: Sendable {
     /// The queue the task's operations go to.
     func operationQueue(of task: Int) -> OperationQueue { operationQueues[queueIndex[task]] }
 
+    /// Whether every node of the task has the same parameters (looked up, not resolved per node).
+    func sharesParameters(_ task: Int) -> Bool { parametersIndex[task] >= 0 }
+
     /// A node's parameters: the task's own when they do not depend on the item, otherwise resolved now.
     func parameters(of node: Int, in plan: Plan) -> ParameterValues {
         let task = plan.nodes[node].taskIndex

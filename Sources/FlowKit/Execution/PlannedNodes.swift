@@ -1,0 +1,51 @@
+import Logging
+
+/// What every ``NodeContext`` of a run reads its fields from: the plan, the task table and the run options,
+/// shared by all of them, so the runner makes a context per attempt without copying any field.
+final class PlannedNodes: Sendable {
+    let plan: Plan
+    let tasks: TaskTable
+    let optimize: Bool
+    let logger: Logger
+
+    init(plan: Plan, tasks: TaskTable, options: RunOptions) {
+        self.plan = plan
+        self.tasks = tasks
+        optimize = options.optimize
+        logger = options.logger
+    }
+
+    /// The task a node comes from, read in place.
+    func task(of index: Int) -> TaskSpec {
+        plan.workflow.tasks[plan.nodes[index].taskIndex]
+    }
+
+    /// A node's parameters; a node whose parameters depend on its item resolves them on every call, so the
+    /// runner gives such nodes contexts with their fields already made (see ``TaskTable/sharesParameters(_:)``).
+    func parameters(of index: Int) -> ParameterValues {
+        tasks.parameters(of: index, in: plan)
+    }
+
+    /// The consumers of a node, each able to look further down.
+    func consumers(of index: Int) -> [NodeContext.Consumer] {
+        plan.nodes[index].dependents.map { dependent in
+            let node = plan.nodes[dependent]
+            return NodeContext.Consumer(
+                typeName: plan.task(of: node).type.value, parameters: plan.parameters(of: node),
+                consumers: { self.consumers(of: dependent) })
+        }
+    }
+
+    /// Every field of a node's context, made now.
+    func fields(of index: Int, attempt: Int) -> NodeContext.Fields {
+        let taskIndex = plan.nodes[index].taskIndex
+        // Field by field, in place: copying a whole `PlannedNode` or `TaskSpec` costs a retain per field.
+        return NodeContext.Fields(
+            nodeID: plan.nodes[index].id, taskID: plan.workflow.tasks[taskIndex].id.value,
+            typeName: plan.workflow.tasks[taskIndex].type.value, queueName: plan.workflow.tasks[taskIndex].queueName,
+            itemIndex: plan.nodes[index].itemIndex, item: plan.nodes[index].item, parameters: parameters(of: index),
+            inputTaskID: plan.workflow.tasks[taskIndex].input?.value, attempt: attempt,
+            workflowDirectory: plan.workflow.directory, location: plan.workflow.tasks[taskIndex].location,
+            consumers: { self.consumers(of: index) }, optimize: optimize, logger: logger)
+    }
+}
