@@ -38,7 +38,7 @@ import Testing
         }
     }
 
-    @Test func theRunnerGivesEachNodeItsConsumersAndTheirs() throws {
+    @Test func theRunnerGivesEachNodeItsConsumersAndTheirs() async throws {
         let spy = ConsumerSpy()
         let plan = try TestWorkflow.plan(
             """
@@ -49,7 +49,7 @@ import Testing
               right: { type: spy, tag: R, dependsOn: source }
               sink: { type: noop, dependsOn: [left, right] }
             """, registry: TaskRegistry.builtIn.adding(spy))
-        #expect(Runner(plan: plan).run().exitCode == 0)
+        #expect(await Runner(plan: plan).run().exitCode == 0)
         let seen = spy.seen.withLock { $0 }
         #expect(seen["source"] == ["spy:L>noop", "spy:R>noop"])
         #expect(seen["left"] == ["noop:->"])
@@ -87,7 +87,7 @@ import Testing
         }
     }
 
-    @Test func aRunnersContextReadsItsFieldsFromThePlanAndChangesLikeAnyOther() throws {
+    @Test func aRunnersContextReadsItsFieldsFromThePlanAndChangesLikeAnyOther() async throws {
         let spy = FieldSpy()
         let plan = try TestWorkflow.plan(
             """
@@ -99,7 +99,7 @@ import Testing
               same: { type: fields, forEach: [a, b], size: 7 }
               plain: { type: fields }
             """, registry: TaskRegistry.builtIn.adding(spy))
-        #expect(Runner(plan: plan, options: RunOptions(optimize: false)).run().exitCode == 0)
+        #expect(await Runner(plan: plan, options: RunOptions(optimize: false)).run().exitCode == 0)
         let seen = spy.seen.withLock { $0 }
         #expect(seen["one"] == "one one fields slow - - 5 - 1 4 false")
         #expect(seen["one'"] == "one one fields elsewhere - - 5 - 9 4 false")

@@ -12,12 +12,12 @@ import Testing
         registry = TaskRegistry.builtIn.adding(ProbeTask(recorder: recorder))
     }
 
-    func run(_ yaml: String, options: RunOptions = RunOptions(maxConcurrentDefault: 2)) throws -> RunReport {
-        Runner(plan: try TestWorkflow.plan(yaml, registry: registry), options: options).run()
+    func run(_ yaml: String, options: RunOptions = RunOptions(maxConcurrentDefault: 2)) async throws -> RunReport {
+        await Runner(plan: try TestWorkflow.plan(yaml, registry: registry), options: options).run()
     }
 
-    @Test func concurrencyReachesButNeverExceedsTheQueueLimit() throws {
-        let report = try run(
+    @Test func concurrencyReachesButNeverExceedsTheQueueLimit() async throws {
+        let report = try await run(
             """
             version: 1
             queues: { io: { maxConcurrent: 3 }, serial: { maxConcurrent: 1 } }
@@ -32,8 +32,8 @@ import Testing
         #expect(lanes == [0, 1, 2])
     }
 
-    @Test func dependentsStartOnlyAfterTheirDependenciesSucceeded() throws {
-        let report = try run(
+    @Test func dependentsStartOnlyAfterTheirDependenciesSucceeded() async throws {
+        let report = try await run(
             """
             version: 1
             tasks:
@@ -53,8 +53,8 @@ import Testing
         #expect(d.inputs == ["b", "c"])
     }
 
-    @Test func aFailureSkipsEverythingDownstreamAndNamesTheCause() throws {
-        let report = try run(
+    @Test func aFailureSkipsEverythingDownstreamAndNamesTheCause() async throws {
+        let report = try await run(
             """
             version: 1
             tasks:
@@ -72,8 +72,8 @@ import Testing
         #expect(recorder.entry("b") == nil && recorder.entry("c") == nil)
     }
 
-    @Test func continueOnErrorCountsAsSuccessButStillSkipsDependents() throws {
-        let report = try run(
+    @Test func continueOnErrorCountsAsSuccessButStillSkipsDependents() async throws {
+        let report = try await run(
             """
             version: 1
             tasks:
@@ -85,8 +85,8 @@ import Testing
         #expect(report.status(of: "b") == .skipped)
     }
 
-    @Test func failFastCancelsTheRestOfTheRun() throws {
-        let report = try run(
+    @Test func failFastCancelsTheRestOfTheRun() async throws {
+        let report = try await run(
             """
             version: 1
             failFast: true
@@ -106,8 +106,8 @@ import Testing
         #expect(report.status(of: "waiting[0]") == .skipped)
     }
 
-    @Test func withoutFailFastIndependentBranchesGoOn() throws {
-        let report = try run(
+    @Test func withoutFailFastIndependentBranchesGoOn() async throws {
+        let report = try await run(
             """
             version: 1
             tasks:
@@ -215,7 +215,7 @@ import Testing
         }
     }
 
-    @Test func cancellingBeforeTheRunStartsRunsNothing() throws {
+    @Test func cancellingBeforeTheRunStartsRunsNothing() async throws {
         let runner = Runner(
             plan: try TestWorkflow.plan(
                 """
@@ -225,7 +225,7 @@ import Testing
                   b: { type: probe, dependsOn: a }
                 """, registry: registry))
         runner.cancel()
-        let report = runner.run()
+        let report = await runner.run()
         #expect(report.nodes.allSatisfy { $0.status == .cancelled })
         #expect(recorder.all.isEmpty)
     }
@@ -247,8 +247,53 @@ import Testing
         #expect(report.status(of: "nap") == .cancelled)
     }
 
-    @Test func gatherReceivesEveryItemInOrder() throws {
-        let report = try run(
+    @Test func cancellingTheAwaitingTaskCancelsTheRun() async throws {
+        let plan = try TestWorkflow.plan(
+            """
+            version: 1
+            tasks:
+              nap: { type: sleep, duration: 60s }
+              after: { type: noop, dependsOn: nap }
+            """, registry: registry)
+        let runner = Runner(plan: plan)
+        let task = Task { await runner.run() }
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while runner.progress()["default"]?[.running] != 1, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        task.cancel()
+        let report = await task.value
+        #expect(report.interrupted)
+        #expect(report.status(of: "nap") == .cancelled)
+        #expect(report.status(of: "after") == .skipped || report.status(of: "after") == .cancelled)
+    }
+
+    /// The asynchronous `run()` holds no thread while nodes run: several runs awaited from tasks that share
+    /// one thread all get going. Each run's gate node finishes only once every run's gate has started (or
+    /// after 10 s, failing); a `run()` that blocked the thread would keep the other runs from starting.
+    @Test func awaitedRunsShareOneThread() async throws {
+        let runs = 3
+        let gate = Gate(size: runs)
+        let plan = try TestWorkflow.plan(
+            """
+            version: 1
+            tasks:
+              wait: { type: gate }
+              after: { type: noop, dependsOn: wait }
+            """, registry: TaskRegistry.builtIn.adding(GateTask(gate: gate)))
+        let executor = OneThreadExecutor()
+        let codes = await withTaskExecutorPreference(executor) {
+            await withTaskGroup(of: Int32.self) { group in
+                for _ in 0..<runs { group.addTask { await Runner(plan: plan).run().exitCode } }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        #expect(codes == [0, 0, 0])
+        executor.stop()
+    }
+
+    @Test func gatherReceivesEveryItemInOrder() async throws {
+        let report = try await run(
             """
             version: 1
             tasks:
@@ -261,7 +306,7 @@ import Testing
 
     /// `run()` returns only once every thread has carried out what it read from the state: the last node's
     /// events are not still on their way to the observer (the progress line, the trace) from another thread.
-    @Test func everyEventIsDeliveredBeforeRunReturns() throws {
+    @Test func everyEventIsDeliveredBeforeRunReturns() async throws {
         let items = (0..<300).map(String.init).joined(separator: ", ")
         let plan = try TestWorkflow.plan(
             """
@@ -274,7 +319,7 @@ import Testing
         for round in 0..<5 {
             let events = LockedBox(0)
             let options = RunOptions(maxConcurrentDefault: 2, observer: { _ in events.withLock { $0 += 1 } })
-            let report = Runner(plan: plan, options: options).run()
+            let report = await Runner(plan: plan, options: options).run()
             let delivered = events.withLock { $0 }
             #expect(report.exitCode == 0)
             // queued, running and succeeded for each of the 600 nodes
@@ -282,8 +327,8 @@ import Testing
         }
     }
 
-    @Test func aTaskPriorityBecomesTheOperationsQueuePriority() throws {
-        let report = try run(
+    @Test func aTaskPriorityBecomesTheOperationsQueuePriority() async throws {
+        let report = try await run(
             """
             version: 1
             tasks:
@@ -297,8 +342,8 @@ import Testing
         #expect(recorder.entry("plain")?.queuePriority == .normal)
     }
 
-    @Test func inputPicksOneProviderAmongSeveral() throws {
-        let report = try run(
+    @Test func inputPicksOneProviderAmongSeveral() async throws {
+        let report = try await run(
             """
             version: 1
             tasks:
@@ -312,7 +357,7 @@ import Testing
         #expect(recorder.entry("pick")?.inputs == ["R"])
     }
 
-    @Test func outputsAreReleasedAsSoonAsTheirConsumersFinish() throws {
+    @Test func outputsAreReleasedAsSoonAsTheirConsumersFinish() async throws {
         let items = (0..<50_000).map(String.init).joined(separator: "\n")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -326,7 +371,7 @@ import Testing
               use: { type: probe, dependsOn: make }
             """, registry: registry, path: folder.appendingPathComponent("big.yaml").path)
         #expect(plan.nodes.count == 100_000)
-        let report = Runner(plan: plan, options: RunOptions(maxConcurrentDefault: 2)).run()
+        let report = await Runner(plan: plan, options: RunOptions(maxConcurrentDefault: 2)).run()
         #expect(report.exitCode == 0)
         #expect(recorder.outputsAliveOnceReleased() == 0)
         // Admission control drains each item's pipeline first: outputs alive stay near the queue limit.
@@ -337,9 +382,9 @@ import Testing
     /// `decode` on a slow one, and every fetched photo waited in memory (531 MB for 1,000 photos, 102 MB for 100).
     /// Sources — nodes without dependencies whose outputs others consume — now wait while the other nodes'
     /// backlog is full.
-    @Test func aFastProducerOnItsOwnQueueDoesNotRunAheadOfASlowConsumer() throws {
+    @Test func aFastProducerOnItsOwnQueueDoesNotRunAheadOfASlowConsumer() async throws {
         let items = (0..<400).map(String.init).joined(separator: ", ")
-        let report = try run(
+        let report = try await run(
             """
             version: 1
             queues: { io: { maxConcurrent: 3 }, cpu: { maxConcurrent: 1 } }

@@ -22,6 +22,9 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     private let plannedNodes: PlannedNodes
     private let state: Mutex<RunState>
     private let done = DispatchSemaphore(value: 0)
+    /// How the asynchronous `run()` resumes: a callback for when the run ends, or the news that it has
+    /// (a run cancelled before it started ends before `run()` is called).
+    private let whenDone = Mutex<(ended: Bool, callback: (@Sendable () -> Void)?)>((false, nil))
     /// How many threads are between reading a change of the state and having carried out its effects (for an
     /// operation: until Foundation has let go of it). `run()` returns once the state has reached its end *and*
     /// this is back to zero, so nothing of the run — an event, an output release, a queue's last hold on an
@@ -54,15 +57,44 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         self.originSeconds = options.clock.nowSeconds
     }
 
-    /// Runs every node and blocks until all have finished, failed, been skipped or cancelled.
+    /// Runs every node and blocks the calling thread until all have finished, failed, been skipped or
+    /// cancelled.
+    ///
+    /// From Swift concurrency, call `await run()` instead: blocking a thread of the cooperative pool starves
+    /// the Dispatch threads the operations run on, and on Linux the pool only grows after a second.
     /// - Returns: The report of the run.
     public func run() -> RunReport {
         if plan.nodes.isEmpty { return report() }
+        begin()
+        done.wait()
+        return report()
+    }
+
+    /// Runs every node without holding a thread while they run. Cancelling the calling task cancels the run,
+    /// as ``cancel()`` does.
+    /// - Returns: The report of the run.
+    public func run() async -> RunReport {
+        if plan.nodes.isEmpty { return report() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let endedAlready = whenDone.withLock { state in
+                    if !state.ended { state.callback = { continuation.resume() } }
+                    return state.ended
+                }
+                if endedAlready { return continuation.resume() }
+                begin()
+            }
+        } onCancel: {
+            cancel()
+        }
+        return report()
+    }
+
+    /// Makes the first nodes ready and hands them to their queues.
+    private func begin() {
         enter()
         apply(state.withLock { $0.start() })
         leave()
-        done.wait()
-        return report()
     }
 
     /// Cancels the run: queued nodes never start, running ones see `isCancelled`, nothing new is launched.
@@ -194,6 +226,11 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         let (_, remaining) = busy.subtract(1, ordering: .sequentiallyConsistent)
         guard remaining == 0, ended.load(ordering: .sequentiallyConsistent) else { return }
         if signalled.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged {
+            let callback = whenDone.withLock { state in
+                state.ended = true
+                return state.callback
+            }
+            callback?()
             done.signal()
         }
     }

@@ -62,7 +62,7 @@ import Testing
 }
 
 @Suite struct WorkflowTests {
-    @Test func theExampleWorkflowRunsEndToEnd() throws {
+    @Test func theExampleWorkflowRunsEndToEnd() async throws {
         let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("studio-\(UUID().uuidString)")
@@ -71,7 +71,7 @@ import Testing
         let result = loader.plan(path: package.appendingPathComponent("workflows/vignettes.yaml").path)
         let plan = try #require(
             result.plan, "\(DiagnosticRenderer(sources: result.sources).render(result.diagnostics))")
-        let report = Runner(plan: plan).run()
+        let report = await Runner(plan: plan).run()
         #expect(report.exitCode == 0, "\(report.nodes.compactMap(\.cause))")
         let files = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
         let photos = report.nodes.filter { $0.task == "read" }.count
