@@ -9,112 +9,57 @@ import Logging
 public struct NodeContext: Sendable {
     /// The node id, e.g. `decode[3]`, or the task id when the task is not expanded.
     public var nodeID: String {
-        get {
-            switch storage {
-            case .fields(let box): box.fields.nodeID
-            case .planned(let nodes, let index, _): nodes.plan.nodes[index].id
-            }
-        }
+        get { read(\.nodeID) { nodes, index, _ in nodes.plan.nodes[index].id } }
         set { update { $0.nodeID = newValue } }
     }
     /// The task id the node comes from, e.g. `decode`.
     public var taskID: String {
-        get {
-            switch storage {
-            case .fields(let box): box.fields.taskID
-            case .planned(let nodes, let index, _): nodes.task(of: index).id.value
-            }
-        }
+        get { read(\.taskID) { nodes, index, _ in nodes.task(of: index).id.value } }
         set { update { $0.taskID = newValue } }
     }
     /// The task type name.
     public var typeName: String {
-        get {
-            switch storage {
-            case .fields(let box): box.fields.typeName
-            case .planned(let nodes, let index, _): nodes.task(of: index).type.value
-            }
-        }
+        get { read(\.typeName) { nodes, index, _ in nodes.task(of: index).type.value } }
         set { update { $0.typeName = newValue } }
     }
     /// The queue the node runs on.
     public var queueName: String {
-        get {
-            switch storage {
-            case .fields(let box): box.fields.queueName
-            case .planned(let nodes, let index, _): nodes.task(of: index).queueName
-            }
-        }
+        get { read(\.queueName) { nodes, index, _ in nodes.task(of: index).queueName } }
         set { update { $0.queueName = newValue } }
     }
     /// The node's position in its `forEach` list, if expanded.
     public var itemIndex: Int? {
-        get {
-            switch storage {
-            case .fields(let box): box.fields.itemIndex
-            case .planned(let nodes, let index, _): nodes.plan.nodes[index].itemIndex
-            }
-        }
+        get { read(\.itemIndex) { nodes, index, _ in nodes.plan.nodes[index].itemIndex } }
         set { update { $0.itemIndex = newValue } }
     }
     /// The node's `forEach` item, if expanded.
     public var item: Value? {
-        get {
-            switch storage {
-            case .fields(let box): box.fields.item
-            case .planned(let nodes, let index, _): nodes.plan.nodes[index].item
-            }
-        }
+        get { read(\.item) { nodes, index, _ in nodes.plan.nodes[index].item } }
         set { update { $0.item = newValue } }
     }
     /// The resolved parameters, defaults included.
     public var parameters: ParameterValues {
-        get {
-            switch storage {
-            case .fields(let box): box.fields.parameters
-            case .planned(let nodes, let index, _): nodes.parameters(of: index)
-            }
-        }
+        get { read(\.parameters) { nodes, index, _ in nodes.parameters(of: index) } }
         set { update { $0.parameters = newValue } }
     }
     /// The task id named by `input:`, when the task picks one among several providers.
     public var inputTaskID: String? {
-        get {
-            switch storage {
-            case .fields(let box): box.fields.inputTaskID
-            case .planned(let nodes, let index, _): nodes.task(of: index).input?.value
-            }
-        }
+        get { read(\.inputTaskID) { nodes, index, _ in nodes.task(of: index).input?.value } }
         set { update { $0.inputTaskID = newValue } }
     }
     /// The attempt number, starting at 1.
     public var attempt: Int {
-        get {
-            switch storage {
-            case .fields(let box): box.fields.attempt
-            case .planned(_, _, let attempt): attempt
-            }
-        }
+        get { read(\.attempt) { _, _, attempt in attempt } }
         set { update { $0.attempt = newValue } }
     }
     /// The folder relative paths in the workflow are resolved against.
     public var workflowDirectory: String {
-        get {
-            switch storage {
-            case .fields(let box): box.fields.workflowDirectory
-            case .planned(let nodes, _, _): nodes.plan.workflow.directory
-            }
-        }
+        get { read(\.workflowDirectory) { nodes, _, _ in nodes.plan.workflow.directory } }
         set { update { $0.workflowDirectory = newValue } }
     }
     /// Where the task is written, for failures.
     public var location: SourceLocation? {
-        get {
-            switch storage {
-            case .fields(let box): box.fields.location
-            case .planned(let nodes, let index, _): nodes.task(of: index).location
-            }
-        }
+        get { read(\.location) { nodes, index, _ in nodes.task(of: index).location } }
         set { update { $0.location = newValue } }
     }
     /// The nodes that consume this node's output: their type and parameters.
@@ -130,22 +75,12 @@ public struct NodeContext: Sendable {
     }
     /// Whether operations may trade exactness within a level of rounding for speed (see ``Consumer``).
     public var optimize: Bool {
-        get {
-            switch storage {
-            case .fields(let box): box.fields.optimize
-            case .planned(let nodes, _, _): nodes.optimize
-            }
-        }
+        get { read(\.optimize) { nodes, _, _ in nodes.optimize } }
         set { update { $0.optimize = newValue } }
     }
     /// The logger for this node.
     public var logger: Logger {
-        get {
-            switch storage {
-            case .fields(let box): box.fields.logger
-            case .planned(let nodes, _, _): nodes.logger
-            }
-        }
+        get { read(\.logger) { nodes, _, _ in nodes.logger } }
         set { update { $0.logger = newValue } }
     }
 
@@ -229,6 +164,17 @@ public struct NodeContext: Sendable {
         switch storage {
         case .fields(let box): box.fields
         case .planned(let nodes, let index, let attempt): nodes.fields(of: index, attempt: attempt)
+        }
+    }
+
+    /// A field: from the box, or from the plan.
+    @inline(__always)
+    private func read<Field>(
+        _ field: KeyPath<Fields, Field>, planned: (PlannedNodes, _ index: Int, _ attempt: Int) -> Field
+    ) -> Field {
+        switch storage {
+        case .fields(let box): box.fields[keyPath: field]
+        case .planned(let nodes, let index, let attempt): planned(nodes, index, attempt)
         }
     }
 
