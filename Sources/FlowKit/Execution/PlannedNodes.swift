@@ -15,9 +15,9 @@ final class PlannedNodes: Sendable {
         logger = options.logger
     }
 
-    /// The task a node comes from, read in place.
+    /// The task a node comes from.
     func task(of index: Int) -> TaskSpec {
-        plan.workflow.tasks[plan.nodes[index].taskIndex]
+        plan.task(of: plan.nodes[index])
     }
 
     /// A node's parameters; a node whose parameters depend on its item resolves them on every call, so the

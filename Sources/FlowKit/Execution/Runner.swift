@@ -35,7 +35,6 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     /// Whether `done` was signalled (once).
     private let signalled = Atomic<Bool>(false)
     private let startedAt = Date()
-    private let origin: Duration
     private let originSeconds: Double
 
     /// Creates a runner for a plan.
@@ -53,7 +52,6 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
             RunState(
                 plan: plan, graph: NodeGraph(plan: plan, queueIndexOfTask: tasks.queueIndex),
                 queueLimits: queueNames.map { queues.limits[$0] ?? 1 }, recordsEvents: options.observer != nil))
-        self.origin = options.clock.now
         self.originSeconds = options.clock.nowSeconds
     }
 
@@ -120,9 +118,9 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     }
 
     /// The time since the run started.
-    public var elapsed: Duration { options.clock.now - origin }
+    public var elapsed: Duration { .seconds(elapsedSeconds) }
 
-    /// ``elapsed`` in seconds, for timestamps.
+    /// The time since the run started, in seconds: what timestamps and ``elapsed`` read.
     private var elapsedSeconds: Double { options.clock.nowSeconds - originSeconds }
 
     // MARK: Launching
