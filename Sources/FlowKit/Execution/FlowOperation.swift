@@ -46,7 +46,15 @@ open class FlowOperation: Operation, @unchecked Sendable {
         case timedOut(Duration)
     }
 
-    private enum Phase: Sendable { case ready, executing, finished }
+    /// Where the operation is in its life. `finishing` is the moment between ``finish(_:)`` recording the
+    /// outcome and Foundation being told: the runner does its bookkeeping then, while the operation still
+    /// holds its queue slot, so the runner never learns of a freed slot after Foundation has reused it.
+    private enum Phase: Sendable {
+        case ready, executing, finishing, finished
+
+        /// Whether ``finish(_:)`` has recorded an outcome.
+        var hasEnded: Bool { self == .finishing || self == .finished }
+    }
 
     /// How an attempt ended, without its payload: what the runner reads on every completion.
     enum Ending: Sendable { case succeeded, failed, cancelled }
@@ -58,6 +66,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
         var ending: Ending?
         var output: (any Sendable)?
         var failure: NodeFailure?
+        /// Why the operation was cancelled; set once, by the first cancel that found it not yet finishing.
         var cancellationReason: CancellationReason?
         /// Dependencies that had already finished when added: edges for input lookup only.
         var finishedDependencies = SmallList<Operation>()
@@ -104,8 +113,10 @@ open class FlowOperation: Operation, @unchecked Sendable {
         willChangeValue(forKey: "isExecuting")
         willChangeValue(forKey: "isFinished")
         let (first, lifecycle) = state.withLock { state -> (Bool, (observer: any OperationLifecycle, index: Int)?) in
-            guard state.phase != .finished else { return (false, nil) }
-            state.phase = .finished
+            guard !state.phase.hasEnded else { return (false, nil) }
+            // Not `finished` yet: corelibs reads `isFinished` whenever it schedules, and would hand this slot to
+            // the next operation before the runner has freed it (more trace lanes than queue slots).
+            state.phase = .finishing
             switch outcome {
             case .success(let output):
                 state.ending = .succeeded
@@ -120,9 +131,10 @@ open class FlowOperation: Operation, @unchecked Sendable {
         }
         assert(first, "finish(_:) called twice on \(context.nodeID)")
         guard first else { return }
-        // Before Foundation frees the queue slot: the runner records the result and launches the dependents
-        // now, so they start while Foundation does its own bookkeeping (a chain overlaps the two).
+        // While the slot is still ours: the runner records the result, frees the lane and launches the
+        // dependents, so they start while Foundation does its own bookkeeping (a chain overlaps the two).
         if let (observer, index) = lifecycle { observer.operationWillFinish(self, index: index) }
+        state.withLock { $0.phase = .finished }
         // corelibs re-reads `isFinished` inside `didChangeValue`, so the flag must be set — and our lock
         // released — before these calls; only then does it free the queue slot.
         didChangeValue(forKey: "isExecuting")
@@ -186,7 +198,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
     /// `addDependency` scans every existing dependency — quadratic for a `gather` over 20,000 items.
     /// Unfinished dependencies go to Foundation as usual, so operations queued by hand still wait.
     open override func addDependency(_ operation: Operation) {
-        guard operation.isFinished else {
+        guard Self.hasEnded(operation) else {
             state.withLock { $0.hasFoundationDependencies = true }
             return super.addDependency(operation)
         }
@@ -220,6 +232,13 @@ open class FlowOperation: Operation, @unchecked Sendable {
         let (finished, foundation) = state.withLock { ($0.finishedDependencies, $0.hasFoundationDependencies) }
         guard foundation else { return Array(finished) }
         return finished.isEmpty ? super.dependencies : super.dependencies + finished
+    }
+
+    /// Whether an operation's outcome is known: finished, or a flow operation that is finishing (its runner
+    /// launches dependents at that moment, and they read its output, which is already recorded).
+    private static func hasEnded(_ operation: Operation) -> Bool {
+        guard let flow = operation as? FlowOperation else { return operation.isFinished }
+        return flow.state.withLock { $0.phase.hasEnded }
     }
 
     /// Drops every dependency at once; the runner calls this when the operation has finished.
@@ -260,38 +279,43 @@ open class FlowOperation: Operation, @unchecked Sendable {
     final var failure: NodeFailure? { state.withLock { $0.failure } }
 
     /// Cancels the operation, remembering why.
+    ///
+    /// Only the first cancel counts, and only while the operation has not begun to finish: an operation that
+    /// already has an outcome keeps it (a failure racing Ctrl-C, fail-fast or its own timeout stays a failure),
+    /// and ``didCancel()`` runs at most once.
     public final func cancel(reason: CancellationReason) {
-        let first = state.withLock { state -> Bool in
-            guard state.cancellationReason == nil else { return false }
+        let wasExecuting = state.withLock { state -> Bool? in
+            guard state.cancellationReason == nil, !state.phase.hasEnded else { return nil }
             state.cancellationReason = reason
-            return true
+            return state.phase == .executing
         }
-        if first { cancel() }
-    }
-
-    open override func cancel() {
-        state.withLock { state in
-            if state.cancellationReason == nil { state.cancellationReason = .runCancelled }
-        }
-        let wasExecuting = !isCancelled && isExecuting
+        guard let wasExecuting else { return }
         super.cancel()
         if wasExecuting { didCancel() }
     }
 
+    /// Cancels the operation as ``cancel(reason:)`` does, for a cancelled run.
+    public final override func cancel() {
+        cancel(reason: .runCancelled)
+    }
+
     public final override var isAsynchronous: Bool { true }
-    public final override var isExecuting: Bool { state.withLock { $0.phase == .executing } }
+    public final override var isExecuting: Bool {
+        state.withLock { $0.phase == .executing || $0.phase == .finishing }
+    }
     public final override var isFinished: Bool { state.withLock { $0.phase == .finished } }
 
     public final override func start() {
         // corelibs starts an operation cancelled while queued at once, even before its dependencies have
         // finished: check first and never read inputs then.
         let (begins, lifecycle) = state.withLock { state -> (Bool, (observer: any OperationLifecycle, index: Int)?) in
-            guard state.phase == .ready, !isCancelled else { return (false, nil) }
+            // Our own record, not `isCancelled`: a cancel sets it under this lock before telling Foundation.
+            guard state.phase == .ready, state.cancellationReason == nil else { return (false, nil) }
             state.phase = .executing
             return (true, state.lifecycle)
         }
         guard begins else {
-            if !isFinished { finish(.cancelled) }
+            if !state.withLock({ $0.phase.hasEnded }) { finish(.cancelled) }
             return
         }
         willChangeValue(forKey: "isExecuting")
@@ -316,8 +340,8 @@ open class FlowOperation: Operation, @unchecked Sendable {
 protocol OperationLifecycle: AnyObject, Sendable {
     /// Returns whether the operation may execute.
     func operationDidStart(_ operation: FlowOperation, index: Int) -> Bool
-    /// The operation is done but Foundation does not know yet (its queue slot is still taken): record the
-    /// result and launch what it unblocks.
+    /// The operation is done but Foundation does not know yet (`isFinished` is still false, so its queue slot
+    /// is still taken): record the result, free the lane and launch what it unblocks.
     func operationWillFinish(_ operation: FlowOperation, index: Int)
     /// Foundation knows the operation finished (its queue has let go of it).
     func operationDidFinish()

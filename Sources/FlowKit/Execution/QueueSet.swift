@@ -3,15 +3,13 @@ import OrderedCollections
 
 /// One `OperationQueue` per declared queue, named after it, with its concurrency limit and QoS.
 final class QueueSet: Sendable {
-    /// The queues by name; `default` is always present.
-    let queues: [String: OperationQueue]
-    /// Each queue's limit.
+    /// The queues, in the order the workflow declares them (the order of ``Plan/queueIndices``).
+    let queues: [OperationQueue]
+    /// Each queue's limit, by name.
     let limits: [String: Int]
-    /// The queue of tasks without `queue:`.
-    private let defaultQueue: OperationQueue
 
     init(workflow: Workflow, defaultLimit: Int?) {
-        var queues: [String: OperationQueue] = [:]
+        var queues: [OperationQueue] = []
         var limits: [String: Int] = [:]
         let cores = ProcessInfo.processInfo.activeProcessorCount
         for (name, spec) in workflow.queues {
@@ -20,17 +18,11 @@ final class QueueSet: Sendable {
             let limit = (name == QueueSpec.defaultName ? defaultLimit : nil) ?? spec.maxConcurrent ?? cores
             queue.maxConcurrentOperationCount = limit
             queue.qualityOfService = spec.qos.foundationValue
-            queues[name] = queue
+            queues.append(queue)
             limits[name] = limit
         }
         self.queues = queues
         self.limits = limits
-        // Workflow decoding always declares `default`; a plan built by hand may not.
-        self.defaultQueue = queues[QueueSpec.defaultName] ?? OperationQueue()
-    }
-
-    subscript(name: String) -> OperationQueue {
-        queues[name] ?? defaultQueue
     }
 }
 

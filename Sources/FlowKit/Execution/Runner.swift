@@ -34,6 +34,8 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     private let ended = Atomic<Bool>(false)
     /// Whether `done` was signalled (once).
     private let signalled = Atomic<Bool>(false)
+    /// Whether `run()` was called: a runner runs its plan once.
+    private let claimed = Atomic<Bool>(false)
     private let startedAt = Date()
     private let originSeconds: Double
 
@@ -45,7 +47,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         self.queues = queues
         self.failFast = options.failFast ?? plan.workflow.failFast
         let queueNames = Array(plan.workflow.queues.keys)
-        let tasks = TaskTable(plan: plan, operationQueues: queueNames.map { queues[$0] })
+        let tasks = TaskTable(plan: plan, operationQueues: queues.queues)
         self.tasks = tasks
         self.plannedNodes = PlannedNodes(plan: plan, tasks: tasks, options: options)
         self.state = Mutex(
@@ -61,7 +63,11 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     /// From Swift concurrency, call `await run()` instead: blocking a thread of the cooperative pool starves
     /// the Dispatch threads the operations run on, and on Linux the pool only grows after a second.
     /// - Returns: The report of the run.
+    ///
+    /// A runner runs its plan once: calling `run()` a second time is a programmer error and stops the
+    /// process with a message (make a new `Runner` for another run).
     public func run() -> RunReport {
+        claimTheRun()
         if plan.nodes.isEmpty { return report() }
         begin()
         done.wait()
@@ -69,9 +75,10 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     }
 
     /// Runs every node without holding a thread while they run. Cancelling the calling task cancels the run,
-    /// as ``cancel()`` does.
+    /// as ``cancel()`` does. Like the blocking form, it may be called once per runner.
     /// - Returns: The report of the run.
     public func run() async -> RunReport {
+        claimTheRun()
         if plan.nodes.isEmpty { return report() }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -86,6 +93,13 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
             cancel()
         }
         return report()
+    }
+
+    /// Stops the process if `run()` was already called: a second run would wait forever for a state that has
+    /// already ended.
+    private func claimTheRun() {
+        let first = claimed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
+        precondition(first, "Runner.run() called twice: a Runner runs its plan once; make a new Runner for another run")
     }
 
     /// Makes the first nodes ready and hands them to their queues.
@@ -234,18 +248,23 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     }
 
     /// Maps an operation's outcome to a node result, telling a timeout from a cancelled run.
+    ///
+    /// A failure is the operation's own word and wins over any cancel that raced it: an operation cancelled
+    /// while it failed still failed for its own cause. Only an operation that stopped because it was cancelled
+    /// reads the reason, so a timeout is reported as one.
     private func result(of operation: FlowOperation, index: Int) -> AttemptResult {
         let (ending, reason) = operation.endingAndReason
-        if ending == .succeeded { return .succeeded }
         let nodeID = plan.nodes[index].id
         let location = plan.workflow.tasks[plan.nodes[index].taskIndex].location
         switch ending {
-        case .failed? where reason == nil:
+        case .succeeded?:
+            return .succeeded
+        case .failed?:
             var failure = operation.failure ?? NodeFailure(.internalError, "failed without a cause", node: nodeID)
             if failure.nodeID.isEmpty { failure.nodeID = nodeID }
             if failure.location == nil { failure.location = location }
             return .failed(failure)
-        default:
+        case .cancelled?, nil:
             if case .timedOut(let limit)? = reason {
                 return .failed(
                     NodeFailure(

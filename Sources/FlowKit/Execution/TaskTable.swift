@@ -18,8 +18,6 @@ struct TaskTable: Sendable {
     /// - Parameter operationQueues: One queue per entry of the workflow's `queues`, in order.
     init(plan: Plan, operationQueues: [OperationQueue]) {
         let specs = plan.workflow.tasks
-        let queueNames = Array(plan.workflow.queues.keys)
-        let queuePosition = Dictionary(uniqueKeysWithValues: queueNames.enumerated().map { ($1, $0) })
         var firstNode = [Int](repeating: -1, count: specs.count)
         for index in plan.nodes.indices where firstNode[plan.nodes[index].taskIndex] < 0 {
             firstNode[plan.nodes[index].taskIndex] = index
@@ -29,20 +27,13 @@ struct TaskTable: Sendable {
         // Index 0: the parameters of every task that has none and whose type has no defaults.
         var sharedParameters = [ParameterValues()]
         var typeIndex: [Int32] = []
-        var queueIndex: [Int] = []
         var parametersIndex: [Int32] = []
         typeIndex.reserveCapacity(specs.count)
-        queueIndex.reserveCapacity(specs.count)
         parametersIndex.reserveCapacity(specs.count)
-        // Neighbouring tasks usually share a queue and a type: comparing with the last name is cheaper than
-        // hashing it again. Fields are read in place (copying a whole `TaskSpec` costs a retain per field).
-        var lastQueue = (name: "", index: 0)
+        // Neighbouring tasks usually share a type: comparing with the last name is cheaper than hashing it
+        // again. Fields are read in place (copying a whole `TaskSpec` costs a retain per field).
         var lastType: (name: String, index: Int32, hasDefaults: Bool)?
         for task in specs.indices {
-            let queueName = specs[task].queueName
-            if lastQueue.name != queueName { lastQueue = (queueName, queuePosition[queueName] ?? 0) }
-            queueIndex.append(lastQueue.index)
-
             let typeName = specs[task].type.value
             let type: (index: Int32, hasDefaults: Bool)
             if let last = lastType, last.name == typeName {
@@ -50,7 +41,7 @@ struct TaskTable: Sendable {
             } else if let known = typePosition[typeName] {
                 type = known
             } else {
-                let taskType = plan.registry[typeName] ?? NoopTask()
+                let taskType = plan.taskTypes[task]
                 type = (Int32(types.count), taskType.parameters.contains { $0.defaultValue != nil })
                 typePosition[typeName] = type
                 types.append(taskType)
@@ -69,7 +60,7 @@ struct TaskTable: Sendable {
         }
         self.typeIndex = typeIndex
         self.types = types
-        self.queueIndex = queueIndex
+        self.queueIndex = plan.queueIndices
         self.operationQueues = operationQueues
         self.parametersIndex = parametersIndex
         self.sharedParameters = sharedParameters

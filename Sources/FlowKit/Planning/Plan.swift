@@ -12,6 +12,9 @@ public struct PlannedNode: Sendable {
     public internal(set) var dependencies: [Int]
     /// The nodes that depend on this one.
     public internal(set) var dependents: [Int]
+
+    /// The item as a ``Scope`` sees it: the value and its index.
+    var scopeItem: (value: Value, index: Int)? { item.map { ($0, itemIndex ?? 0) } }
 }
 
 /// A validated workflow expanded into its concrete node graph: what a run executes and a dry run prints.
@@ -28,25 +31,26 @@ public struct Plan: Sendable {
     public internal(set) var nodes: [PlannedNode]
     /// What each task reads, by task index (see ``ParameterValues/inputKind``).
     let inputKinds: [ProviderKind?]
+    /// Each task's type, by task index: resolved when planning, so the runner never looks a name up.
+    let taskTypes: [any TaskType]
+    /// Each task's queue, by task index, as a position in ``Workflow/queues``.
+    let queueIndices: [Int]
 
     /// The task a node comes from.
     public func task(of node: PlannedNode) -> TaskSpec { workflow.tasks[node.taskIndex] }
 
     /// The scope a node's references resolve in.
     public func scope(of node: PlannedNode) -> Scope {
-        Scope(
-            params: params,
-            environment: environment,
-            item: node.item.map { ($0, node.itemIndex ?? 0) })
+        Scope(params: params, environment: environment, item: node.scopeItem)
     }
 
     /// A node's parameters, resolved and defaulted. Planning checked them, so no diagnostics are expected.
     public func parameters(of node: PlannedNode) -> ParameterValues {
-        let task = task(of: node)
-        guard let type = registry[task.type.value] else { return ParameterValues() }
         var ignored = Diagnostics()
-        return ParameterValidator(task: task, type: type, inputKind: inputKinds[node.taskIndex])
-            .resolve(in: scope(of: node), diagnostics: &ignored)
+        return ParameterValidator(
+            task: task(of: node), type: taskTypes[node.taskIndex], inputKind: inputKinds[node.taskIndex]
+        )
+        .resolve(in: scope(of: node), diagnostics: &ignored)
     }
 
     /// The nodes in topological waves: wave 0 has no dependencies, wave n depends only on earlier waves.

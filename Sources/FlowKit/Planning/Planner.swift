@@ -57,12 +57,25 @@ struct Planner {
             for dependency in nodes[index].dependencies { nodes[dependency].dependents.append(index) }
         }
         let inputKinds = workflow.tasks.map { KindValidator.inputKind(of: $0, context) }
-        var plan = Plan(
+        checkParameters(of: nodes, inputKinds: inputKinds, params: params, diagnostics: &diagnostics)
+        // Every task's type and queue are resolved here, once: a plan holds no name the runner could fail to
+        // find. The decoder and the queue validator have reported whatever does not resolve.
+        var types: [any TaskType] = []
+        var queueIndices: [Int] = []
+        for task in workflow.tasks {
+            guard let type = context.type(of: task), let queue = workflow.queues.index(forKey: task.queueName) else {
+                if !diagnostics.hasErrors {
+                    diagnostics.error(
+                        "task '\(task.id.value)' has no registered type or no declared queue", at: task.id.location)
+                }
+                return nil
+            }
+            types.append(type)
+            queueIndices.append(queue)
+        }
+        return Plan(
             workflow: workflow, registry: context.registry, environment: context.environment, params: params,
-            nodes: nodes,
-            inputKinds: inputKinds)
-        checkParameters(of: &plan, diagnostics: &diagnostics)
-        return plan
+            nodes: nodes, inputKinds: inputKinds, taskTypes: types, queueIndices: queueIndices)
     }
 
     private func domain(of task: TaskSpec, domains: [Domain?], scope: Scope, diagnostics: inout Diagnostics) -> Domain?
@@ -115,15 +128,18 @@ struct Planner {
 
     /// Resolves and checks every node's parameters. Tasks whose values do not mention `${item…}` are checked
     /// once; the others per node, with repeated messages folded by ``Diagnostics``.
-    private func checkParameters(of plan: inout Plan, diagnostics: inout Diagnostics) {
+    private func checkParameters(
+        of nodes: [PlannedNode], inputKinds: [ProviderKind?], params: [String: Value], diagnostics: inout Diagnostics
+    ) {
         var checkedTasks = Set<Int>()
-        for node in plan.nodes {
-            let task = plan.task(of: node)
+        for node in nodes {
+            let task = context.workflow.tasks[node.taskIndex]
             guard let type = context.type(of: task) else { continue }
             if checkedTasks.contains(node.taskIndex) { continue }
             if !task.usesItem { checkedTasks.insert(node.taskIndex) }
-            _ = ParameterValidator(task: task, type: type, inputKind: plan.inputKinds[node.taskIndex])
-                .resolve(in: plan.scope(of: node), diagnostics: &diagnostics)
+            let scope = Scope(params: params, environment: context.environment, item: node.scopeItem)
+            _ = ParameterValidator(task: task, type: type, inputKind: inputKinds[node.taskIndex])
+                .resolve(in: scope, diagnostics: &diagnostics)
         }
     }
 }
