@@ -72,8 +72,8 @@ struct RunCommand: ParsableCommand {
 
     private func write(_ result: RunReport) throws {
         do {
-            if let report { try result.jsonData().write(to: URL(fileURLWithPath: report), options: .atomic) }
-            if let trace { try ChromeTrace.json(for: result).write(to: URL(fileURLWithPath: trace), options: .atomic) }
+            if let report { try result.write(toPath: report) }
+            if let trace { try ChromeTrace.write(result, toPath: trace) }
         } catch {
             Terminal().error("error: cannot write \(report ?? trace ?? "output"): \(Self.reason(error))\n")
             throw ExitCode(result.exitCode == 0 ? 1 : result.exitCode)

@@ -40,6 +40,7 @@ struct SummaryTable {
                 out += line + "\n"
             }
         }
+        out += failureLines()
         let hidden = report.nodes.count - rows.count
         if !quiet {
             if hidden > 0 {
@@ -49,6 +50,26 @@ struct SummaryTable {
         }
         return out
     }
+
+    /// Every failure again, as a compiler would print it: `path:line:col: error: node failed: cause`, pointing
+    /// at the task in the workflow (editors jump there).
+    private func failureLines() -> String {
+        let failed = report.nodes.filter { $0.status == .failed && $0.location != nil }
+        guard !failed.isEmpty else { return "" }
+        let listed = failed.prefix(Self.failureListingLimit)
+        var out = "\n"
+        for node in listed {
+            let severity = node.continueOnError ? "warning" : "error"
+            out += "\(node.location ?? ""): \(severity): \(node.id) failed: \(node.cause ?? "no cause given")\n"
+        }
+        if failed.count > listed.count {
+            out += "(\(failed.count - listed.count) more failures; --report lists every one)\n"
+        }
+        return out + "\n"
+    }
+
+    /// Up to this many failures are repeated with their location under the table.
+    static let failureListingLimit = 20
 
     private func totals() -> String {
         let totals = report.totals

@@ -151,6 +151,15 @@ import Testing
             rows.contains { $0.hasPrefix("use ") && $0.contains(" skipped ") && $0.contains("upstream get failed:") })
         #expect(rows.contains { $0.hasPrefix("other ") && $0.contains(" succeeded ") })
         #expect(rows.last?.hasPrefix("3 nodes: 1 succeeded, 1 failed, 1 skipped in ") == true)
+        // The failure again, pointing at the task as a compiler would; the report carries the same place.
+        #expect(rows.contains { $0.hasPrefix("fail.yaml:3:3: error: get failed: ") && $0.contains("missing.jpg") })
+        #expect(!rows.contains { $0.hasPrefix("fail.yaml") && $0.contains("use") })
+        let report =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: scratch.path("run.json")))) as? [String: Any]
+        let nodes = try #require(report?["nodes"] as? [[String: Any]])
+        #expect(nodes.first { $0["id"] as? String == "get" }?["location"] as? String == "fail.yaml:3:3")
+        #expect(nodes.first { $0["id"] as? String == "use" }?["location"] == nil)
     }
 
     @Test func graphPrintsDotMermaidAndJSON() throws {

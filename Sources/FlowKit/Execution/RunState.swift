@@ -17,26 +17,23 @@ import OrderedCollections
 /// the backlog of other ready nodes is below the sum of the admission limits (or nothing else is in flight).
 /// Other nodes are never held back, so the backlog always drains and sources always resume.
 struct RunState: Sendable {
+    /// What every node needs while the run goes on, kept small (a million-node run holds a million of them):
+    /// what only some nodes have — a failure, a timer, the spans of earlier attempts — lives in side tables.
     struct NodeRecord: Sendable {
         var status = NodeStatus.pending
-        var attempts = 0
-        var pendingDependencies: Int
-        var pendingConsumers: Int
         /// Handed to an `OperationQueue` (as opposed to waiting in the ready heap).
         var admitted = false
-        var operation: FlowOperation?
-        var failure: NodeFailure?
-        /// The last attempt's span, and the earlier ones when the node was retried.
-        var lastSpan: RunReport.Span?
-        var earlierSpans: [RunReport.Span] = []
-        var spans: [RunReport.Span] {
-            guard let lastSpan else { return earlierSpans }
-            return earlierSpans.isEmpty ? [lastSpan] : earlierSpans + [lastSpan]
-        }
-        var lane = 0
-        var attemptStart = 0.0
         var attemptEnded = false
-        var cancelTimer: (@Sendable () -> Void)?
+        var pendingDependencies: Int32
+        var pendingConsumers: Int32
+        var lane: Int32 = 0
+        /// The attempt the last span belongs to.
+        var spanAttempt: Int32 = 0
+        var attempts = 0
+        var operation: FlowOperation?
+        /// The last attempt's start and end, in seconds from the start of the run (`end` is NaN until it ends).
+        var attemptStart = 0.0
+        var attemptEnd = Double.nan
     }
 
     /// A node cleared to run: its attempt number and its dependencies' operations.
@@ -76,6 +73,12 @@ struct RunState: Sendable {
     private let admissionLimit: [Int]
     private let recordsEvents: Bool
     private(set) var nodes: [NodeRecord]
+    /// Why nodes failed, were skipped or cancelled, by node index.
+    private(set) var failures: [Int: NodeFailure] = [:]
+    /// The spans of attempts before the last one, for retried nodes.
+    private var earlierSpans: [Int: [RunReport.Span]] = [:]
+    /// The cancel of each running node's timeout.
+    private var timers: [Int: @Sendable () -> Void] = [:]
     /// Nodes per (queue, status), for the progress line: index `queue * statusCount + status`.
     private(set) var counts: [Int]
     private var ready: [Heap<ReadyNode>]
@@ -99,7 +102,8 @@ struct RunState: Sendable {
         admissionLimit = queueLimits.map { max($0, 1) * Self.admissionFactor }
         nodes = (0..<graph.count).map {
             NodeRecord(
-                pendingDependencies: graph.dependencyCount(of: $0), pendingConsumers: graph.dependentCount(of: $0))
+                pendingDependencies: Int32(graph.dependencyCount(of: $0)),
+                pendingConsumers: Int32(graph.dependentCount(of: $0)))
         }
         counts = [Int](repeating: 0, count: queueNames.count * Self.statuses.count)
         for queue in graph.queue { counts[Int(queue) * Self.statuses.count] += 1 }  // all pending
@@ -144,14 +148,32 @@ struct RunState: Sendable {
         let lane = lanes[queue].firstIndex(of: false) ?? lanes[queue].count
         if lane == lanes[queue].count { lanes[queue].append(false) }
         lanes[queue][lane] = true
-        nodes[index].lane = lane
+        if !nodes[index].attemptEnd.isNaN {
+            earlierSpans[index, default: []].append(lastSpan(of: index))
+            nodes[index].attemptEnd = .nan
+        }
+        nodes[index].lane = Int32(lane)
+        nodes[index].spanAttempt = Int32(nodes[index].attempts)
         nodes[index].attemptStart = time
         nodes[index].attemptEnded = false
         return nodes[index].attempts
     }
 
     mutating func setTimer(_ cancel: @escaping @Sendable () -> Void, for index: Int) {
-        nodes[index].cancelTimer = cancel
+        timers[index] = cancel
+    }
+
+    /// Every attempt of a node, as placed on its queue.
+    func spans(of index: Int) -> [RunReport.Span] {
+        guard !nodes[index].attemptEnd.isNaN else { return earlierSpans[index] ?? [] }
+        guard let earlier = earlierSpans[index] else { return [lastSpan(of: index)] }
+        return earlier + [lastSpan(of: index)]
+    }
+
+    private func lastSpan(of index: Int) -> RunReport.Span {
+        RunReport.Span(
+            start: nodes[index].attemptStart, end: nodes[index].attemptEnd, lane: Int(nodes[index].lane),
+            attempt: Int(nodes[index].spanAttempt))
     }
 
     /// Closes a running attempt: frees its lane and records its span. Called before Foundation frees the
@@ -159,10 +181,8 @@ struct RunState: Sendable {
     mutating func endAttempt(_ index: Int, at time: Double) {
         guard nodes[index].status == .running, !nodes[index].attemptEnded else { return }
         nodes[index].attemptEnded = true
-        lanes[Int(graph.queue[index])][nodes[index].lane] = false
-        if let previous = nodes[index].lastSpan { nodes[index].earlierSpans.append(previous) }
-        nodes[index].lastSpan = RunReport.Span(
-            start: nodes[index].attemptStart, end: time, lane: nodes[index].lane, attempt: nodes[index].attempts)
+        lanes[Int(graph.queue[index])][Int(nodes[index].lane)] = false
+        nodes[index].attemptEnd = time
     }
 
     /// Records how a node's attempt ended; what to do about it goes into `effects` (filled in place: returning
@@ -173,8 +193,7 @@ struct RunState: Sendable {
     ) {
         guard nodes[index].admitted else { return }  // never admitted: nothing to finish
         nodes[index].admitted = false
-        effects.cancelTimer = nodes[index].cancelTimer
-        nodes[index].cancelTimer = nil
+        effects.cancelTimer = timers.removeValue(forKey: index)
         inFlight[Int(graph.queue[index])] -= 1
         switch result {
         case .succeeded:
@@ -199,7 +218,7 @@ struct RunState: Sendable {
             effects.retry = (index, delay)
         case .failed(let failure):
             nodes[index].operation = nil
-            nodes[index].failure = failure
+            failures[index] = failure
             setStatus(index, .failed)
             event(index, &effects, failure: failure)
             resolve(index, &effects)
@@ -207,9 +226,9 @@ struct RunState: Sendable {
             if failFast && !cancelled { effects.cancelRun = true }
         case .cancelled:
             nodes[index].operation = nil
-            nodes[index].failure = NodeFailure(.cancelled, cancellationMessage, node: plan.nodes[index].id)
+            failures[index] = NodeFailure(.cancelled, cancellationMessage, node: plan.nodes[index].id)
             setStatus(index, .cancelled)
-            event(index, &effects, failure: nodes[index].failure)
+            event(index, &effects, failure: failures[index])
             resolve(index, &effects)
             skipDownstream(of: index, because: "upstream \(plan.nodes[index].id) was cancelled", &effects)
         }
@@ -230,9 +249,9 @@ struct RunState: Sendable {
                 // An admitted node whose operation is not stored yet is cancelled by `store`'s answer.
                 if let operation = nodes[index].operation { live.append(operation) }
             } else {
-                nodes[index].failure = NodeFailure(.cancelled, cancellationMessage, node: plan.nodes[index].id)
+                failures[index] = NodeFailure(.cancelled, cancellationMessage, node: plan.nodes[index].id)
                 setStatus(index, .cancelled)
-                event(index, &effects, failure: nodes[index].failure)
+                event(index, &effects, failure: failures[index])
                 resolve(index, &effects)
             }
         }
@@ -317,9 +336,9 @@ struct RunState: Sendable {
         graph.forEachDependent(of: root) { stack.append($0) }
         while let index = stack.popLast() {
             guard nodes[index].status == .pending else { continue }
-            nodes[index].failure = NodeFailure(.upstream, cause, node: plan.nodes[index].id)
+            failures[index] = NodeFailure(.upstream, cause, node: plan.nodes[index].id)
             setStatus(index, .skipped)
-            event(index, &effects, failure: nodes[index].failure)
+            event(index, &effects, failure: failures[index])
             resolve(index, &effects)
             graph.forEachDependent(of: index) { stack.append($0) }
         }
@@ -339,5 +358,22 @@ struct RunState: Sendable {
             RunEvent(
                 nodeID: plan.nodes[index].id, queue: queueNames[Int(graph.queue[index])], status: nodes[index].status,
                 attempt: nodes[index].attempts, failure: failure, retryDelay: retryDelay))
+    }
+}
+
+extension RunState {
+    /// A node's entry in the run's report.
+    func reportNode(_ index: Int) -> RunReport.Node {
+        // Field by field: copying a whole `PlannedNode` or `TaskSpec` costs a retain per field.
+        let task = plan.nodes[index].taskIndex
+        let spans = spans(of: index)
+        let failure = failures[index]
+        return RunReport.Node(
+            id: plan.nodes[index].id, task: plan.workflow.tasks[task].id.value,
+            type: plan.workflow.tasks[task].type.value, queue: plan.workflow.tasks[task].queueName,
+            status: nodes[index].status, attempts: nodes[index].attempts, start: spans.first?.start,
+            end: spans.last?.end, code: failure?.code.description, cause: failure?.message,
+            location: failure?.location?.description, continueOnError: plan.workflow.tasks[task].continueOnError,
+            spans: spans)
     }
 }

@@ -319,25 +319,13 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
 
     private func report() -> RunReport {
         let now = elapsedSeconds
-        return state.withLock { state in
-            RunReport(
-                workflow: plan.workflow.name, path: plan.workflow.path, startedAt: startedAt, duration: now,
-                interrupted: state.interrupted,
-                // Field by field: copying a whole `PlannedNode` or `NodeRecord` costs a retain per field.
-                nodes: plan.nodes.indices.map { index in
-                    let task = plan.nodes[index].taskIndex
-                    let spans = state.nodes[index].spans
-                    return RunReport.Node(
-                        id: plan.nodes[index].id, task: plan.workflow.tasks[task].id.value,
-                        type: plan.workflow.tasks[task].type.value, queue: plan.workflow.tasks[task].queueName,
-                        status: state.nodes[index].status, attempts: state.nodes[index].attempts,
-                        start: spans.first?.start, end: spans.last?.end,
-                        code: state.nodes[index].failure?.code.description,
-                        cause: state.nodes[index].failure?.message,
-                        continueOnError: plan.workflow.tasks[task].continueOnError, spans: spans)
-                },
-                queueLimits: queues.limits)
-        }
+        // A copy of the final state (its arrays are shared, not copied): the report makes each node from it
+        // when read, so the records are not held twice.
+        let final = state.withLock { $0 }
+        return RunReport(
+            workflow: plan.workflow.name, path: plan.workflow.path, startedAt: startedAt, duration: now,
+            interrupted: final.interrupted,
+            nodes: RunReport.Nodes(count: plan.nodes.count) { final.reportNode($0) }, queueLimits: queues.limits)
     }
 }
 

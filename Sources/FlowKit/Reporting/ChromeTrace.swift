@@ -3,32 +3,57 @@ import Foundation
 /// Writes a run as a Chrome trace (the JSON Perfetto and chrome://tracing open): one lane per queue slot,
 /// one slice per attempt, so the schedule and each queue's concurrency are visible at a glance.
 public enum ChromeTrace {
-    /// The trace of a report, as JSON.
-    public static func json(for report: RunReport) throws -> Data {
-        var events: [[String: Any]] = []
-        let queues = Array(Set(report.nodes.map(\.queue))).sorted()
+    /// Writes the trace of a report to `path`, one event at a time, replacing the file atomically.
+    public static func write(_ report: RunReport, toPath path: String) throws {
+        var stream = try JSONStream(path: path)
+        do {
+            try writeEvents(of: report, to: &stream)
+        } catch {
+            stream.abandon()
+            throw error
+        }
+        try stream.commit()
+    }
+
+    private static func writeEvents(of report: RunReport, to stream: inout JSONStream) throws {
+        // Each queue is a process-wide block of thread ids, in name order; each slot a thread in it.
+        let queues = report.queueLimits.keys.sorted()
         let queueNumber = Dictionary(uniqueKeysWithValues: queues.enumerated().map { ($0.element, $0.offset + 1) })
-        var lanesSeen = Set<String>()
-        events.append(["name": "process_name", "ph": "M", "pid": 1, "args": ["name": "flowrun \(report.workflow)"]])
+        var lanesSeen = Set<Int>()
+        try stream.raw("{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n")
+        try stream.raw("{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": ")
+        try stream.value("flowrun \(report.workflow)")
+        try stream.raw("}}")
         for node in report.nodes {
             let pid = queueNumber[node.queue] ?? 0
             for span in node.spans {
-                let laneKey = "\(node.queue)#\(span.lane)"
-                if lanesSeen.insert(laneKey).inserted {
-                    events.append([
-                        "name": "thread_name", "ph": "M", "pid": 1, "tid": pid * 1000 + span.lane,
-                        "args": ["name": "\(node.queue) slot \(span.lane + 1)"],
-                    ])
+                let thread = pid * 1000 + span.lane
+                if lanesSeen.insert(thread).inserted {
+                    try stream.raw(",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": ")
+                    try stream.value(thread)
+                    try stream.raw(", \"args\": {\"name\": ")
+                    try stream.value("\(node.queue) slot \(span.lane + 1)")
+                    try stream.raw("}}")
                 }
-                events.append([
-                    "name": node.id, "cat": node.type, "ph": "X", "pid": 1, "tid": pid * 1000 + span.lane,
-                    "ts": (span.start * 1_000_000).rounded(),
-                    "dur": max(((span.end - span.start) * 1_000_000).rounded(), 1),
-                    "args": ["status": node.status.rawValue, "attempt": span.attempt, "cause": node.cause ?? ""],
-                ])
+                try stream.raw(",\n{\"name\": ")
+                try stream.value(node.id)
+                try stream.raw(", \"cat\": ")
+                try stream.value(node.type)
+                try stream.raw(", \"ph\": \"X\", \"pid\": 1, \"tid\": ")
+                try stream.value(thread)
+                try stream.raw(", \"ts\": ")
+                try stream.value((span.start * 1_000_000).rounded())
+                try stream.raw(", \"dur\": ")
+                try stream.value(max(((span.end - span.start) * 1_000_000).rounded(), 1))
+                try stream.raw(", \"args\": {\"status\": ")
+                try stream.value(node.status.rawValue)
+                try stream.raw(", \"attempt\": ")
+                try stream.value(span.attempt)
+                try stream.raw(", \"cause\": ")
+                try stream.value(node.cause ?? "")
+                try stream.raw("}}")
             }
         }
-        return try JSONSerialization.data(
-            withJSONObject: ["traceEvents": events, "displayTimeUnit": "ms"], options: [.sortedKeys])
+        try stream.raw("\n]}\n")
     }
 }

@@ -38,6 +38,8 @@ public struct RunReport: Sendable, Codable {
         public var code: String?
         /// Why the node failed, was skipped or cancelled.
         public var cause: String?
+        /// Where the task of a failed node is written, as `path:line:col`.
+        public var location: String?
         /// Whether a failure is tolerated by `continueOnError`.
         public var continueOnError: Bool
         /// Every attempt's place on its queue.
@@ -61,7 +63,7 @@ public struct RunReport: Sendable, Codable {
     /// Whether the run was interrupted (Ctrl-C, SIGTERM).
     public var interrupted: Bool
     /// Every node, in plan order.
-    public var nodes: [Node]
+    public var nodes: Nodes
     /// Each queue's concurrency limit.
     public var queueLimits: [String: Int]
 
@@ -83,35 +85,189 @@ public struct RunReport: Sendable, Codable {
         return failed ? 1 : 0
     }
 
-    /// The report as pretty-printed JSON.
+    /// Creates a report.
+    public init(
+        workflow: String, path: String, startedAt: Date, duration: Double, interrupted: Bool, nodes: Nodes,
+        queueLimits: [String: Int]
+    ) {
+        self.workflow = workflow
+        self.path = path
+        self.startedAt = startedAt
+        self.duration = duration
+        self.interrupted = interrupted
+        self.nodes = nodes
+        self.queueLimits = queueLimits
+    }
+
+    // MARK: JSON
+
+    /// The keys of the JSON form: the report, plus its exit code and totals for readers that do not recompute.
+    enum CodingKeys: String, CodingKey {
+        case workflow, path, startedAt, duration, interrupted, exitCode, totals, queues, nodes
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            workflow: try container.decode(String.self, forKey: .workflow),
+            path: try container.decode(String.self, forKey: .path),
+            startedAt: try container.decode(Date.self, forKey: .startedAt),
+            duration: try container.decode(Double.self, forKey: .duration),
+            interrupted: try container.decode(Bool.self, forKey: .interrupted),
+            nodes: Nodes(try container.decode([Node].self, forKey: .nodes)),
+            queueLimits: try container.decode([String: Int].self, forKey: .queues))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(workflow, forKey: .workflow)
+        try container.encode(path, forKey: .path)
+        try container.encode(startedAt, forKey: .startedAt)
+        try container.encode(duration, forKey: .duration)
+        try container.encode(interrupted, forKey: .interrupted)
+        try container.encode(exitCode, forKey: .exitCode)
+        try container.encode(totalsByName, forKey: .totals)
+        try container.encode(queueLimits, forKey: .queues)
+        try container.encode(Array(nodes), forKey: .nodes)
+    }
+
+    private var totalsByName: [String: Int] {
+        Dictionary(uniqueKeysWithValues: totals.map { ($0.key.rawValue, $0.value) })
+    }
+
+    /// The report as pretty-printed JSON, in memory: for small reports and tests. ``write(toPath:)`` streams.
     public func jsonData() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        return try encoder.encode(JSONForm(self))
+        return try encoder.encode(self)
     }
 
-    /// The JSON layout: the report plus totals keyed by status name.
-    private struct JSONForm: Encodable {
-        let report: RunReport
-        init(_ report: RunReport) { self.report = report }
+    /// Writes the report as JSON to `path`, one node at a time (a node per line), replacing the file
+    /// atomically: memory does not grow with the number of nodes. Reads back with `JSONDecoder` as
+    /// ``jsonData()``'s form does.
+    public func write(toPath destination: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        var stream = try JSONStream(path: destination)
+        do {
+            try stream.raw("{\n  \"workflow\": ")
+            try stream.value(workflow)
+            try stream.raw(",\n  \"path\": ")
+            try stream.value(path)
+            try stream.raw(",\n  \"startedAt\": ")
+            try stream.encoded(startedAt, with: encoder)
+            try stream.raw(",\n  \"duration\": ")
+            try stream.value(duration)
+            try stream.raw(",\n  \"interrupted\": ")
+            try stream.value(interrupted)
+            try stream.raw(",\n  \"exitCode\": ")
+            try stream.value(Int(exitCode))
+            try stream.raw(",\n  \"totals\": ")
+            try stream.encoded(totalsByName, with: encoder)
+            try stream.raw(",\n  \"queues\": ")
+            try stream.encoded(queueLimits, with: encoder)
+            try stream.raw(",\n  \"nodes\": [")
+            for (position, node) in nodes.enumerated() {
+                try stream.raw(position == 0 ? "\n    " : ",\n    ")
+                try node.write(to: &stream)
+            }
+            try stream.raw("\n  ]\n}\n")
+        } catch {
+            stream.abandon()
+            throw error
+        }
+        try stream.commit()
+    }
+}
 
-        enum CodingKeys: String, CodingKey {
-            case workflow, path, startedAt, duration, interrupted, exitCode, totals, queues, nodes
+extension RunReport {
+    /// The nodes of a report, in plan order. A runner's report makes each node when it is read, from the run's
+    /// own records, so a million-node run does not hold a second million-entry copy; a decoded report holds
+    /// an array.
+    public struct Nodes: RandomAccessCollection, Sendable {
+        public let count: Int
+        private let node: @Sendable (Int) -> Node
+
+        /// Nodes held in an array.
+        public init(_ nodes: [Node]) {
+            count = nodes.count
+            node = { nodes[$0] }
         }
 
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(report.workflow, forKey: .workflow)
-            try container.encode(report.path, forKey: .path)
-            try container.encode(report.startedAt, forKey: .startedAt)
-            try container.encode(report.duration, forKey: .duration)
-            try container.encode(report.interrupted, forKey: .interrupted)
-            try container.encode(report.exitCode, forKey: .exitCode)
-            let totals = Dictionary(uniqueKeysWithValues: report.totals.map { ($0.key.rawValue, $0.value) })
-            try container.encode(totals, forKey: .totals)
-            try container.encode(report.queueLimits, forKey: .queues)
-            try container.encode(report.nodes, forKey: .nodes)
+        /// Nodes made on demand: `node(i)` for `i` in `0..<count`.
+        init(count: Int, node: @escaping @Sendable (Int) -> Node) {
+            self.count = count
+            self.node = node
         }
+
+        public var startIndex: Int { 0 }
+        public var endIndex: Int { count }
+        public subscript(position: Int) -> Node { node(position) }
+    }
+}
+
+extension RunReport.Node {
+    /// Writes the node as one JSON object; ``RunReport/Node``'s `Decodable` conformance reads it back
+    /// (`RunReportTests` checks that every property makes the round trip).
+    func write(to stream: inout JSONStream) throws {
+        try stream.raw("{\"id\": ")
+        try stream.value(id)
+        try stream.raw(", \"task\": ")
+        try stream.value(task)
+        try stream.raw(", \"type\": ")
+        try stream.value(type)
+        try stream.raw(", \"queue\": ")
+        try stream.value(queue)
+        try stream.raw(", \"status\": ")
+        try stream.value(status.rawValue)
+        try stream.raw(", \"attempts\": ")
+        try stream.value(attempts)
+        if let start {
+            try stream.raw(", \"start\": ")
+            try stream.value(start)
+        }
+        if let end {
+            try stream.raw(", \"end\": ")
+            try stream.value(end)
+        }
+        if let code {
+            try stream.raw(", \"code\": ")
+            try stream.value(code)
+        }
+        if let cause {
+            try stream.raw(", \"cause\": ")
+            try stream.value(cause)
+        }
+        if let location {
+            try stream.raw(", \"location\": ")
+            try stream.value(location)
+        }
+        try stream.raw(", \"continueOnError\": ")
+        try stream.value(continueOnError)
+        try stream.raw(", \"spans\": [")
+        for (position, span) in spans.enumerated() {
+            try stream.raw(position == 0 ? "{\"start\": " : ", {\"start\": ")
+            try stream.value(span.start)
+            try stream.raw(", \"end\": ")
+            try stream.value(span.end)
+            try stream.raw(", \"lane\": ")
+            try stream.value(span.lane)
+            try stream.raw(", \"attempt\": ")
+            try stream.value(span.attempt)
+            try stream.raw("}")
+        }
+        try stream.raw("]}")
+    }
+}
+
+extension RunReport.Nodes: Codable {
+    public init(from decoder: any Decoder) throws {
+        self.init(try [RunReport.Node](from: decoder))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try Array(self).encode(to: encoder)
     }
 }

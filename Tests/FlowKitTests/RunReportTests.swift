@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+
+@testable import FlowKit
+
+/// The report's JSON forms: streamed to a file node by node, or encoded in memory, read back the same.
+@Suite struct RunReportTests {
+    /// A node with every optional field set, so a property the streamed form forgets shows up.
+    static let fullNode = RunReport.Node(
+        id: "save[1]", task: "save", type: "write", queue: "io", status: .failed, attempts: 2, start: 0.25,
+        end: 1.5, code: "io", cause: "cannot write \"out/a.jpg\": No space left\non device\t\u{1}",
+        location: "w.yaml:12:5", continueOnError: false,
+        spans: [
+            RunReport.Span(start: 0.25, end: 0.5, lane: 0, attempt: 1),
+            RunReport.Span(start: 1.0, end: 1.5, lane: 3, attempt: 2),
+        ])
+
+    static let report = RunReport(
+        workflow: "gallery \"x\"", path: "w.yaml", startedAt: Date(timeIntervalSince1970: 1_800_000_000),
+        duration: 1.75, interrupted: false,
+        nodes: RunReport.Nodes([
+            fullNode,
+            RunReport.Node(
+                id: "other", task: "other", type: "noop", queue: "default", status: .succeeded, attempts: 1,
+                start: 0.001, end: 0.002, code: nil, cause: nil, location: nil, continueOnError: false,
+                spans: [RunReport.Span(start: 0.001, end: 0.002, lane: 0, attempt: 1)]),
+        ]),
+        queueLimits: ["io": 4, "default": 2])
+
+    @Test func theStreamedFormReadsBackLikeTheEncodedOne() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path + "/run.json"
+        try Self.report.write(toPath: path)
+        let streamed = try Data(contentsOf: URL(fileURLWithPath: path))
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let fromStream = try decoder.decode(RunReport.self, from: streamed)
+        let fromMemory = try decoder.decode(RunReport.self, from: try Self.report.jsonData())
+        let (streamedForm, memoryForm) = (try canonical(fromStream), try canonical(fromMemory))
+        #expect(
+            streamedForm == memoryForm,
+            "\(String(decoding: streamedForm, as: UTF8.self))\n\(String(decoding: memoryForm, as: UTF8.self))")
+        #expect(try canonical(fromStream) == canonical(Self.report))
+        // The top level carries what readers need without recomputing.
+        let object = try #require(try JSONSerialization.jsonObject(with: streamed) as? [String: Any])
+        #expect(object["exitCode"] as? Int == 1)
+        #expect(object["totals"] as? [String: Int] == ["failed": 1, "succeeded": 1])
+        #expect(object["queues"] as? [String: Int] == ["io": 4, "default": 2])
+        // Nothing but the report is left in the folder.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["run.json"])
+    }
+
+    @Test func everyPropertyOfANodeIsStreamed() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path + "/run.json"
+        try Self.report.write(toPath: path)
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
+        let first = try #require(((object as? [String: Any])?["nodes"] as? [[String: Any]])?.first)
+        let properties = Set(Mirror(reflecting: Self.fullNode).children.compactMap(\.label))
+        #expect(Set(first.keys) == properties)
+    }
+
+    @Test func aReportInAMissingFolderIsAnOSErrorAndLeavesNothing() throws {
+        let folder = try TemporaryDirectory()
+        #expect {
+            try Self.report.write(toPath: folder.path + "/missing/run.json")
+        } throws: { error in
+            let error = error as NSError
+            return error.domain == NSPOSIXErrorDomain && error.code == Int(ENOENT)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+
+    @Test func theTraceHasOneSliceAPerAttemptAndALaneAPerSlot() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path + "/trace.json"
+        try ChromeTrace.write(Self.report, toPath: path)
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
+        let events = try #require((object as? [String: Any])?["traceEvents"] as? [[String: Any]])
+        let slices = events.filter { $0["ph"] as? String == "X" }
+        #expect(slices.compactMap { $0["name"] as? String } == ["save[1]", "save[1]", "other"])
+        let lanes = events.filter { $0["name"] as? String == "thread_name" }
+            .compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
+        #expect(lanes == ["io slot 1", "io slot 4", "default slot 1"])
+    }
+
+    /// The report as sorted JSON, to compare two reports.
+    private func canonical(_ report: RunReport) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        return try encoder.encode(report)
+    }
+}
