@@ -15,7 +15,9 @@ struct SummaryTable {
 
     func render() -> String {
         let showAll = !quiet && (listAll || report.nodes.count <= Self.fullListingLimit)
-        let rows = report.nodes.filter { showAll || $0.status != .succeeded }
+        // Statuses first: making every node of a million-node run only to drop the succeeded ones is slow.
+        let nodes = report.nodes
+        let rows = nodes.indices.filter { showAll || nodes.status(at: $0) != .succeeded }.map { nodes[$0] }
         var out = ""
         if !rows.isEmpty {
             let header = ["NODE", "STATUS", "QUEUE", "DURATION", "ATTEMPTS", "CAUSE"]
@@ -54,7 +56,9 @@ struct SummaryTable {
     /// Every failure again, as a compiler would print it: `path:line:col: error: node failed: cause`, pointing
     /// at the task in the workflow (editors jump there).
     private func failureLines() -> String {
-        let failed = report.nodes.filter { $0.status == .failed && $0.location != nil }
+        let nodes = report.nodes
+        let failed = nodes.indices.filter { nodes.status(at: $0) == .failed }.map { nodes[$0] }
+            .filter { $0.location != nil }
         guard !failed.isEmpty else { return "" }
         let listed = failed.prefix(Self.failureListingLimit)
         var out = "\n"

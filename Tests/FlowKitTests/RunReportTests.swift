@@ -84,6 +84,19 @@ import Testing
         #expect(lanes == ["io slot 1", "io slot 4", "default slot 1"])
     }
 
+    @Test(arguments: [
+        (0.0, "0"), (1.5, "1.5"), (0.000001, "0.000001"), (2.0000004, "2"), (-0.25, "-0.25"),
+        (0.0288567589, "0.028857"), (12345.678901, "12345.678901"),
+    ])
+    func timesAreWrittenToTheMicrosecond(seconds: Double, text: String) throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path + "/t.json"
+        var stream = try JSONStream(path: path)
+        try stream.value(seconds: seconds)
+        try stream.commit()
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == text)
+    }
+
     /// The report as sorted JSON, to compare two reports.
     private func canonical(_ report: RunReport) throws -> Data {
         let encoder = JSONEncoder()

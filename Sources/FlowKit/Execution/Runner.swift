@@ -325,7 +325,10 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         return RunReport(
             workflow: plan.workflow.name, path: plan.workflow.path, startedAt: startedAt, duration: now,
             interrupted: final.interrupted,
-            nodes: RunReport.Nodes(count: plan.nodes.count) { final.reportNode($0) }, queueLimits: queues.limits)
+            nodes: RunReport.Nodes(
+                count: plan.nodes.count, node: { final.reportNode($0) }, status: { final.nodes[$0].status },
+                continuesOnError: { [plan] in plan.workflow.tasks[plan.nodes[$0].taskIndex].continueOnError }),
+            queueLimits: queues.limits)
     }
 }
 

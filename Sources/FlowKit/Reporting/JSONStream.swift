@@ -58,6 +58,13 @@ struct JSONStream: ~Copyable {
 
     mutating func value(_ text: String) throws {
         buffer.append(UInt8(ascii: "\""))
+        // Most text (ids, names, statuses) needs no escaping: copy it whole.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            buffer.append(contentsOf: text.utf8)
+            buffer.append(UInt8(ascii: "\""))
+            if buffer.count >= Self.flushThreshold { try flush() }
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
@@ -80,6 +87,28 @@ struct JSONStream: ~Copyable {
 
     /// A finite number in Swift's shortest round-tripping form (valid JSON).
     mutating func value(_ number: Double) throws { try raw(number.isFinite ? "\(number)" : "null") }
+
+    /// A time in seconds, to the microsecond (the trace's unit), written without formatting a `Double`.
+    mutating func value(seconds: Double) throws {
+        guard seconds.isFinite, abs(seconds) < 1e12 else { return try value(seconds) }
+        var micros = Int((seconds * 1e6).rounded())
+        if micros < 0 {
+            buffer.append(UInt8(ascii: "-"))
+            micros = -micros
+        }
+        try raw(String(micros / 1_000_000))
+        var fraction = micros % 1_000_000
+        guard fraction != 0 else { return }
+        var digits = 6
+        while fraction % 10 == 0 {
+            fraction /= 10
+            digits -= 1
+        }
+        buffer.append(UInt8(ascii: "."))
+        let text = String(fraction)
+        buffer.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits - text.utf8.count))
+        try raw(text)
+    }
 
     mutating func value(_ flag: Bool) throws { try raw(flag ? "true" : "false") }
 

@@ -63,27 +63,16 @@ public struct RunReport: Sendable, Codable {
     /// Whether the run was interrupted (Ctrl-C, SIGTERM).
     public var interrupted: Bool
     /// Every node, in plan order.
-    public var nodes: Nodes
+    public let nodes: Nodes
     /// Each queue's concurrency limit.
     public var queueLimits: [String: Int]
-
     /// How many nodes ended in each status.
-    public var totals: [NodeStatus: Int] {
-        nodes.reduce(into: [:]) { $0[$1.status, default: 0] += 1 }
-    }
+    public let totals: [NodeStatus: Int]
+    /// Whether a node failed without `continueOnError`, or was cancelled after a failure.
+    private let failed: Bool
 
     /// The process exit code this run calls for: 0 all succeeded, 1 a node failed, 130 interrupted.
-    public var exitCode: Int32 {
-        if interrupted { return 130 }
-        let failed = nodes.contains { node in
-            switch node.status {
-            case .failed: !node.continueOnError
-            case .cancelled: true  // fail-fast cancelled it after a failure
-            default: false
-            }
-        }
-        return failed ? 1 : 0
-    }
+    public var exitCode: Int32 { interrupted ? 130 : (failed ? 1 : 0) }
 
     /// Creates a report.
     public init(
@@ -97,6 +86,20 @@ public struct RunReport: Sendable, Codable {
         self.interrupted = interrupted
         self.nodes = nodes
         self.queueLimits = queueLimits
+        // One pass over the statuses alone: a runner's nodes are made when read, and this runs once.
+        var totals: [NodeStatus: Int] = [:]
+        var failed = false
+        for index in nodes.indices {
+            let status = nodes.status(at: index)
+            totals[status, default: 0] += 1
+            switch status {
+            case .failed: failed = failed || !nodes.continuesOnError(at: index)
+            case .cancelled: failed = true  // fail-fast cancelled it after a failure
+            default: break
+            }
+        }
+        self.totals = totals
+        self.failed = failed
     }
 
     // MARK: JSON
@@ -189,18 +192,33 @@ extension RunReport {
     public struct Nodes: RandomAccessCollection, Sendable {
         public let count: Int
         private let node: @Sendable (Int) -> Node
+        private let status: @Sendable (Int) -> NodeStatus
+        private let continuesOnError: @Sendable (Int) -> Bool
 
         /// Nodes held in an array.
         public init(_ nodes: [Node]) {
             count = nodes.count
             node = { nodes[$0] }
+            status = { nodes[$0].status }
+            continuesOnError = { nodes[$0].continueOnError }
         }
 
-        /// Nodes made on demand: `node(i)` for `i` in `0..<count`.
-        init(count: Int, node: @escaping @Sendable (Int) -> Node) {
+        /// Nodes made on demand: `node(i)` for `i` in `0..<count`, with what a summary scans for cheaply.
+        init(
+            count: Int, node: @escaping @Sendable (Int) -> Node, status: @escaping @Sendable (Int) -> NodeStatus,
+            continuesOnError: @escaping @Sendable (Int) -> Bool
+        ) {
             self.count = count
             self.node = node
+            self.status = status
+            self.continuesOnError = continuesOnError
         }
+
+        /// A node's status, without making the whole node.
+        public func status(at position: Int) -> NodeStatus { status(position) }
+
+        /// Whether a node's failure is tolerated, without making the whole node.
+        public func continuesOnError(at position: Int) -> Bool { continuesOnError(position) }
 
         public var startIndex: Int { 0 }
         public var endIndex: Int { count }
@@ -212,49 +230,49 @@ extension RunReport.Node {
     /// Writes the node as one JSON object; ``RunReport/Node``'s `Decodable` conformance reads it back
     /// (`RunReportTests` checks that every property makes the round trip).
     func write(to stream: inout JSONStream) throws {
-        try stream.raw("{\"id\": ")
+        try stream.raw("{\"id\":")
         try stream.value(id)
-        try stream.raw(", \"task\": ")
+        try stream.raw(",\"task\":")
         try stream.value(task)
-        try stream.raw(", \"type\": ")
+        try stream.raw(",\"type\":")
         try stream.value(type)
-        try stream.raw(", \"queue\": ")
+        try stream.raw(",\"queue\":")
         try stream.value(queue)
-        try stream.raw(", \"status\": ")
+        try stream.raw(",\"status\":")
         try stream.value(status.rawValue)
-        try stream.raw(", \"attempts\": ")
+        try stream.raw(",\"attempts\":")
         try stream.value(attempts)
         if let start {
-            try stream.raw(", \"start\": ")
-            try stream.value(start)
+            try stream.raw(",\"start\":")
+            try stream.value(seconds: start)
         }
         if let end {
-            try stream.raw(", \"end\": ")
-            try stream.value(end)
+            try stream.raw(",\"end\":")
+            try stream.value(seconds: end)
         }
         if let code {
-            try stream.raw(", \"code\": ")
+            try stream.raw(",\"code\":")
             try stream.value(code)
         }
         if let cause {
-            try stream.raw(", \"cause\": ")
+            try stream.raw(",\"cause\":")
             try stream.value(cause)
         }
         if let location {
-            try stream.raw(", \"location\": ")
+            try stream.raw(",\"location\":")
             try stream.value(location)
         }
-        try stream.raw(", \"continueOnError\": ")
+        try stream.raw(",\"continueOnError\":")
         try stream.value(continueOnError)
-        try stream.raw(", \"spans\": [")
+        try stream.raw(",\"spans\":[")
         for (position, span) in spans.enumerated() {
-            try stream.raw(position == 0 ? "{\"start\": " : ", {\"start\": ")
-            try stream.value(span.start)
-            try stream.raw(", \"end\": ")
-            try stream.value(span.end)
-            try stream.raw(", \"lane\": ")
+            try stream.raw(position == 0 ? "{\"start\":" : ",{\"start\":")
+            try stream.value(seconds: span.start)
+            try stream.raw(",\"end\":")
+            try stream.value(seconds: span.end)
+            try stream.raw(",\"lane\":")
             try stream.value(span.lane)
-            try stream.raw(", \"attempt\": ")
+            try stream.raw(",\"attempt\":")
             try stream.value(span.attempt)
             try stream.raw("}")
         }
