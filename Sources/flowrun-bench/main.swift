@@ -1,6 +1,10 @@
 // flowrun-bench: engine overhead against the raw OperationQueue floor, measured in one process.
 //
 //   swift run -c release flowrun-bench [--nodes 20000] [--rounds 5] [--shape chain|wide|lattice|forEach] [--profile]
+//   swift run -c release flowrun-bench --million [--rounds 3]
+//
+// --million runs 1,000,000 no-op nodes (200,000 items × 5 tasks), alternating runs without and with the report
+// streamed to a file, and prints the times, the report's share and the peak RSS of the process.
 //
 // --profile runs only flowrun (no floor), for `perf record` or `valgrind --tool=callgrind`;
 // --profile-raw-chain runs only the raw chain below, to profile what Foundation alone costs per link.
@@ -15,9 +19,10 @@ import Foundation
 struct Arguments {
     var nodes = 20_000
     var rounds = 5
-    var shapes = Shape.allCases
+    var shapes = Shape.standard
     var profile = false
     var profileRawChain = false
+    var million = false
 
     init() {
         var iterator = CommandLine.arguments.dropFirst().makeIterator()
@@ -28,10 +33,11 @@ struct Arguments {
             case "--shape": shapes = iterator.next().flatMap(Shape.init(rawValue:)).map { [$0] } ?? shapes
             case "--profile": profile = true
             case "--profile-raw-chain": profileRawChain = true
+            case "--million": million = true
             default:
                 FileHandle.standardError.write(
                     Data(
-                        "usage: flowrun-bench [--nodes N] [--rounds R] [--shape chain|wide|lattice|forEach] [--profile] [--profile-raw-chain]\n"
+                        "usage: flowrun-bench [--nodes N] [--rounds R] [--shape chain|wide|lattice|forEach] [--profile] [--profile-raw-chain] [--million]\n"
                             .utf8))
                 exit(2)
             }
@@ -86,6 +92,10 @@ func chainFloor(_ count: Int) -> Double {
 
 enum Shape: String, CaseIterable {
     case chain, wide, lattice, forEach
+    /// 5 tasks over one forEach list: the million-node shape (not in the default set).
+    case forEach5
+
+    static let standard: [Shape] = [.chain, .wide, .lattice, .forEach]
 
     func yaml(nodes: Int) -> String {
         var text = "version: 1\ntasks:\n"
@@ -116,6 +126,13 @@ enum Shape: String, CaseIterable {
             text = text.replacingOccurrences(of: "tasks:\n", with: "") + "tasks:\n"
             text +=
                 "  a: { type: noop, forEach: \"${params.items}\" }\n  b: { type: noop, dependsOn: a }\n  c: { type: noop, dependsOn: b }\n"
+        case .forEach5:
+            text += "params:\n  items: [" + (0..<(nodes / 5)).map(String.init).joined(separator: ", ") + "]\n"
+            text = text.replacingOccurrences(of: "tasks:\n", with: "") + "tasks:\n"
+            text += "  a: { type: noop, forEach: \"${params.items}\" }\n"
+            for (task, upstream) in zip(["b", "c", "d", "e"], ["a", "b", "c", "d"]) {
+                text += "  \(task): { type: noop, dependsOn: \(upstream) }\n"
+            }
         }
         return text
     }
@@ -147,7 +164,40 @@ func median(_ values: [Double]) -> Double {
     return sorted[sorted.count / 2]
 }
 
+/// The process's peak resident set so far, in MB.
+func peakRSS() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_maxrss) / 1024
+}
+
 let arguments = Arguments()
+if arguments.million {
+    let plan = Shape.forEach5.plan(nodes: 1_000_000)
+    print("1,000,000 no-op nodes (200,000 items × 5 tasks); planned, peak RSS \(String(format: "%.0f", peakRSS())) MB")
+    let reportPath = NSTemporaryDirectory() + "flowrun-bench-\(getpid()).json"
+    defer { unlink(reportPath) }
+    var plain: [Double] = []
+    var reported: [Double] = []
+    var writes: [Double] = []
+    for _ in 0..<arguments.rounds {
+        plain.append(run(plan))
+        let start = ContinuousClock.now
+        let report = Runner(plan: plan).run()
+        let written = ContinuousClock.now
+        try report.write(toPath: reportPath)
+        reported.append((ContinuousClock.now - start).seconds)
+        writes.append((ContinuousClock.now - written).seconds)
+    }
+    print(
+        String(
+            format:
+                "run %.2fs, run + streamed report %.2fs (of which writing %.2fs; medians of %d, alternated): the report adds %.0f%%",
+            median(plain), median(reported), median(writes), arguments.rounds,
+            (median(reported) / median(plain) - 1) * 100))
+    print("peak RSS of the process: \(String(format: "%.0f", peakRSS())) MB")
+    exit(0)
+}
 if arguments.profileRawChain {
     // Only the raw chain: what Foundation alone costs per link, for comparing profiles with `--profile`.
     let times = (0..<arguments.rounds).map { _ in chainFloor(arguments.nodes) }

@@ -7,8 +7,8 @@ import Testing
 @Suite struct RunReportTests {
     /// A node with every optional field set, so a property the streamed form forgets shows up.
     static let fullNode = RunReport.Node(
-        id: "save[1]", task: "save", type: "write", queue: "io", status: .failed, attempts: 2, start: 0.25,
-        end: 1.5, code: "io", cause: "cannot write \"out/a.jpg\": No space left\non device\t\u{1}",
+        id: "save[1]", task: "save", type: "write", queue: "io", status: .failed, attempts: 2, code: "io",
+        cause: "cannot write \"out/a.jpg\": No space left\non device\t\u{1}",
         location: "w.yaml:12:5", continueOnError: false,
         spans: [
             RunReport.Span(start: 0.25, end: 0.5, lane: 0, attempt: 1),
@@ -21,8 +21,8 @@ import Testing
         nodes: RunReport.Nodes([
             fullNode,
             RunReport.Node(
-                id: "other", task: "other", type: "noop", queue: "default", status: .succeeded, attempts: 1,
-                start: 0.001, end: 0.002, code: nil, cause: nil, location: nil, continueOnError: false,
+                id: "other", task: "other", type: "noop", queue: "default", status: .succeeded, attempts: 1, code: nil,
+                cause: nil, location: nil, continueOnError: false,
                 spans: [RunReport.Span(start: 0.001, end: 0.002, lane: 0, attempt: 1)]),
         ]),
         queueLimits: ["io": 4, "default": 2])

@@ -120,7 +120,12 @@ import Testing
         #expect((report?["totals"] as? [String: Int])?["succeeded"] == 4)
         let nodes = try #require(report?["nodes"] as? [[String: Any]])
         #expect(nodes.map { $0["id"] as? String } == ["start", "left", "right", "join"])
-        #expect(nodes.allSatisfy { $0["start"] is Double && $0["end"] is Double && $0["attempts"] as? Int == 1 })
+        #expect(
+            nodes.allSatisfy { node in
+                let spans = node["spans"] as? [[String: Any]] ?? []
+                return spans.count == 1 && spans[0]["start"] is Double && spans[0]["end"] is Double
+                    && node["attempts"] as? Int == 1
+            })
 
         let trace =
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.path("trace.json"))))

@@ -371,8 +371,8 @@ extension RunState {
         return RunReport.Node(
             id: plan.nodes[index].id, task: plan.workflow.tasks[task].id.value,
             type: plan.workflow.tasks[task].type.value, queue: plan.workflow.tasks[task].queueName,
-            status: nodes[index].status, attempts: nodes[index].attempts, start: spans.first?.start,
-            end: spans.last?.end, code: failure?.code.description, cause: failure?.message,
+            status: nodes[index].status, attempts: nodes[index].attempts, code: failure?.code.description,
+            cause: failure?.message,
             location: failure?.location?.description, continueOnError: plan.workflow.tasks[task].continueOnError,
             spans: spans)
     }

@@ -30,10 +30,6 @@ public struct RunReport: Sendable, Codable {
         public var status: NodeStatus
         /// How many attempts started.
         public var attempts: Int
-        /// When the first attempt started, in seconds from the start of the run.
-        public var start: Double?
-        /// When the last attempt ended, in seconds from the start of the run.
-        public var end: Double?
         /// The failure code, for failed and skipped nodes.
         public var code: String?
         /// Why the node failed, was skipped or cancelled.
@@ -44,6 +40,11 @@ public struct RunReport: Sendable, Codable {
         public var continueOnError: Bool
         /// Every attempt's place on its queue.
         public var spans: [Span]
+
+        /// When the first attempt started, in seconds from the start of the run.
+        public var start: Double? { spans.first?.start }
+        /// When the last attempt ended, in seconds from the start of the run.
+        public var end: Double? { spans.last?.end }
 
         /// The node's running time, if it ran.
         public var duration: Double? {
@@ -242,14 +243,6 @@ extension RunReport.Node {
         try stream.value(status.rawValue)
         try stream.raw(",\"attempts\":")
         try stream.value(attempts)
-        if let start {
-            try stream.raw(",\"start\":")
-            try stream.value(seconds: start)
-        }
-        if let end {
-            try stream.raw(",\"end\":")
-            try stream.value(seconds: end)
-        }
         if let code {
             try stream.raw(",\"code\":")
             try stream.value(code)
