@@ -29,6 +29,8 @@ public final class ProbeRecorder: @unchecked Sendable {
     private var liveOutputs = 0
     private var peakOutputs = 0
     private var blocked = 0
+    /// How each blocked probe succeeds when released, by node id.
+    private var releases: [String: @Sendable () -> Void] = [:]
     private var waiters: [String: [@Sendable () -> Void]] = [:]
 
     /// Creates a recorder; `queueLimits` lets `hold` end early once a queue is full.
@@ -93,15 +95,41 @@ public final class ProbeRecorder: @unchecked Sendable {
         for waiter in due { waiter() }
     }
 
-    func didBlock() {
+    func didBlock(_ nodeID: String, release: @escaping @Sendable () -> Void) {
         locked {
             blocked += 1
+            releases[nodeID] = release
             condition.broadcast()
         }
     }
 
-    func didUnblock() {
-        locked { blocked -= 1 }
+    func didUnblock(_ nodeID: String) {
+        locked {
+            blocked -= 1
+            releases[nodeID] = nil
+        }
+    }
+
+    /// Lets a probe blocked in `block` behaviour succeed.
+    /// - Returns: Whether that node was blocked.
+    @discardableResult
+    public func release(_ nodeID: String) -> Bool {
+        guard let release = locked({ releases[nodeID] }) else { return false }
+        release()
+        return true
+    }
+
+    /// Blocks until a node has started (its first attempt), or `timeout` passes.
+    /// - Returns: Whether it started.
+    @discardableResult
+    public func waitUntilStarted(_ nodeID: String, timeout: TimeInterval = 10) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while !entries.contains(where: { $0.nodeID == nodeID }) {
+            if !condition.wait(until: deadline) { return false }
+        }
+        return true
     }
 
     func outputCreated() {

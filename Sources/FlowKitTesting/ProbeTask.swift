@@ -7,7 +7,7 @@ import Foundation
 /// ```yaml
 /// tasks:
 ///   a: { type: probe, behavior: failTimes, failures: 2 }
-///   b: { type: probe, behavior: block, dependsOn: a }   # runs until cancelled
+///   b: { type: probe, behavior: block, dependsOn: a }   # runs until cancelled or released
 /// ```
 public struct ProbeTask: TaskType {
     /// What every probe node reports to.
@@ -17,7 +17,9 @@ public struct ProbeTask: TaskType {
     public init(recorder: ProbeRecorder) { self.recorder = recorder }
 
     public var name: String { "probe" }
-    public var summary: String { "Test task: records its run, then succeeds, fails, or blocks until cancelled." }
+    public var summary: String {
+        "Test task: records its run, then succeeds, fails, or blocks until cancelled or released."
+    }
     public var parameters: [ParameterSpec] {
         [
             ParameterSpec(
@@ -58,7 +60,7 @@ public final class ProbeOperation: FlowOperation, DataProvider, @unchecked Senda
         }
         recorder.started(context, inputs: inputs, queuePriority: queuePriority)
         if context.parameters.string("behavior") == "block" {
-            recorder.didBlock()
+            recorder.didBlock(context.nodeID) { [self] in end(outcome()) }
             if isCancelled { end(.cancelled) }  // a cancel that came before the registration above
             return
         }
@@ -91,7 +93,7 @@ public final class ProbeOperation: FlowOperation, DataProvider, @unchecked Senda
             return !ended
         }
         guard first else { return }
-        if context.parameters.string("behavior") == "block" { recorder.didUnblock() }
+        if context.parameters.string("behavior") == "block" { recorder.didUnblock(context.nodeID) }
         // Recorded before `finish`, which frees the queue slot: after it, the next node may already start.
         recorder.ended(context)
         finish(outcome)

@@ -32,8 +32,13 @@ public enum TestWorkflow {
         private var result: RunReport?
 
         /// Starts running a plan.
-        public init(plan: Plan, options: RunOptions) {
-            runner = Runner(plan: plan, options: options)
+        public convenience init(plan: Plan, options: RunOptions) {
+            self.init(runner: Runner(plan: plan, options: options))
+        }
+
+        /// Starts a runner made beforehand, for tests that act on it before it starts.
+        public init(runner: Runner) {
+            self.runner = runner
             Thread.detachNewThread { [self] in
                 let report = runner.run()
                 lock.withLock { result = report }

@@ -44,6 +44,8 @@ open class FlowOperation: Operation, @unchecked Sendable {
     public enum CancellationReason: Sendable, Equatable {
         case runCancelled
         case timedOut(Duration)
+        /// The embedding app cancelled this node or its item (``Runner/cancel(item:cause:)``), with this cause.
+        case nodeCancelled(String)
     }
 
     /// Where the operation is in its life. `finishing` is the moment between ``finish(_:)`` recording the

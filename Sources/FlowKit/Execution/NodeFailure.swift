@@ -20,7 +20,7 @@ public struct NodeFailure: Error, Sendable, CustomStringConvertible {
         public static let http = Code(.http)
         /// The node ran longer than its `timeout`.
         public static let timedOut = Code(.timedOut)
-        /// The run was cancelled (Ctrl-C, SIGTERM, fail-fast).
+        /// The run was cancelled (Ctrl-C, SIGTERM, fail-fast), or the embedding app cancelled the node.
         public static let cancelled = Code(.cancelled)
         /// A node upstream failed or was cancelled, so this one was skipped.
         public static let upstream = Code(.upstream)

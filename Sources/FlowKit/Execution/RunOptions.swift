@@ -49,7 +49,7 @@ public enum NodeStatus: String, Sendable, Codable, CaseIterable {
     case failed
     /// Not run because a node upstream failed or was cancelled.
     case skipped
-    /// Not run, or stopped, because the run was cancelled.
+    /// Not run, or stopped, because the run was cancelled, or the embedding app cancelled the node.
     case cancelled
 
     /// The position in `allCases`, for counters indexed by status.

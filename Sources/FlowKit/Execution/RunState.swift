@@ -36,11 +36,13 @@ struct RunState: Sendable {
         var attemptEnd = Double.nan
     }
 
-    /// A node cleared to run: its attempt number and its dependencies' operations.
+    /// A node cleared to run: its attempt number, its dependencies' operations, and whether the app
+    /// prioritised it.
     struct Admission {
         var index: Int
         var attempt: Int
         var dependencies: SmallList<FlowOperation>
+        var prioritized = false
     }
 
     /// What the runner must do once the lock is released.
@@ -54,44 +56,56 @@ struct RunState: Sendable {
         var finished = false
     }
 
-    /// A ready node in its queue's heap; the greatest runs first.
-    private struct ReadyNode: Comparable {
+    /// A ready node in its queue's heap; the greatest runs first: prioritised by the app, then by its task's
+    /// priority, then downstream first, then in item order.
+    struct ReadyNode: Comparable {
+        var boost: Int
         var priority: Int
         var depth: Int
         var index: Int
 
         static func < (lhs: ReadyNode, rhs: ReadyNode) -> Bool {
-            (lhs.priority, lhs.depth, -lhs.index) < (rhs.priority, rhs.depth, -rhs.index)
+            (lhs.boost, lhs.priority, lhs.depth, -lhs.index) < (rhs.boost, rhs.priority, rhs.depth, -rhs.index)
         }
     }
 
     static let admissionFactor = 2
 
-    private let plan: Plan
-    private let graph: NodeGraph
+    let plan: Plan
+    let graph: NodeGraph
     private let queueNames: [String]
     private let admissionLimit: [Int]
     private let recordsEvents: Bool
-    private(set) var nodes: [NodeRecord]
+    var nodes: [NodeRecord]
     /// Why nodes failed, were skipped or cancelled, by node index.
-    private(set) var failures: [Int: NodeFailure] = [:]
+    var failures: [Int: NodeFailure] = [:]
     /// The spans of attempts before the last one, for retried nodes.
     private var earlierSpans: [Int: [RunReport.Span]] = [:]
     /// The cancel of each running node's timeout.
     private var timers: [Int: @Sendable () -> Void] = [:]
+    /// The cause the embedding app gave for each node it cancelled (see `withdraw`).
+    var withdrawals: [Int: String] = [:]
+    /// The rank of each node the embedding app prioritised (see `prioritize`); higher goes first.
+    var boosts: [Int: Int] = [:]
     /// Nodes per (queue, status), for the progress line: index `queue * statusCount + status`.
     private(set) var counts: [Int]
-    private var ready: [Heap<ReadyNode>]
+    var ready: [Heap<ReadyNode>]
     /// Ready sources (no dependencies, some consumers), per queue; held back while `backlog` is full.
-    private var readySources: [Heap<ReadyNode>]
+    var readySources: [Heap<ReadyNode>]
     /// How many entries the `ready` heaps hold.
-    private var backlog = 0
+    var backlog = 0
     private let backlogLimit: Int
     private var inFlight: [Int]
     private var lanes: [[Bool]]
-    private var resolved = 0
+    var resolved = 0
     private(set) var cancelled = false
     private(set) var interrupted = false
+    /// Whether `start` has run: before it, control calls only record what they ask for.
+    private(set) var started = false
+    /// Per queue: whether the embedding app suspended it (nothing is admitted to it).
+    var suspended: [Bool]
+    /// The highest rank in `boosts` given so far.
+    var boostCeiling = 0
     private static let statuses = NodeStatus.allCases
 
     init(plan: Plan, graph: NodeGraph, queueLimits: [Int], recordsEvents: Bool) {
@@ -112,11 +126,13 @@ struct RunState: Sendable {
         backlogLimit = admissionLimit.reduce(0, +)
         inFlight = [Int](repeating: 0, count: queueNames.count)
         lanes = queueLimits.map { [Bool](repeating: false, count: max($0, 1)) }
+        suspended = [Bool](repeating: false, count: queueNames.count)
     }
 
     /// Makes the nodes without dependencies ready and admits what the queues take.
     mutating func start() -> Effects {
         var effects = Effects()
+        started = true
         for index in nodes.indices where nodes[index].pendingDependencies == 0 && nodes[index].status == .pending {
             makeReady(index, &effects)
         }
@@ -134,15 +150,16 @@ struct RunState: Sendable {
         return effects
     }
 
-    /// Records a node's operation; returns whether the run was cancelled meanwhile.
-    mutating func store(_ operation: FlowOperation, for index: Int) -> Bool {
+    /// Records a node's operation; returns why to cancel it when the run or the node was cancelled meanwhile.
+    mutating func store(_ operation: FlowOperation, for index: Int) -> FlowOperation.CancellationReason? {
         nodes[index].operation = operation
-        return cancelled
+        if cancelled { return .runCancelled }
+        return withdrawal(of: index).map { .nodeCancelled($0) }
     }
 
-    /// Marks a node running; `nil` when the run was cancelled and it must not execute.
+    /// Marks a node running; `nil` when the run or the node was cancelled and it must not execute.
     mutating func didStart(_ index: Int, at time: Double) -> Int? {
-        guard !cancelled else { return nil }
+        guard !cancelled, withdrawal(of: index) == nil else { return nil }
         setStatus(index, .running)
         let queue = Int(graph.queue[index])
         let lane = lanes[queue].firstIndex(of: false) ?? lanes[queue].count
@@ -210,6 +227,9 @@ struct RunState: Sendable {
                 }
             }
             resolve(index, &effects)
+        case .failed where withdrawal(of: index) != nil, .cancelled where withdrawal(of: index) != nil:
+            // However the attempt ended once the app cancelled the node, the app's cancellation decides.
+            settleWithdrawn(index, &effects)
         case .failed(let failure) where nodes[index].attempts <= retries && !cancelled:
             nodes[index].operation = nil
             let delay = policy.delay(afterAttempt: nodes[index].attempts)
@@ -268,9 +288,9 @@ struct RunState: Sendable {
         interrupted ? "cancelled: the run was interrupted" : "cancelled after a failure (fail-fast)"
     }
 
-    private mutating func makeReady(_ index: Int, _ effects: inout Effects) {
+    mutating func makeReady(_ index: Int, _ effects: inout Effects) {
         setStatus(index, .queued)
-        let node = ReadyNode(priority: Int(graph.priority[index]), depth: Int(graph.depth[index]), index: index)
+        let node = readyNode(index)
         if graph.dependencyCount(of: index) == 0, graph.dependentCount(of: index) > 0 {
             readySources[Int(graph.queue[index])].insert(node)
         } else {
@@ -285,9 +305,9 @@ struct RunState: Sendable {
     /// A queue is topped up only once it is down to half its admission limit (its concurrency limit), then
     /// filled: operations reach Foundation in batches, so its queue lock is taken — and contended by the
     /// finishing workers — half as often, while the queue still holds a full round of work.
-    private mutating func admit(_ effects: inout Effects) {
+    mutating func admit(_ effects: inout Effects) {
         guard !cancelled else { return }
-        for queue in ready.indices where inFlight[queue] * 2 <= admissionLimit[queue] {
+        for queue in ready.indices where !suspended[queue] && inFlight[queue] * 2 <= admissionLimit[queue] {
             while inFlight[queue] < admissionLimit[queue], let next = popNext(queue) {
                 let index = next.index
                 guard nodes[index].status == .queued, !nodes[index].admitted else { continue }
@@ -299,7 +319,9 @@ struct RunState: Sendable {
                     if let operation = nodes[$0].operation { dependencies.append(operation) }
                 }
                 effects.admitted.append(
-                    Admission(index: index, attempt: nodes[index].attempts, dependencies: dependencies))
+                    Admission(
+                        index: index, attempt: nodes[index].attempts, dependencies: dependencies,
+                        prioritized: boost(of: index) > 0))
             }
         }
     }
@@ -317,7 +339,7 @@ struct RunState: Sendable {
 
     /// A node reached a final status: its dependencies have one consumer fewer, and an output nobody
     /// needs any more is released.
-    private mutating func resolve(_ index: Int, _ effects: inout Effects) {
+    mutating func resolve(_ index: Int, _ effects: inout Effects) {
         resolved += 1
         graph.forEachDependency(of: index) { dependency in
             nodes[dependency].pendingConsumers -= 1
@@ -344,15 +366,14 @@ struct RunState: Sendable {
         }
     }
 
-    private mutating func setStatus(_ index: Int, _ status: NodeStatus) {
+    mutating func setStatus(_ index: Int, _ status: NodeStatus) {
         let base = Int(graph.queue[index]) * Self.statuses.count
         counts[base + nodes[index].status.ordinal] -= 1
         counts[base + status.ordinal] += 1
         nodes[index].status = status
     }
 
-    private func event(_ index: Int, _ effects: inout Effects, failure: NodeFailure? = nil, retryDelay: Duration? = nil)
-    {
+    func event(_ index: Int, _ effects: inout Effects, failure: NodeFailure? = nil, retryDelay: Duration? = nil) {
         guard recordsEvents else { return }
         effects.events.append(
             RunEvent(

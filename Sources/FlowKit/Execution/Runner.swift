@@ -14,13 +14,13 @@ import Synchronization
 ///
 /// Outputs are released as soon as every consumer of a node has finished, so memory stays flat.
 public final class Runner: OperationLifecycle, @unchecked Sendable {
-    private let plan: Plan
+    let plan: Plan
     private let options: RunOptions
-    private let queues: QueueSet
+    let queues: QueueSet
     private let failFast: Bool
     private let tasks: TaskTable
     private let plannedNodes: PlannedNodes
-    private let state: Mutex<RunState>
+    let state: Mutex<RunState>
     private let done = DispatchSemaphore(value: 0)
     /// How the asynchronous `run()` resumes: a callback for when the run ends, or the news that it has
     /// (a run cancelled before it started ends before `run()` is called).
@@ -177,14 +177,19 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
             ? NodeContext(planned: plannedNodes, index: index, attempt: admission.attempt)
             : NodeContext(fields: plannedNodes.fields(of: index, attempt: admission.attempt))
         let operation = tasks.type(of: taskIndex).makeOperation(context)
-        // Foundation's setter takes the operation's lock: skip it for the default.
+        // Foundation's setter takes the operation's lock: skip it for the default. A node the app prioritised
+        // goes ahead of the operations its queue already holds, as it went ahead in the ready heap.
         let priority = plan.workflow.tasks[taskIndex].priority
-        if priority != .normal { operation.queuePriority = priority.foundationValue }
+        if admission.prioritized {
+            operation.queuePriority = .veryHigh
+        } else if priority != .normal {
+            operation.queuePriority = priority.foundationValue
+        }
         for dependency in admission.dependencies { operation.addDependency(dependency) }
         operation.attach(self, index: index)
-        let cancelled = state.withLock { $0.store(operation, for: index) }
+        let cancellation = state.withLock { $0.store(operation, for: index) }
         // A cancel that raced with this launch still reaches the operation: it starts, sees it, and ends.
-        if cancelled { operation.cancel(reason: .runCancelled) }
+        if let cancellation { operation.cancel(reason: cancellation) }
         return operation
     }
 
@@ -228,13 +233,13 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
 
     // MARK: The end of the run
 
-    private func enter() {
+    func enter() {
         busy.add(1, ordering: .sequentiallyConsistent)
     }
 
     /// Signals `done` when this was the last thread out and the state has ended. `ended` is only ever set by a
     /// thread that is itself inside, so its own `leave` or a later one sees both.
-    private func leave() {
+    func leave() {
         let (_, remaining) = busy.subtract(1, ordering: .sequentiallyConsistent)
         guard remaining == 0, ended.load(ordering: .sequentiallyConsistent) else { return }
         if signalled.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged {
@@ -276,7 +281,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
 
     // MARK: Effects
 
-    private func apply(_ effects: RunState.Effects) {
+    func apply(_ effects: RunState.Effects) {
         effects.cancelTimer?()
         for operation in effects.released { operation.releaseOutput() }
         for event in effects.events { emit(event) }
@@ -295,7 +300,10 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
 
     private func cancel(interrupted: Bool) {
         enter()
-        let (live, effects) = state.withLock { $0.cancelAll(interrupted: interrupted) }
+        let (live, effects) = state.withLock { state in
+            defer { resumeOperationQueues() }  // under the lock: a later `suspend(queue:)` sees the run over
+            return state.cancelAll(interrupted: interrupted)
+        }
         // Outside the lock: cancelling may finish an operation synchronously, which re-enters the runner.
         for operation in live { operation.cancel(reason: .runCancelled) }
         apply(effects)

@@ -69,10 +69,13 @@ public struct RunReport: Sendable, Codable {
     public var queueLimits: [String: Int]
     /// How many nodes ended in each status.
     public let totals: [NodeStatus: Int]
-    /// Whether a node failed without `continueOnError`, or was cancelled after a failure.
+    /// Whether a node failed without `continueOnError`.
     private let failed: Bool
 
     /// The process exit code this run calls for: 0 all succeeded, 1 a node failed, 130 interrupted.
+    ///
+    /// A cancelled node is not a failure: fail-fast cancels nodes only after one failed (which sets the code),
+    /// and nodes the embedding app cancelled (``Runner/cancel(item:cause:)``) were not wanted any more.
     public var exitCode: Int32 { interrupted ? 130 : (failed ? 1 : 0) }
 
     /// Creates a report.
@@ -93,11 +96,7 @@ public struct RunReport: Sendable, Codable {
         for index in nodes.indices {
             let status = nodes.status(at: index)
             totals[status, default: 0] += 1
-            switch status {
-            case .failed: failed = failed || !nodes.continuesOnError(at: index)
-            case .cancelled: failed = true  // fail-fast cancelled it after a failure
-            default: break
-            }
+            if status == .failed { failed = failed || !nodes.continuesOnError(at: index) }
         }
         self.totals = totals
         self.failed = failed
