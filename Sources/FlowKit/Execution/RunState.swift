@@ -6,7 +6,8 @@ import OrderedCollections
 /// out *after* the lock is released (creating, cancelling and releasing operations may re-enter the runner).
 ///
 /// Admission control: a queue holds at most ``admissionFactor`` × its limit operations at a time; other
-/// ready nodes wait in a heap ordered by priority, then depth (downstream first), then item order. So an
+/// ready nodes wait in a heap ordered by the app's prioritisation (`prioritize`), then priority, then depth
+/// (downstream first), then item order; nothing is admitted to a queue the app suspended. So an
 /// item's pipeline drains before new items start — outputs are consumed and released promptly and memory
 /// stays flat for any number of items — and corelibs' queue, which rescans its pending operations on every
 /// completion, only ever holds a handful.
