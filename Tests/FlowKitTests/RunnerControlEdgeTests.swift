@@ -80,11 +80,11 @@ import Testing
         #expect(recorder.waitUntilBlocked(1))
         runner.suspendAll()
         runner.cancel()
+        // A suspend after the cancel must not trap the cancelled operations again.
+        runner.suspendAll()
         let report = try #require(run.wait(timeout: 10), "the run did not end")
         #expect(report.interrupted)
         #expect(recorder.all.map(\.nodeID) == ["held"])
-        // A suspend after the cancel must not trap the cancelled operations again.
-        runner.suspendAll()
     }
 
     /// Control calls from several threads while runs end: every run still ends, every node is final, and a

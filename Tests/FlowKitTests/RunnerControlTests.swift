@@ -54,11 +54,15 @@ import Testing
         #expect(waitFor(runner, queue: "serial", .succeeded, count: 1))
         #expect(startOrder(of: "later").isEmpty)
         #expect(runner.progress()["serial"]?[.queued] == 3)
+        // The runner handed the suspended queue nothing more: a node still in its heap is cancelled at once.
+        try runner.cancel(node: "later[1]")
+        #expect(runner.progress()["serial"]?[.cancelled] == 1)
 
         try runner.resume(queue: "serial")
         let report = try #require(run.wait())
         #expect(report.exitCode == 0)
-        #expect(startOrder(of: "later") == ["later[0]", "later[1]", "later[2]"])
+        #expect(startOrder(of: "later") == ["later[0]", "later[2]"])
+        #expect(report.status(of: "later[1]") == .cancelled)
     }
 
     @Test func aResumedQueueAdmitsInPriorityOrder() throws {
