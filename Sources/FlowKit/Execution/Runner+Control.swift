@@ -47,10 +47,11 @@ extension Runner {
     /// Cancels every node of one `forEach` item — `fetch[3]`, `decode[3]`, … — that has not ended.
     ///
     /// Nodes not started never start; running ones are cancelled (their operation sees `isCancelled`) and
-    /// settle when they stop, as do the few already handed to a queue that is suspended — when it resumes. Each ends `cancelled` with `cause`, the code ``NodeFailure/Code/cancelled``; a
-    /// cancelled node does not fail the run (``RunReport/exitCode``). Dependents outside the item are skipped,
-    /// except a `gather`: it runs over the items that remain, and the cancelled item is missing from its
-    /// inputs as if it had never been listed. Other items go on untouched.
+    /// settle when they stop, as do the few already handed to a queue that is suspended — when it resumes.
+    /// Each ends `cancelled` with `cause`, the code ``NodeFailure/Code/cancelled``; a cancelled node does not
+    /// fail the run (``RunReport/exitCode``). Dependents outside the item are skipped, except a `gather`: it
+    /// runs over the items that remain, and the cancelled item is missing from its inputs as if it had never
+    /// been listed. Other items go on untouched.
     /// - Parameters:
     ///   - item: The item's position in its `forEach` list (the `3` of `fetch[3]`).
     ///   - cause: What the report says about these nodes.
