@@ -64,6 +64,42 @@ import Testing
         #expect(runner.progress() == progressAtEnd)
     }
 
+    /// Cancelled before the run starts, every item: the gather is ready at once and runs over nothing.
+    @Test func aGatherWhoseEveryItemWasCancelledRunsWithNoInputs() async throws {
+        let runner = Runner(plan: try TestWorkflow.plan(pipeline, registry: registry))
+        for item in 0..<10 { try runner.cancel(item: item) }
+        let report = await runner.run()
+        #expect(report.status(of: "all") == .succeeded)
+        #expect(recorder.entry("all")?.inputs == [])
+        #expect(recorder.all.map(\.nodeID) == ["all"])
+        #expect(report.totals[.cancelled] == 20)
+        #expect(report.exitCode == 0)
+    }
+
+    /// A node waiting out its retry backoff is cancelled at once, and its retry never comes.
+    @Test func cancellingAnItemWaitingToRetryEndsItNow() throws {
+        let clock = ManualClock()
+        let runner = Runner(
+            plan: try TestWorkflow.plan(
+                """
+                version: 1
+                tasks:
+                  flaky: { type: probe, behavior: failTimes, failures: 1, retries: 1, forEach: [0, 1] }
+                """, registry: registry),
+            options: RunOptions(clock: clock, retry: RetryPolicy(baseDelay: .seconds(1), jitter: false)))
+        let run = TestWorkflow.BackgroundRun(runner: runner)
+        #expect(clock.waitForScheduled(count: 2))  // both items failed once and wait for their retry
+        try runner.cancel(item: 0, cause: "not needed any more")
+        #expect(runner.progress()["default"]?[.cancelled] == 1)
+        clock.advance(by: .seconds(1))
+        let report = try #require(run.wait())
+        #expect(report.status(of: "flaky[0]") == .cancelled)
+        #expect(report.node("flaky[0]")?.cause == "not needed any more")
+        #expect(report.node("flaky[0]")?.attempts == 1)
+        #expect(report.status(of: "flaky[1]") == .succeeded)
+        #expect(report.node("flaky[1]")?.attempts == 2)
+    }
+
     /// A cancelled run leaves cancelled operations in suspended OperationQueues; they must still end, or
     /// `run()` never returns.
     @Test func cancellingTheRunReleasesSuspendedQueues() throws {
