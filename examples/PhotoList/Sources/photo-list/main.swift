@@ -7,6 +7,19 @@ import Foundation
 // user flings the list from rows 0–9 to rows 20–29: the app suspends both queues for the scroll, cancels the
 // rows that left the screen, starts the rows that came into view first, and resumes.
 
+/// Rows as short ranges: `3–9 11 13–29`.
+func ranges(_ rows: [Int]) -> String {
+    var parts: [String] = []
+    var start = 0
+    while start < rows.count {
+        var end = start
+        while end + 1 < rows.count && rows[end + 1] == rows[end] + 1 { end += 1 }
+        parts.append(end == start ? "\(rows[start])" : "\(rows[start])–\(rows[end])")
+        start = end + 1
+    }
+    return parts.joined(separator: " ")
+}
+
 let rowCount = 30
 let screen = 10
 let newScreen = 20..<30
@@ -47,12 +60,13 @@ Thread.detachNewThread {
 log.waitUntilSaved(3)
 runner.suspendAll()
 let running = runner.progress().values.reduce(0) { $0 + ($1[.running] ?? 0) }
-print("scroll: suspended queues io and cpu: nothing new starts, \(running) running node(s) finish")
+let waiting = (0..<rowCount).filter { !log.savedRows.contains($0) }
+print("scroll: suspended queues io and cpu: rows \(ranges(waiting)) wait, \(running) running node(s) finish")
 let savedBeforeScroll = log.savedRows.count
 Thread.sleep(forTimeInterval: 0.2)  // the finger on the screen
 let leftScreen = (0..<screen).filter { !log.savedRows.contains($0) }
 for row in leftScreen { try runner.cancel(item: row, cause: "row \(row) scrolled off the screen") }
-print("scroll: cancelled rows \(leftScreen.map(String.init).joined(separator: " ")): off the screen, not saved yet")
+print("scroll: cancelled rows \(ranges(leftScreen)): off the screen, not saved yet")
 try runner.prioritize(items: newScreen)
 print("scroll: prioritised rows \(newScreen.lowerBound)–\(newScreen.upperBound - 1): on the screen now")
 runner.resumeAll()
