@@ -57,7 +57,7 @@ extension Runner {
     ///   - cause: What the report says about these nodes.
     /// - Throws: ``RunControlError`` when no node of the plan has that item.
     public func cancel(item: Int, cause: String = Runner.defaultCancellationCause) throws {
-        withdraw(try nodes(ofItem: item), cause: cause)
+        withdraw(try nodes(ofItems: [item])[0], cause: cause)
     }
 
     /// Cancels one node, as ``cancel(item:cause:)`` does for each node of an item: its dependents are
@@ -84,7 +84,7 @@ extension Runner {
     /// - Parameter items: Positions in the `forEach` lists, most urgent first.
     /// - Throws: ``RunControlError`` when no node of the plan has one of the items; then nothing changes.
     public func prioritize(items: some Sequence<Int>) throws {
-        let nodesOfItems = try items.map { try nodes(ofItem: $0) }
+        let nodesOfItems = try nodes(ofItems: Array(items))
         _ = state.withLock { $0.prioritize(nodesOfItems) }
     }
 
@@ -126,13 +126,24 @@ extension Runner {
         return index
     }
 
-    private func nodes(ofItem item: Int) throws -> [Int] {
-        let indexes = plan.nodes.indices.filter { plan.nodes[$0].itemIndex == item }
-        guard !indexes.isEmpty else {
-            let count = plan.nodes.lazy.compactMap(\.itemIndex).max().map { $0 + 1 } ?? 0
-            throw RunControlError.unknownItem(item, itemCount: count)
+    /// The nodes of each item, in one pass over the plan (a run may have a million nodes); an item given
+    /// twice counts once, where it first appears.
+    private func nodes(ofItems items: [Int]) throws -> [[Int]] {
+        var position: [Int: Int] = [:]
+        var unique: [Int] = []
+        for item in items where position[item] == nil {
+            position[item] = unique.count
+            unique.append(item)
         }
-        return indexes
+        var nodes = [[Int]](repeating: [], count: unique.count)
+        for index in plan.nodes.indices {
+            if let item = plan.nodes[index].itemIndex, let slot = position[item] { nodes[slot].append(index) }
+        }
+        if let missing = nodes.firstIndex(where: \.isEmpty) {
+            let count = plan.nodes.lazy.compactMap(\.itemIndex).max().map { $0 + 1 } ?? 0
+            throw RunControlError.unknownItem(unique[missing], itemCount: count)
+        }
+        return nodes
     }
 }
 
