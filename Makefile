@@ -1,0 +1,87 @@
+# Builds flowrun and installs it like a system tool: the binary, its man page and completions for bash, zsh and
+# fish. `make` builds; `make install` (or `sudo make install`) copies into $(DESTDIR)$(PREFIX); `make uninstall`
+# removes exactly what `make install` put there, and the folders it had to create.
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+SWIFT ?= swift
+
+bindir := $(PREFIX)/bin
+man1dir := $(PREFIX)/share/man/man1
+bashcompletiondir := $(PREFIX)/share/bash-completion/completions
+zshcompletiondir := $(PREFIX)/share/zsh/site-functions
+fishcompletiondir := $(PREFIX)/share/fish/vendor_completions.d
+# Where `make install` records the folders it created, so that `make uninstall` removes those and no others.
+statedir := $(PREFIX)/share/flowrun
+createdfolders := $(statedir)/created-folders
+
+# The installed binary links the Swift runtime and Foundation statically: it needs glibc and the system libraries
+# flowrun uses, not a Swift toolchain. It gets a scratch folder of its own: SwiftPM keeps a linked product when only
+# --static-swift-stdlib changes, so sharing `.build` with `swift build -c release` could install a dynamic binary.
+static_scratch := .build/static
+binary := $(static_scratch)/release/flowrun
+# The man page comes from swift-argument-parser's generate-manual plugin. The plugin builds every product first; a
+# debug build is the cheapest (and the one `swift build` and `swift test` already made): the page is the same.
+manual := .build/plugins/GenerateManual/outputs/flowrun/flowrun.1
+completions := $(static_scratch)/completions
+# The manual's date: the last commit's, so that the same sources give the same page.
+manual_date := $(shell git log -1 --format=%cs 2>/dev/null)
+
+sources := Package.swift $(wildcard Package.resolved) $(shell find Sources -type f)
+
+.PHONY: all build man completions install uninstall
+all: build man completions
+build: $(binary)
+man: $(manual)
+completions: $(completions)/flowrun.bash $(completions)/_flowrun $(completions)/flowrun.fish
+
+$(binary): $(sources)
+	$(SWIFT) build --scratch-path $(static_scratch) -c release --static-swift-stdlib --product flowrun
+	@touch $@
+
+$(manual): $(sources)
+	$(SWIFT) package generate-manual --configuration debug $(if $(manual_date),--date $(manual_date))
+	@touch $@
+
+$(completions)/flowrun.bash: $(binary)
+	@mkdir -p $(@D)
+	$(binary) --generate-completion-script bash > $@
+$(completions)/_flowrun: $(binary)
+	@mkdir -p $(@D)
+	$(binary) --generate-completion-script zsh > $@
+$(completions)/flowrun.fish: $(binary)
+	@mkdir -p $(@D)
+	$(binary) --generate-completion-script fish > $@
+
+# The folders are recorded before they are made: each missing one below DESTDIR, up to the first that exists.
+install: all
+	@set -e; \
+	record="$$(mktemp)"; trap 'rm -f "$$record"' EXIT; \
+	for folder in $(bindir) $(man1dir) $(bashcompletiondir) $(zshcompletiondir) $(fishcompletiondir) $(statedir); do \
+		path="$(DESTDIR)$$folder"; \
+		while [ ! -d "$$path" ] && [ "$$path" != "$(DESTDIR)" ]; do \
+			echo "$${path#$(DESTDIR)}" >> "$$record"; path="$$(dirname "$$path")"; \
+		done; \
+		install -d "$(DESTDIR)$$folder"; \
+	done; \
+	install -m 755 $(binary) "$(DESTDIR)$(bindir)/flowrun"; \
+	install -m 644 $(manual) "$(DESTDIR)$(man1dir)/flowrun.1"; \
+	install -m 644 $(completions)/flowrun.bash "$(DESTDIR)$(bashcompletiondir)/flowrun"; \
+	install -m 644 $(completions)/_flowrun "$(DESTDIR)$(zshcompletiondir)/_flowrun"; \
+	install -m 644 $(completions)/flowrun.fish "$(DESTDIR)$(fishcompletiondir)/flowrun.fish"; \
+	if [ -f "$(DESTDIR)$(createdfolders)" ]; then cat "$(DESTDIR)$(createdfolders)" >> "$$record"; fi; \
+	sort -u "$$record" > "$(DESTDIR)$(createdfolders)"; \
+	echo "installed flowrun into $(DESTDIR)$(PREFIX)"
+
+# Deepest folders first (reverse order puts a folder after the ones inside it); a folder something else has put a
+# file in since stays.
+uninstall:
+	rm -f "$(DESTDIR)$(bindir)/flowrun" "$(DESTDIR)$(man1dir)/flowrun.1" \
+		"$(DESTDIR)$(bashcompletiondir)/flowrun" "$(DESTDIR)$(zshcompletiondir)/_flowrun" \
+		"$(DESTDIR)$(fishcompletiondir)/flowrun.fish"
+	@set -e; \
+	if [ -f "$(DESTDIR)$(createdfolders)" ]; then \
+		folders="$$(sort -r "$(DESTDIR)$(createdfolders)")"; \
+		rm -f "$(DESTDIR)$(createdfolders)"; \
+		for folder in $$folders; do rmdir --ignore-fail-on-non-empty "$(DESTDIR)$$folder"; done; \
+	fi
