@@ -19,24 +19,7 @@ fail() {
     exit 1
 }
 
-# The package owning a library file. Debian's /lib is a link to /usr/lib, and dpkg knows each file under the
-# name its package gives it, so both spellings are tried, of the path and of its target.
-owner() {
-    local path="$1" candidates candidate
-    candidates=("$path" "$(readlink -f "$path")")
-    for candidate in "${candidates[@]}"; do
-        candidates+=("/usr${candidate#/usr}" "${candidate#/usr}")
-    done
-    for candidate in "${candidates[@]}"; do
-        if dpkg-query -S "$candidate" > /dev/null 2>&1; then
-            dpkg-query -S "$candidate" 2> /dev/null | head -n 1 | cut -d: -f1
-            return 0
-        fi
-    done
-    return 1
-}
-
-# `name path` for every library the loader resolves for BINARY (the vDSO and the loader itself have no `=>`).
+# `name path` for every library the loader resolves for a binary (the vDSO and the loader itself have no `=>`).
 resolved_libraries() {
     local binary="$1" listing
     listing="$(ldd "$binary")" || fail "ldd cannot read $binary"
@@ -46,41 +29,86 @@ resolved_libraries() {
     awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }' <<< "$listing"
 }
 
-# The installed packages that PACKAGEs depend on (Depends and Pre-Depends), transitively, with the PACKAGEs.
+# The installed packages and what each depends on (Depends and Pre-Depends), read once: dpkg-query is slow.
+declare -A depends=()
+read_dependencies() {
+    local status package dependencies
+    while IFS=$'\t' read -r status package dependencies; do
+        [[ "$status" == ii* ]] && depends[$package]="$dependencies"
+    done < <(dpkg-query -W -f='${db:Status-Abbrev}\t${Package}\t${Depends}, ${Pre-Depends}\n')
+}
+
+# Prints the packages given and the installed packages they depend on, transitively. Of alternatives (`a | b`),
+# every installed one counts; versions and architecture qualifiers are dropped.
 closure() {
     local -A seen=()
-    local queue=("$@") package dependency
+    local queue=("$@") package item items
     while ((${#queue[@]})); do
         package="${queue[0]}"
         queue=("${queue[@]:1}")
         [[ -n "${seen[$package]:-}" ]] && continue
         seen[$package]=1
-        # Alternatives (`a | b`), versions and architecture qualifiers: every installed alternative counts.
-        for dependency in $(dpkg-query -W -f='${Depends}, ${Pre-Depends}\n' "$package" 2> /dev/null \
-            | tr ',|' '\n\n' | sed -e 's/([^)]*)//g' -e 's/:[a-z0-9]*//g' | awk 'NF { print $1 }'); do
-            if [[ -z "${seen[$dependency]:-}" ]] && dpkg-query -W "$dependency" > /dev/null 2>&1; then
-                queue+=("$dependency")
-            fi
+        IFS=',|' read -ra items <<< "${depends[$package]:-}"
+        for item in "${items[@]}"; do
+            read -r item _ <<< "$item"
+            item="${item%%:*}"
+            [[ -n "$item" && -n "${depends[$item]+set}" && -z "${seen[$item]:-}" ]] && queue+=("$item")
         done
     done
-    printf '%s\n' "${!seen[@]}" | sort
+    printf '%s\n' "${!seen[@]}"
 }
 
+# The base image holds apt and what apt depends on.
 base_packages() {
     closure apt
 }
 
-# The packages of the libraries BINARY names itself (its NEEDED entries), less the base image's.
-needed_packages() {
-    local binary="$1" needed name path package
-    needed="$(readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')"
-    local base
-    base="$(base_packages)"
+# The names dpkg may know a library file by: Debian's /lib is a link to /usr/lib, and a package lists each file
+# under its own spelling, of the path the loader found or of the file it leads to.
+spellings() {
+    local path
+    for path in "$1" "$(readlink -f "$1")"; do
+        echo "/usr${path#/usr}"
+        echo "${path#/usr}"
+    done
+}
+
+# `name path package` for every library a binary loads (`-` for a library no package provides), from one
+# dpkg-query over every spelling.
+library_owners() {
+    local binary="$1" name path line package spelling i
+    local -a names=() paths=() spellings=()
+    local -A owner=()
     while read -r name path; do
+        names+=("$name")
+        paths+=("$path")
+        mapfile -t -O "${#spellings[@]}" spellings < <(spellings "$path")
+    done < <(resolved_libraries "$binary")
+    # Lines read `package:arch: /path`, or `package1:arch, package2:arch: /path` for a shared file.
+    while read -r line; do
+        package="${line%%: /*}"
+        package="${package%%, *}"
+        owner["/${line#*: /}"]="${package%%:*}"
+    done < <(dpkg-query -S "${spellings[@]}" 2> /dev/null)
+    for i in "${!names[@]}"; do
+        package=-
+        while read -r spelling; do
+            [[ -n "${owner[$spelling]:-}" ]] && package="${owner[$spelling]}" && break
+        done < <(spellings "${paths[$i]}")
+        echo "${names[$i]} ${paths[$i]} $package"
+    done
+}
+
+# The packages of the libraries a binary names itself (its NEEDED entries), less the base image's.
+needed_packages() {
+    local binary="$1" needed base name path package
+    needed="$(readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')"
+    base="$(base_packages)"
+    while read -r name path package; do
         grep -qxF "$name" <<< "$needed" || continue
-        package="$(owner "$path")" || fail "no package provides $path ($name)"
+        [[ "$package" != - ]] || fail "no package provides $path ($name)"
         grep -qxF "$package" <<< "$base" || echo "$package"
-    done < <(resolved_libraries "$binary") | sort -u
+    done < <(library_owners "$binary") | sort -u
 }
 
 check() {
@@ -88,8 +116,8 @@ check() {
     shift
     installed="$(closure "$@")"
     base="$(base_packages)"
-    while read -r name path; do
-        if ! package="$(owner "$path")"; then
+    while read -r name path package; do
+        if [[ "$package" == - ]]; then
             echo "  $name: $path belongs to no package"
             missing=1
         elif grep -qxF "$package" <<< "$installed"; then
@@ -100,10 +128,11 @@ check() {
             echo "  $name: $package — NOT installed by: $*"
             missing=1
         fi
-    done < <(resolved_libraries "$binary")
+    done < <(library_owners "$binary")
     return "$missing"
 }
 
+read_dependencies
 case "${1:-}" in
     --check)
         (($# >= 2)) || fail "usage: $0 --check BINARY PACKAGE..."
