@@ -260,7 +260,7 @@ else
 fi
 # The build stage needs every library the CI build needs: .ci/run's development packages.
 missing=()
-for package in $(sed -n 's/^packages=(\(.*\))/\1/p' .ci/run); do
+for package in $(sed -n '/^packages=(/,/)/p' .ci/run | sed 's/^packages=//' | tr -d '()'); do
     [[ "$package" == *-dev || "$package" == pkg-config ]] || continue
     grep -qw -- "$package" <<< "$build_stage" || missing+=("$package")
 done
