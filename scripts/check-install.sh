@@ -2,9 +2,9 @@
 # Installs flowrun into a temporary DESTDIR and uses it as a user would, with the Swift toolchain out of the
 # loader's reach: the bundled examples, a download over HTTP, the man page, bash completion, the container
 # recipe's package list, and `make uninstall`. Prints a PASS, FAIL or SKIP line per check; exits 1 if one failed.
+# shellcheck disable=SC2016 # the single-quoted programs are for other shells, which expand them
 set -uo pipefail
-cd "$(dirname "$0")/.."
-repo="$PWD"
+cd "$(dirname "$0")/.." || exit 1
 
 failures=0
 pass() { echo "PASS: $*"; }
@@ -228,15 +228,15 @@ for shell in bash zsh fish; do
 done
 
 # --- the container recipe ------------------------------------------------------------------------------------------
-packages="$(scripts/runtime-packages.sh "$binary" | xargs)"
-if [[ -z "$packages" ]]; then
+mapfile -t packages < <(scripts/runtime-packages.sh "$binary")
+if ((${#packages[@]} == 0)); then
     fail "scripts/runtime-packages.sh found no runtime packages"
-elif scripts/runtime-packages.sh --check "$binary" $packages > "$work/packages.out" 2>&1; then
-    pass "runtime stage packages ($packages) and the base image provide all $(wc -l < "$work/packages.out") libraries"
+elif scripts/runtime-packages.sh --check "$binary" "${packages[@]}" > "$work/packages.out" 2>&1; then
+    pass "runtime stage packages (${packages[*]}) and the base image provide all $(wc -l < "$work/packages.out") libraries"
     # Each package is needed: without it some library is provided by nothing.
-    for package in $packages; do
-        others="$(tr ' ' '\n' <<< "$packages" | grep -vxF "$package" | xargs)"
-        if scripts/runtime-packages.sh --check "$binary" $others > "$work/without.out" 2>&1; then
+    for package in "${packages[@]}"; do
+        mapfile -t others < <(printf '%s\n' "${packages[@]}" | grep -vxF "$package")
+        if scripts/runtime-packages.sh --check "$binary" "${others[@]}" > "$work/without.out" 2>&1; then
             fail "without $package every library is still provided: it is not needed"
         else
             pass "without $package the check fails: $(grep -m 1 NOT "$work/without.out" | xargs)"
@@ -289,7 +289,6 @@ else
     fail "install then uninstall over existing folders changed: $(diff <(echo "$before") <(cd "$dest" && find . | sort) | xargs)"
 fi
 
-cd "$repo"
 if ((failures)); then
     echo "check-install: $failures check(s) failed"
     exit 1
