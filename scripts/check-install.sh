@@ -42,6 +42,7 @@ for file in "${installed[@]}"; do
     if [[ -s "$root/$file" ]]; then pass "installed $prefix/$file"; else fail "$prefix/$file is missing or empty"; fi
 done
 [[ -x "$binary" ]] || { fail "$prefix/bin/flowrun is not executable"; exit 1; }
+unstripped_size=$(stat -c %s "$binary")
 
 # --- no Swift toolchain needed -----------------------------------------------------------------------------------
 swift_runtime='libswift|libFoundation|lib_Foundation|libdispatch|libBlocksRuntime|libXCTest|libTesting'
@@ -294,6 +295,16 @@ if make install DESTDIR="$dest" PREFIX="$prefix" > "$work/make.log" 2>&1 \
     pass "make uninstall keeps the folders it did not create and the files it did not install"
 else
     fail "install then uninstall over existing folders changed: $(diff <(echo "$before") <(cd "$dest" && find . | sort) | xargs)"
+fi
+
+# install-strip: a smaller binary that still runs.
+if make install-strip DESTDIR="$dest" PREFIX="$prefix" > "$work/make.log" 2>&1 \
+    && stripped_size=$(stat -c %s "$binary") && ((stripped_size < unstripped_size)) \
+    && run "$binary" validate "$example/workflows/sepia-thumbnails.yaml" > /dev/null 2>&1 \
+    && make uninstall DESTDIR="$dest" PREFIX="$prefix" > "$work/uninstall.log" 2>&1; then
+    pass "make install-strip: $((stripped_size / 1000000)) MB instead of $((unstripped_size / 1000000)) MB, and it runs"
+else
+    fail "make install-strip: $(tail -n 3 "$work/make.log")"
 fi
 
 if ((failures)); then
