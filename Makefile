@@ -17,6 +17,12 @@ fishcompletiondir := $(PREFIX)/share/fish/vendor_completions.d
 # Where `make install` records the folders it created, so that `make uninstall` removes those and no others.
 statedir := $(PREFIX)/share/flowrun
 createdfolders := $(statedir)/created-folders
+# What `make install` installs, each where its kind is looked for.
+installed_binary := $(bindir)/flowrun
+installed_manual := $(man1dir)/flowrun.1
+installed_bash := $(bashcompletiondir)/flowrun
+installed_zsh := $(zshcompletiondir)/_flowrun
+installed_fish := $(fishcompletiondir)/flowrun.fish
 
 # The installed binary links the Swift runtime and Foundation statically: it needs glibc and the system libraries
 # flowrun uses, not a Swift toolchain. It gets a scratch folder of its own: SwiftPM keeps a linked product when only
@@ -67,13 +73,13 @@ install: all
 		done; \
 		install -d "$(DESTDIR)$$folder"; \
 	done; \
-	install -m 755 $(INSTALL_STRIP) $(binary) "$(DESTDIR)$(bindir)/flowrun"; \
-	install -m 644 $(manual) "$(DESTDIR)$(man1dir)/flowrun.1"; \
-	install -m 644 $(completions)/flowrun.bash "$(DESTDIR)$(bashcompletiondir)/flowrun"; \
-	install -m 644 $(completions)/_flowrun "$(DESTDIR)$(zshcompletiondir)/_flowrun"; \
-	install -m 644 $(completions)/flowrun.fish "$(DESTDIR)$(fishcompletiondir)/flowrun.fish"; \
+	install -m 755 $(INSTALL_STRIP) $(binary) "$(DESTDIR)$(installed_binary)"; \
+	install -m 644 $(manual) "$(DESTDIR)$(installed_manual)"; \
+	install -m 644 $(completions)/flowrun.bash "$(DESTDIR)$(installed_bash)"; \
+	install -m 644 $(completions)/_flowrun "$(DESTDIR)$(installed_zsh)"; \
+	install -m 644 $(completions)/flowrun.fish "$(DESTDIR)$(installed_fish)"; \
 	if [ -f "$(DESTDIR)$(createdfolders)" ]; then cat "$(DESTDIR)$(createdfolders)" >> "$$record"; fi; \
-	sort -u "$$record" > "$(DESTDIR)$(createdfolders)"; \
+	LC_ALL=C sort -u "$$record" > "$(DESTDIR)$(createdfolders)"; \
 	echo "installed flowrun into $(DESTDIR)$(PREFIX)"
 
 install-strip:
@@ -82,12 +88,13 @@ install-strip:
 # Deepest folders first (reverse order puts a folder after the ones inside it); a folder something else has put a
 # file in since stays.
 uninstall:
-	rm -f "$(DESTDIR)$(bindir)/flowrun" "$(DESTDIR)$(man1dir)/flowrun.1" \
-		"$(DESTDIR)$(bashcompletiondir)/flowrun" "$(DESTDIR)$(zshcompletiondir)/_flowrun" \
-		"$(DESTDIR)$(fishcompletiondir)/flowrun.fish"
+	rm -f "$(DESTDIR)$(installed_binary)" "$(DESTDIR)$(installed_manual)" "$(DESTDIR)$(installed_bash)" \
+		"$(DESTDIR)$(installed_zsh)" "$(DESTDIR)$(installed_fish)"
 	@set -e; \
 	if [ -f "$(DESTDIR)$(createdfolders)" ]; then \
-		folders="$$(sort -r "$(DESTDIR)$(createdfolders)")"; \
+		folders="$$(LC_ALL=C sort -r "$(DESTDIR)$(createdfolders)")"; \
 		rm -f "$(DESTDIR)$(createdfolders)"; \
-		for folder in $$folders; do rmdir --ignore-fail-on-non-empty "$(DESTDIR)$$folder"; done; \
+		for folder in $$folders; do \
+			if [ -d "$(DESTDIR)$$folder" ]; then rmdir --ignore-fail-on-non-empty "$(DESTDIR)$$folder"; fi; \
+		done; \
 	fi
