@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs flowrun into a temporary DESTDIR and uses it as a user would, with the Swift toolchain out of the
-# loader's reach: the bundled examples, a download over HTTP, the man page, bash completion, the container
-# recipe's package list, and `make uninstall`. Prints a PASS, FAIL or SKIP line per check; exits 1 if one failed.
+# loader's reach: the bundled examples, a download over HTTP, the man page, bash, zsh and fish completion, the
+# container recipe's package list, and `make uninstall`. Prints a PASS, FAIL or SKIP line per check; exits 1 if one failed.
 # shellcheck disable=SC2016 # the single-quoted programs are for other shells, which expand them
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -41,6 +41,10 @@ pass "make install DESTDIR=… PREFIX=$prefix ($((SECONDS - started)) s)"
 for file in "${installed[@]}"; do
     if [[ -s "$root/$file" ]]; then pass "installed $prefix/$file"; else fail "$prefix/$file is missing or empty"; fi
 done
+# Nothing else, but for the list of folders `make uninstall` may remove.
+unexpected="$(cd "$root" && find . -type f | sed 's|^\./||' \
+    | grep -vxF -e share/flowrun/created-folders "${installed[@]/#/-e}" | xargs)"
+if [[ -n "$unexpected" ]]; then fail "make install also installed: $unexpected"; else pass "nothing else installed"; fi
 [[ -x "$binary" ]] || { fail "$prefix/bin/flowrun is not executable"; exit 1; }
 unstripped_size=$(stat -c %s "$binary")
 
