@@ -212,6 +212,15 @@ EOF
 zsh_offers() {
     timeout 30 zsh -f "$work/zsh-offers.zsh" "$root/share/zsh/site-functions" "$@"
 }
+# bash-completion finds a command's script by name in share/bash-completion/completions under XDG_DATA_DIRS.
+if [[ ! -r /usr/share/bash-completion/bash_completion ]]; then
+    skip "bash-completion is not installed: its loading of the script from the folder is not tried"
+elif XDG_DATA_DIRS="$root/share" timeout 30 bash --norc --noprofile -c 'source /usr/share/bash-completion/bash_completion
+        __load_completion flowrun && complete -p flowrun' > /dev/null 2>&1; then
+    pass "bash-completion loads flowrun's completion from share/bash-completion/completions"
+else
+    fail "bash-completion does not load $prefix/share/bash-completion/completions/flowrun"
+fi
 for shell in bash zsh fish; do
     if ! command -v "$shell" > /dev/null; then
         skip "$shell is not installed: its completions are not tried"
