@@ -55,7 +55,10 @@ struct Flowrun: ParsableCommand {
             130 interrupted.
             """,
         version: "0.1.0",
-        subcommands: [RunCommand.self, ValidateCommand.self, GraphCommand.self, TasksCommand.self, SchemaCommand.self],
+        subcommands: [
+            RunCommand.self, ValidateCommand.self, GraphCommand.self, TasksCommand.self, SchemaCommand.self,
+            ReportCommand.self,
+        ],
         defaultSubcommand: RunCommand.self)
 }
 

@@ -27,6 +27,15 @@ struct RunCommand: ParsableCommand {
             "Write a Chrome trace (Perfetto) to this file: one lane per queue slot.", valueName: "trace.json"))
     var trace: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Write the run as one self-contained HTML page: graph, failures, status grid, timeline, thumbnails.",
+            valueName: "run.html"))
+    var html: String?
+
+    @Flag(help: "Record a thumbnail of every image written in --report, so `flowrun report` can draw it later.")
+    var previews = false
+
     @Flag(help: "Print only failures.")
     var quiet = false
 
@@ -54,7 +63,8 @@ struct RunCommand: ParsableCommand {
         let logger = makeLogger()
         let progress = (!quiet && !noProgress && terminal.stderrIsTTY) ? ProgressLine() : nil
         let options = RunOptions(
-            failFast: failFast ? true : nil, maxConcurrentDefault: maxConcurrent, optimize: !noOptimize, logger: logger,
+            failFast: failFast ? true : nil, maxConcurrentDefault: maxConcurrent, optimize: !noOptimize,
+            previews: previews || html != nil, logger: logger,
             observer: verbose ? Self.logEvents(to: logger) : nil)
         let runner = Runner(plan: plan, options: options)
         let signals = SignalHandler.install { runner.cancel() }
@@ -74,6 +84,10 @@ struct RunCommand: ParsableCommand {
         do {
             if let report { try result.write(toPath: report) }
             if let trace { try ChromeTrace.write(result, toPath: trace) }
+            if let html { try HTMLReport.write(result, to: html) }
+        } catch let failure as HTMLStream.Failure {
+            Terminal().error("error: \(failure)\n")
+            throw ExitCode(result.exitCode == 0 ? 1 : result.exitCode)
         } catch {
             Terminal().error("error: cannot write \(report ?? trace ?? "output"): \(Self.reason(error))\n")
             throw ExitCode(result.exitCode == 0 ? 1 : result.exitCode)

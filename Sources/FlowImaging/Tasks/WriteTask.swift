@@ -58,6 +58,7 @@ public final class WriteOperation: FlowOperation, FileProvider, @unchecked Senda
         }
         let path = context.resolvePath(rawPath)
         let bytes: Data
+        var preview: Data?
         if let image = input((any ImageProvider).self)?.providedImage {
             let named = parameters.string("format").flatMap(ImageFormat.init(rawValue:))
             guard let format = named ?? ImageFormat(fileExtension: (path as NSString).pathExtension) else {
@@ -74,6 +75,7 @@ public final class WriteOperation: FlowOperation, FileProvider, @unchecked Senda
                 case .jpeg: bytes = try JPEGEncoder.encode(image, quality: parameters.int("quality") ?? 90)
                 case .png: bytes = try PNGCodec.encode(image)
                 }
+                if context.previews { preview = ImagePreview.jpeg(of: image) }
             } catch {
                 return finish(
                     .failure(
@@ -89,6 +91,9 @@ public final class WriteOperation: FlowOperation, FileProvider, @unchecked Senda
         let writer = AtomicFileWriter(path: path, overwrite: parameters.bool("overwrite") ?? true)
         do {
             guard try writer.write(bytes, isCancelled: { isCancelled }) else { return finish(.cancelled) }
+            if context.previews {
+                record(Artifact(path: URL(fileURLWithPath: path).standardizedFileURL.path, preview: preview))
+            }
             finish(.success(FileOutput(path: rawPath, byteCount: bytes.count)))
         } catch {
             finish(.failure(context.failure(.io, error.message, cause: error)))

@@ -68,6 +68,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
         var ending: Ending?
         var output: (any Sendable)?
         var failure: NodeFailure?
+        var artifact: Artifact?
         /// Why the operation was cancelled; set once, by the first cancel that found it not yet finishing.
         var cancellationReason: CancellationReason?
         /// Dependencies that had already finished when added: edges for input lookup only.
@@ -169,6 +170,15 @@ open class FlowOperation: Operation, @unchecked Sendable {
         }
         _ = released  // freed here, outside the lock
     }
+
+    /// Records the file this attempt wrote, for reports (see ``Artifact``). Call it before ``finish(_:)``;
+    /// make the preview only when ``NodeContext/previews`` is set, since it costs time on every node.
+    public final func record(_ artifact: Artifact) {
+        state.withLock { $0.artifact = artifact }
+    }
+
+    /// The file recorded with ``record(_:)``, if any.
+    public final var artifact: Artifact? { state.withLock { $0.artifact } }
 
     // MARK: Inputs
 

@@ -78,6 +78,11 @@ public struct NodeContext: Sendable {
         get { read(\.optimize) { nodes, _, _ in nodes.optimize } }
         set { update { $0.optimize = newValue } }
     }
+    /// Whether the run wants a preview of what the node writes (see ``FlowOperation/record(_:)``).
+    public var previews: Bool {
+        get { read(\.previews) { nodes, _, _ in nodes.previews } }
+        set { update { $0.previews = newValue } }
+    }
     /// The logger for this node.
     public var logger: Logger {
         get { read(\.logger) { nodes, _, _ in nodes.logger } }
@@ -108,7 +113,7 @@ public struct NodeContext: Sendable {
         parameters: ParameterValues = ParameterValues(), inputTaskID: String? = nil, attempt: Int = 1,
         workflowDirectory: String = ".", location: SourceLocation? = nil,
         consumers: @autoclosure @escaping @Sendable () -> [Consumer] = [],
-        optimize: Bool = true, logger: Logger = Logger(label: "flowrun")
+        optimize: Bool = true, previews: Bool = false, logger: Logger = Logger(label: "flowrun")
     ) {
         storage = .fields(
             FieldBox(
@@ -116,7 +121,7 @@ public struct NodeContext: Sendable {
                     nodeID: nodeID, taskID: taskID ?? nodeID, typeName: typeName, queueName: queueName,
                     itemIndex: itemIndex, item: item, parameters: parameters, inputTaskID: inputTaskID,
                     attempt: attempt, workflowDirectory: workflowDirectory, location: location,
-                    consumers: consumers, optimize: optimize, logger: logger)))
+                    consumers: consumers, optimize: optimize, previews: previews, logger: logger)))
     }
 
     /// A context with the given fields.
@@ -144,6 +149,7 @@ public struct NodeContext: Sendable {
         var location: SourceLocation?
         var consumers: @Sendable () -> [Consumer]
         var optimize: Bool
+        var previews: Bool
         var logger: Logger
     }
 

@@ -6,12 +6,14 @@ final class PlannedNodes: Sendable {
     let plan: Plan
     let tasks: TaskTable
     let optimize: Bool
+    let previews: Bool
     let logger: Logger
 
     init(plan: Plan, tasks: TaskTable, options: RunOptions) {
         self.plan = plan
         self.tasks = tasks
         optimize = options.optimize
+        previews = options.previews
         logger = options.logger
     }
 
@@ -46,6 +48,6 @@ final class PlannedNodes: Sendable {
             itemIndex: plan.nodes[index].itemIndex, item: plan.nodes[index].item, parameters: parameters(of: index),
             inputTaskID: plan.workflow.tasks[taskIndex].input?.value, attempt: attempt,
             workflowDirectory: plan.workflow.directory, location: plan.workflow.tasks[taskIndex].location,
-            consumers: { self.consumers(of: index) }, optimize: optimize, logger: logger)
+            consumers: { self.consumers(of: index) }, optimize: optimize, previews: previews, logger: logger)
     }
 }

@@ -12,6 +12,9 @@ public struct RunOptions: Sendable {
     public var retry: RetryPolicy
     /// Whether operations may use equivalent-output shortcuts (see ``NodeContext/optimize``).
     public var optimize: Bool
+    /// Whether nodes that write files record them as ``Artifact``s with a small preview image, for reports that
+    /// show what came out (`--html`); the run report then lists them on their nodes.
+    public var previews: Bool
     /// Where nodes log.
     public var logger: Logger
     /// Called on every node event, from the thread where it happened. Keep it cheap.
@@ -20,14 +23,15 @@ public struct RunOptions: Sendable {
     /// Creates options.
     public init(
         failFast: Bool? = nil, maxConcurrentDefault: Int? = nil, clock: any RunClock = SystemClock(),
-        retry: RetryPolicy = RetryPolicy(), optimize: Bool = true, logger: Logger = Logger(label: "flowrun"),
-        observer: (@Sendable (RunEvent) -> Void)? = nil
+        retry: RetryPolicy = RetryPolicy(), optimize: Bool = true, previews: Bool = false,
+        logger: Logger = Logger(label: "flowrun"), observer: (@Sendable (RunEvent) -> Void)? = nil
     ) {
         self.failFast = failFast
         self.maxConcurrentDefault = maxConcurrentDefault
         self.clock = clock
         self.retry = retry
         self.optimize = optimize
+        self.previews = previews
         self.logger = logger
         self.observer = observer
     }

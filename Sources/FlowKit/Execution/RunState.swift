@@ -82,6 +82,8 @@ struct RunState: Sendable {
     var failures: [Int: NodeFailure] = [:]
     /// The spans of attempts before the last one, for retried nodes.
     private var earlierSpans: [Int: [RunReport.Span]] = [:]
+    /// The files nodes wrote, when the run collects previews (see ``Artifact``).
+    private var artifacts: [Int: Artifact] = [:]
     /// The cancel of each running node's timeout.
     private var timers: [Int: @Sendable () -> Void] = [:]
     /// The cause the embedding app gave for each node it cancelled (see `withdraw`).
@@ -99,6 +101,7 @@ struct RunState: Sendable {
     private var inFlight: [Int]
     private var lanes: [[Bool]]
     var resolved = 0
+    private var previewsKept = 0
     private(set) var cancelled = false
     private(set) var interrupted = false
     /// Whether `start` has run: before it, control calls only record what they ask for.
@@ -192,6 +195,16 @@ struct RunState: Sendable {
         RunReport.Span(
             start: nodes[index].attemptStart, end: nodes[index].attemptEnd, lane: Int(nodes[index].lane),
             attempt: Int(nodes[index].spanAttempt))
+    }
+
+    /// Keeps the file a node's attempt wrote, for the report; its preview only while fewer than
+    /// ``Artifact/maxPreviewsPerRun`` are kept.
+    mutating func record(_ artifact: Artifact, for index: Int) {
+        var artifact = artifact
+        if artifact.preview != nil {
+            if previewsKept < Artifact.maxPreviewsPerRun { previewsKept += 1 } else { artifact.preview = nil }
+        }
+        artifacts[index] = artifact
     }
 
     /// Closes a running attempt: frees its lane and records its span. Called before Foundation frees the
@@ -396,6 +409,8 @@ extension RunState {
             status: nodes[index].status, attempts: nodes[index].attempts, code: failure?.code.description,
             cause: failure?.message,
             location: failure?.location?.description, continueOnError: plan.workflow.tasks[task].continueOnError,
-            spans: spans)
+            spans: spans,
+            // The plan's own list (report nodes are in plan order): a retain, not a copy.
+            dependencies: plan.nodes[index].dependencies, artifact: artifacts[index])
     }
 }

@@ -213,11 +213,13 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         let now = elapsedSeconds
         let taskIndex = plan.nodes[index].taskIndex
         let result = result(of: operation, index: index)
+        let artifact = options.previews ? operation.artifact : nil
         // A finished operation has read its inputs: drop its edges. Otherwise each operation keeps its
         // dependencies alive, a chain stays in memory as one linked list, and freeing it recurses per link.
         operation.removeAllDependencies()
         var effects = RunState.Effects()
         state.withLock { state in
+            if let artifact { state.record(artifact, for: index) }
             state.endAttempt(index, at: now)
             state.finish(
                 index, result: result, retries: plan.workflow.tasks[taskIndex].retries,
@@ -330,13 +332,15 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         // A copy of the final state (its arrays are shared, not copied): the report makes each node from it
         // when read, so the records are not held twice.
         let final = state.withLock { $0 }
-        return RunReport(
+        var report = RunReport(
             workflow: plan.workflow.name, path: plan.workflow.path, startedAt: startedAt, duration: now,
             interrupted: final.interrupted,
             nodes: RunReport.Nodes(
                 count: plan.nodes.count, node: { final.reportNode($0) }, status: { final.nodes[$0].status },
                 continuesOnError: { [plan] in plan.workflow.tasks[plan.nodes[$0].taskIndex].continueOnError }),
             queueLimits: queues.limits)
+        report.taskList = .specs(plan.workflow.tasks)
+        return report
     }
 }
 

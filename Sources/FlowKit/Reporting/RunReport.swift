@@ -40,6 +40,10 @@ public struct RunReport: Sendable, Codable {
         public var continueOnError: Bool
         /// Every attempt's place on its queue.
         public var spans: [Span]
+        /// The nodes this one depends on, as positions in ``RunReport/nodes``.
+        public var dependencies: [Int] = []
+        /// The file the node wrote, when the run collected previews (``RunOptions/previews``).
+        public var artifact: Artifact?
 
         /// When the first attempt started, in seconds from the start of the run.
         public var start: Double? { spans.first?.start }
@@ -67,6 +71,20 @@ public struct RunReport: Sendable, Codable {
     public let nodes: Nodes
     /// Each queue's concurrency limit.
     public var queueLimits: [String: Int]
+    /// The workflow's tasks, in the order written.
+    public var tasks: [Task] {
+        get {
+            switch taskList {
+            case .specs(let specs): specs.map(Task.init)
+            case .records(let records): records
+            }
+        }
+        set { taskList = .records(newValue) }
+    }
+    /// The tasks as the run planned them, made into records only when read: a run of 20,000 tasks whose report
+    /// nobody writes pays nothing for them (keeping the plan's array is a retain).
+    var taskList = TaskList.records([])
+
     /// How many nodes ended in each status.
     public let totals: [NodeStatus: Int]
     /// Whether a node failed without `continueOnError`.
@@ -106,7 +124,7 @@ public struct RunReport: Sendable, Codable {
 
     /// The keys of the JSON form: the report, plus its exit code and totals for readers that do not recompute.
     enum CodingKeys: String, CodingKey {
-        case workflow, path, startedAt, duration, interrupted, exitCode, totals, queues, nodes
+        case workflow, path, startedAt, duration, interrupted, exitCode, totals, queues, tasks, nodes
     }
 
     public init(from decoder: any Decoder) throws {
@@ -119,6 +137,8 @@ public struct RunReport: Sendable, Codable {
             interrupted: try container.decode(Bool.self, forKey: .interrupted),
             nodes: Nodes(try container.decode([Node].self, forKey: .nodes)),
             queueLimits: try container.decode([String: Int].self, forKey: .queues))
+        // Reports written before the task list read with none.
+        tasks = try container.decodeIfPresent([Task].self, forKey: .tasks) ?? []
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -131,6 +151,7 @@ public struct RunReport: Sendable, Codable {
         try container.encode(exitCode, forKey: .exitCode)
         try container.encode(totalsByName, forKey: .totals)
         try container.encode(queueLimits, forKey: .queues)
+        try container.encode(tasks, forKey: .tasks)
         try container.encode(Array(nodes), forKey: .nodes)
     }
 
@@ -171,6 +192,8 @@ public struct RunReport: Sendable, Codable {
             try stream.encoded(totalsByName, with: encoder)
             try stream.raw(",\n  \"queues\": ")
             try stream.encoded(queueLimits, with: encoder)
+            try stream.raw(",\n  \"tasks\": ")
+            try stream.encoded(tasks, with: encoder)
             try stream.raw(",\n  \"nodes\": [")
             for (position, node) in nodes.enumerated() {
                 try stream.raw(position == 0 ? "\n    " : ",\n    ")
@@ -268,7 +291,23 @@ extension RunReport.Node {
             try stream.value(span.attempt)
             try stream.raw("}")
         }
-        try stream.raw("]}")
+        try stream.raw("],\"dependencies\":[")
+        for (position, dependency) in dependencies.enumerated() {
+            if position > 0 { try stream.raw(",") }
+            try stream.value(dependency)
+        }
+        try stream.raw("]")
+        if let artifact {
+            try stream.raw(",\"artifact\":{\"path\":")
+            try stream.value(artifact.path)
+            if let preview = artifact.preview {
+                try stream.raw(",\"preview\":\"")
+                try stream.raw(preview.base64EncodedString())
+                try stream.raw("\"")
+            }
+            try stream.raw("}")
+        }
+        try stream.raw("}")
     }
 }
 
