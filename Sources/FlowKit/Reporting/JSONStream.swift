@@ -3,8 +3,9 @@ import Foundation
 /// Writes JSON to a file piece by piece, so a report of a million nodes never exists in memory as one value,
 /// and replaces the destination atomically (a temporary file beside it, renamed when complete).
 ///
-/// Values are appended with ``value(_:)`` overloads; the caller writes the punctuation between them.
-struct JSONStream: ~Copyable {
+/// Values are appended with ``value(_:)`` overloads; the caller writes the punctuation between them. Other
+/// streamed documents of the package (the `--html` page) write through ``raw(_:)``.
+package struct JSONStream: ~Copyable {
     private let descriptor: Int32
     private let temporaryPath: String
     private let destinationPath: String
@@ -13,7 +14,7 @@ struct JSONStream: ~Copyable {
 
     /// Creates a temporary file beside `path`.
     /// - Throws: The OS's error (`NSPOSIXErrorDomain`), e.g. when the folder does not exist.
-    init(path: String) throws {
+    package init(path: String) throws {
         destinationPath = path
         let url = URL(fileURLWithPath: path)
         temporaryPath =
@@ -25,7 +26,7 @@ struct JSONStream: ~Copyable {
     }
 
     /// Writes what is buffered, closes the file and moves it into place.
-    consuming func commit() throws {
+    package consuming func commit() throws {
         do {
             try flush()
         } catch {
@@ -41,7 +42,7 @@ struct JSONStream: ~Copyable {
     }
 
     /// Drops the temporary file.
-    consuming func abandon() {
+    package consuming func abandon() {
         close(descriptor)
         unlink(temporaryPath)
     }
@@ -51,7 +52,7 @@ struct JSONStream: ~Copyable {
     }
 
     /// Appends raw JSON text (punctuation, or a value already encoded).
-    mutating func raw(_ text: String) throws {
+    package mutating func raw(_ text: String) throws {
         buffer.append(contentsOf: text.utf8)
         if buffer.count >= Self.flushThreshold { try flush() }
     }

@@ -1,7 +1,9 @@
+import FlowKit
 import Foundation
 
-/// Streams a page to a temporary file beside its destination and renames it into place when complete, so the
-/// page appears whole or not at all and is never held in memory as one string.
+/// Streams a page to its file through FlowKit's `JSONStream` (its `raw` appends text as it is): a temporary file
+/// beside the destination, renamed into place when complete, so the page appears whole or not at all and is
+/// never held in memory as one string.
 final class HTMLStream {
     /// A write that failed, with the OS's words.
     struct Failure: Error, CustomStringConvertible {
@@ -9,37 +11,29 @@ final class HTMLStream {
     }
 
     private let path: String
-    private let temporary: String
-    private let fd: Int32
-    private var buffer: [UInt8] = []
-    private var committed = false
-    private static let flushThreshold = 1 << 16
+    private var file: JSONStream?
 
     /// Opens a temporary file in the destination's folder.
     init(path: String) throws(Failure) {
         self.path = path
-        let folder = (path as NSString).deletingLastPathComponent
-        var template = Array(
-            ((folder.isEmpty ? "." : folder) + "/.flowrun-" + (path as NSString).lastPathComponent + ".XXXXXX")
-                .utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { $0.baseAddress.map { mkstemp($0) } ?? -1 }
-        guard fd >= 0 else { throw Self.failure("cannot create a temporary file for '\(path)'") }
-        self.fd = fd
-        temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        buffer.reserveCapacity(Self.flushThreshold * 2)
+        do {
+            file = try JSONStream(path: path)
+        } catch {
+            throw Self.failure(path, error)
+        }
     }
 
     deinit {
-        if !committed {
-            close(fd)
-            unlink(temporary)
-        }
+        file.take()?.abandon()
     }
 
     /// Appends markup as it is.
     func raw(_ text: String) throws(Failure) {
-        buffer.append(contentsOf: text.utf8)
-        if buffer.count >= Self.flushThreshold { try flush() }
+        do {
+            try file?.raw(text)
+        } catch {
+            throw Self.failure(path, error)
+        }
     }
 
     /// Appends text, escaped for element content and attribute values.
@@ -49,33 +43,12 @@ final class HTMLStream {
 
     /// Writes what is buffered, closes the file and renames it into place.
     func commit() throws(Failure) {
-        try flush()
-        fchmod(fd, 0o644)
-        close(fd)
-        committed = true
-        guard rename(temporary, path) == 0 else {
-            let error = Self.failure("cannot write '\(path)'")
-            unlink(temporary)
-            throw error
+        guard let file = file.take() else { return }
+        do {
+            try file.commit()
+        } catch {
+            throw Self.failure(path, error)
         }
-    }
-
-    private func flush() throws(Failure) {
-        let error: Int32 = buffer.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return 0 }
-            var offset = 0
-            while offset < raw.count {
-                let written = Foundation.write(fd, base + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += written
-            }
-            return 0
-        }
-        buffer.removeAll(keepingCapacity: true)
-        if error != 0 { throw Failure(description: "cannot write '\(path)': \(String(cString: strerror(error)))") }
     }
 
     /// `&`, `<`, `>`, `"` and `'` as entities: safe in content and in quoted attributes.
@@ -98,7 +71,7 @@ final class HTMLStream {
         return escaped
     }
 
-    private static func failure(_ what: String) -> Failure {
-        Failure(description: "\(what): \(String(cString: strerror(errno)))")
+    private static func failure(_ path: String, _ error: any Error) -> Failure {
+        Failure(description: "cannot write '\(path)': \(RunCommand.reason(error))")
     }
 }
