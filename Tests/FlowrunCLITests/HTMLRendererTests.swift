@@ -126,6 +126,26 @@ import Testing
         #expect(!page.contains("b.jpg"))
     }
 
+    @Test func anInterruptedRunSaysSoAndCountsItsCancelledNodes() throws {
+        var cancelled = Self.node("slow", nil, nil)
+        cancelled.status = .cancelled
+        cancelled.cause = "cancelled: the run was interrupted"
+        var report = RunReport(
+            workflow: "w", path: "w.yaml", startedAt: Date(), duration: 1, interrupted: true,
+            nodes: .init([Self.node("quick", 0, 0.5), cancelled]), queueLimits: ["default": 2])
+        report.tasks = []
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("html-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try HTMLReport.write(report, to: folder.appendingPathComponent("page.html").path)
+        let page = try String(contentsOf: folder.appendingPathComponent("page.html"), encoding: .utf8)
+        #expect(page.contains("<span class=\"exit s-cancelled\">exit 130: interrupted</span>"))
+        #expect(page.contains("<p>1 node cancelled: cancelled: the run was interrupted</p>"))
+        #expect(page.contains("<h2>Failures (0)</h2>"))
+        // The tasks of a report without a task list come from its nodes.
+        #expect(page.components(separatedBy: "<g class=\"task\"").count - 1 == 2)
+    }
+
     @Test func linksToWrittenFilesAreRelativeToThePageAndEncoded() {
         let page = HTMLReport(report: Self.report([]), pageDirectory: "/tmp/a/pages")
         #expect(page.link(to: "/tmp/a/out/x y#1.jpg") == "../out/x%20y%231.jpg")

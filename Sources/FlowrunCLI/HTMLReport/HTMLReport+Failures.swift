@@ -9,9 +9,10 @@ extension HTMLReport {
     /// Each failed node with its cause, where its task is written, its attempts and what it caused to be
     /// skipped; then a line on cancelled nodes. Omitted when nothing failed or was cancelled.
     func writeFailures(into out: HTMLStream) throws(HTMLStream.Failure) {
-        let failed = report.nodes.indices.filter { report.nodes[$0].status == .failed }
-        let cancelled = report.nodes.filter { $0.status == .cancelled }.count
-        guard !failed.isEmpty || cancelled > 0 else { return }
+        // Statuses alone first: a runner's report makes a whole node each time one is read.
+        let failed = report.nodes.indices.filter { report.nodes.status(at: $0) == .failed }
+        let cancelled = report.nodes.indices.filter { report.nodes.status(at: $0) == .cancelled }
+        guard !failed.isEmpty || !cancelled.isEmpty else { return }
         try out.raw("<section class=\"card\" id=\"failures\">\n<h2>Failures (\(failed.count))</h2>\n")
         for failure in failed.prefix(Self.maxFailuresListed) {
             try writeFailure(node: failure, into: out)
@@ -21,9 +22,9 @@ extension HTMLReport {
                 "<p class=\"hint\">… and \(failed.count - Self.maxFailuresListed) more failures: "
                     + "see the status grid.</p>\n")
         }
-        if cancelled > 0 {
-            let cause = report.nodes.first { $0.status == .cancelled }?.cause ?? "cancelled"
-            try out.raw("<p>\(cancelled) node\(cancelled == 1 ? "" : "s") cancelled: ")
+        if let first = cancelled.first {
+            let cause = report.nodes[first].cause ?? "cancelled"
+            try out.raw("<p>\(cancelled.count) node\(cancelled.count == 1 ? "" : "s") cancelled: ")
             try out.text(cause)
             try out.raw("</p>\n")
         }

@@ -57,7 +57,7 @@ struct ReportIndex {
 
     /// How many of a task's nodes ended in each status.
     func totals(ofTask task: Int) -> [NodeStatus: Int] {
-        nodesOfTask[task].reduce(into: [:]) { $0[report.nodes[$1].status, default: 0] += 1 }
+        nodesOfTask[task].reduce(into: [:]) { $0[report.nodes.status(at: $1), default: 0] += 1 }
     }
 
     /// Every node downstream of `root` that was skipped: what its failure caused.
@@ -66,7 +66,7 @@ struct ReportIndex {
         var stack = dependents[root]
         var result: [Int] = []
         while let index = stack.popLast() {
-            guard seen.insert(index).inserted, report.nodes[index].status == .skipped else { continue }
+            guard seen.insert(index).inserted, report.nodes.status(at: index) == .skipped else { continue }
             result.append(index)
             stack += dependents[index]
         }
@@ -82,7 +82,7 @@ struct ReportIndex {
         while next < queue.count {
             let index = queue[next]
             next += 1
-            let status = report.nodes[index].status
+            let status = report.nodes.status(at: index)
             if status == .failed || status == .cancelled { return index }
             for dependency in dependencies[index] where seen.insert(dependency).inserted { queue.append(dependency) }
         }
