@@ -2,11 +2,11 @@ extension RunReport {
     /// Where ``tasks`` comes from.
     enum TaskList: Sendable {
         case specs([TaskSpec])
-        case records([Task])
+        case records([TaskRecord])
     }
 
     /// One task of the workflow, as reports draw the task graph.
-    public struct Task: Sendable, Codable {
+    public struct TaskRecord: Sendable, Codable {
         /// The task id.
         public var id: String
         /// The task type.

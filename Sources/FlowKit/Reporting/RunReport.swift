@@ -72,10 +72,10 @@ public struct RunReport: Sendable, Codable {
     /// Each queue's concurrency limit.
     public var queueLimits: [String: Int]
     /// The workflow's tasks, in the order written.
-    public var tasks: [Task] {
+    public var tasks: [TaskRecord] {
         get {
             switch taskList {
-            case .specs(let specs): specs.map(Task.init)
+            case .specs(let specs): specs.map(TaskRecord.init)
             case .records(let records): records
             }
         }
@@ -138,7 +138,7 @@ public struct RunReport: Sendable, Codable {
             nodes: Nodes(try container.decode([Node].self, forKey: .nodes)),
             queueLimits: try container.decode([String: Int].self, forKey: .queues))
         // Reports written before the task list read with none.
-        tasks = try container.decodeIfPresent([Task].self, forKey: .tasks) ?? []
+        tasks = try container.decodeIfPresent([TaskRecord].self, forKey: .tasks) ?? []
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -5,7 +5,7 @@ import FlowKit
 struct ReportIndex {
     let report: RunReport
     /// The tasks in the order written; from the nodes when the report predates the task list.
-    let tasks: [RunReport.Task]
+    let tasks: [RunReport.TaskRecord]
     /// Task index by id.
     let taskIndex: [String: Int]
     /// Each task's nodes, by index into `report.nodes`, in plan order.
@@ -96,11 +96,11 @@ struct ReportIndex {
     }
 
     /// The tasks of a report that has no task list: in node order, without edges or locations.
-    private static func tasks(from nodes: RunReport.Nodes) -> [RunReport.Task] {
+    private static func tasks(from nodes: RunReport.Nodes) -> [RunReport.TaskRecord] {
         var seen = Set<String>()
         return nodes.compactMap { node in
             guard seen.insert(node.task).inserted else { return nil }
-            return RunReport.Task(
+            return RunReport.TaskRecord(
                 id: node.task, type: node.type, queue: node.queue, dependsOn: [], location: "",
                 forEach: itemIndex(of: node.id) != nil, gather: false)
         }
