@@ -56,8 +56,8 @@ struct Flowrun: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            RunCommand.self, ValidateCommand.self, GraphCommand.self, TasksCommand.self, SchemaCommand.self,
-            ReportCommand.self,
+            RunCommand.self, ValidateCommand.self, ExplainCommand.self, GraphCommand.self, CacheCommand.self,
+            TasksCommand.self, SchemaCommand.self, ReportCommand.self,
         ],
         defaultSubcommand: RunCommand.self)
 }

@@ -35,12 +35,13 @@ final class ProgressLine: Sendable {
             let counts = progress[queue] ?? [:]
             let total = counts.values.reduce(0, +)
             guard total > 0 else { return nil }
-            let done =
-                (counts[.succeeded] ?? 0) + (counts[.failed] ?? 0) + (counts[.skipped] ?? 0) + (counts[.cancelled] ?? 0)
+            let done = NodeStatus.allCases.filter(\.isFinal).reduce(0) { $0 + (counts[$1] ?? 0) }
             var text =
                 "\(queue) \(done)/\(total) done, \(counts[.running] ?? 0) running, \((counts[.queued] ?? 0) + (counts[.retrying] ?? 0)) queued"
             let failed = counts[.failed] ?? 0
             if failed > 0 { text += ", \(failed) failed" }
+            let cached = counts[.cached] ?? 0
+            if cached > 0 { text += ", \(cached) cached" }
             return text
         }
         return parts.joined(separator: " │ ") + " │ " + String(format: "%.1fs", elapsed.seconds)

@@ -10,6 +10,8 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var workflow: WorkflowOptions
 
+    @OptionGroup(title: "Re-running") var store: StoreOptions
+
     @Flag(help: "Validate and print the plan without running anything (same as `flowrun validate`).")
     var dryRun = false
 
@@ -58,22 +60,35 @@ struct RunCommand: ParsableCommand {
         let plan = try workflow.loadPlan(terminal: terminal)
         if dryRun {
             terminal.print(PlanPrinter(plan: plan).render())
+            if let (store, decisions) = try store.decide(plan, optimize: !noOptimize, terminal: terminal) {
+                terminal.print(UpToDatePrinter(plan: plan, store: store, decisions: decisions).render())
+            }
             return
         }
         let logger = makeLogger()
         let progress = (!quiet && !noProgress && terminal.stderrIsTTY) ? ProgressLine() : nil
-        let options = RunOptions(
+        var options = RunOptions(
             failFast: failFast ? true : nil, maxConcurrentDefault: maxConcurrent, optimize: !noOptimize,
             previews: previews || html != nil, logger: logger,
             observer: verbose ? Self.logEvents(to: logger) : nil)
+        let session = try store.open(plan, optimize: !noOptimize, terminal: terminal)
+        if let (store, decisions) = session {
+            let run = Date().formatted(.iso8601)
+            options.cachedNodes = decisions.cachedNodes
+            options.nodeSucceeded = { index, _ in store.journal(index, of: plan, decisions: decisions, run: run) }
+        }
         let runner = Runner(plan: plan, options: options)
         let signals = SignalHandler.install { runner.cancel() }
         // Kept until the summary and the report are out: a Ctrl-C after the run ended (while a full stdout pipe
         // holds the summary, say) would otherwise kill flowrun with the default action, and lose the report.
         defer { signals.uninstall() }
         progress?.start(runner: runner)
-        let result = runner.run()
+        var result = runner.run()
         progress?.stop()
+        if let (store, decisions) = session {
+            store.close()
+            for index in result.nodes.indices { result.nodes[index].key = decisions.keys[index].hex }
+        }
 
         terminal.print(SummaryTable(report: result, terminal: terminal, listAll: verbose, quiet: quiet).render())
         try write(result)

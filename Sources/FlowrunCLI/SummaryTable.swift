@@ -17,7 +17,7 @@ struct SummaryTable {
         let showAll = !quiet && (listAll || report.nodes.count <= Self.fullListingLimit)
         // Statuses first: making every node of a million-node run only to drop the succeeded ones is slow.
         let nodes = report.nodes
-        let rows = nodes.indices.filter { showAll || nodes.status(at: $0) != .succeeded }.map { nodes[$0] }
+        let rows = nodes.indices.filter { showAll || (nodes.status(at: $0) != .succeeded && nodes.status(at: $0) != .cached) }.map { nodes[$0] }
         var out = ""
         if !rows.isEmpty {
             let header = ["NODE", "STATUS", "QUEUE", "DURATION", "ATTEMPTS", "CAUSE"]
@@ -46,7 +46,7 @@ struct SummaryTable {
         let hidden = report.nodes.count - rows.count
         if !quiet {
             if hidden > 0 {
-                out += "(\(hidden) succeeded node\(hidden == 1 ? "" : "s") not listed; --verbose lists all)\n"
+                out += "(\(hidden) succeeded or cached node\(hidden == 1 ? "" : "s") not listed; --verbose lists all)\n"
             }
             out += totals() + "\n"
         }
@@ -77,7 +77,7 @@ struct SummaryTable {
 
     private func totals() -> String {
         let totals = report.totals
-        let parts = [NodeStatus.succeeded, .failed, .skipped, .cancelled].compactMap { status -> String? in
+        let parts = [NodeStatus.succeeded, .cached, .failed, .skipped, .cancelled].compactMap { status -> String? in
             guard let count = totals[status], count > 0 else { return nil }
             return terminal.paint("\(count) \(status.rawValue)", status)
         }

@@ -30,6 +30,10 @@ struct TasksCommand: ParsableCommand {
         case .oneOf(let kinds): consumes = kinds.map(\.name).joined(separator: " or ")
         }
         out += "  consumes: \(consumes); provides: \(type.provides?.name ?? "nothing")\n"
+        out +=
+            type.cachedByDefault
+            ? "  cache: results reused across runs (implementation \(type.implementationVersion)); `cache: false` to always run\n"
+            : "  cache: always runs (side effects); `cache: true` to reuse results across runs\n"
         let width = type.parameters.map(\.name.count).max() ?? 0
         for parameter in type.parameters {
             var detail = parameter.type.description

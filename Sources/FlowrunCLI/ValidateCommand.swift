@@ -9,10 +9,18 @@ struct ValidateCommand: ParsableCommand {
 
     @OptionGroup var workflow: WorkflowOptions
 
+    @OptionGroup(title: "Re-running") var store: StoreOptions
+
+    @Flag(help: "Decide as a run with --no-optimize would (shrink-on-load changes pixels, so it is in every key).")
+    var noOptimize = false
+
     func run() throws {
         let terminal = Terminal()
         let plan = try workflow.loadPlan(terminal: terminal)
         terminal.print(PlanPrinter(plan: plan).render())
+        if let (store, decisions) = try store.decide(plan, optimize: !noOptimize, terminal: terminal) {
+            terminal.print(UpToDatePrinter(plan: plan, store: store, decisions: decisions).render())
+        }
     }
 }
 

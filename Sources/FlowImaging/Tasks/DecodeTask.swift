@@ -12,6 +12,7 @@ public struct DecodeTask: TaskType {
     public var parameters: [ParameterSpec] { [] }
     public var consumes: InputRequirement { .oneOf([.data]) }
     public var provides: ProviderKind? { .image }
+    public var implementationVersion: String { "1 " + CodecVersions.description }
     public func makeOperation(_ context: NodeContext) -> FlowOperation { DecodeOperation(context: context) }
 }
 

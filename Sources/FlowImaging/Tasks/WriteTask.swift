@@ -22,6 +22,8 @@ public struct WriteTask: TaskType {
     }
     public var consumes: InputRequirement { .oneOf([.image, .data]) }
     public var provides: ProviderKind? { .file }
+    public var implementationVersion: String { "1 " + CodecVersions.description }
+    public func outputPath(_ parameters: ParameterValues) -> String? { parameters.string("path") }
 
     public func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics) {
         // Data is written as it is, whatever the extension; only an image needs a format.

@@ -192,8 +192,13 @@ public struct NodeContext: Sendable {
 
     /// Resolves a path from the workflow against ``workflowDirectory``; absolute paths stay as they are.
     public func resolvePath(_ path: String) -> String {
-        if path.hasPrefix("/") || workflowDirectory.isEmpty || workflowDirectory == "." { return path }
-        return workflowDirectory.hasSuffix("/") ? workflowDirectory + path : workflowDirectory + "/" + path
+        Self.resolve(path, in: workflowDirectory)
+    }
+
+    /// Resolves a path from a workflow against the workflow's folder; absolute paths stay as they are.
+    public static func resolve(_ path: String, in directory: String) -> String {
+        if path.hasPrefix("/") || directory.isEmpty || directory == "." { return path }
+        return directory.hasSuffix("/") ? directory + path : directory + "/" + path
     }
 
     /// A failure attributed to this node and its task's location.

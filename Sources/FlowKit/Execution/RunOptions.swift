@@ -19,6 +19,12 @@ public struct RunOptions: Sendable {
     public var logger: Logger
     /// Called on every node event, from the thread where it happened. Keep it cheap.
     public var observer: (@Sendable (RunEvent) -> Void)?
+    /// The nodes decided before the run to be up to date, by index in ``Plan/nodes``: they end `cached` without
+    /// running, and their dependents do not wait for them. A node that runs must not read an output from one.
+    public var cachedNodes: [Int] = []
+    /// Called once a node has succeeded, with its index and operation, before its output can be released, from
+    /// the thread where it finished (the store journals it here). Keep it cheap.
+    public var nodeSucceeded: (@Sendable (_ index: Int, _ operation: FlowOperation) -> Void)?
 
     /// Creates options.
     public init(
@@ -55,6 +61,8 @@ public enum NodeStatus: String, Sendable, Codable, CaseIterable {
     case skipped
     /// Not run, or stopped, because the run was cancelled, or the embedding app cancelled the node.
     case cancelled
+    /// Not run because the store holds its result from an earlier run (see ``RunOptions/cachedNodes``).
+    case cached
 
     /// The position in `allCases`, for counters indexed by status.
     var ordinal: Int {
@@ -67,13 +75,14 @@ public enum NodeStatus: String, Sendable, Codable, CaseIterable {
         case .failed: 5
         case .skipped: 6
         case .cancelled: 7
+        case .cached: 8
         }
     }
 
     /// Whether the node will not change any more.
     public var isFinal: Bool {
         switch self {
-        case .succeeded, .failed, .skipped, .cancelled: true
+        case .succeeded, .failed, .skipped, .cancelled, .cached: true
         case .pending, .queued, .running, .retrying: false
         }
     }

@@ -133,10 +133,17 @@ struct RunState: Sendable {
         suspended = [Bool](repeating: false, count: queueNames.count)
     }
 
-    /// Makes the nodes without dependencies ready and admits what the queues take.
-    mutating func start() -> Effects {
+    /// Resolves the cached nodes, makes the nodes without pending dependencies ready and admits what the queues
+    /// take.
+    mutating func start(cached: [Int] = []) -> Effects {
         var effects = Effects()
         started = true
+        for index in cached where nodes[index].status == .pending {
+            setStatus(index, .cached)
+            event(index, &effects)
+            resolve(index, &effects)
+            graph.forEachDependent(of: index) { nodes[$0].pendingDependencies -= 1 }
+        }
         for index in nodes.indices where nodes[index].pendingDependencies == 0 && nodes[index].status == .pending {
             makeReady(index, &effects)
         }

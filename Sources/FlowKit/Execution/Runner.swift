@@ -105,7 +105,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     /// Makes the first nodes ready and hands them to their queues.
     private func begin() {
         enter()
-        apply(state.withLock { $0.start() })
+        apply(state.withLock { $0.start(cached: options.cachedNodes) })
         leave()
     }
 
@@ -214,6 +214,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         let taskIndex = plan.nodes[index].taskIndex
         let result = result(of: operation, index: index)
         let artifact = options.previews ? operation.artifact : nil
+        if case .succeeded = result { options.nodeSucceeded?(index, operation) }
         // A finished operation has read its inputs: drop its edges. Otherwise each operation keeps its
         // dependencies alive, a chain stays in memory as one linked list, and freeing it recurses per link.
         operation.removeAllDependencies()

@@ -6,6 +6,7 @@ struct WorkflowDecoder {
     static let topLevelKeys = ["version", "name", "description", "params", "queues", "tasks", "failFast"]
     static let commonTaskKeys = [
         "type", "dependsOn", "queue", "priority", "retries", "timeout", "continueOnError", "input", "forEach", "gather",
+        "cache",
     ]
 
     let registry: TaskRegistry
@@ -179,6 +180,8 @@ struct WorkflowDecoder {
             task.continueOnError = reader.bool(value, "'continueOnError'") ?? false
         case "gather":
             task.gather = reader.bool(value, "'gather'") ?? false
+        case "cache":
+            task.cache = reader.choice(value, "'cache'", as: CacheSetting.self)
         case "input":
             task.input = reader.string(value, "'input'")
         case "forEach":

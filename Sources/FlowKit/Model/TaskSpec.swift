@@ -24,6 +24,8 @@ public struct TaskSpec: Sendable {
     public var forEach: ForEachSpec?
     /// Whether the task runs once, after every instance of its expanded dependencies.
     public var gather: Bool
+    /// How the store may reuse this task's results (`cache:`); `nil` for the task type's default.
+    public var cache: CacheSetting?
     /// The type's own parameters, by key, as written (interpolated per node at planning).
     public var parameters: OrderedDictionary<String, YAMLPair>
     /// The task's key in the `tasks:` map.
@@ -81,4 +83,15 @@ public enum ForEachSpec: Sendable {
         case .file(let path), .glob(let path): path.location
         }
     }
+}
+
+/// A task's `cache:` setting: how the store may reuse its nodes' results across runs.
+public enum CacheSetting: String, Sendable, CaseIterable {
+    /// `cache: true`: reuse results, even of a task type that is not cached by default (`command`).
+    case enabled = "true"
+    /// `cache: false`: always run.
+    case disabled = "false"
+    /// `cache: content`: reuse results, and identify a source file by its content's hash rather than by its
+    /// size, modification time and inode.
+    case content
 }

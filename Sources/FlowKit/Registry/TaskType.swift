@@ -45,10 +45,39 @@ public protocol TaskType: Sendable {
 
     /// Makes the operation that runs one attempt of one node.
     func makeOperation(_ context: NodeContext) -> FlowOperation
+
+    /// The version of the implementation, part of every node key: bump it whenever the same inputs and
+    /// parameters would give a different output, so the store stops reusing older results. Default `"1"`.
+    var implementationVersion: String { get }
+    /// Whether the store reuses a node's result without `cache: true`. Default `true`; `false` for tasks with
+    /// side effects beyond their output (`command`).
+    var cachedByDefault: Bool { get }
+    /// Whether the operation reads its dependencies' outputs. Default `true`; `noop` only orders.
+    var readsInput: Bool { get }
+
+    /// The file a node writes, as written in the workflow (relative to its folder), for the store to check
+    /// that it is still there and unchanged. Default `nil`.
+    func outputPath(_ parameters: ParameterValues) -> String?
+
+    /// What a source node reads from outside the workflow, identified for its key — a local file by path,
+    /// size, modification time and inode, or by its content's hash — or `nil` when its parameters say it all.
+    /// Default `nil`.
+    /// - Parameters:
+    ///   - parameters: The node's parameters.
+    ///   - directory: The workflow's folder, which relative paths resolve against.
+    ///   - byContent: Whether the task asked for `cache: content`.
+    func sourceIdentity(_ parameters: ParameterValues, directory: String, byContent: Bool) -> SourceIdentity?
 }
 
 extension TaskType {
     public var constraints: [ParameterConstraint] { [] }
+    public var implementationVersion: String { "1" }
+    public var cachedByDefault: Bool { true }
+    public var readsInput: Bool { true }
+    public func outputPath(_ parameters: ParameterValues) -> String? { nil }
+    public func sourceIdentity(_ parameters: ParameterValues, directory: String, byContent: Bool) -> SourceIdentity? {
+        nil
+    }
     public func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics) {}
 
     /// The spec of a parameter by name.

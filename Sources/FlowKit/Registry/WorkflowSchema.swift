@@ -103,6 +103,12 @@ public enum WorkflowSchema {
                 ],
             ],
             "gather": ["type": "boolean", "description": "Run once, after every item of the expanded dependencies."],
+            "cache": [
+                "enum": [true, false, "content"],
+                "description":
+                    "Reuse results from earlier runs: true (also for `command`), false (always run), or content "
+                    + "(as true, and a source file is identified by its hash, not its size and time).",
+            ],
         ]
     }
 

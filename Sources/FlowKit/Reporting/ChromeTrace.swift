@@ -26,6 +26,13 @@ public enum ChromeTrace {
         try stream.raw("}}")
         for node in report.nodes {
             let pid = queueNumber[node.queue] ?? 0
+            if node.status == .cached {
+                // Never ran, so no slice: an instant at the start, on its queue's first lane.
+                events.append([
+                    "name": node.id, "cat": node.type, "ph": "i", "s": "t", "pid": 1, "tid": pid * 1000, "ts": 0,
+                    "args": ["status": node.status.rawValue, "key": node.key ?? ""],
+                ])
+            }
             for span in node.spans {
                 let thread = pid * 1000 + span.lane
                 if lanesSeen.insert(thread).inserted {

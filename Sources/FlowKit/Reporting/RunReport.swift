@@ -44,6 +44,8 @@ public struct RunReport: Sendable, Codable {
         public var dependencies: [Int] = []
         /// The file the node wrote, when the run collected previews (``RunOptions/previews``).
         public var artifact: Artifact?
+        /// The node's key in the store (``NodeKey``), when the run used one.
+        public var key: String? = nil
 
         /// When the first attempt started, in seconds from the start of the run.
         public var start: Double? { spans.first?.start }

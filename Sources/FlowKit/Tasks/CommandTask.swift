@@ -46,6 +46,7 @@ public struct CommandTask: TaskType {
     /// Any dependency may only order the run; with `stdin: true` the one providing data feeds the program.
     public var consumes: InputRequirement { .anything }
     public var provides: ProviderKind? { .data }
+    public var cachedByDefault: Bool { false }
 
     public func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics) {
         if let argv = parameters.stringList("argv"), argv.first?.isEmpty ?? true {

@@ -13,39 +13,46 @@ enum FetchSource: Equatable {
     /// (relative ones resolved against the workflow's folder). Any other `scheme://` is refused rather than
     /// mistaken for a relative path.
     static func parse(_ written: String, context: NodeContext) -> Result<FetchSource, NodeFailure> {
+        parse(written, directory: context.workflowDirectory) { context.failure($0, $1) }
+    }
+
+    /// Parses a `url` parameter, resolving paths against the workflow's folder.
+    static func parse(
+        _ written: String, directory: String, failure: (NodeFailure.Code, String) -> NodeFailure
+    ) -> Result<FetchSource, NodeFailure> {
         let text = written.trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else {
-            return .failure(context.failure(.invalidInput, "fetch needs a non-empty 'url'"))
+            return .failure(failure(.invalidInput, "fetch needs a non-empty 'url'"))
         }
         let lowered = text.lowercased()
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
             guard let url = URL(string: text), let host = url.host, !host.isEmpty else {
-                return .failure(context.failure(.invalidInput, "'\(written)' is not a valid URL"))
+                return .failure(failure(.invalidInput, "'\(written)' is not a valid URL"))
             }
             return .success(.http(url))
         }
         if lowered.hasPrefix("file:") {
             guard let url = URL(string: text), url.scheme?.lowercased() == "file" else {
-                return .failure(context.failure(.invalidInput, "'\(written)' is not a valid file URL"))
+                return .failure(failure(.invalidInput, "'\(written)' is not a valid file URL"))
             }
             if let host = url.host, !host.isEmpty, host != "localhost" {
                 return .failure(
-                    context.failure(
+                    failure(
                         .unsupported, "file URL '\(written)' names host '\(host)'; only local files can be read"))
             }
             let path = url.path
             guard !path.isEmpty else {
-                return .failure(context.failure(.invalidInput, "file URL '\(written)' has no path"))
+                return .failure(failure(.invalidInput, "file URL '\(written)' has no path"))
             }
-            return .success(.file(context.resolvePath(path)))
+            return .success(.file(NodeContext.resolve(path, in: directory)))
         }
         if let scheme = schemeOfURL(text) {
             return .failure(
-                context.failure(
+                failure(
                     .unsupported, "unsupported URL scheme '\(scheme)' in '\(written)': use http, https, file or a path")
             )
         }
-        return .success(.file(context.resolvePath(text)))
+        return .success(.file(NodeContext.resolve(text, in: directory)))
     }
 
     /// The scheme of `text` when it has the `scheme://` shape, so `ftp://x` is refused while `a:b.jpg` stays a path.

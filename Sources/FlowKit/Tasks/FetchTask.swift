@@ -23,6 +23,16 @@ public struct FetchTask: TaskType {
     }
     public var consumes: InputRequirement { .none }
     public var provides: ProviderKind? { .data }
+
+    /// A local file by path and stamp (or content hash with `cache: content`); a URL by itself.
+    public func sourceIdentity(_ parameters: ParameterValues, directory: String, byContent: Bool) -> SourceIdentity? {
+        let written = parameters.string("url") ?? ""
+        switch FetchSource.parse(written, directory: directory, failure: { NodeFailure($0, $1, node: "") }) {
+        case .success(.file(let path)): return .file(atPath: path, byContent: byContent)
+        case .success(.http(let url)): return SourceIdentity("url \(url.absoluteString)")
+        case .failure: return nil
+        }
+    }
     public func makeOperation(_ context: NodeContext) -> FlowOperation { FetchOperation(context: context) }
 }
 

@@ -6,6 +6,7 @@ public struct NoopTask: TaskType {
     public var parameters: [ParameterSpec] { [] }
     public var consumes: InputRequirement { .anything }
     public var provides: ProviderKind? { nil }
+    public var readsInput: Bool { false }
     public func makeOperation(_ context: NodeContext) -> FlowOperation { NoopOperation(context: context) }
 }
 

@@ -1,0 +1,87 @@
+import Crypto
+import Foundation
+
+/// What identifies a file's version without reading it: size, modification time in nanoseconds and inode.
+///
+/// Equal stamps are taken as equal files (as Make, Ninja and Bazel do for sources); a different stamp sends
+/// the store to the content's hash before it calls a file changed, so a touched but identical file still counts
+/// as unchanged.
+public struct FileStamp: Sendable, Hashable, CustomStringConvertible {
+    /// The size in bytes.
+    public var size: Int64
+    /// The modification time, in nanoseconds since 1970.
+    public var modified: Int64
+    /// The inode number.
+    public var inode: UInt64
+
+    /// Creates a stamp.
+    public init(size: Int64, modified: Int64, inode: UInt64) {
+        self.size = size
+        self.modified = modified
+        self.inode = inode
+    }
+
+    /// The stamp of the regular file at `path`, or `nil` when there is none (missing, a folder, unreadable).
+    public init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        size = Int64(info.st_size)
+        modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        inode = UInt64(info.st_ino)
+    }
+
+    public var description: String { "size \(size) mtime \(modified) inode \(inode)" }
+}
+
+/// SHA-256 digests of files and bytes, as lowercase hex.
+public enum ContentDigest {
+    /// The digest of the file at `path`, read in chunks; `nil` when it cannot be read.
+    public static func ofFile(atPath path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        do {
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(data: chunk) }
+        } catch {
+            return nil
+        }
+        return hex(hasher.finalize())
+    }
+
+    /// The digest of some bytes.
+    public static func of(_ bytes: some DataProtocol) -> String {
+        hex(SHA256.hash(data: bytes))
+    }
+
+    static func hex(_ digest: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(64)
+        for byte in digest {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}
+
+/// What a source node reads from outside the workflow, as it goes into the node's key.
+public struct SourceIdentity: Sendable, Hashable, CustomStringConvertible {
+    /// The canonical text, e.g. `file /photos/a.jpg size 1200 mtime 1700000000123456789 inode 42`.
+    public var description: String
+
+    /// Creates an identity from its canonical text.
+    public init(_ description: String) {
+        self.description = description
+    }
+
+    /// A local file by path and stamp, or by path and content hash; a missing file is identified as missing
+    /// (the node will run and fail, naming the file).
+    public static func file(atPath path: String, byContent: Bool) -> SourceIdentity {
+        if byContent, let digest = ContentDigest.ofFile(atPath: path) {
+            return SourceIdentity("file \(path) sha256 \(digest)")
+        }
+        guard let stamp = FileStamp(path: path) else { return SourceIdentity("file \(path) missing") }
+        return SourceIdentity("file \(path) \(stamp)")
+    }
+}

@@ -1,0 +1,186 @@
+/// One finished node in the store's journal: its key and what went into it, and for a node that writes a file,
+/// what it wrote.
+public struct JournalRecord: Sendable, Equatable {
+    /// The run that finished the node (its start time, ISO 8601).
+    public var run: String
+    /// The node id.
+    public var node: String
+    /// The node's key.
+    public var key: NodeKey
+    /// What went into the key, to explain a later change.
+    public var inputs: NodeKeyInputs
+    /// The file the node wrote, if it writes one.
+    public var output: OutputRecord?
+
+    /// Creates a record.
+    public init(run: String, node: String, key: NodeKey, inputs: NodeKeyInputs, output: OutputRecord? = nil) {
+        self.run = run
+        self.node = node
+        self.key = key
+        self.inputs = inputs
+        self.output = output
+    }
+}
+
+/// A file a node wrote, as it was right after the write.
+public struct OutputRecord: Sendable, Equatable {
+    /// The path, resolved against the workflow's folder.
+    public var path: String
+    /// Its size, modification time and inode.
+    public var stamp: FileStamp
+    /// SHA-256 of its content, hex.
+    public var sha256: String
+
+    /// Creates an output record.
+    public init(path: String, stamp: FileStamp, sha256: String) {
+        self.path = path
+        self.stamp = stamp
+        self.sha256 = sha256
+    }
+}
+
+extension JournalRecord {
+    /// The record's payload: length-prefixed fields in a fixed order (``ByteWriter``).
+    func encoded() -> [UInt8] {
+        var out = ByteWriter()
+        out.string(run)
+        out.string(node)
+        out.string(key.hex)
+        out.string(inputs.type)
+        out.string(inputs.implementation)
+        out.count(inputs.options.count)
+        for option in inputs.options { out.string(option) }
+        out.count(inputs.parameters.count)
+        for parameter in inputs.parameters {
+            out.string(parameter.name)
+            out.string(parameter.value)
+        }
+        out.count(inputs.upstream.count)
+        for link in inputs.upstream {
+            out.string(link.node)
+            out.string(link.key.hex)
+        }
+        out.optionalString(inputs.source)
+        if let output {
+            out.count(1)
+            out.string(output.path)
+            out.integer(UInt64(bitPattern: output.stamp.size))
+            out.integer(UInt64(bitPattern: output.stamp.modified))
+            out.integer(output.stamp.inode)
+            out.string(output.sha256)
+        } else {
+            out.count(0)
+        }
+        return out.bytes
+    }
+
+    /// Decodes a payload written by ``encoded()``; `nil` when it does not parse to the end.
+    init?(decoding bytes: ArraySlice<UInt8>) {
+        var input = ByteReader(bytes)
+        guard let run = input.string(), let node = input.string(), let key = input.string(),
+            let type = input.string(), let implementation = input.string(), let optionCount = input.count()
+        else { return nil }
+        var options: [String] = []
+        for _ in 0..<optionCount {
+            guard let option = input.string() else { return nil }
+            options.append(option)
+        }
+        guard let parameterCount = input.count() else { return nil }
+        var parameters: [NodeKeyInputs.Parameter] = []
+        for _ in 0..<parameterCount {
+            guard let name = input.string(), let value = input.string() else { return nil }
+            parameters.append(.init(name: name, value: value))
+        }
+        guard let upstreamCount = input.count() else { return nil }
+        var upstream: [NodeKeyInputs.Upstream] = []
+        for _ in 0..<upstreamCount {
+            guard let id = input.string(), let hex = input.string() else { return nil }
+            upstream.append(.init(node: id, key: NodeKey(hex: hex)))
+        }
+        guard let source = input.optionalString(), let hasOutput = input.count(), hasOutput <= 1 else { return nil }
+        var output: OutputRecord?
+        if hasOutput == 1 {
+            guard let path = input.string(), let size = input.integer(), let modified = input.integer(),
+                let inode = input.integer(), let sha256 = input.string()
+            else { return nil }
+            output = OutputRecord(
+                path: path,
+                stamp: FileStamp(size: Int64(bitPattern: size), modified: Int64(bitPattern: modified), inode: inode),
+                sha256: sha256)
+        }
+        guard input.isAtEnd else { return nil }
+        self.init(
+            run: run, node: node, key: NodeKey(hex: key),
+            inputs: NodeKeyInputs(
+                type: type, implementation: implementation, options: options, parameters: parameters,
+                upstream: upstream, source: source),
+            output: output)
+    }
+}
+
+/// Appends little-endian integers and length-prefixed UTF-8 strings.
+struct ByteWriter {
+    var bytes: [UInt8] = []
+
+    mutating func integer(_ value: UInt64) {
+        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+
+    mutating func count(_ value: Int) {
+        integer(UInt64(value))
+    }
+
+    mutating func string(_ text: String) {
+        count(text.utf8.count)
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    /// A string or nothing: a flag, then the string.
+    mutating func optionalString(_ text: String?) {
+        count(text == nil ? 0 : 1)
+        if let text { string(text) }
+    }
+}
+
+/// Reads what ``ByteWriter`` wrote; every read returns `nil` past the end instead of trapping.
+struct ByteReader {
+    private var bytes: ArraySlice<UInt8>
+
+    init(_ bytes: ArraySlice<UInt8>) {
+        self.bytes = bytes
+    }
+
+    var isAtEnd: Bool { bytes.isEmpty }
+
+    mutating func integer() -> UInt64? {
+        guard bytes.count >= 8 else { return nil }
+        var value: UInt64 = 0
+        for (shift, byte) in zip(stride(from: 0, to: 64, by: 8), bytes.prefix(8)) {
+            value |= UInt64(byte) << UInt64(shift)
+        }
+        bytes = bytes.dropFirst(8)
+        return value
+    }
+
+    /// A count, refused when it could not fit in what is left (a damaged length must not allocate gigabytes).
+    mutating func count() -> Int? {
+        guard let value = integer(), value <= UInt64(bytes.count) + 1 else { return nil }
+        return Int(value)
+    }
+
+    mutating func string() -> String? {
+        guard let length = count(), length <= bytes.count else { return nil }
+        let text = String(decoding: bytes.prefix(length), as: UTF8.self)
+        bytes = bytes.dropFirst(length)
+        return text
+    }
+
+    /// `.some(nil)` for an absent string, `nil` for damage.
+    mutating func optionalString() -> String?? {
+        switch count() {
+        case 0?: return .some(nil)
+        case 1?: return string().map { .some($0) }
+        default: return nil
+        }
+    }
+}

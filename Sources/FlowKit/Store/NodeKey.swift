@@ -1,0 +1,114 @@
+import Crypto
+import Foundation
+
+/// The identity of a node's result: SHA-256 over the canonical encoding of everything that decides its output
+/// (see ``NodeKeyInputs``). Equal keys mean the same work; a change anywhere upstream changes every key below it.
+public struct NodeKey: Sendable, Hashable, CustomStringConvertible {
+    /// The digest as 64 lowercase hex digits.
+    public let hex: String
+
+    /// Wraps a hex digest read back from the store.
+    public init(hex: String) {
+        self.hex = hex
+    }
+
+    public var description: String { hex }
+}
+
+/// Everything that goes into a node key, kept field by field so the store can say which one changed.
+///
+/// Not in a key, because they change how a node runs and never what it produces: its queue, priority, retries,
+/// timeout and `continueOnError`, and the node's id (two nodes with the same inputs do the same work).
+public struct NodeKeyInputs: Sendable, Equatable {
+    /// Bumped when the store's encoding or its decisions change; older journals then miss.
+    public static let storeFormatVersion = "1"
+
+    /// The task type's name.
+    public var type: String
+    /// The task type's ``TaskType/implementationVersion``.
+    public var implementation: String
+    /// The run options that change outputs, e.g. `optimize=true`.
+    public var options: [String]
+    /// The resolved parameters (after `--param`, `${…}` and defaults), by name, sorted, each canonically
+    /// encoded (``canonical(_:)``).
+    public var parameters: [Parameter]
+    /// The upstream nodes' ids and keys, in input order.
+    public var upstream: [Upstream]
+    /// What a source node reads from outside the workflow.
+    public var source: String?
+
+    /// One parameter in canonical form.
+    public struct Parameter: Sendable, Equatable {
+        public var name: String
+        public var value: String
+    }
+
+    /// One upstream node.
+    public struct Upstream: Sendable, Equatable {
+        public var node: String
+        public var key: NodeKey
+    }
+
+    /// The key: SHA-256 over the length-prefixed fields, so no two different inputs encode alike.
+    public var key: NodeKey {
+        var hasher = SHA256()
+        func field(_ text: String) {
+            var length = UInt32(text.utf8.count).littleEndian
+            withUnsafeBytes(of: &length) { hasher.update(bufferPointer: $0) }
+            hasher.update(data: Data(text.utf8))
+        }
+        field("flowrun-node-key \(Self.storeFormatVersion)")
+        field(type)
+        field(implementation)
+        field("options \(options.count)")
+        options.forEach(field)
+        field("parameters \(parameters.count)")
+        for parameter in parameters {
+            field(parameter.name)
+            field(parameter.value)
+        }
+        field("upstream \(upstream.count)")
+        for link in upstream { field(link.key.hex) }
+        field(source.map { "source " + $0 } ?? "no source")
+        return NodeKey(hex: ContentDigest.hex(hasher.finalize()))
+    }
+
+    /// A value in canonical form: JSON-like, numbers in their shortest exact form (`1` and `1.0` of a number
+    /// parameter alike), map keys sorted. Also what `--explain` shows (`0.8 → 0.5`).
+    public static func canonical(_ value: Value, as type: ParameterSpec.ValueType? = nil) -> String {
+        switch value {
+        case .null: return "null"
+        case .bool(let flag): return flag ? "true" : "false"
+        case .int(let number):
+            if case .number? = type { return canonical(.double(Double(number))) }
+            return String(number)
+        case .double(let number):
+            if number == number.rounded(), abs(number) < 1e15 { return String(Int64(number)) }
+            return "\(number)"
+        case .string(let text): return quoted(text)
+        case .list(let items): return "[" + items.map { canonical($0) }.joined(separator: ",") + "]"
+        case .map(let map):
+            let entries = map.sorted { $0.key < $1.key }.map { quoted($0.key) + ":" + canonical($0.value) }
+            return "{" + entries.joined(separator: ",") + "}"
+        }
+    }
+
+    private static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    out += String(format: "\\u%04x", scalar.value)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}

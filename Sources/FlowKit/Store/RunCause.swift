@@ -1,0 +1,81 @@
+/// Why a node must run rather than be reused from the store: the first cause found, in the order the store
+/// checks them.
+public enum RunCause: Sendable, Equatable, CustomStringConvertible {
+    /// `--force`.
+    case forced
+    /// `--rerun TASK`, for that task or one upstream of it.
+    case rerun(task: String)
+    /// The task is never reused: its type has side effects (`command` without `cache: true`) or `cache: false`.
+    case notCached(String)
+    /// The store has no result for this node: it is new, or it never finished.
+    case noRecord
+    /// The task type's implementation version changed.
+    case implementationChanged(from: String, to: String)
+    /// A run option that changes outputs changed (`--no-optimize`).
+    case optionsChanged(from: [String], to: [String])
+    /// A parameter changed; `nil` for one that was absent.
+    case parameterChanged(name: String, from: String?, to: String?)
+    /// The file or URL a source reads changed.
+    case sourceChanged(from: String?, to: String?)
+    /// An upstream node's key changed.
+    case upstreamChanged(node: String)
+    /// The node's dependencies are not the same nodes as before.
+    case upstreamReplaced
+    /// The file the node wrote is gone.
+    case outputMissing(path: String)
+    /// The file the node wrote was changed since.
+    case outputChanged(path: String)
+    /// A node that runs reads this node's output, which is not kept.
+    case neededBy(node: String)
+
+    public var description: String {
+        switch self {
+        case .forced: "--force"
+        case .rerun(let task): "--rerun \(task)"
+        case .notCached(let why): why
+        case .noRecord: "new node (no result recorded: not run before, or it did not finish)"
+        case .implementationChanged(let old, let new): "task implementation changed (\(old) → \(new))"
+        case .optionsChanged(let old, let new):
+            "run options changed (\(old.joined(separator: " ")) → \(new.joined(separator: " ")))"
+        case .parameterChanged(let name, let old, let new):
+            "parameter '\(name)' changed (\(old ?? "absent") → \(new ?? "absent"))"
+        case .sourceChanged(let old, let new): "source changed (\(old ?? "none") → \(new ?? "none"))"
+        case .upstreamChanged(let node): "upstream \(node) changed"
+        case .upstreamReplaced: "its dependencies changed"
+        case .outputMissing(let path): "output missing: \(path)"
+        case .outputChanged(let path): "output changed since it was written: \(path)"
+        case .neededBy(let node): "its output is needed by \(node), which runs"
+        }
+    }
+
+    /// The node whose own cause explains this one, for `flowrun explain`'s chain.
+    public var explainedBy: String? {
+        switch self {
+        case .upstreamChanged(let node), .neededBy(let node): node
+        default: nil
+        }
+    }
+
+    /// The first difference between what a node's key was made of before and now.
+    static func firstDifference(from old: NodeKeyInputs, to new: NodeKeyInputs) -> RunCause? {
+        if old.type != new.type || old.implementation != new.implementation {
+            return .implementationChanged(
+                from: "\(old.type) \(old.implementation)", to: "\(new.type) \(new.implementation)")
+        }
+        if old.options != new.options { return .optionsChanged(from: old.options, to: new.options) }
+        if old.parameters != new.parameters {
+            let names = Set(old.parameters.map(\.name)).union(new.parameters.map(\.name)).sorted()
+            for name in names {
+                let before = old.parameters.first { $0.name == name }?.value
+                let after = new.parameters.first { $0.name == name }?.value
+                if before != after { return .parameterChanged(name: name, from: before, to: after) }
+            }
+        }
+        if old.source != new.source { return .sourceChanged(from: old.source, to: new.source) }
+        if old.upstream.map(\.node) != new.upstream.map(\.node) { return .upstreamReplaced }
+        for (before, after) in zip(old.upstream, new.upstream) where before.key != after.key {
+            return .upstreamChanged(node: after.node)
+        }
+        return nil
+    }
+}

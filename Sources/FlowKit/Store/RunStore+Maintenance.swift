@@ -1,0 +1,50 @@
+import Foundation
+
+extension RunStore {
+    /// What `flowrun cache status` shows.
+    public struct Status: Sendable {
+        /// The nodes with a recorded result (the latest record of each).
+        public var entries: Int
+        /// The records in the journal, superseded ones included.
+        public var records: Int
+        /// The bytes the store takes on disk.
+        public var bytes: Int64
+        /// The id (start time) of the last run that recorded a result.
+        public var lastRun: String?
+        /// What was wrong with the journal.
+        public var damage: String?
+    }
+
+    /// The status of the store in `directory`; an absent store is empty.
+    public static func status(directory: String) -> Status {
+        let store = read(directory: directory)
+        var bytes: Int64 = 0
+        if let files = FileManager.default.enumerator(atPath: directory) {
+            for case let file as String in files {
+                bytes += FileStamp(path: directory + "/" + file)?.size ?? 0
+            }
+        }
+        return Status(
+            entries: store.latest.count, records: store.recordCount, bytes: bytes,
+            lastRun: store.latest.values.map(\.run).max(), damage: store.damage)
+    }
+
+    /// Empties the store, or with `keepLast` keeps only each node's latest result (what the next run can reuse).
+    /// Takes the store's lock, so it never cuts a journal a run is writing.
+    /// - Returns: The status after cleaning.
+    /// - Throws: ``StoreError/busy(directory:holder:)`` while a run holds the store; I/O errors.
+    @discardableResult
+    public static func clean(directory: String, keepLast: Bool) throws -> Status {
+        guard FileManager.default.fileExists(atPath: directory) else { return status(directory: directory) }
+        let lock = try StoreLock(directory: directory, wait: .zero)
+        let path = journalPath(in: directory)
+        if keepLast {
+            let contents = Journal.read(atPath: path)
+            if !contents.records.isEmpty || contents.damage != nil { _ = try compact(contents, at: path) }
+        } else if FileManager.default.fileExists(atPath: path) {
+            try FileManager.default.removeItem(atPath: path)
+        }
+        withExtendedLifetime(lock) {}
+        return status(directory: directory)
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+/// The store of a workflow's results across runs: a folder (`.flowrun/` beside the workflow by default) holding
+/// the journal of finished nodes and the lock.
+///
+/// Reading it never fails: a missing store is an empty one, damage is one warning and what is intact is used.
+/// Opening it for a run takes the lock, cuts off a damaged tail, and compacts a journal mostly made of records
+/// that later ones superseded.
+public final class RunStore: Sendable {
+    /// The store's folder.
+    public let directory: String
+    /// The latest record of each node id.
+    public let latest: [String: JournalRecord]
+    /// How many records the journal holds, superseded ones included.
+    public let recordCount: Int
+    /// What was wrong with the journal, for one warning.
+    public let damage: String?
+    private let lock: StoreLock?
+    private let writer: JournalWriter?
+
+    /// The folder name of a store beside its workflow.
+    public static let defaultName = ".flowrun"
+
+    /// The store of a workflow: `stateDirectory` if given, else `.flowrun` in the workflow's folder.
+    public static func directory(for workflow: Workflow, stateDirectory: String?) -> String {
+        stateDirectory ?? NodeContext.resolve(defaultName, in: workflow.directory)
+    }
+
+    /// The store of the workflow file at `path`, without loading it.
+    public static func directory(forWorkflowAt path: String, stateDirectory: String?) -> String {
+        let folder = (path as NSString).deletingLastPathComponent
+        return stateDirectory ?? NodeContext.resolve(defaultName, in: folder.isEmpty ? "." : folder)
+    }
+
+    var journalPath: String { Self.journalPath(in: directory) }
+    static func journalPath(in directory: String) -> String { directory + "/journal" }
+
+    private init(
+        directory: String, contents: Journal.Contents, lock: StoreLock?, writer: JournalWriter?
+    ) {
+        self.directory = directory
+        var latest: [String: JournalRecord] = [:]
+        latest.reserveCapacity(contents.records.count)
+        for record in contents.records { latest[record.node] = record }
+        self.latest = latest
+        recordCount = contents.records.count
+        damage = contents.damage
+        self.lock = lock
+        self.writer = writer
+    }
+
+    /// Reads a store without locking or writing it (dry runs, `explain`, `cache status`).
+    public static func read(directory: String) -> RunStore {
+        RunStore(
+            directory: directory, contents: Journal.read(atPath: journalPath(in: directory)), lock: nil, writer: nil)
+    }
+
+    /// Opens a store for a run: creates it, takes its lock, reads the journal and opens it for appending.
+    /// - Parameters:
+    ///   - directory: The store's folder.
+    ///   - lockWait: How long to wait for another flowrun holding the lock.
+    ///   - warn: Where a failure to write the journal later is reported (once).
+    /// - Throws: ``StoreError`` when the folder cannot be created or written, or the lock is held.
+    public static func open(
+        directory: String, lockWait: Duration = .seconds(2), warn: @escaping @Sendable (String) -> Void
+    ) throws -> RunStore {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError.posix("cannot create \(directory)", Self.errorCode(of: error))
+        }
+        let lock = try StoreLock(directory: directory, wait: lockWait)
+        let path = journalPath(in: directory)
+        var contents = Journal.read(atPath: path)
+        if Self.worthCompacting(contents), let compacted = try? compact(contents, at: path) {
+            contents = compacted
+        }
+        let writer = try JournalWriter(path: path, intactLength: contents.intactLength, warn: warn)
+        return RunStore(directory: directory, contents: contents, lock: lock, writer: writer)
+    }
+
+    /// Journals a finished node. `durable` for a node that wrote a file.
+    public func append(_ record: JournalRecord) {
+        writer?.append(record, durable: record.output != nil)
+    }
+
+    /// Writes what is batched, closes the journal and lets go of the lock.
+    public func close() {
+        writer?.close()
+    }
+
+    // MARK: Compaction
+
+    private static func worthCompacting(_ contents: Journal.Contents) -> Bool {
+        let live = Set(contents.records.map(\.node)).count
+        return contents.records.count > 2 * live + 1000
+    }
+
+    /// Rewrites the journal with only the latest record of each node, in their original order, atomically.
+    static func compact(_ contents: Journal.Contents, at path: String) throws -> Journal.Contents {
+        var seen = Set<String>()
+        var kept: [JournalRecord] = []
+        for record in contents.records.reversed() where seen.insert(record.node).inserted { kept.append(record) }
+        kept.reverse()
+        var bytes = Journal.magic
+        for record in kept { bytes += Journal.frame(record) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+        return Journal.Contents(records: kept, intactLength: bytes.count, damage: contents.damage)
+    }
+
+    static func errorCode(of error: any Error) -> Int32 {
+        var current = error as NSError
+        while let underlying = current.userInfo[NSUnderlyingErrorKey] as? any Error { current = underlying as NSError }
+        return current.domain == NSPOSIXErrorDomain ? Int32(current.code) : EIO
+    }
+}

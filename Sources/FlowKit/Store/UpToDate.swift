@@ -1,0 +1,142 @@
+/// The store's decision, before a run, of which nodes must run and which are up to date (`cached`).
+///
+/// Keys are computed in plan order (every node after its dependencies), decisions in reverse (every node after
+/// its dependents):
+/// - a node that writes a file is up to date when the store recorded a result with the same key and the file is
+///   still what was written (same stamp, or else the same SHA-256);
+/// - a node whose output no node of the run reads (a sink, or a node only `noop`s wait for) is up to date when
+///   the store recorded a result with its key;
+/// - a node whose output is read is up to date when none of its readers runs — its key is then guaranteed by
+///   theirs, whether or not its own record survived (a record batch lost to `kill -9` costs nothing);
+/// - `--force`, `--rerun TASK` (and everything downstream) and tasks that are never cached always run.
+public struct UpToDate: Sendable {
+    /// What a run asks of the store.
+    public struct Settings: Sendable {
+        /// Run everything (`--force`).
+        public var force: Bool
+        /// Run these tasks and everything downstream of them (`--rerun`).
+        public var rerun: Set<String>
+        /// Whether operations may take equivalent-output shortcuts (part of every key).
+        public var optimize: Bool
+
+        /// Creates settings.
+        public init(force: Bool = false, rerun: Set<String> = [], optimize: Bool = true) {
+            self.force = force
+            self.rerun = rerun
+            self.optimize = optimize
+        }
+    }
+
+    /// What went into each node's key, by index in ``Plan/nodes``.
+    public let inputs: [NodeKeyInputs]
+    /// Each node's key.
+    public let keys: [NodeKey]
+    /// Why each node runs, or `nil` for a node that is up to date.
+    public let causes: [RunCause?]
+    /// The file each node writes, resolved against the workflow's folder.
+    public let outputPaths: [String?]
+    /// The store's latest record of each node, where the decision used one.
+    public let records: [JournalRecord?]
+
+    /// The up-to-date nodes, ascending: what ``RunOptions/cachedNodes`` takes.
+    public var cachedNodes: [Int] { causes.indices.filter { causes[$0] == nil } }
+
+    /// Decides for every node of a plan.
+    /// - Parameters:
+    ///   - plan: The plan.
+    ///   - records: The store's latest record per node id.
+    ///   - settings: `--force`, `--rerun`, `--no-optimize`.
+    public init(plan: Plan, records latest: [String: JournalRecord], settings: Settings) {
+        let count = plan.nodes.count
+        var inputs: [NodeKeyInputs] = []
+        var keys: [NodeKey] = []
+        var outputPaths: [String?] = []
+        var rerunBy = [String?](repeating: nil, count: count)
+        inputs.reserveCapacity(count)
+        keys.reserveCapacity(count)
+        let options = ["optimize=\(settings.optimize)"]
+        for (index, node) in plan.nodes.enumerated() {
+            let task = plan.task(of: node)
+            let type = plan.registry[task.type.value]
+            let parameters = plan.parameters(of: node)
+            let nodeInputs = NodeKeyInputs(
+                type: task.type.value, implementation: type?.implementationVersion ?? "?", options: options,
+                parameters: parameters.names.sorted().compactMap { name in
+                    parameters[name].map {
+                        .init(name: name, value: NodeKeyInputs.canonical($0, as: type?.parameter(named: name)?.type))
+                    }
+                },
+                upstream: node.dependencies.map { .init(node: plan.nodes[$0].id, key: keys[$0]) },
+                source: type?.sourceIdentity(
+                    parameters, directory: plan.workflow.directory, byContent: task.cache == .content
+                )?.description)
+            inputs.append(nodeInputs)
+            keys.append(nodeInputs.key)
+            outputPaths.append(
+                type?.outputPath(parameters).map { NodeContext.resolve($0, in: plan.workflow.directory) })
+            if settings.rerun.contains(task.id.value) {
+                rerunBy[index] = task.id.value
+            } else {
+                rerunBy[index] = node.dependencies.lazy.compactMap { rerunBy[$0] }.first
+            }
+        }
+
+        var causes = [RunCause?](repeating: nil, count: count)
+        var records = [JournalRecord?](repeating: nil, count: count)
+        for index in plan.nodes.indices.reversed() {
+            let node = plan.nodes[index]
+            let task = plan.task(of: node)
+            let type = plan.registry[task.type.value]
+            let reader = node.dependents.first { dependent in
+                causes[dependent] != nil
+                    && plan.registry[plan.task(of: plan.nodes[dependent]).type.value]?.readsInput != false
+            }
+            let hasReaders = node.dependents.contains { dependent in
+                plan.registry[plan.task(of: plan.nodes[dependent]).type.value]?.readsInput != false
+            }
+            records[index] = latest[node.id]
+            causes[index] = Self.cause(
+                force: settings.force, rerunBy: rerunBy[index], cache: task.cache,
+                cachedByDefault: type?.cachedByDefault ?? true, record: latest[node.id], inputs: inputs[index],
+                key: keys[index], outputPath: outputPaths[index], judgedOnRecord: !hasReaders,
+                reader: reader.map { plan.nodes[$0].id })
+        }
+        self.inputs = inputs
+        self.keys = keys
+        self.causes = causes
+        self.outputPaths = outputPaths
+        self.records = records
+    }
+
+    private static func cause(
+        force: Bool, rerunBy: String?, cache: CacheSetting?, cachedByDefault: Bool, record: JournalRecord?,
+        inputs: NodeKeyInputs, key: NodeKey, outputPath: String?, judgedOnRecord: Bool, reader: String?
+    ) -> RunCause? {
+        if force { return .forced }
+        if let rerunBy { return .rerun(task: rerunBy) }
+        if cache == .disabled { return .notCached("cache: false") }
+        if cache == nil, !cachedByDefault { return .notCached("never reused without `cache: true` (side effects)") }
+        let changed: RunCause? =
+            if let record {
+                record.key == key ? nil : (RunCause.firstDifference(from: record.inputs, to: inputs) ?? .noRecord)
+            } else {
+                .noRecord
+            }
+        if judgedOnRecord || outputPath != nil, let changed { return changed }
+        if let outputPath, let record, let cause = outputCause(path: outputPath, record: record.output) {
+            return cause
+        }
+        if let reader { return changed ?? .neededBy(node: reader) }
+        return nil
+    }
+
+    /// Whether a written file is still what the store recorded: the same stamp, or else the same content.
+    private static func outputCause(path: String, record: OutputRecord?) -> RunCause? {
+        guard let record, record.path == path, let stamp = FileStamp(path: path) else {
+            return .outputMissing(path: path)
+        }
+        if stamp == record.stamp { return nil }
+        if stamp.size == record.stamp.size, ContentDigest.ofFile(atPath: path) == record.sha256 { return nil }
+        return .outputChanged(path: path)
+    }
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import FlowKit
+import Foundation
+
+/// `flowrun cache status|clean WORKFLOW`: what the store holds, and emptying it.
+struct CacheCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cache", abstract: "Show or clean the store of results that re-runs reuse.",
+        subcommands: [Status.self, Clean.self])
+
+    /// The store a cache command works on.
+    struct Location: ParsableArguments {
+        @Argument(help: "The workflow file whose store this is.", completion: .file(extensions: ["yaml", "yml"]))
+        var workflow: String
+
+        @Option(help: ArgumentHelp("The store's folder (default: .flowrun beside the workflow).", valueName: "DIR"))
+        var stateDir: String?
+
+        var directory: String { RunStore.directory(forWorkflowAt: workflow, stateDirectory: stateDir) }
+    }
+
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "status", abstract: "Show how many results the store holds and its size.")
+
+        @OptionGroup var location: Location
+
+        func run() throws {
+            let status = RunStore.status(directory: location.directory)
+            Terminal().print(CacheCommand.describe(status, directory: location.directory))
+            if let damage = status.damage { Terminal().error("warning: store \(location.directory): \(damage)\n") }
+        }
+    }
+
+    struct Clean: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "clean", abstract: "Empty the store (the next run runs everything).")
+
+        @OptionGroup var location: Location
+
+        @Flag(help: "Keep each node's latest result (what the next run can reuse); drop only superseded records.")
+        var keepLast = false
+
+        func run() throws {
+            let terminal = Terminal()
+            do {
+                let status = try RunStore.clean(directory: location.directory, keepLast: keepLast)
+                terminal.print("cleaned; " + CacheCommand.describe(status, directory: location.directory))
+            } catch let error as StoreError {
+                terminal.error("error: \(error)\n")
+                throw ExitCode(2)
+            } catch {
+                terminal.error("error: cannot clean \(location.directory): \(RunCommand.reason(error))\n")
+                throw ExitCode(1)
+            }
+        }
+    }
+
+    static func describe(_ status: RunStore.Status, directory: String) -> String {
+        let bytes = ByteCountFormatter.string(fromByteCount: status.bytes, countStyle: .binary)
+        var out =
+            "store \(directory): \(status.entries) result\(status.entries == 1 ? "" : "s") "
+            + "(\(status.records) record\(status.records == 1 ? "" : "s") in the journal), \(bytes)"
+        if let lastRun = status.lastRun { out += ", last recorded by the run of \(lastRun)" }
+        return out + "\n"
+    }
+}
+
+/// `flowrun explain WORKFLOW NODE`: why a node will run (the chain of causes) or why it is cached.
+struct ExplainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explain", abstract: "Say why a node will run, following the chain of causes, or why it is cached."
+    )
+
+    @OptionGroup var workflow: WorkflowOptions
+
+    @Argument(help: "The node, e.g. save[3] or report.")
+    var node: String
+
+    @OptionGroup(title: "Re-running") var store: StoreOptions
+
+    @Flag(help: "Decide as a run with --no-optimize would.")
+    var noOptimize = false
+
+    func run() throws {
+        let terminal = Terminal()
+        let plan = try workflow.loadPlan(terminal: terminal)
+        guard let index = plan.nodes.firstIndex(where: { $0.id == node }) else {
+            let suggestion = Suggestion.closest(to: node, in: plan.nodes.prefix(10_000).map(\.id))
+            terminal.error(
+                "error: \(workflow.workflow) has no node '\(node)'"
+                    + (suggestion.map { " (did you mean '\($0)'?)" } ?? "") + "\n")
+            throw ExitCode(2)
+        }
+        guard let (_, decisions) = try store.decide(plan, optimize: !noOptimize, terminal: terminal) else {
+            terminal.print("\(node): runs (--no-cache)\n")
+            return
+        }
+        terminal.print(UpToDatePrinter.explain(index, plan: plan, decisions: decisions))
+    }
+}

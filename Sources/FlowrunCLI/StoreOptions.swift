@@ -1,0 +1,81 @@
+import ArgumentParser
+import FlowKit
+import Foundation
+
+/// The options that choose the store and what a run may reuse from it.
+struct StoreOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Keep the store of results here (default: .flowrun beside the workflow).", valueName: "DIR"))
+    var stateDir: String?
+
+    @Flag(help: "Neither read nor write the store: run every node, record nothing.")
+    var noCache = false
+
+    @Flag(help: "Run every node even when the store has its result (the results are recorded).")
+    var force = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Run this task and everything downstream of it even when up to date (repeatable, or comma-separated).",
+            valueName: "TASK"))
+    var rerun: [String] = []
+
+    func validate() throws {
+        if noCache && (force || !rerun.isEmpty) {
+            throw ValidationError("--no-cache runs everything already; it excludes --force and --rerun")
+        }
+    }
+
+    var rerunTasks: Set<String> {
+        Set(rerun.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } })
+    }
+
+    /// Checks that `--rerun` names tasks of the plan; exit 2 otherwise.
+    func checkRerun(_ plan: Plan, terminal: Terminal) throws {
+        let ids = plan.workflow.tasks.map(\.id.value)
+        for name in rerunTasks.sorted() where !ids.contains(name) {
+            let suggestion = Suggestion.closest(to: name, in: ids).map { " (did you mean '\($0)'?)" } ?? ""
+            terminal.error("error: --rerun names no task of \(plan.workflow.path): '\(name)'\(suggestion)\n")
+            throw ExitCode(2)
+        }
+    }
+
+    /// The decisions for a plan against the store, read without locking (dry runs, `explain`).
+    func decide(_ plan: Plan, optimize: Bool, terminal: Terminal) throws -> (RunStore, UpToDate)? {
+        guard !noCache else { return nil }
+        try checkRerun(plan, terminal: terminal)
+        let store = RunStore.read(directory: RunStore.directory(for: plan.workflow, stateDirectory: stateDir))
+        warnAboutDamage(store, terminal: terminal)
+        return (store, UpToDate(plan: plan, records: store.latest, settings: settings(optimize: optimize)))
+    }
+
+    /// Opens the store for a run and decides. A store that cannot be used is a warning and a run without it;
+    /// one held by another flowrun is an error (exit 2, nothing run).
+    func open(_ plan: Plan, optimize: Bool, terminal: Terminal) throws -> (RunStore, UpToDate)? {
+        guard !noCache else { return nil }
+        try checkRerun(plan, terminal: terminal)
+        let directory = RunStore.directory(for: plan.workflow, stateDirectory: stateDir)
+        let store: RunStore
+        do {
+            store = try RunStore.open(directory: directory) { message in terminal.error("warning: \(message)\n") }
+        } catch StoreError.busy(let directory, let holder) {
+            terminal.error("error: \(StoreError.busy(directory: directory, holder: holder)); nothing was run\n")
+            throw ExitCode(2)
+        } catch {
+            terminal.error(
+                "warning: cannot use the store: \(error); running without it (nothing is reused or recorded)\n")
+            return nil
+        }
+        warnAboutDamage(store, terminal: terminal)
+        return (store, UpToDate(plan: plan, records: store.latest, settings: settings(optimize: optimize)))
+    }
+
+    private func settings(optimize: Bool) -> UpToDate.Settings {
+        UpToDate.Settings(force: force, rerun: rerunTasks, optimize: optimize)
+    }
+
+    private func warnAboutDamage(_ store: RunStore, terminal: Terminal) {
+        if let damage = store.damage { terminal.error("warning: store \(store.directory): \(damage)\n") }
+    }
+}

@@ -1,0 +1,71 @@
+import FlowKit
+import OrderedCollections
+
+/// What a dry run adds when a store is in use: per task, how many nodes will run and how many are cached, and for
+/// each node that will run (a few per task), the first cause.
+struct UpToDatePrinter {
+    let plan: Plan
+    let store: RunStore
+    let decisions: UpToDate
+
+    /// Nodes listed with their cause, per task; `flowrun explain` tells about any other.
+    static let listedPerTask = 10
+
+    func render() -> String {
+        var byTask = OrderedDictionary<Int, (run: [Int], cached: Int)>()
+        for index in plan.nodes.indices {
+            let task = plan.nodes[index].taskIndex
+            var entry = byTask[task] ?? ([], 0)
+            if decisions.causes[index] == nil { entry.cached += 1 } else { entry.run.append(index) }
+            byTask[task] = entry
+        }
+        let toRun = decisions.causes.lazy.filter { $0 != nil }.count
+        var out =
+            "\nstore \(store.directory): \(store.latest.count) result\(store.latest.count == 1 ? "" : "s") recorded; "
+            + "\(toRun) node\(toRun == 1 ? "" : "s") will run, \(plan.nodes.count - toRun) cached\n"
+        let width = byTask.keys.map { plan.workflow.tasks[$0].id.value.count }.max() ?? 0
+        for (task, entry) in byTask {
+            out +=
+                "  \(plan.workflow.tasks[task].id.value.padded(to: width))  \(entry.run.count) run, \(entry.cached) cached\n"
+            for index in entry.run.prefix(Self.listedPerTask) {
+                out += "    \(plan.nodes[index].id): \(decisions.causes[index].map(String.init(describing:)) ?? "")\n"
+            }
+            if entry.run.count > Self.listedPerTask {
+                out += "    … and \(entry.run.count - Self.listedPerTask) more (flowrun explain WORKFLOW NODE)\n"
+            }
+        }
+        return out
+    }
+
+    /// The whole chain of causes for one node: its own, then that of the node it points at, and so on.
+    static func explain(_ index: Int, plan: Plan, decisions: UpToDate) -> String {
+        var ids: [String: Int] = [:]
+        for (position, node) in plan.nodes.enumerated() { ids[node.id] = position }
+        var out = ""
+        var current: Int? = index
+        var seen = Set<Int>()
+        var depth = 0
+        while let node = current, seen.insert(node).inserted {
+            let indent = String(repeating: "  ", count: depth)
+            let id = plan.nodes[node].id
+            out += "\(indent)\(id) (key \(decisions.keys[node].hex.prefix(12))): "
+            guard let cause = decisions.causes[node] else {
+                out += cachedReason(node, decisions: decisions) + "\n"
+                break
+            }
+            out += "runs: \(cause)\n"
+            current = cause.explainedBy.flatMap { ids[$0] }
+            depth += 1
+        }
+        return out
+    }
+
+    private static func cachedReason(_ index: Int, decisions: UpToDate) -> String {
+        guard let record = decisions.records[index], record.key == decisions.keys[index] else {
+            return "cached: every node that reads its output is cached"
+        }
+        var text = "cached: same key as the result of the run of \(record.run)"
+        if let output = record.output { text += "; \(output.path) is as written" }
+        return text
+    }
+}
