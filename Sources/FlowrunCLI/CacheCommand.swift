@@ -17,6 +17,7 @@ struct CacheCommand: ParsableCommand {
         var stateDir: String?
 
         var directory: String { RunStore.directory(forWorkflowAt: workflow, stateDirectory: stateDir) }
+        var name: String { RunStore.name(ofWorkflowAt: workflow) }
     }
 
     struct Status: ParsableCommand {
@@ -26,7 +27,7 @@ struct CacheCommand: ParsableCommand {
         @OptionGroup var location: Location
 
         func run() throws {
-            let status = RunStore.status(directory: location.directory)
+            let status = RunStore.status(directory: location.directory, name: location.name)
             Terminal().print(CacheCommand.describe(status, directory: location.directory))
             if let damage = status.damage { Terminal().error("warning: store \(location.directory): \(damage)\n") }
         }
@@ -44,7 +45,7 @@ struct CacheCommand: ParsableCommand {
         func run() throws {
             let terminal = Terminal()
             do {
-                let status = try RunStore.clean(directory: location.directory, keepLast: keepLast)
+                let status = try RunStore.clean(directory: location.directory, name: location.name, keepLast: keepLast)
                 terminal.print("cleaned; " + CacheCommand.describe(status, directory: location.directory))
             } catch let error as StoreError {
                 terminal.error("error: \(error)\n")
@@ -57,7 +58,12 @@ struct CacheCommand: ParsableCommand {
     }
 
     static func describe(_ status: RunStore.Status, directory: String) -> String {
-        let bytes = ByteCountFormatter.string(fromByteCount: status.bytes, countStyle: .binary)
+        let bytes =
+            status.bytes < 1 << 10
+            ? "\(status.bytes) bytes"
+            : status.bytes < 1 << 20
+                ? String(format: "%.1f KiB", Double(status.bytes) / 1024)
+                : String(format: "%.1f MiB", Double(status.bytes) / 1_048_576)
         var out =
             "store \(directory): \(status.entries) result\(status.entries == 1 ? "" : "s") "
             + "(\(status.records) record\(status.records == 1 ? "" : "s") in the journal), \(bytes)"

@@ -5,7 +5,8 @@ import OrderedCollections
 struct PlanPrinter {
     let plan: Plan
 
-    func render() -> String {
+    /// The plan; `upToDate` (what the store decided) goes before the closing line.
+    func render(upToDate: String? = nil) -> String {
         let waves = plan.waves()
         let workflow = plan.workflow
         var out =
@@ -32,6 +33,7 @@ struct PlanPrinter {
                 out += line.trailingSpacesTrimmed + "\n"
             }
         }
+        if let upToDate { out += "\n" + upToDate }
         out += "\nvalid: nothing was fetched, decoded or written\n"
         return out
     }

@@ -59,10 +59,10 @@ struct RunCommand: ParsableCommand {
         let terminal = Terminal()
         let plan = try workflow.loadPlan(terminal: terminal)
         if dryRun {
-            terminal.print(PlanPrinter(plan: plan).render())
-            if let (store, decisions) = try store.decide(plan, optimize: !noOptimize, terminal: terminal) {
-                terminal.print(UpToDatePrinter(plan: plan, store: store, decisions: decisions).render())
+            let upToDate = try store.decide(plan, optimize: !noOptimize, terminal: terminal).map {
+                UpToDatePrinter(plan: plan, store: $0.0, decisions: $0.1).render()
             }
+            terminal.print(PlanPrinter(plan: plan).render(upToDate: upToDate))
             return
         }
         let logger = makeLogger()

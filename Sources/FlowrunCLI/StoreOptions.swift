@@ -45,7 +45,9 @@ struct StoreOptions: ParsableArguments {
     func decide(_ plan: Plan, optimize: Bool, terminal: Terminal) throws -> (RunStore, UpToDate)? {
         guard !noCache else { return nil }
         try checkRerun(plan, terminal: terminal)
-        let store = RunStore.read(directory: RunStore.directory(for: plan.workflow, stateDirectory: stateDir))
+        let store = RunStore.read(
+            directory: RunStore.directory(for: plan.workflow, stateDirectory: stateDir),
+            name: RunStore.name(ofWorkflowAt: plan.workflow.path))
         warnAboutDamage(store, terminal: terminal)
         return (store, UpToDate(plan: plan, records: store.latest, settings: settings(optimize: optimize)))
     }
@@ -58,9 +60,11 @@ struct StoreOptions: ParsableArguments {
         let directory = RunStore.directory(for: plan.workflow, stateDirectory: stateDir)
         let store: RunStore
         do {
-            store = try RunStore.open(directory: directory) { message in terminal.error("warning: \(message)\n") }
-        } catch StoreError.busy(let directory, let holder) {
-            terminal.error("error: \(StoreError.busy(directory: directory, holder: holder)); nothing was run\n")
+            store = try RunStore.open(directory: directory, name: RunStore.name(ofWorkflowAt: plan.workflow.path)) {
+                message in terminal.error("warning: \(message)\n")
+            }
+        } catch let error as StoreError where error.isBusy {
+            terminal.error("error: \(error); nothing was run\n")
             throw ExitCode(2)
         } catch {
             terminal.error(

@@ -20,8 +20,9 @@ struct UpToDatePrinter {
             byTask[task] = entry
         }
         let toRun = decisions.causes.lazy.filter { $0 != nil }.count
+        if store.latest.isEmpty { return "store \(store.directory): nothing recorded yet; every node will run\n" }
         var out =
-            "\nstore \(store.directory): \(store.latest.count) result\(store.latest.count == 1 ? "" : "s") recorded; "
+            "store \(store.directory): \(store.latest.count) result\(store.latest.count == 1 ? "" : "s") recorded; "
             + "\(toRun) node\(toRun == 1 ? "" : "s") will run, \(plan.nodes.count - toRun) cached\n"
         let width = byTask.keys.map { plan.workflow.tasks[$0].id.value.count }.max() ?? 0
         for (task, entry) in byTask {

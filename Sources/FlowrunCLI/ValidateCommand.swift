@@ -17,10 +17,10 @@ struct ValidateCommand: ParsableCommand {
     func run() throws {
         let terminal = Terminal()
         let plan = try workflow.loadPlan(terminal: terminal)
-        terminal.print(PlanPrinter(plan: plan).render())
-        if let (store, decisions) = try store.decide(plan, optimize: !noOptimize, terminal: terminal) {
-            terminal.print(UpToDatePrinter(plan: plan, store: store, decisions: decisions).render())
+        let upToDate = try store.decide(plan, optimize: !noOptimize, terminal: terminal).map {
+            UpToDatePrinter(plan: plan, store: $0.0, decisions: $0.1).render()
         }
+        terminal.print(PlanPrinter(plan: plan).render(upToDate: upToDate))
     }
 }
 

@@ -36,7 +36,8 @@ import Testing
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let everything = OutputFolder.files(in: work.url.path)
         let outside = everything.filter {
-            !$0.hasPrefix("inner/out/") && !["inner/names.txt", "inner/names.yaml", "inner/run.json"].contains($0)
+            !$0.hasPrefix("inner/out/") && !$0.hasPrefix("inner/.flowrun/")  // the store, beside the workflow
+                && !["inner/names.txt", "inner/names.yaml", "inner/run.json"].contains($0)
         }
         #expect(outside.isEmpty, "written outside the output folder: \(outside)")
         let written = OutputFolder.files(in: root.appendingPathComponent("out").path)
@@ -62,7 +63,7 @@ import Testing
         let result = try await Child.runFlowrun(["stems.yaml", "--no-progress"], in: root)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let outside = OutputFolder.files(in: work.url.path).filter {
-            !$0.hasPrefix("inner/out/") && $0 != "inner/stems.yaml"
+            !$0.hasPrefix("inner/out/") && !$0.hasPrefix("inner/.flowrun/") && $0 != "inner/stems.yaml"
         }
         #expect(outside.isEmpty, "written outside the output folder: \(outside)")
         let written = OutputFolder.files(in: root.appendingPathComponent("out").path)

@@ -268,7 +268,7 @@ struct ReportView {
     func cause(_ id: String) -> String { node(id)?["cause"] as? String ?? "" }
     func attempts(_ id: String) -> Int? { node(id)?["attempts"] as? Int }
 
-    static let finalStatuses: Set<String> = ["succeeded", "failed", "skipped", "cancelled"]
+    static let finalStatuses: Set<String> = ["succeeded", "failed", "skipped", "cancelled", "cached"]
 
     /// Nodes whose status is missing or not final.
     var unfinished: [String] {

@@ -17,7 +17,10 @@ import Testing
 
     @Test func sepiaThumbnailsWritesOneThumbnailPerBundledPhoto() throws {
         let scratch = try Scratch()
-        let result = try Flowrun.run([workflow("sepia-thumbnails.yaml"), "--param", "outDir=\(scratch.path("out"))"])
+        let result = try Flowrun.run([
+            workflow("sepia-thumbnails.yaml"), "--param", "outDir=\(scratch.path("out"))", "--state-dir",
+            scratch.path("state"),
+        ])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let photos = try FileManager.default.contentsOfDirectory(
             atPath: Self.repository.appendingPathComponent("examples/photos").path
@@ -29,7 +32,9 @@ import Testing
 
     @Test func diamondWritesBothTones() throws {
         let scratch = try Scratch()
-        let result = try Flowrun.run([workflow("diamond.yaml"), "--param", "outDir=\(scratch.path("out"))"])
+        let result = try Flowrun.run([
+            workflow("diamond.yaml"), "--param", "outDir=\(scratch.path("out"))", "--state-dir", scratch.path("state"),
+        ])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")).sorted() == [
@@ -44,7 +49,8 @@ import Testing
             "the gallery needs ../shared/photos beside the repository")
         let scratch = try Scratch()
         let result = try Flowrun.run([
-            workflow("gallery.yaml"), "--param", "outDir=\(scratch.path("out"))", "--report", scratch.path("run.json"),
+            workflow("gallery.yaml"), "--param", "outDir=\(scratch.path("out"))", "--state-dir", scratch.path("state"),
+            "--report", scratch.path("run.json"),
         ])
         #expect(result.status == 1)
         let written = try FileManager.default.contentsOfDirectory(atPath: scratch.path("out"))

@@ -65,8 +65,8 @@ public protocol TaskType: Sendable {
     /// - Parameters:
     ///   - parameters: The node's parameters.
     ///   - directory: The workflow's folder, which relative paths resolve against.
-    ///   - byContent: Whether the task asked for `cache: content`.
-    func sourceIdentity(_ parameters: ParameterValues, directory: String, byContent: Bool) -> SourceIdentity?
+    ///   - cache: The task's `cache:` setting (`content` asks for a hash).
+    func sourceIdentity(_ parameters: ParameterValues, directory: String, cache: CacheSetting?) -> SourceIdentity?
 }
 
 extension TaskType {
@@ -75,7 +75,9 @@ extension TaskType {
     public var cachedByDefault: Bool { true }
     public var readsInput: Bool { true }
     public func outputPath(_ parameters: ParameterValues) -> String? { nil }
-    public func sourceIdentity(_ parameters: ParameterValues, directory: String, byContent: Bool) -> SourceIdentity? {
+    public func sourceIdentity(_ parameters: ParameterValues, directory: String, cache: CacheSetting?)
+        -> SourceIdentity?
+    {
         nil
     }
     public func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics) {}

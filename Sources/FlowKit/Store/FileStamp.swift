@@ -69,10 +69,20 @@ public enum ContentDigest {
 public struct SourceIdentity: Sendable, Hashable, CustomStringConvertible {
     /// The canonical text, e.g. `file /photos/a.jpg size 1200 mtime 1700000000123456789 inode 42`.
     public var description: String
+    /// Whether the source cannot be checked before the run (an http(s) URL): it then counts as changed every run.
+    public var changesEveryRun: Bool
 
     /// Creates an identity from its canonical text.
     public init(_ description: String) {
         self.description = description
+        changesEveryRun = false
+    }
+
+    /// A source that cannot be checked before the run and so counts as changed on every run.
+    public static func changing(_ description: String) -> SourceIdentity {
+        var identity = SourceIdentity(description)
+        identity.changesEveryRun = true
+        return identity
     }
 
     /// A local file by path and stamp, or by path and content hash; a missing file is identified as missing

@@ -7,7 +7,7 @@ extension RunStore {
         public var entries: Int
         /// The records in the journal, superseded ones included.
         public var records: Int
-        /// The bytes the store takes on disk.
+        /// The bytes the workflow's journal takes on disk.
         public var bytes: Int64
         /// The id (start time) of the last run that recorded a result.
         public var lastRun: String?
@@ -15,29 +15,24 @@ extension RunStore {
         public var damage: String?
     }
 
-    /// The status of the store in `directory`; an absent store is empty.
-    public static func status(directory: String) -> Status {
-        let store = read(directory: directory)
-        var bytes: Int64 = 0
-        if let files = FileManager.default.enumerator(atPath: directory) {
-            for case let file as String in files {
-                bytes += FileStamp(path: directory + "/" + file)?.size ?? 0
-            }
-        }
+    /// The status of a workflow's part of the store in `directory`; an absent store is empty.
+    public static func status(directory: String, name: String) -> Status {
+        let store = read(directory: directory, name: name)
+        let bytes = FileStamp(path: journalPath(in: directory, name: name))?.size ?? 0
         return Status(
             entries: store.latest.count, records: store.recordCount, bytes: bytes,
             lastRun: store.latest.values.map(\.run).max(), damage: store.damage)
     }
 
-    /// Empties the store, or with `keepLast` keeps only each node's latest result (what the next run can reuse).
+    /// Empties a workflow's part of the store, or with `keepLast` keeps only each node's latest result (what the next run can reuse).
     /// Takes the store's lock, so it never cuts a journal a run is writing.
     /// - Returns: The status after cleaning.
-    /// - Throws: ``StoreError/busy(directory:holder:)`` while a run holds the store; I/O errors.
+    /// - Throws: ``StoreError/busy(lock:holder:)`` while a run holds the store; I/O errors.
     @discardableResult
-    public static func clean(directory: String, keepLast: Bool) throws -> Status {
-        guard FileManager.default.fileExists(atPath: directory) else { return status(directory: directory) }
-        let lock = try StoreLock(directory: directory, wait: .zero)
-        let path = journalPath(in: directory)
+    public static func clean(directory: String, name: String, keepLast: Bool) throws -> Status {
+        guard FileManager.default.fileExists(atPath: directory) else { return status(directory: directory, name: name) }
+        let lock = try StoreLock(path: directory + "/" + name + ".lock", wait: .zero)
+        let path = journalPath(in: directory, name: name)
         if keepLast {
             let contents = Journal.read(atPath: path)
             if !contents.records.isEmpty || contents.damage != nil { _ = try compact(contents, at: path) }
@@ -45,6 +40,6 @@ extension RunStore {
             try FileManager.default.removeItem(atPath: path)
         }
         withExtendedLifetime(lock) {}
-        return status(directory: directory)
+        return status(directory: directory, name: name)
     }
 }

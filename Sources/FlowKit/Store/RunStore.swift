@@ -1,7 +1,8 @@
 import Foundation
 
-/// The store of a workflow's results across runs: a folder (`.flowrun/` beside the workflow by default) holding
-/// the journal of finished nodes and the lock.
+/// The store of a workflow's results across runs: a folder (`.flowrun/` beside the workflow by default) holding,
+/// per workflow file, the journal of its finished nodes and its lock (`NAME.yaml.journal`, `NAME.yaml.lock`), so
+/// the workflows of one folder neither mix their records nor wait for each other.
 ///
 /// Reading it never fails: a missing store is an empty one, damage is one warning and what is intact is used.
 /// Opening it for a run takes the lock, cuts off a damaged tail, and compacts a journal mostly made of records
@@ -9,6 +10,8 @@ import Foundation
 public final class RunStore: Sendable {
     /// The store's folder.
     public let directory: String
+    /// The workflow's file name, which names its journal and lock.
+    public let name: String
     /// The latest record of each node id.
     public let latest: [String: JournalRecord]
     /// How many records the journal holds, superseded ones included.
@@ -32,13 +35,17 @@ public final class RunStore: Sendable {
         return stateDirectory ?? NodeContext.resolve(defaultName, in: folder.isEmpty ? "." : folder)
     }
 
-    var journalPath: String { Self.journalPath(in: directory) }
-    static func journalPath(in directory: String) -> String { directory + "/journal" }
+    /// The journal of the workflow file `name` in the store `directory`.
+    static func journalPath(in directory: String, name: String) -> String { directory + "/" + name + ".journal" }
+
+    /// The workflow file's name as the store knows it.
+    public static func name(ofWorkflowAt path: String) -> String { (path as NSString).lastPathComponent }
 
     private init(
-        directory: String, contents: Journal.Contents, lock: StoreLock?, writer: JournalWriter?
+        directory: String, name: String, contents: Journal.Contents, lock: StoreLock?, writer: JournalWriter?
     ) {
         self.directory = directory
+        self.name = name
         var latest: [String: JournalRecord] = [:]
         latest.reserveCapacity(contents.records.count)
         for record in contents.records { latest[record.node] = record }
@@ -50,33 +57,36 @@ public final class RunStore: Sendable {
     }
 
     /// Reads a store without locking or writing it (dry runs, `explain`, `cache status`).
-    public static func read(directory: String) -> RunStore {
+    public static func read(directory: String, name: String) -> RunStore {
         RunStore(
-            directory: directory, contents: Journal.read(atPath: journalPath(in: directory)), lock: nil, writer: nil)
+            directory: directory, name: name, contents: Journal.read(atPath: journalPath(in: directory, name: name)),
+            lock: nil, writer: nil)
     }
 
     /// Opens a store for a run: creates it, takes its lock, reads the journal and opens it for appending.
     /// - Parameters:
     ///   - directory: The store's folder.
+    ///   - name: The workflow file's name (``name(ofWorkflowAt:)``).
     ///   - lockWait: How long to wait for another flowrun holding the lock.
     ///   - warn: Where a failure to write the journal later is reported (once).
     /// - Throws: ``StoreError`` when the folder cannot be created or written, or the lock is held.
     public static func open(
-        directory: String, lockWait: Duration = .seconds(2), warn: @escaping @Sendable (String) -> Void
+        directory: String, name: String, lockWait: Duration = .seconds(5),
+        warn: @escaping @Sendable (String) -> Void
     ) throws -> RunStore {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
             throw StoreError.posix("cannot create \(directory)", Self.errorCode(of: error))
         }
-        let lock = try StoreLock(directory: directory, wait: lockWait)
-        let path = journalPath(in: directory)
+        let lock = try StoreLock(path: directory + "/" + name + ".lock", wait: lockWait)
+        let path = journalPath(in: directory, name: name)
         var contents = Journal.read(atPath: path)
         if Self.worthCompacting(contents), let compacted = try? compact(contents, at: path) {
             contents = compacted
         }
         let writer = try JournalWriter(path: path, intactLength: contents.intactLength, warn: warn)
-        return RunStore(directory: directory, contents: contents, lock: lock, writer: writer)
+        return RunStore(directory: directory, name: name, contents: contents, lock: lock, writer: writer)
     }
 
     /// Journals a finished node. `durable` for a node that wrote a file.

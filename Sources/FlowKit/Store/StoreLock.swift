@@ -12,10 +12,9 @@ import Foundation
 public final class StoreLock: Sendable {
     private let descriptor: Int32
 
-    /// Takes the lock, waiting up to `wait` for another flowrun to let go.
+    /// Takes the lock file at `path`, waiting up to `wait` for another flowrun to let go.
     /// - Throws: ``StoreError`` when the lock file cannot be opened, or when another flowrun still holds it.
-    public init(directory: String, wait: Duration = .seconds(2)) throws {
-        let path = directory + "/lock"
+    public init(path: String, wait: Duration) throws {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw StoreError.posix("cannot open \(path)", errno) }
         let deadline = ContinuousClock.now + wait
@@ -29,7 +28,7 @@ public final class StoreLock: Sendable {
                 let holder = (try? String(contentsOfFile: path, encoding: .utf8))?
                     .trimmingCharacters(in: .whitespacesAndNewlines)
                 close(descriptor)
-                throw StoreError.busy(directory: directory, holder: holder.flatMap(Int32.init))
+                throw StoreError.busy(lock: path, holder: holder.flatMap(Int32.init))
             }
             usleep(20_000)
         }
@@ -47,16 +46,22 @@ public final class StoreLock: Sendable {
 /// Why a store could not be used.
 public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// Another flowrun holds the store's lock.
-    case busy(directory: String, holder: Int32?)
+    case busy(lock: String, holder: Int32?)
     /// A system call failed.
     case posix(String, Int32)
 
+    /// Whether another flowrun holds the lock.
+    public var isBusy: Bool {
+        if case .busy = self { return true }
+        return false
+    }
+
     public var description: String {
         switch self {
-        case .busy(let directory, let holder):
+        case .busy(let lock, let holder):
             let who = holder.map { "another flowrun (pid \($0))" } ?? "another flowrun"
             return
-                "the store \(directory) is in use by \(who); wait for it to finish, or give this run its own "
+                "the store is in use by \(who) (lock \(lock)); wait for it to finish, or give this run its own "
                 + "--state-dir (or --no-cache)"
         case .posix(let what, let code):
             return "\(what): \(String(cString: strerror(code)))"

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The store's decision, before a run, of which nodes must run and which are up to date (`cached`).
 ///
 /// Keys are computed in plan order (every node after its dependencies), decisions in reverse (every node after
@@ -52,6 +54,8 @@ public struct UpToDate: Sendable {
         var keys: [NodeKey] = []
         var outputPaths: [String?] = []
         var rerunBy = [String?](repeating: nil, count: count)
+        var changing = [String?](repeating: nil, count: count)
+        let runNonce = UUID().uuidString
         inputs.reserveCapacity(count)
         keys.reserveCapacity(count)
         let options = ["optimize=\(settings.optimize)"]
@@ -59,6 +63,9 @@ public struct UpToDate: Sendable {
             let task = plan.task(of: node)
             let type = plan.registry[task.type.value]
             let parameters = plan.parameters(of: node)
+            let source = type?.sourceIdentity(parameters, directory: plan.workflow.directory, cache: task.cache)
+            // A source that changes every run gets a key of this run only, so everything downstream runs too.
+            if source?.changesEveryRun == true { changing[index] = source?.description }
             let nodeInputs = NodeKeyInputs(
                 type: task.type.value, implementation: type?.implementationVersion ?? "?", options: options,
                 parameters: parameters.names.sorted().compactMap { name in
@@ -67,9 +74,7 @@ public struct UpToDate: Sendable {
                     }
                 },
                 upstream: node.dependencies.map { .init(node: plan.nodes[$0].id, key: keys[$0]) },
-                source: type?.sourceIdentity(
-                    parameters, directory: plan.workflow.directory, byContent: task.cache == .content
-                )?.description)
+                source: source.map { $0.changesEveryRun ? "\($0) run \(runNonce)" : $0.description })
             inputs.append(nodeInputs)
             keys.append(nodeInputs.key)
             outputPaths.append(
@@ -96,7 +101,7 @@ public struct UpToDate: Sendable {
             }
             records[index] = latest[node.id]
             causes[index] = Self.cause(
-                force: settings.force, rerunBy: rerunBy[index], cache: task.cache,
+                force: settings.force, rerunBy: rerunBy[index], changing: changing[index], cache: task.cache,
                 cachedByDefault: type?.cachedByDefault ?? true, record: latest[node.id], inputs: inputs[index],
                 key: keys[index], outputPath: outputPaths[index], judgedOnRecord: !hasReaders,
                 reader: reader.map { plan.nodes[$0].id })
@@ -109,11 +114,13 @@ public struct UpToDate: Sendable {
     }
 
     private static func cause(
-        force: Bool, rerunBy: String?, cache: CacheSetting?, cachedByDefault: Bool, record: JournalRecord?,
+        force: Bool, rerunBy: String?, changing: String?, cache: CacheSetting?, cachedByDefault: Bool,
+        record: JournalRecord?,
         inputs: NodeKeyInputs, key: NodeKey, outputPath: String?, judgedOnRecord: Bool, reader: String?
     ) -> RunCause? {
         if force { return .forced }
         if let rerunBy { return .rerun(task: rerunBy) }
+        if let changing { return .unverifiableSource(changing) }
         if cache == .disabled { return .notCached("cache: false") }
         if cache == nil, !cachedByDefault { return .notCached("never reused without `cache: true` (side effects)") }
         let changed: RunCause? =

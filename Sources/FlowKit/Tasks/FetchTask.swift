@@ -24,12 +24,18 @@ public struct FetchTask: TaskType {
     public var consumes: InputRequirement { .none }
     public var provides: ProviderKind? { .data }
 
-    /// A local file by path and stamp (or content hash with `cache: content`); a URL by itself.
-    public func sourceIdentity(_ parameters: ParameterValues, directory: String, byContent: Bool) -> SourceIdentity? {
+    /// A local file by path and stamp (or content hash with `cache: content`). An http(s) URL is not
+    /// revalidated, so it counts as changed on every run, unless the task says `cache: true`: then the URL is
+    /// trusted to name content that does not change.
+    public func sourceIdentity(_ parameters: ParameterValues, directory: String, cache: CacheSetting?)
+        -> SourceIdentity?
+    {
         let written = parameters.string("url") ?? ""
         switch FetchSource.parse(written, directory: directory, failure: { NodeFailure($0, $1, node: "") }) {
-        case .success(.file(let path)): return .file(atPath: path, byContent: byContent)
-        case .success(.http(let url)): return SourceIdentity("url \(url.absoluteString)")
+        case .success(.file(let path)): return .file(atPath: path, byContent: cache == .content)
+        case .success(.http(let url)):
+            let identity = "url \(url.absoluteString)"
+            return cache == nil ? .changing(identity) : SourceIdentity(identity)
         case .failure: return nil
         }
     }
