@@ -1,0 +1,187 @@
+import FlowKitTesting
+import Foundation
+import OrderedCollections
+import Testing
+
+@testable import FlowKit
+
+/// Node keys, the journal's format and the up-to-date decisions, in-process.
+@Suite struct NodeKeyTests {
+    static let base = """
+        version: 1
+        params: { n: 2 }
+        queues: { slow: { maxConcurrent: 1 } }
+        tasks:
+          a: { type: sleep, duration: 10ms }
+          b: { type: sleep, duration: "${params.n}ms", dependsOn: a }
+          c: { type: noop, dependsOn: [a, b] }
+        """
+
+    func keys(_ yaml: String, optimize: Bool = true) throws -> [String: String] {
+        let plan = try TestWorkflow.plan(yaml, registry: .builtIn)
+        let decisions = UpToDate(plan: plan, records: [:], settings: .init(optimize: optimize))
+        return Dictionary(uniqueKeysWithValues: zip(plan.nodes.map(\.id), decisions.keys.map(\.hex)))
+    }
+
+    @Test func whatRunsANodeButNotWhatItProducesIsNotInItsKey() throws {
+        let before = try keys(Self.base)
+        let after = try keys(
+            Self.base.replacingOccurrences(
+                of: "b: { type: sleep, duration: \"${params.n}ms\", dependsOn: a }",
+                with:
+                    "b: { type: sleep, duration: \"${params.n}ms\", dependsOn: a, queue: slow, priority: high, retries: 3, timeout: 5s, continueOnError: true }"
+            ))
+        #expect(before == after)
+    }
+
+    @Test func aParameterChangeChangesTheKeyAndEveryKeyDownstream() throws {
+        let before = try keys(Self.base)
+        let after = try keys(Self.base.replacingOccurrences(of: "params: { n: 2 }", with: "params: { n: 3 }"))
+        #expect(before["a"] == after["a"])
+        #expect(before["b"] != after["b"])
+        #expect(before["c"] != after["c"])
+    }
+
+    @Test func upstreamKeysInInputOrderAndRunOptionsAreInTheKey() throws {
+        let gather = """
+            version: 1
+            tasks:
+              a: { type: sleep, forEach: [1, 2], duration: "${item}ms" }
+              c: { type: noop, gather: true, dependsOn: a }
+            """
+        let before = try keys(gather)
+        let swapped = try keys(gather.replacingOccurrences(of: "[1, 2]", with: "[2, 1]"))
+        #expect(before["a[0]"] == swapped["a[1]"])
+        #expect(before["c"] != swapped["c"])
+        let literal = try keys(Self.base, optimize: false)
+        let optimized = try keys(Self.base)
+        #expect(Set(optimized.keys).allSatisfy { optimized[$0] != literal[$0] })
+    }
+
+    @Test func canonicalValuesDoNotDependOnSpelling() {
+        #expect(NodeKeyInputs.canonical(.int(1), as: .number) == NodeKeyInputs.canonical(.double(1.0), as: .number))
+        #expect(NodeKeyInputs.canonical(.double(0.8)) == "0.8")
+        #expect(NodeKeyInputs.canonical(.string("a\"b\n")) == "\"a\\\"b\\n\"")
+        #expect(
+            NodeKeyInputs.canonical(.map(["b": .int(1), "a": .int(2)]))
+                == NodeKeyInputs.canonical(.map(["a": .int(2), "b": .int(1)])))
+        #expect(NodeKeyInputs.canonical(.string("1")) != NodeKeyInputs.canonical(.int(1)))
+    }
+}
+
+@Suite struct JournalTests {
+    static func record(_ node: String, key: String = "k", output: OutputRecord? = nil) -> JournalRecord {
+        JournalRecord(
+            run: "2026-11-23T20:00:00Z", node: node, key: NodeKey(hex: key),
+            inputs: NodeKeyInputs(
+                type: "sepia", implementation: "1", options: ["optimize=true"],
+                parameters: [.init(name: "intensity", value: "0.8")],
+                upstream: [.init(node: "decode[\(node.count)]", key: NodeKey(hex: "up"))], source: nil),
+            output: output)
+    }
+
+    static let records = [
+        record("a"),
+        record(
+            "bb",
+            output: OutputRecord(path: "/o/x.jpg", stamp: FileStamp(size: 12, modified: -3, inode: 9), sha256: "ab")),
+        record("ccc", key: "z"),
+    ]
+
+    static var bytes: [UInt8] { records.reduce(Journal.magic) { $0 + Journal.frame($1) } }
+
+    @Test func recordsReadBackAsWritten() {
+        let contents = Journal.parse(Self.bytes)
+        #expect(contents.records == Self.records)
+        #expect(contents.damage == nil)
+        #expect(contents.intactLength == Self.bytes.count)
+    }
+
+    /// A write cut at any byte (kill -9, a full disk) loses at most the record it was writing, with a warning.
+    @Test func aJournalCutAtAnyByteKeepsTheWholeRecordsBeforeTheCut() {
+        let bytes = Self.bytes
+        var boundaries = [Journal.magic.count]
+        for record in Self.records { boundaries.append(boundaries[boundaries.count - 1] + Journal.frame(record).count) }
+        for cut in 0..<bytes.count {
+            let contents = Journal.parse(Array(bytes.prefix(cut)))
+            let whole = boundaries.filter { $0 <= cut }.count - 1
+            #expect(contents.records == Array(Self.records.prefix(max(whole, 0))), "cut at \(cut)")
+            let atBoundary = cut == 0 || boundaries.contains(cut)
+            #expect((contents.damage == nil) == atBoundary, "cut at \(cut)")
+            #expect(contents.intactLength <= cut)
+        }
+    }
+
+    /// Any one flipped byte after the magic is caught by a checksum, or ends the reading; never a changed record.
+    @Test func aFlippedByteIsNeverTrusted() {
+        let bytes = Self.bytes
+        for position in Journal.magic.count..<bytes.count {
+            var damaged = bytes
+            damaged[position] ^= 0x40
+            let contents = Journal.parse(damaged)
+            #expect(contents.damage != nil, "flip at \(position)")
+            #expect(Self.records.starts(with: contents.records), "flip at \(position)")
+        }
+    }
+
+    @Test func aForeignFileIsReadAsEmptyWithAWarning() {
+        let contents = Journal.parse(Array("version: 1\ntasks: {}\n".utf8))
+        #expect(contents.records.isEmpty)
+        #expect(contents.intactLength == 0)
+        #expect(contents.damage?.contains("not one this flowrun writes") == true)
+    }
+}
+
+@Suite struct UpToDateTests {
+    static let yaml = """
+        version: 1
+        tasks:
+          a: { type: noop }
+          b: { type: noop, dependsOn: a }
+          c: { type: command, argv: [echo, hi], dependsOn: b }
+          d: { type: noop, dependsOn: c }
+        """
+
+    /// The records a successful run of `plan` leaves.
+    func records(of plan: Plan, _ decisions: UpToDate) -> [String: JournalRecord] {
+        var records: [String: JournalRecord] = [:]
+        for (index, node) in plan.nodes.enumerated() {
+            records[node.id] = JournalRecord(
+                run: "r", node: node.id, key: decisions.keys[index], inputs: decisions.inputs[index])
+        }
+        return records
+    }
+
+    @Test func decisionsFollowTheStoreAndTheSettings() throws {
+        let plan = try TestWorkflow.plan(Self.yaml, registry: .builtIn)
+        let cold = UpToDate(plan: plan, records: [:], settings: .init())
+        #expect(cold.causes.allSatisfy { $0 != nil })
+        let records = records(of: plan, cold)
+        let warm = UpToDate(plan: plan, records: records, settings: .init())
+        // The command always runs; what it reads must run with it; the noop after it is judged on its key.
+        #expect(warm.causes[0] == nil)
+        #expect(warm.causes[1] == .neededBy(node: "c"))
+        #expect(warm.causes[2] == .notCached("never reused without `cache: true` (side effects)"))
+        #expect(warm.causes[3] == nil)
+        #expect(warm.cachedNodes == [0, 3])
+        let rerun = UpToDate(plan: plan, records: records, settings: .init(rerun: ["b"]))
+        #expect(rerun.causes[0] == nil)
+        #expect(rerun.causes[1] == .rerun(task: "b"))
+        #expect(rerun.causes[3] == .rerun(task: "b"))
+        let forced = UpToDate(plan: plan, records: records, settings: .init(force: true))
+        #expect(forced.causes.allSatisfy { $0 == .forced })
+    }
+
+    @Test func cachedNodesEndCachedAndTheirDependentsRun() throws {
+        let plan = try TestWorkflow.plan(Self.yaml, registry: .builtIn)
+        var options = RunOptions()
+        options.cachedNodes = [0, 1]
+        let recorded = LockedBox<[Int]>([])
+        options.nodeSucceeded = { index, _ in recorded.withLock { $0.append(index) } }
+        let report = Runner(plan: plan, options: options).run()
+        #expect(report.nodes.map(\.status) == [.cached, .cached, .succeeded, .succeeded])
+        #expect(report.exitCode == 0)
+        #expect(recorded.withLock { $0.sorted() } == [2, 3])
+        #expect(report.nodes[0].attempts == 0 && report.nodes[0].spans.isEmpty)
+    }
+}
