@@ -52,7 +52,8 @@ public protocol TaskType: Sendable {
     /// Whether the store reuses a node's result without `cache: true`. Default `true`; `false` for tasks with
     /// side effects beyond their output (`command`).
     var cachedByDefault: Bool { get }
-    /// Whether the operation reads its dependencies' outputs. Default `true`; `noop` only orders.
+    /// Whether the operation reads its dependencies' outputs. Default: whether it consumes anything; `noop`
+    /// accepts anything but only orders.
     var readsInput: Bool { get }
 
     /// The file a node writes, as written in the workflow (relative to its folder), for the store to check
@@ -73,7 +74,7 @@ extension TaskType {
     public var constraints: [ParameterConstraint] { [] }
     public var implementationVersion: String { "1" }
     public var cachedByDefault: Bool { true }
-    public var readsInput: Bool { true }
+    public var readsInput: Bool { consumes != .none }
     public func outputPath(_ parameters: ParameterValues) -> String? { nil }
     public func sourceIdentity(_ parameters: ParameterValues, directory: String, cache: CacheSetting?)
         -> SourceIdentity?
