@@ -43,13 +43,28 @@ public enum RunCause: Sendable, Equatable, CustomStringConvertible {
             "run options changed (\(old.joined(separator: " ")) → \(new.joined(separator: " ")))"
         case .parameterChanged(let name, let old, let new):
             "parameter '\(name)' changed (\(old ?? "absent") → \(new ?? "absent"))"
-        case .sourceChanged(let old, let new): "source changed (\(old ?? "none") → \(new ?? "none"))"
+        case .sourceChanged(let old, let new): "source changed: " + Self.difference(old, new)
         case .upstreamChanged(let node): "upstream \(node) changed"
         case .upstreamReplaced: "its dependencies changed"
         case .outputMissing(let path): "output missing: \(path)"
         case .outputChanged(let path): "output changed since it was written: \(path)"
         case .neededBy(let node): "its output is needed by \(node), which runs"
         }
+    }
+
+    /// Two source identities (`file PATH size N mtime N inode N`) as what differs: `file PATH (size 1 → 2)`.
+    private static func difference(_ old: String?, _ new: String?) -> String {
+        guard let old, let new else { return "\(old ?? "none") → \(new ?? "none")" }
+        let before = old.split(separator: " ")
+        let after = new.split(separator: " ")
+        guard before.count == after.count, before.count > 2, before.prefix(2) == after.prefix(2) else {
+            return "\(old) → \(new)"
+        }
+        var changes: [String] = []
+        for position in 2..<before.count where before[position] != after[position] {
+            changes.append("\(before[position - 1]) \(before[position]) → \(after[position])")
+        }
+        return before.prefix(2).joined(separator: " ") + " (" + changes.joined(separator: ", ") + ")"
     }
 
     /// The node whose own cause explains this one, for `flowrun explain`'s chain.
