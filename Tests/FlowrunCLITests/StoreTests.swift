@@ -252,4 +252,43 @@ import Testing
         #expect(try await run(["--state-dir", "elsewhere"]).stdout.contains("26 nodes: 26 cached"))
         #expect(try await run([]).stdout.contains("26 nodes: 26 succeeded"))
     }
+
+    @Test func cacheContentIdentifiesASourceByItsHash() async throws {
+        try scratch.write(
+            "content.yaml",
+            StoreTests.thumbnails.replacingOccurrences(
+                of: "url: \"${item}\" }", with: "url: \"${item}\", cache: content }"))
+        let arguments = ["content.yaml", "--no-progress"]
+        #expect(try await Child.runFlowrun(arguments, in: scratch.url).status == 0)
+        // A new modification time, the same bytes: by hash, nothing changed.
+        var times = [timespec(tv_sec: 1_000_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, scratch.path("photos/wine.jpg"), &times, 0) == 0)
+        let touched = try await Child.runFlowrun(arguments, in: scratch.url)
+        #expect(touched.stdout.contains("26 nodes: 26 cached"), "\(touched.stdout)")
+        // The same touch without `cache: content` reruns that photo's chain.
+        #expect(try await run([]).status == 0)
+        #expect(utimensat(AT_FDCWD, scratch.path("photos/wine.jpg"), &times, 0) == 0)
+        #expect(try await run([]).stdout.contains("26 nodes: 26 cached"))
+        var later = [timespec(tv_sec: 1_000_000_100, tv_nsec: 0), timespec(tv_sec: 1_000_000_100, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, scratch.path("photos/wine.jpg"), &later, 0) == 0)
+        #expect(try await run([]).stdout.contains("26 nodes: 6 succeeded, 20 cached"))
+    }
+
+    @Test func explainNamesAnUnknownNodeWithASuggestion() async throws {
+        let result = try await Child.runFlowrun(["explain", "thumbs.yaml", "sav[1]"], in: scratch.url)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr == "error: thumbs.yaml has no node 'sav[1]' (did you mean 'save[1]'?)\n", "\(result.stderr)")
+        let cold = try await Child.runFlowrun(["explain", "thumbs.yaml", "save[1]"], in: scratch.url)
+        #expect(cold.status == 0)
+        #expect(cold.stdout.contains("runs: new node (no result recorded"), "\(cold.stdout)")
+    }
+
+    @Test func tasksAndTheSchemaShowTheCacheSetting() async throws {
+        let tasks = try await Child.runFlowrun(["tasks", "command", "write"], in: scratch.url)
+        #expect(tasks.stdout.contains("cache: always runs (side effects); `cache: true` to reuse results across runs"))
+        #expect(tasks.stdout.contains("cache: results reused across runs (implementation 1 libjpeg-turbo "))
+        let schema = try await Child.runFlowrun(["schema"], in: scratch.url)
+        #expect(schema.stdout.contains("\"cache\""))
+    }
 }

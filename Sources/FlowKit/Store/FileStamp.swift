@@ -54,14 +54,19 @@ public enum ContentDigest {
     }
 
     static func hex(_ digest: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text = [UInt8]()
-        text.reserveCapacity(64)
-        for byte in digest {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0xF)])
+        String(unsafeUninitializedCapacity: 64) { buffer in
+            var end = 0
+            for byte in digest.prefix(32) {
+                buffer[end] = hexDigit(byte >> 4)
+                buffer[end + 1] = hexDigit(byte & 0xF)
+                end += 2
+            }
+            return end
         }
-        return String(decoding: text, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 }
 

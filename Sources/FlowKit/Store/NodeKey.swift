@@ -49,28 +49,24 @@ public struct NodeKeyInputs: Sendable, Equatable {
         public var key: NodeKey
     }
 
-    /// The key: SHA-256 over the length-prefixed fields, so no two different inputs encode alike.
+    /// The key: SHA-256 over the length-prefixed fields (``ByteWriter``), so no two different inputs encode alike.
     public var key: NodeKey {
-        var hasher = SHA256()
-        func field(_ text: String) {
-            var length = UInt32(text.utf8.count).littleEndian
-            withUnsafeBytes(of: &length) { hasher.update(bufferPointer: $0) }
-            hasher.update(data: Data(text.utf8))
-        }
-        field("flowrun-node-key \(Self.storeFormatVersion)")
-        field(type)
-        field(implementation)
-        field("options \(options.count)")
-        options.forEach(field)
-        field("parameters \(parameters.count)")
+        var out = ByteWriter()
+        out.bytes.reserveCapacity(256)
+        out.string("flowrun-node-key \(Self.storeFormatVersion)")
+        out.string(type)
+        out.string(implementation)
+        out.count(options.count)
+        for option in options { out.string(option) }
+        out.count(parameters.count)
         for parameter in parameters {
-            field(parameter.name)
-            field(parameter.value)
+            out.string(parameter.name)
+            out.string(parameter.value)
         }
-        field("upstream \(upstream.count)")
-        for link in upstream { field(link.key.hex) }
-        field(source.map { "source " + $0 } ?? "no source")
-        return NodeKey(hex: ContentDigest.hex(hasher.finalize()))
+        out.count(upstream.count)
+        for link in upstream { out.string(link.key.hex) }
+        out.optionalString(source)
+        return NodeKey(hex: ContentDigest.hex(SHA256.hash(data: out.bytes)))
     }
 
     /// A value in canonical form: JSON-like, numbers in their shortest exact form (`1` and `1.0` of a number

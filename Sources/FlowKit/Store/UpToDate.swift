@@ -1,4 +1,5 @@
 import Foundation
+import OrderedCollections
 
 /// The store's decision, before a run, of which nodes must run and which are up to date (`cached`).
 ///
@@ -50,6 +51,11 @@ public struct UpToDate: Sendable {
     ///   - settings: `--force`, `--rerun`, `--no-optimize`.
     public init(plan: Plan, records latest: [String: JournalRecord], settings: Settings) {
         let count = plan.nodes.count
+        var firstNode = [Int?](repeating: nil, count: plan.workflow.tasks.count)
+        for (index, node) in plan.nodes.enumerated() where firstNode[node.taskIndex] == nil {
+            firstNode[node.taskIndex] = index
+        }
+        let tasks = plan.workflow.tasks.indices.map { TaskFacts(plan: plan, task: $0, firstNode: firstNode[$0]) }
         var inputs: [NodeKeyInputs] = []
         var keys: [NodeKey] = []
         var outputPaths: [String?] = []
@@ -58,29 +64,26 @@ public struct UpToDate: Sendable {
         let runNonce = UUID().uuidString
         inputs.reserveCapacity(count)
         keys.reserveCapacity(count)
+        outputPaths.reserveCapacity(count)
         let options = ["optimize=\(settings.optimize)"]
         for (index, node) in plan.nodes.enumerated() {
-            let task = plan.task(of: node)
-            let type = plan.registry[task.type.value]
-            let parameters = plan.parameters(of: node)
-            let source = type?.sourceIdentity(parameters, directory: plan.workflow.directory, cache: task.cache)
+            let task = tasks[node.taskIndex]
+            // Parameters that do not depend on the item are resolved and encoded once per task.
+            let resolved = task.sharedParameters ?? task.resolve(plan.parameters(of: node))
+            let source = task.type?.sourceIdentity(
+                resolved.values, directory: plan.workflow.directory, cache: task.cache)
             // A source that changes every run gets a key of this run only, so everything downstream runs too.
             if source?.changesEveryRun == true { changing[index] = source?.description }
             let nodeInputs = NodeKeyInputs(
-                type: task.type.value, implementation: type?.implementationVersion ?? "?", options: options,
-                parameters: parameters.names.sorted().compactMap { name in
-                    parameters[name].map {
-                        .init(name: name, value: NodeKeyInputs.canonical($0, as: type?.parameter(named: name)?.type))
-                    }
-                },
+                type: task.typeName, implementation: task.implementation, options: options,
+                parameters: resolved.canonical,
                 upstream: node.dependencies.map { .init(node: plan.nodes[$0].id, key: keys[$0]) },
                 source: source.map { $0.changesEveryRun ? "\($0) run \(runNonce)" : $0.description })
             inputs.append(nodeInputs)
             keys.append(nodeInputs.key)
-            outputPaths.append(
-                type?.outputPath(parameters).map { NodeContext.resolve($0, in: plan.workflow.directory) })
-            if settings.rerun.contains(task.id.value) {
-                rerunBy[index] = task.id.value
+            outputPaths.append(resolved.outputPath)
+            if settings.rerun.contains(task.id) {
+                rerunBy[index] = task.id
             } else {
                 rerunBy[index] = node.dependencies.lazy.compactMap { rerunBy[$0] }.first
             }
@@ -90,20 +93,15 @@ public struct UpToDate: Sendable {
         var records = [JournalRecord?](repeating: nil, count: count)
         for index in plan.nodes.indices.reversed() {
             let node = plan.nodes[index]
-            let task = plan.task(of: node)
-            let type = plan.registry[task.type.value]
-            let reader = node.dependents.first { dependent in
-                causes[dependent] != nil
-                    && plan.registry[plan.task(of: plan.nodes[dependent]).type.value]?.readsInput != false
-            }
-            let hasReaders = node.dependents.contains { dependent in
-                plan.registry[plan.task(of: plan.nodes[dependent]).type.value]?.readsInput != false
-            }
+            let task = tasks[node.taskIndex]
+            let reads = { (dependent: Int) in tasks[plan.nodes[dependent].taskIndex].readsInput }
+            let reader = node.dependents.first { causes[$0] != nil && reads($0) }
             records[index] = latest[node.id]
             causes[index] = Self.cause(
                 force: settings.force, rerunBy: rerunBy[index], changing: changing[index], cache: task.cache,
-                cachedByDefault: type?.cachedByDefault ?? true, record: latest[node.id], inputs: inputs[index],
-                key: keys[index], outputPath: outputPaths[index], judgedOnRecord: !hasReaders,
+                cachedByDefault: task.cachedByDefault, record: records[index], inputs: inputs[index],
+                key: keys[index], outputPath: outputPaths[index],
+                judgedOnRecord: !node.dependents.contains(where: reads),
                 reader: reader.map { plan.nodes[$0].id })
         }
         self.inputs = inputs
@@ -111,6 +109,55 @@ public struct UpToDate: Sendable {
         self.causes = causes
         self.outputPaths = outputPaths
         self.records = records
+    }
+
+    /// What the decisions need of a task, looked up once rather than per node.
+    private struct TaskFacts {
+        let id: String
+        let typeName: String
+        let type: (any TaskType)?
+        let implementation: String
+        let cache: CacheSetting?
+        let cachedByDefault: Bool
+        let readsInput: Bool
+        let directory: String
+        var sharedParameters: Resolved?
+
+        /// A node's parameters, canonically encoded, and what the type makes of them.
+        struct Resolved {
+            var values: ParameterValues
+            var canonical: [NodeKeyInputs.Parameter]
+            var outputPath: String?
+        }
+
+        init(plan: Plan, task index: Int, firstNode: Int?) {
+            let task = plan.workflow.tasks[index]
+            id = task.id.value
+            typeName = task.type.value
+            type = plan.registry[typeName]
+            implementation = type?.implementationVersion ?? "?"
+            cache = task.cache
+            cachedByDefault = type?.cachedByDefault ?? true
+            readsInput = type?.readsInput ?? true
+            directory = plan.workflow.directory
+            if task.parameters.isEmpty, type?.parameters.isEmpty ?? true {
+                sharedParameters = resolve(ParameterValues())
+            } else if !task.usesItem, let firstNode {
+                sharedParameters = resolve(plan.parameters(of: plan.nodes[firstNode]))
+            }
+        }
+
+        func resolve(_ parameters: ParameterValues) -> Resolved {
+            let canonical = parameters.names.sorted().compactMap { name in
+                parameters[name].map {
+                    NodeKeyInputs.Parameter(
+                        name: name, value: NodeKeyInputs.canonical($0, as: type?.parameter(named: name)?.type))
+                }
+            }
+            return Resolved(
+                values: parameters, canonical: canonical,
+                outputPath: type?.outputPath(parameters).map { NodeContext.resolve($0, in: directory) })
+        }
     }
 
     private static func cause(
