@@ -87,7 +87,7 @@ struct RunCommand: ParsableCommand {
         progress?.stop()
         if let (store, decisions) = session {
             store.close()
-            for index in result.nodes.indices { result.nodes[index].key = decisions.keys[index].hex }
+            result = result.keyed(by: decisions.keys.map(\.hex))
         }
 
         terminal.print(SummaryTable(report: result, terminal: terminal, listAll: verbose, quiet: quiet).render())

@@ -17,7 +17,9 @@ struct SummaryTable {
         let showAll = !quiet && (listAll || report.nodes.count <= Self.fullListingLimit)
         // Statuses first: making every node of a million-node run only to drop the succeeded ones is slow.
         let nodes = report.nodes
-        let rows = nodes.indices.filter { showAll || (nodes.status(at: $0) != .succeeded && nodes.status(at: $0) != .cached) }.map { nodes[$0] }
+        let rows = nodes.indices.filter {
+            showAll || (nodes.status(at: $0) != .succeeded && nodes.status(at: $0) != .cached)
+        }.map { nodes[$0] }
         var out = ""
         if !rows.isEmpty {
             let header = ["NODE", "STATUS", "QUEUE", "DURATION", "ATTEMPTS", "CAUSE"]

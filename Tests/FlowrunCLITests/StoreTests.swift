@@ -60,7 +60,7 @@ import Testing
         let written = try outputStamps()
         #expect(written.count == 5)
 
-        let second = try await run(["--report", "second.json"])
+        let second = try await run(["--report", "second.json", "--trace", "trace.json"])
         #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
         #expect(second.stdout.contains("26 nodes: 26 cached"), "\(second.stdout)")
         #expect(second.stderr.isEmpty, "\(second.stderr)")
@@ -75,6 +75,13 @@ import Testing
             #expect(before.node(id)?["key"] as? String == key)
         }
         #expect(report.node("save[0]")?["key"] as? String != report.node("save[1]")?["key"] as? String)
+        // The trace shows each cached node as an instant, with its key.
+        let trace = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.path("trace.json"))))
+                as? [String: Any])
+        let instants = (trace["traceEvents"] as? [[String: Any]] ?? []).filter { $0["ph"] as? String == "i" }
+        #expect(instants.count == 26)
+        #expect(instants.allSatisfy { (($0["args"] as? [String: Any])?["key"] as? String)?.count == 64 })
     }
 
     @Test func deletedOutputsRerunExactlyTheirChains() async throws {

@@ -27,11 +27,16 @@ public enum ChromeTrace {
         for node in report.nodes {
             let pid = queueNumber[node.queue] ?? 0
             if node.status == .cached {
-                // Never ran, so no slice: an instant at the start, on its queue's first lane.
-                events.append([
-                    "name": node.id, "cat": node.type, "ph": "i", "s": "t", "pid": 1, "tid": pid * 1000, "ts": 0,
-                    "args": ["status": node.status.rawValue, "key": node.key ?? ""],
-                ])
+                // Never ran, so no slice: an instant at the start, on its queue's block of lanes.
+                try stream.raw(",\n{\"name\": ")
+                try stream.value(node.id)
+                try stream.raw(", \"cat\": ")
+                try stream.value(node.type)
+                try stream.raw(", \"ph\": \"i\", \"s\": \"t\", \"pid\": 1, \"tid\": ")
+                try stream.value(pid * 1000)
+                try stream.raw(", \"ts\": 0, \"args\": {\"status\": \"cached\", \"key\": ")
+                try stream.value(node.key ?? "")
+                try stream.raw("}}")
             }
             for span in node.spans {
                 let thread = pid * 1000 + span.lane

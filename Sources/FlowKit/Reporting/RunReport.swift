@@ -122,6 +122,13 @@ public struct RunReport: Sendable, Codable {
         self.failed = failed
     }
 
+    /// The same report, each node with its store key.
+    public func keyed(by keys: [String]) -> RunReport {
+        RunReport(
+            workflow: workflow, path: path, startedAt: startedAt, duration: duration, interrupted: interrupted,
+            nodes: nodes.keyed(by: keys), queueLimits: queueLimits)
+    }
+
     // MARK: JSON
 
     /// The keys of the JSON form: the report, plus its exit code and totals for readers that do not recompute.
@@ -239,6 +246,18 @@ extension RunReport {
             self.continuesOnError = continuesOnError
         }
 
+        /// The same nodes, each with its store key (``RunReport/Node/key``).
+        public func keyed(by keys: [String]) -> Nodes {
+            let node = self.node
+            return Nodes(
+                count: count,
+                node: { position in
+                    var made = node(position)
+                    made.key = keys[position]
+                    return made
+                }, status: status, continuesOnError: continuesOnError)
+        }
+
         /// A node's status, without making the whole node.
         public func status(at position: Int) -> NodeStatus { status(position) }
 
@@ -281,6 +300,10 @@ extension RunReport.Node {
         }
         try stream.raw(",\"continueOnError\":")
         try stream.value(continueOnError)
+        if let key {
+            try stream.raw(",\"key\":")
+            try stream.value(key)
+        }
         try stream.raw(",\"spans\":[")
         for (position, span) in spans.enumerated() {
             try stream.raw(position == 0 ? "{\"start\":" : ",{\"start\":")
