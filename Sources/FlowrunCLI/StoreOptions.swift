@@ -52,6 +52,20 @@ struct StoreOptions: ParsableArguments {
         return (store, UpToDate(plan: plan, records: store.latest, settings: settings(optimize: optimize)))
     }
 
+    /// What a dry run prints about the store: per task, what will run and why. With nothing recorded, one line,
+    /// and no key is computed (a million-node plan validates as fast as without a store).
+    func describe(_ plan: Plan, optimize: Bool, terminal: Terminal) throws -> String? {
+        guard !noCache else { return nil }
+        try checkRerun(plan, terminal: terminal)
+        let store = RunStore.read(
+            directory: RunStore.directory(for: plan.workflow, stateDirectory: stateDir),
+            name: RunStore.name(ofWorkflowAt: plan.workflow.path))
+        warnAboutDamage(store, terminal: terminal)
+        if store.latest.isEmpty { return UpToDatePrinter.nothingRecorded(store) }
+        let decisions = UpToDate(plan: plan, records: store.latest, settings: settings(optimize: optimize))
+        return UpToDatePrinter(plan: plan, store: store, decisions: decisions).render()
+    }
+
     /// Opens the store for a run and decides. A store that cannot be used is a warning and a run without it;
     /// one held by another flowrun is an error (exit 2, nothing run).
     func open(_ plan: Plan, optimize: Bool, terminal: Terminal) throws -> (RunStore, UpToDate)? {

@@ -11,6 +11,10 @@ struct UpToDatePrinter {
     /// Nodes listed with their cause, per task; `flowrun explain` tells about any other.
     static let listedPerTask = 10
 
+    static func nothingRecorded(_ store: RunStore) -> String {
+        "store \(store.directory): nothing recorded yet; every node will run\n"
+    }
+
     func render() -> String {
         var byTask = OrderedDictionary<Int, (run: [Int], cached: Int)>()
         for index in plan.nodes.indices {
@@ -20,7 +24,7 @@ struct UpToDatePrinter {
             byTask[task] = entry
         }
         let toRun = decisions.causes.lazy.filter { $0 != nil }.count
-        if store.latest.isEmpty { return "store \(store.directory): nothing recorded yet; every node will run\n" }
+        if store.latest.isEmpty { return Self.nothingRecorded(store) }
         var out =
             "store \(store.directory): \(store.latest.count) result\(store.latest.count == 1 ? "" : "s") recorded; "
             + "\(toRun) node\(toRun == 1 ? "" : "s") will run, \(plan.nodes.count - toRun) cached\n"

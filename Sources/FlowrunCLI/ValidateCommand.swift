@@ -17,9 +17,7 @@ struct ValidateCommand: ParsableCommand {
     func run() throws {
         let terminal = Terminal()
         let plan = try workflow.loadPlan(terminal: terminal)
-        let upToDate = try store.decide(plan, optimize: !noOptimize, terminal: terminal).map {
-            UpToDatePrinter(plan: plan, store: $0.0, decisions: $0.1).render()
-        }
+        let upToDate = try store.describe(plan, optimize: !noOptimize, terminal: terminal)
         terminal.print(PlanPrinter(plan: plan).render(upToDate: upToDate))
     }
 }
