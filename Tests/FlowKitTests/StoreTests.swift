@@ -90,6 +90,11 @@ import Testing
 
     static var bytes: [UInt8] { records.reduce(Journal.magic) { $0 + Journal.frame($1) } }
 
+    @Test func theRecordChecksumIsCRC32C() {
+        // The standard check value of CRC-32C (Castagnoli).
+        #expect(CRC32C.checksum(Array("123456789".utf8)[...]) == 0xE306_9283)
+    }
+
     @Test func recordsReadBackAsWritten() {
         let contents = Journal.parse(Self.bytes)
         #expect(contents.records == Self.records)

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Synchronization
 
@@ -9,13 +8,13 @@ import Synchronization
 /// The store's append-only journal of finished nodes.
 ///
 /// The file starts with a magic line; then each record is its payload's length (4 bytes, little-endian), the
-/// first 8 bytes of the payload's SHA-256, and the payload (``JournalRecord``). A record is trusted only when its
-/// length fits and its checksum matches, so the torn tail a `kill -9` or a full disk leaves is recognised and
-/// dropped — with one warning — never half-read.
+/// payload's CRC-32C (4 bytes) and the payload (``JournalRecord``). A record is trusted only when its length fits
+/// and its checksum matches, so the torn tail a `kill -9` or a full disk leaves is recognised and dropped — with
+/// one warning — never half-read.
 public enum Journal {
     /// The first bytes of every journal; a different version is read as empty.
-    static let magic = Array("flowrun journal 1\n".utf8)
-    static let checksumLength = 8
+    static let magic = Array("flowrun journal 2\n".utf8)
+    static let checksumLength = 4
     static let headerLength = 4 + checksumLength
     /// A record larger than this is damage, not data.
     static let maxRecordLength = 64 << 20
@@ -73,8 +72,12 @@ public enum Journal {
         return (record, start + length)
     }
 
-    static func checksum(_ payload: some DataProtocol) -> some Sequence<UInt8> {
-        SHA256.hash(data: payload).prefix(checksumLength)
+    static func checksum(_ payload: ArraySlice<UInt8>) -> [UInt8] {
+        let crc = CRC32C.checksum(payload)
+        return [
+            UInt8(truncatingIfNeeded: crc), UInt8(truncatingIfNeeded: crc >> 8),
+            UInt8(truncatingIfNeeded: crc >> 16), UInt8(truncatingIfNeeded: crc >> 24),
+        ]
     }
 
     /// A record framed for the file: length, checksum, payload.
@@ -86,7 +89,7 @@ public enum Journal {
         for shift in stride(from: 0, to: 32, by: 8) {
             framed.append(UInt8(truncatingIfNeeded: length >> UInt32(shift)))
         }
-        framed.append(contentsOf: checksum(payload))
+        framed.append(contentsOf: checksum(payload[...]))
         framed.append(contentsOf: payload)
         return framed
     }

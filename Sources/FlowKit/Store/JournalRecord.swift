@@ -118,7 +118,8 @@ extension JournalRecord {
     }
 }
 
-/// Appends little-endian integers and length-prefixed UTF-8 strings.
+/// Appends little-endian integers, counts as LEB128 varints (one byte below 128) and length-prefixed UTF-8
+/// strings.
 struct ByteWriter {
     var bytes: [UInt8] = []
 
@@ -127,7 +128,12 @@ struct ByteWriter {
     }
 
     mutating func count(_ value: Int) {
-        integer(UInt64(value))
+        var rest = UInt64(value)
+        while rest >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            rest >>= 7
+        }
+        bytes.append(UInt8(rest))
     }
 
     mutating func string(_ text: String) {
@@ -164,8 +170,17 @@ struct ByteReader {
 
     /// A count, refused when it could not fit in what is left (a damaged length must not allocate gigabytes).
     mutating func count() -> Int? {
-        guard let value = integer(), value <= UInt64(bytes.count) + 1 else { return nil }
-        return Int(value)
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while let byte = bytes.first, shift < 64 {
+            bytes = bytes.dropFirst()
+            value |= UInt64(byte & 0x7F) << shift
+            guard byte & 0x80 != 0 else {
+                return value <= UInt64(bytes.count) + 1 ? Int(value) : nil
+            }
+            shift += 7
+        }
+        return nil
     }
 
     mutating func string() -> String? {
