@@ -111,8 +111,9 @@ public struct UpToDate: Sendable {
         self.records = records
     }
 
-    /// What the decisions need of a task, looked up once rather than per node.
-    private struct TaskFacts {
+    /// What the decisions need of a task, looked up once rather than per node (a class: read per node, never
+    /// copied).
+    private final class TaskFacts {
         let id: String
         let typeName: String
         let type: (any TaskType)?
@@ -121,7 +122,7 @@ public struct UpToDate: Sendable {
         let cachedByDefault: Bool
         let readsInput: Bool
         let directory: String
-        var sharedParameters: Resolved?
+        private(set) var sharedParameters: Resolved?
 
         /// A node's parameters, canonically encoded, and what the type makes of them.
         struct Resolved {
