@@ -124,9 +124,11 @@ public struct RunReport: Sendable, Codable {
 
     /// The same report, each node with its store key.
     public func keyed(by keys: [String]) -> RunReport {
-        RunReport(
+        var keyed = RunReport(
             workflow: workflow, path: path, startedAt: startedAt, duration: duration, interrupted: interrupted,
             nodes: nodes.keyed(by: keys), queueLimits: queueLimits)
+        keyed.taskList = taskList
+        return keyed
     }
 
     // MARK: JSON
