@@ -68,6 +68,9 @@ enum TestTasks {
         }
         var consumes: InputRequirement { .oneOf([TestTasks.image, .data]) }
         var provides: ProviderKind? { .file }
+        func fileAccess(_ parameters: ParameterValues) -> FileAccess {
+            parameters.string("path").map { FileAccess(writes: [.init($0, from: "path")]) } ?? .none
+        }
         func makeOperation(_ context: NodeContext) -> FlowOperation { NoopOperation(context: context) }
     }
 

@@ -44,6 +44,11 @@ public struct WriteTask: TaskType {
         }
     }
 
+    public func fileAccess(_ parameters: ParameterValues) -> FileAccess {
+        guard let path = parameters.string("path"), !path.isEmpty else { return .none }
+        return FileAccess(writes: [.init(path, from: "path")])
+    }
+
     public func makeOperation(_ context: NodeContext) -> FlowOperation { WriteOperation(context: context) }
 }
 
@@ -90,6 +95,7 @@ public final class WriteOperation: FlowOperation, FileProvider, @unchecked Senda
                 .failure(context.failure(.invalidInput, "no input image or data (the upstream node provided none)")))
         }
         if finishIfCancelled() { return }
+        if let refused = context.claimOutput(path) { return finish(.failure(refused)) }
         let writer = AtomicFileWriter(path: path, overwrite: parameters.bool("overwrite") ?? true)
         do {
             guard try writer.write(bytes, isCancelled: { isCancelled }) else { return finish(.cancelled) }

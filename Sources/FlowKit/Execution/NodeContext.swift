@@ -83,6 +83,11 @@ public struct NodeContext: Sendable {
         get { read(\.previews) { nodes, _, _ in nodes.previews } }
         set { update { $0.previews = newValue } }
     }
+    /// The files the nodes of this run have written (see ``claimOutput(_:)``).
+    public var outputs: OutputLedger {
+        get { read(\.outputs) { nodes, _, _ in nodes.outputs } }
+        set { update { $0.outputs = newValue } }
+    }
     /// The logger for this node.
     public var logger: Logger {
         get { read(\.logger) { nodes, _, _ in nodes.logger } }
@@ -113,7 +118,8 @@ public struct NodeContext: Sendable {
         parameters: ParameterValues = ParameterValues(), inputTaskID: String? = nil, attempt: Int = 1,
         workflowDirectory: String = ".", location: SourceLocation? = nil,
         consumers: @autoclosure @escaping @Sendable () -> [Consumer] = [],
-        optimize: Bool = true, previews: Bool = false, logger: Logger = Logger(label: "flowrun")
+        optimize: Bool = true, previews: Bool = false, outputs: OutputLedger = OutputLedger(),
+        logger: Logger = Logger(label: "flowrun")
     ) {
         storage = .fields(
             FieldBox(
@@ -121,7 +127,8 @@ public struct NodeContext: Sendable {
                     nodeID: nodeID, taskID: taskID ?? nodeID, typeName: typeName, queueName: queueName,
                     itemIndex: itemIndex, item: item, parameters: parameters, inputTaskID: inputTaskID,
                     attempt: attempt, workflowDirectory: workflowDirectory, location: location,
-                    consumers: consumers, optimize: optimize, previews: previews, logger: logger)))
+                    consumers: consumers, optimize: optimize, previews: previews, outputs: outputs,
+                    logger: logger)))
     }
 
     /// A context with the given fields.
@@ -150,6 +157,7 @@ public struct NodeContext: Sendable {
         var consumers: @Sendable () -> [Consumer]
         var optimize: Bool
         var previews: Bool
+        var outputs: OutputLedger
         var logger: Logger
     }
 
@@ -199,6 +207,16 @@ public struct NodeContext: Sendable {
     public static func resolve(_ path: String, in directory: String) -> String {
         if path.hasPrefix("/") || directory.isEmpty || directory == "." { return path }
         return directory.hasSuffix("/") ? directory + path : directory + "/" + path
+    }
+
+    /// Claims a file this node is about to write, already resolved with ``resolvePath(_:)``.
+    /// - Returns: `nil` when the node may write it, or the failure to finish with when another node of the
+    ///   run wrote it already.
+    public func claimOutput(_ path: String) -> NodeFailure? {
+        guard let writer = outputs.claim(path, for: nodeID) else { return nil }
+        return failure(
+            .io,
+            "refusing to replace '\(path)', which '\(writer)' wrote earlier in this run: give each node its own path")
     }
 
     /// A failure attributed to this node and its task's location.

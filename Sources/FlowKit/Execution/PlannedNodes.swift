@@ -8,6 +8,8 @@ final class PlannedNodes: Sendable {
     let optimize: Bool
     let previews: Bool
     let logger: Logger
+    /// The files this run's nodes have written.
+    let outputs = OutputLedger()
 
     init(plan: Plan, tasks: TaskTable, options: RunOptions) {
         self.plan = plan
@@ -48,6 +50,7 @@ final class PlannedNodes: Sendable {
             itemIndex: plan.nodes[index].itemIndex, item: plan.nodes[index].item, parameters: parameters(of: index),
             inputTaskID: plan.workflow.tasks[taskIndex].input?.value, attempt: attempt,
             workflowDirectory: plan.workflow.directory, location: plan.workflow.tasks[taskIndex].location,
-            consumers: { self.consumers(of: index) }, optimize: optimize, previews: previews, logger: logger)
+            consumers: { self.consumers(of: index) }, optimize: optimize, previews: previews, outputs: outputs,
+            logger: logger)
     }
 }

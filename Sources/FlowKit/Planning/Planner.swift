@@ -126,20 +126,29 @@ struct Planner {
         return chosen
     }
 
-    /// Resolves and checks every node's parameters. Tasks whose values do not mention `${item…}` are checked
-    /// once; the others per node, with repeated messages folded by ``Diagnostics``.
+    /// Resolves and checks every node's parameters, and the files they name. Tasks whose values do not mention
+    /// `${item…}` are checked once; the others per node, with repeated messages folded by ``Diagnostics``.
     private func checkParameters(
         of nodes: [PlannedNode], inputKinds: [ProviderKind?], params: [String: Value], diagnostics: inout Diagnostics
     ) {
-        var checkedTasks = Set<Int>()
-        for node in nodes {
+        var shared: [Int: (access: FileAccess, values: ParameterValues)] = [:]
+        var files = FileCollisionValidator(nodes: nodes, workflow: context.workflow)
+        for (index, node) in nodes.enumerated() {
             let task = context.workflow.tasks[node.taskIndex]
             guard let type = context.type(of: task) else { continue }
-            if checkedTasks.contains(node.taskIndex) { continue }
-            if !task.usesItem { checkedTasks.insert(node.taskIndex) }
+            // Every node of a task whose values do not mention its item writes the same files: recorded per node,
+            // so a forEach task writing one fixed path collides with itself.
+            if let (access, values) = shared[node.taskIndex] {
+                files.record(access, of: index, locations: values, diagnostics: &diagnostics)
+                continue
+            }
             let scope = Scope(params: params, environment: context.environment, item: node.scopeItem)
-            _ = ParameterValidator(task: task, type: type, inputKind: inputKinds[node.taskIndex])
+            let values = ParameterValidator(task: task, type: type, inputKind: inputKinds[node.taskIndex])
                 .resolve(in: scope, diagnostics: &diagnostics)
+            let access = type.fileAccess(values)
+            if !task.usesItem { shared[node.taskIndex] = (access, values) }
+            files.record(access, of: index, locations: values, diagnostics: &diagnostics)
         }
+        files.finish(diagnostics: &diagnostics)
     }
 }

@@ -43,6 +43,10 @@ public protocol TaskType: Sendable {
     ///   - diagnostics: Where to report problems, at ``ParameterValues/location(of:)``.
     func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics)
 
+    /// The files one node reads and writes, from its resolved parameters; the default is none. A task that
+    /// writes files declares them so two nodes cannot silently write the same one.
+    func fileAccess(_ parameters: ParameterValues) -> FileAccess
+
     /// Makes the operation that runs one attempt of one node.
     func makeOperation(_ context: NodeContext) -> FlowOperation
 
@@ -82,6 +86,7 @@ extension TaskType {
         nil
     }
     public func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics) {}
+    public func fileAccess(_ parameters: ParameterValues) -> FileAccess { .none }
 
     /// The spec of a parameter by name.
     public func parameter(named name: String) -> ParameterSpec? {

@@ -55,6 +55,14 @@ enum FetchSource: Equatable {
         return .success(.file(NodeContext.resolve(text, in: directory)))
     }
 
+    /// The local path a `url` names as written (relative to the workflow's folder), or `nil` for an http(s)
+    /// URL or one that ``parse(_:directory:failure:)`` refuses.
+    static func localPath(_ written: String) -> String? {
+        guard case .success(.file(let path)) = parse(written, directory: ".", failure: { NodeFailure($0, $1) })
+        else { return nil }
+        return path
+    }
+
     /// The scheme of `text` when it has the `scheme://` shape, so `ftp://x` is refused while `a:b.jpg` stays a path.
     private static func schemeOfURL(_ text: String) -> String? {
         guard let range = text.range(of: "://") else { return nil }

@@ -39,6 +39,12 @@ public struct FetchTask: TaskType {
         case .failure: return nil
         }
     }
+
+    public func fileAccess(_ parameters: ParameterValues) -> FileAccess {
+        guard let path = parameters.string("url").flatMap(FetchSource.localPath) else { return .none }
+        return FileAccess(reads: [.init(path, from: "url")])
+    }
+
     public func makeOperation(_ context: NodeContext) -> FlowOperation { FetchOperation(context: context) }
 }
 

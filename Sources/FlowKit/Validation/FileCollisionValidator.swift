@@ -1,0 +1,128 @@
+import Foundation
+
+/// Finds nodes that would write one file, and writes to a file the workflow reads: either way one node's
+/// output would silently replace another's file. Fed node by node while planning resolves parameters.
+struct FileCollisionValidator {
+    /// One node's use of one file.
+    private struct Use {
+        var node: Int
+        var location: SourceLocation?
+    }
+
+    /// Collisions between the nodes of two tasks, reported one by one up to a few, then counted.
+    private struct TaskPair: Hashable {
+        var first: Int
+        var second: Int
+    }
+
+    /// How many collisions between the same two tasks are spelt out before the rest are counted.
+    static let shownPerTaskPair = 5
+
+    private let nodes: [PlannedNode]
+    private let workflow: Workflow
+    private var writers: [String: Use] = [:]
+    private var readers: [String: Use] = [:]
+    private var pendingWrites: [(key: String, display: String, use: Use)] = []
+    private var reported: [TaskPair: (count: Int, firstUnshown: SourceLocation?)] = [:]
+
+    init(nodes: [PlannedNode], workflow: Workflow) {
+        self.nodes = nodes
+        self.workflow = workflow
+    }
+
+    /// Records the files of one node.
+    mutating func record(
+        _ access: FileAccess, of node: Int, locations: ParameterValues, diagnostics: inout Diagnostics
+    ) {
+        for file in access.reads {
+            let key = Self.key(of: file.path, in: workflow.directory)
+            if readers[key] == nil { readers[key] = Use(node: node, location: locations.location(of: file.parameter)) }
+        }
+        for file in access.writes {
+            let key = Self.key(of: file.path, in: workflow.directory)
+            let display = Self.normalised(file.path, in: workflow.directory)
+            let use = Use(node: node, location: locations.location(of: file.parameter))
+            pendingWrites.append((key, display, use))
+            guard let first = writers[key] else {
+                writers[key] = use
+                continue
+            }
+            reportCollision(first, use, display: display, diagnostics: &diagnostics)
+        }
+    }
+
+    /// Reports writes to files the workflow reads (a read may be recorded after the write that replaces it)
+    /// and the count of collisions not spelt out.
+    mutating func finish(diagnostics: inout Diagnostics) {
+        for write in pendingWrites {
+            guard let reader = readers[write.key], reader.node != write.use.node else { continue }
+            diagnostics.error(
+                "'\(id(write.use.node))' writes '\(write.display)', which '\(id(reader.node))' reads",
+                at: write.use.location ?? taskLocation(write.use.node),
+                hint: "write outputs to another folder: the run would replace one of its own inputs",
+                notes: [.note("'\(id(reader.node))' reads it here", at: reader.location ?? taskLocation(reader.node))])
+        }
+        pendingWrites = []
+        for (pair, tally) in reported.sorted(by: { ($0.key.first, $0.key.second) < ($1.key.first, $1.key.second) })
+        where tally.count > Self.shownPerTaskPair {
+            let first = workflow.tasks[pair.first]
+            let second = workflow.tasks[pair.second]
+            let between =
+                pair.first == pair.second
+                ? "between the nodes of '\(first.id.value)'" : "between '\(first.id.value)' and '\(second.id.value)'"
+            diagnostics.error(
+                "\(tally.count - Self.shownPerTaskPair) more nodes write a file already written \(between)",
+                at: tally.firstUnshown ?? second.id.location)
+        }
+    }
+
+    private mutating func reportCollision(_ first: Use, _ second: Use, display: String, diagnostics: inout Diagnostics)
+    {
+        let pair = TaskPair(first: nodes[first.node].taskIndex, second: nodes[second.node].taskIndex)
+        var tally = reported[pair] ?? (0, nil)
+        tally.count += 1
+        if tally.count == Self.shownPerTaskPair + 1 { tally.firstUnshown = second.location }
+        reported[pair] = tally
+        guard tally.count <= Self.shownPerTaskPair else { return }
+        let sameTask = pair.first == pair.second
+        let hint =
+            sameTask
+            ? "give each item its own path: add ${item.index}, or a key of map items such as ${item.name}"
+            : "give one of the two tasks another path"
+        diagnostics.error(
+            "'\(id(second.node))' and '\(id(first.node))' both write '\(display)'; one file would replace the other",
+            at: second.location ?? taskLocation(second.node), hint: hint,
+            notes: sameTask ? [] : [.note("'\(id(first.node))' writes it here", at: first.location)])
+    }
+
+    private func id(_ node: Int) -> String { nodes[node].id }
+    private func taskLocation(_ node: Int) -> SourceLocation { workflow.tasks[nodes[node].taskIndex].id.location }
+
+    /// The absolute, normalised path a file is known by: two spellings of one path collide.
+    static func key(of path: String, in directory: String) -> String {
+        let joined = normalised(path, in: directory)
+        if joined.hasPrefix("/") { return joined }
+        return normalised(joined, in: FileManager.default.currentDirectoryPath)
+    }
+
+    /// A path joined to the workflow's folder, with `.`, `..` and repeated slashes removed lexically.
+    static func normalised(_ path: String, in directory: String) -> String {
+        let joined = path.hasPrefix("/") || directory.isEmpty || directory == "." ? path : directory + "/" + path
+        let absolute = joined.hasPrefix("/")
+        var parts: [Substring] = []
+        for part in joined.split(separator: "/", omittingEmptySubsequences: true) {
+            switch part {
+            case ".": continue
+            case "..":
+                if let last = parts.last, last != ".." {
+                    parts.removeLast()
+                } else if !absolute {
+                    parts.append(part)
+                }
+            default: parts.append(part)
+            }
+        }
+        let text = parts.joined(separator: "/")
+        return absolute ? "/" + text : (text.isEmpty ? "." : text)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+/// Two nodes writing one file lose data silently: refused before the run when the paths are known, and at
+/// run time when only the file system can tell (a folder reached through a symbolic link).
+@Suite struct WriteCollisionTests {
+    let scratch: Scratch
+
+    init() throws { scratch = try Scratch() }
+
+    @Test func twoItemsWithOneOutputPathAreAnErrorAndNothingRuns() throws {
+        try scratch.write("a/x.txt", "from a")
+        try scratch.write("b/x.txt", "from b")
+        try scratch.write(
+            "flow.yaml",
+            """
+            version: 1
+            tasks:
+              fetch: { type: fetch, forEach: [a/x.txt, b/x.txt], url: "${item}" }
+              save: { type: write, path: "out/${item.stem}.txt", dependsOn: fetch }
+            """)
+        let result = try Flowrun.run(["flow.yaml"], in: scratch.url)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr.contains(
+                "flow.yaml:4:30: error: 'save[1]' and 'save[0]' both write 'out/x.txt'; one file would replace the other"
+            ), "\(result.stderr)")
+        #expect(result.stderr.contains("hint: give each item its own path: add ${item.index}"))
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("out")), "nothing may run")
+    }
+
+    @Test func writingOverASourceIsAnError() throws {
+        try scratch.write("photos/a.txt", "original")
+        try scratch.write(
+            "flow.yaml",
+            """
+            version: 1
+            tasks:
+              fetch: { type: fetch, url: photos/a.txt }
+              save: { type: write, path: ./photos/a.txt, dependsOn: fetch }
+            """)
+        let result = try Flowrun.run(["flow.yaml"], in: scratch.url)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("error: 'save' writes 'photos/a.txt', which 'fetch' reads"), "\(result.stderr)")
+        #expect(try String(contentsOfFile: scratch.path("photos/a.txt"), encoding: .utf8) == "original")
+    }
+
+    @Test func aWriteThroughASymbolicLinkIsRefusedAtRunTime() throws {
+        try scratch.write("a.txt", "first")
+        try scratch.write("b.txt", "second")
+        try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("alias"), withDestinationPath: "out")
+        try scratch.write(
+            "flow.yaml",
+            """
+            version: 1
+            tasks:
+              first: { type: fetch, url: a.txt }
+              second: { type: fetch, url: b.txt }
+              keep: { type: write, path: out/x.txt, dependsOn: first }
+              clobber: { type: write, path: alias/x.txt, dependsOn: [second, keep], input: second }
+              after: { type: noop, dependsOn: clobber }
+            """)
+        let result = try Flowrun.run(["flow.yaml"], in: scratch.url)
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("refusing to replace"), "\(result.stdout)")
+        #expect(result.stdout.contains("which 'keep' wrote earlier in this run"))
+        #expect(try String(contentsOfFile: scratch.path("out/x.txt"), encoding: .utf8) == "first")
+    }
+}
