@@ -46,6 +46,14 @@ public struct NodeFailure: Error, Sendable, CustomStringConvertible {
     public var cause: (any Error)?
     /// Where the failing task is written in the workflow.
     public var location: SourceLocation?
+    /// Whether another attempt could succeed. A failure that would repeat (an HTTP 404, a missing file) is
+    /// not retried unless the task's `retryOn` asks for it.
+    public var isTransient = true
+    /// The HTTP status the failure comes from, for `retryOn: [status: N]`.
+    public var httpStatus: Int?
+    /// How long the server asked to wait before another attempt (`Retry-After`); the runner waits that long
+    /// instead of its backoff, at most the task's timeout.
+    public var retryAfter: Duration?
 
     /// Creates a failure.
     public init(
@@ -57,6 +65,13 @@ public struct NodeFailure: Error, Sendable, CustomStringConvertible {
         self.nodeID = nodeID
         self.cause = cause
         self.location = location
+    }
+
+    /// The failure, marked as one that another attempt would only repeat.
+    public func permanent() -> NodeFailure {
+        var failure = self
+        failure.isTransient = false
+        return failure
     }
 
     /// The message, as the summary prints it after the node id.

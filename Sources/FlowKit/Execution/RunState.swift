@@ -251,9 +251,9 @@ struct RunState: Sendable {
         case .failed where withdrawal(of: index) != nil, .cancelled where withdrawal(of: index) != nil:
             // However the attempt ended once the app cancelled the node, the app's cancellation decides.
             settleWithdrawn(index, &effects)
-        case .failed(let failure) where nodes[index].attempts <= retries && !cancelled:
+        case .failed(let failure) where failure.isTransient && nodes[index].attempts <= retries && !cancelled:
             nodes[index].operation = nil
-            let delay = policy.delay(afterAttempt: nodes[index].attempts)
+            let delay = failure.retryAfter ?? policy.delay(afterAttempt: nodes[index].attempts)
             setStatus(index, .retrying)
             event(index, &effects, failure: failure, retryDelay: delay)
             effects.retry = (index, delay)

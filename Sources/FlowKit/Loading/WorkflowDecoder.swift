@@ -5,14 +5,14 @@ import OrderedCollections
 struct WorkflowDecoder {
     static let topLevelKeys = ["version", "name", "description", "params", "queues", "tasks", "failFast"]
     static let commonTaskKeys = [
-        "type", "dependsOn", "queue", "priority", "retries", "timeout", "continueOnError", "input", "forEach", "gather",
-        "cache",
+        "type", "dependsOn", "queue", "priority", "retries", "retryOn", "timeout", "continueOnError", "input",
+        "forEach", "gather", "cache",
     ]
 
     let registry: TaskRegistry
     let path: String
     let directory: String
-    private var reader = NodeReader()
+    var reader = NodeReader()
 
     init(registry: TaskRegistry, path: String, directory: String) {
         self.registry = registry
@@ -174,6 +174,8 @@ struct WorkflowDecoder {
             task.priority = reader.choice(value, "'priority'", as: PriorityName.self) ?? .normal
         case "retries":
             task.retries = reader.integer(value, "'retries'", atLeast: 0, atMost: 100) ?? 0
+        case "retryOn":
+            task.retryOn = decodeRetryRule(value)
         case "timeout":
             task.timeout = reader.duration(value, "'timeout'")
         case "continueOnError":

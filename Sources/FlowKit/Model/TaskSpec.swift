@@ -14,6 +14,8 @@ public struct TaskSpec: Sendable {
     public var priority: PriorityName
     /// How many more times a failed attempt is retried.
     public var retries: Int
+    /// Which failures are retried; `nil` for the default (see ``RetryRule``).
+    public var retryOn: RetryRule?
     /// The per-attempt time limit.
     public var timeout: Duration?
     /// Whether a failure counts as success for the exit code (dependents are still skipped).

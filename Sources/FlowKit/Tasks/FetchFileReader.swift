@@ -29,10 +29,10 @@ struct FetchFileReader {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             let suggestion = Self.closestSibling(of: path).map { " (did you mean '\($0)'?)" } ?? ""
-            return .failure(context.failure(.io, "no such file: \(shown)\(suggestion)"))
+            return .failure(context.failure(.io, "no such file: \(shown)\(suggestion)").permanent())
         }
         guard !isDirectory.boolValue else {
-            return .failure(context.failure(.io, "\(shown) is a directory, not a file"))
+            return .failure(context.failure(.io, "\(shown) is a directory, not a file").permanent())
         }
         // Check the size first so an oversized file is refused without reading it. Special files report 0
         // or a wrong size, so the read below enforces the bound again.

@@ -223,7 +223,11 @@ final class FetchTransfer: Sendable {
         var message = "HTTP \(status) \(FetchErrors.reasonPhrase(status)) for \(answered.absoluteString)"
         if answered != url { message += " (redirected from \(url.absoluteString))" }
         if status < 400 { message += ": expected a 2xx response" }
-        return context.failure(.http, message)
+        var failure = context.failure(.http, message)
+        failure.httpStatus = status
+        failure.isTransient = HTTPRetry.isTransient(status: status)
+        failure.retryAfter = Self.header("Retry-After", in: response).flatMap { HTTPRetry.delay(retryAfter: $0) }
+        return failure
     }
 
     private static func isEncoded(_ response: HTTPURLResponse) -> Bool {
