@@ -3,16 +3,22 @@ import OrderedCollections
 /// Turns a YAML tree into a ``Workflow``, reporting every structural problem: unknown keys, wrong types,
 /// bad limits, unknown task types, malformed ids.
 struct WorkflowDecoder {
-    static let topLevelKeys = ["version", "name", "description", "params", "queues", "tasks", "failFast"]
+    static let topLevelKeys = [
+        "version", "name", "description", "params", "queues", "defaults", "tasks", "failFast",
+    ]
     static let commonTaskKeys = [
         "type", "dependsOn", "queue", "priority", "retries", "retryOn", "timeout", "continueOnError", "input",
         "forEach", "gather", "cache",
     ]
 
+    /// Top-level keys starting with this are ignored, so anchors have somewhere to live (`x-defaults: &d …`).
+    static let extensionPrefix = "x-"
+
     let registry: TaskRegistry
     let path: String
     let directory: String
     var reader = NodeReader()
+    private var defaults = TaskDefaults()
 
     init(registry: TaskRegistry, path: String, directory: String) {
         self.registry = registry
@@ -32,6 +38,8 @@ struct WorkflowDecoder {
         }
         var sawVersion = false
         var sawTasks = false
+        // Read first, wherever written: every task needs them.
+        if let pair = pairs.first(where: { $0.key.scalar == "defaults" }) { defaults = decodeDefaults(pair.value) }
         for pair in pairs {
             let value = pair.value
             switch pair.key.scalar ?? "" {
@@ -54,9 +62,13 @@ struct WorkflowDecoder {
                 decodeParams(value, into: &workflow)
             case "queues":
                 decodeQueues(value, into: &workflow)
+            case "defaults":
+                break
             case "tasks":
                 sawTasks = true
                 decodeTasks(value, into: &workflow)
+            case let key where key.hasPrefix(Self.extensionPrefix):
+                break  // a home for anchors, as in Compose files
             default:
                 reader.unknownKey(pair.key, in: "the workflow", candidates: Self.topLevelKeys)
             }
@@ -136,8 +148,8 @@ struct WorkflowDecoder {
         // A task whose type is missing or unreadable is still kept, with an empty type no registry knows, so
         // tasks that depend on it are not also told it does not exist.
         let untyped = TaskSpec(id: Located(id, at: pair.key.location), type: Located("", at: pair.key.location))
-        guard let fields = reader.mapping(pair.value, "task '\(id)'") else { return untyped }
-        guard let typePair = fields.first(where: { $0.key.scalar == "type" }) else {
+        guard let ownFields = reader.mapping(pair.value, "task '\(id)'") else { return untyped }
+        guard let typePair = ownFields.first(where: { $0.key.scalar == "type" }) else {
             reader.diagnostics.error(
                 "task '\(id)' has no 'type'", at: pair.key.location,
                 hint: "add 'type:' with one of: \(registry.names.joined(separator: ", "))")
@@ -152,6 +164,7 @@ struct WorkflowDecoder {
                 hint: "`flowrun tasks` lists the types: \(registry.names.joined(separator: ", "))")
         }
         var task = TaskSpec(id: Located(id, at: pair.key.location), type: typeName)
+        let fields = defaults.applied(to: ownFields, type: typeName.value)
         let hasDependsOn = fields.contains { $0.key.scalar == "dependsOn" }
         for field in fields {
             decodeField(field, of: &task, type: type, hasDependsOn: hasDependsOn)

@@ -242,6 +242,8 @@ private struct TreeBuilder {
         // What this map's keys name, when known from where it stands (the map under top-level 'tasks' holds
         // task ids), so a duplicate is reported in the user's terms.
         var keyRole: String?
+        // The values of `<<` merge keys, applied when the map ends so the map's own keys win wherever written.
+        var merges: [YAMLNode] = []
 
         init(anchor: String?, location: SourceLocation) {
             self.anchor = anchor
@@ -289,6 +291,7 @@ private struct TreeBuilder {
             try add(YAMLNode(.sequence(sequence.items), at: sequence.location), anchor: sequence.anchor)
         case .mappingEnd:
             guard case .mapping(let mapping)? = stack.popLast() else { return }
+            for merge in mapping.merges { applyMerge(merge, into: mapping) }
             try add(YAMLNode(.mapping(mapping.pairs), at: mapping.location), anchor: mapping.anchor)
         case .alias(let name, let location):
             guard var node = anchors[name] else {
@@ -303,6 +306,35 @@ private struct TreeBuilder {
             }
             node.location = location
             try add(node, anchor: nil)
+        }
+    }
+
+    /// YAML 1.1's merge key: `<<: *defaults` copies the entries of a map, `<<: [*a, *b]` of several.
+    private static let mergeKey = "<<"
+
+    /// Adds the entries of a `<<` value that the map does not have: its own keys win wherever they are
+    /// written, and of several merged maps the earlier wins. Merged entries keep the locations of the text
+    /// they were written in.
+    private mutating func applyMerge(_ value: YAMLNode, into mapping: MappingInProgress) {
+        let sources: [YAMLNode]
+        switch value.content {
+        case .mapping: sources = [value]
+        case .sequence(let items): sources = items
+        case .scalar: sources = [value]
+        }
+        for source in sources {
+            guard let pairs = source.mapping else {
+                diagnostics.error(
+                    "the merge key '<<' takes a map or a list of maps, found \(source.kindName)", at: source.location,
+                    hint: "merge an anchored map, as in '<<: *defaults' or '<<: [*base, *io]'")
+                continue
+            }
+            for pair in pairs {
+                let name = pair.key.scalar ?? ""
+                guard mapping.keyLocations[name] == nil else { continue }
+                mapping.keyLocations[name] = pair.key.location
+                mapping.pairs.append(pair)
+            }
         }
     }
 
@@ -342,7 +374,11 @@ private struct TreeBuilder {
                         notes: [.note("'\(name)' first defined here", at: first)])
                 } else {
                     mapping.keyLocations[name] = key.location
-                    mapping.pairs.append(YAMLPair(key: key, value: node))
+                    if name == Self.mergeKey, case .scalar(_, .plain) = key.content {
+                        mapping.merges.append(node)
+                    } else {
+                        mapping.pairs.append(YAMLPair(key: key, value: node))
+                    }
                 }
                 mapping.pendingKey = nil
             } else if node.scalar == nil {
