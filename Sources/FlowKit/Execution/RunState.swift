@@ -74,6 +74,8 @@ struct RunState: Sendable {
 
     let plan: Plan
     let graph: NodeGraph
+    /// Each task's `runIf`, by task index.
+    let conditions: [RunCondition]
     private let queueNames: [String]
     private let admissionLimit: [Int]
     private let recordsEvents: Bool
@@ -116,6 +118,7 @@ struct RunState: Sendable {
         self.plan = plan
         self.graph = graph
         self.recordsEvents = recordsEvents
+        conditions = plan.workflow.tasks.map(\.runIf)
         queueNames = Array(plan.workflow.queues.keys)
         admissionLimit = queueLimits.map { max($0, 1) * Self.admissionFactor }
         nodes = (0..<graph.count).map {
@@ -244,7 +247,7 @@ struct RunState: Sendable {
             graph.forEachDependent(of: index) { dependent in
                 nodes[dependent].pendingDependencies -= 1
                 if nodes[dependent].pendingDependencies == 0, nodes[dependent].status == .pending, !cancelled {
-                    makeReady(dependent, &effects)
+                    settle(dependent, &effects)
                 }
             }
             resolve(index, &effects)
@@ -263,7 +266,8 @@ struct RunState: Sendable {
             setStatus(index, .failed)
             event(index, &effects, failure: failure)
             resolve(index, &effects)
-            skipDownstream(of: index, because: "upstream \(plan.nodes[index].id) failed: \(failure.message)", &effects)
+            endDownstream(
+                of: index, because: "upstream \(plan.nodes[index].id) failed: \(failure.message)", &effects)
             if failFast && !cancelled { effects.cancelRun = true }
         case .cancelled:
             nodes[index].operation = nil
@@ -271,7 +275,7 @@ struct RunState: Sendable {
             setStatus(index, .cancelled)
             event(index, &effects, failure: failures[index])
             resolve(index, &effects)
-            skipDownstream(of: index, because: "upstream \(plan.nodes[index].id) was cancelled", &effects)
+            endDownstream(of: index, because: "upstream \(plan.nodes[index].id) was cancelled", &effects)
         }
         admit(&effects)
         effects.finished = resolved == nodes.count
@@ -373,20 +377,6 @@ struct RunState: Sendable {
         }
     }
 
-    /// Skips every node downstream that has not run, naming the root cause.
-    private mutating func skipDownstream(of root: Int, because cause: String, _ effects: inout Effects) {
-        var stack: [Int] = []
-        graph.forEachDependent(of: root) { stack.append($0) }
-        while let index = stack.popLast() {
-            guard nodes[index].status == .pending else { continue }
-            failures[index] = NodeFailure(.upstream, cause, node: plan.nodes[index].id)
-            setStatus(index, .skipped)
-            event(index, &effects, failure: failures[index])
-            resolve(index, &effects)
-            graph.forEachDependent(of: index) { stack.append($0) }
-        }
-    }
-
     mutating func setStatus(_ index: Int, _ status: NodeStatus) {
         let base = Int(graph.queue[index]) * Self.statuses.count
         counts[base + nodes[index].status.ordinal] -= 1
@@ -418,6 +408,7 @@ extension RunState {
             location: failure?.location?.description, continueOnError: plan.workflow.tasks[task].continueOnError,
             spans: spans,
             // The plan's own list (report nodes are in plan order): a retain, not a copy.
-            dependencies: plan.nodes[index].dependencies, artifact: artifacts[index])
+            dependencies: plan.nodes[index].dependencies, artifact: artifacts[index],
+            missingInputs: missingInputs(of: index))
     }
 }

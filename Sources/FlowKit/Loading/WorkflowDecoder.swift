@@ -191,6 +191,8 @@ struct WorkflowDecoder {
             task.retryOn = decodeRetryRule(value)
         case "timeout":
             task.timeout = reader.duration(value, "'timeout'")
+        case "runIf":
+            task.runIf = reader.choice(value, "'runIf'", as: RunCondition.self) ?? .success
         case "continueOnError":
             task.continueOnError = reader.bool(value, "'continueOnError'") ?? false
         case "gather":

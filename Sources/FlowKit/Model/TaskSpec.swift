@@ -16,6 +16,8 @@ public struct TaskSpec: Sendable {
     public var retries: Int
     /// Which failures are retried; `nil` for the default (see ``RetryRule``).
     public var retryOn: RetryRule?
+    /// When the task runs, given how its dependencies ended.
+    public var runIf: RunCondition = .success
     /// The per-attempt time limit.
     public var timeout: Duration?
     /// Whether a failure counts as success for the exit code (dependents are still skipped).

@@ -46,6 +46,9 @@ public struct RunReport: Sendable, Codable {
         public var artifact: Artifact?
         /// The node's key in the store (``NodeKey``), when the run used one.
         public var key: String? = nil
+        /// For a node that ran after some dependencies did not succeed (`runIf: always`, …): those
+        /// dependencies, whose outputs it did not receive.
+        public var missingInputs: [String]? = nil
 
         /// When the first attempt started, in seconds from the start of the run.
         public var start: Double? { spans.first?.start }
@@ -305,6 +308,14 @@ extension RunReport.Node {
         if let key {
             try stream.raw(",\"key\":")
             try stream.value(key)
+        }
+        if let missingInputs {
+            try stream.raw(",\"missingInputs\":[")
+            for (position, id) in missingInputs.enumerated() {
+                if position > 0 { try stream.raw(",") }
+                try stream.value(id)
+            }
+            try stream.raw("]")
         }
         try stream.raw(",\"spans\":[")
         for (position, span) in spans.enumerated() {

@@ -1,0 +1,62 @@
+/// `runIf`: what a node's dependencies ending does to it. A node with the default `success` is skipped as soon
+/// as one dependency fails or is skipped; the others wait until every dependency has ended, then decide.
+extension RunState {
+    /// A node whose dependencies have all ended: queued, or skipped when its condition is not met.
+    mutating func settle(_ index: Int, _ effects: inout Effects) {
+        let condition = conditions[plan.nodes[index].taskIndex]
+        guard condition != .success else { return makeReady(index, &effects) }
+        var anyFailed = false
+        var anyNotRun = false
+        graph.forEachDependency(of: index) { dependency in
+            switch nodes[dependency].status {
+            case .failed: anyFailed = true
+            case .succeeded: break
+            default: anyNotRun = true
+            }
+        }
+        let unmet: String? =
+            switch condition {
+            case .success, .always: nil
+            case .allDone: anyNotRun ? "runIf: allDone, and a dependency did not run" : nil
+            case .anyFailed: anyFailed ? nil : "runIf: anyFailed, and no dependency failed"
+            }
+        guard let unmet else { return makeReady(index, &effects) }
+        skip(index, because: unmet, &effects)
+        endDownstream(of: index, because: "upstream \(plan.nodes[index].id) was skipped", &effects)
+    }
+
+    /// A node failed, was cancelled or skipped: dependents that run only after success are skipped (and
+    /// theirs, transitively); the others count it as ended and decide once all their dependencies have.
+    mutating func endDownstream(of root: Int, because cause: String, _ effects: inout Effects) {
+        var stack = [root]
+        while let ended = stack.popLast() {
+            graph.forEachDependent(of: ended) { dependent in
+                guard nodes[dependent].status == .pending else { return }
+                if conditions[plan.nodes[dependent].taskIndex] == .success {
+                    skip(dependent, because: cause, &effects)
+                    stack.append(dependent)
+                    return
+                }
+                nodes[dependent].pendingDependencies -= 1
+                if nodes[dependent].pendingDependencies == 0, !cancelled { settle(dependent, &effects) }
+            }
+        }
+    }
+
+    private mutating func skip(_ index: Int, because cause: String, _ effects: inout Effects) {
+        failures[index] = NodeFailure(.upstream, cause, node: plan.nodes[index].id)
+        setStatus(index, .skipped)
+        event(index, &effects, failure: failures[index])
+        resolve(index, &effects)
+    }
+
+    /// The dependencies that did not succeed, for a node that ran without them; `nil` for every other node.
+    func missingInputs(of index: Int) -> [String]? {
+        guard conditions[plan.nodes[index].taskIndex] != .success, nodes[index].attempts > 0 else { return nil }
+        var missing: [String] = []
+        graph.forEachDependency(of: index) { dependency in
+            if nodes[dependency].status != .succeeded { missing.append(plan.nodes[dependency].id) }
+        }
+        return missing.isEmpty ? nil : missing
+    }
+}
