@@ -72,6 +72,19 @@ struct WorkflowOptions: ParsableArguments {
         help: ArgumentHelp("Override a param: --param key=value (repeatable).", valueName: "key=value"))
     var params: [String] = []
 
+    @Option(
+        name: .customLong("env-file"),
+        help: ArgumentHelp(
+            "Read variables for ${env.NAME} from a dotenv file (repeatable; the environment wins).",
+            valueName: "FILE"))
+    var envFiles: [String] = []
+
+    @Option(
+        name: .customLong("target"),
+        help: ArgumentHelp(
+            "Run only this task (or one node, save[3]) and what it needs (repeatable).", valueName: "TASK"))
+    var targets: [String] = []
+
     func validate() throws {
         for param in params where !param.contains("=") || param.hasPrefix("=") {
             throw ValidationError("--param '\(param)' must be key=value")
@@ -88,7 +101,9 @@ struct WorkflowOptions: ParsableArguments {
     /// Loads and plans the workflow, printing diagnostics to stderr.
     /// - Throws: `ExitCode(2)` when the workflow is invalid.
     func loadPlan(terminal: Terminal) throws -> Plan {
-        let loader = WorkflowLoader(registry: CommandEnvironment.registry, paramOverrides: overrides)
+        var loader = WorkflowLoader(
+            registry: CommandEnvironment.registry, paramOverrides: overrides, environment: try environment(terminal))
+        loader.targets = targets
         let result = loader.plan(path: workflow)
         if !result.diagnostics.all.isEmpty {
             let renderer = DiagnosticRenderer(sources: result.sources)
@@ -100,5 +115,28 @@ struct WorkflowOptions: ParsableArguments {
             throw ExitCode(2)
         }
         return plan
+    }
+
+    /// The process environment over the `--env-file` variables (later files over earlier ones), as Compose
+    /// does: a variable set in the shell is not overridden by a file.
+    /// - Throws: `ExitCode(2)` when an env file cannot be read or has malformed lines, all reported.
+    private func environment(_ terminal: Terminal) throws -> [String: String] {
+        let process = ProcessInfo.processInfo.environment
+        guard !envFiles.isEmpty else { return process }
+        var diagnostics = Diagnostics()
+        var sources: [String: String] = [:]
+        var merged: [String: String] = [:]
+        for path in envFiles {
+            let (values, text) = DotEnvFile.load(path: path, diagnostics: &diagnostics)
+            sources[path] = text
+            merged.merge(values) { $1 }
+        }
+        if diagnostics.hasErrors {
+            terminal.error(DiagnosticRenderer(sources: sources).render(diagnostics), styled: terminal.colorsDiagnostics)
+            let errors = diagnostics.all.count
+            terminal.error("\(errors) error\(errors == 1 ? "" : "s") in --env-file; nothing was run\n")
+            throw ExitCode(2)
+        }
+        return merged.merging(process) { $1 }
     }
 }

@@ -1,8 +1,18 @@
 import FlowKit
 import Foundation
 
+/// A graph drawn in each of `flowrun graph`'s formats.
+protocol GraphDrawing {
+    /// Graphviz.
+    func dot() -> String
+    /// A Mermaid flowchart.
+    func mermaid() -> String
+    /// JSON for tools.
+    func json() throws -> String
+}
+
 /// Draws a plan's node graph for Graphviz, Mermaid, or tools reading JSON.
-struct GraphRenderer {
+struct GraphRenderer: GraphDrawing {
     let plan: Plan
 
     func dot() -> String {
@@ -53,7 +63,8 @@ struct GraphRenderer {
         return String(decoding: try encoder.encode(graph), as: UTF8.self) + "\n"
     }
 
-    private static func quoted(_ text: String) -> String {
+    /// A Graphviz string literal.
+    static func quoted(_ text: String) -> String {
         "\""
             + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             .replacingOccurrences(of: "\n", with: "\\n") + "\""

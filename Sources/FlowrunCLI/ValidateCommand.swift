@@ -36,10 +36,13 @@ struct GraphCommand: ParsableCommand {
     @Option(help: "Output format: dot, mermaid or json.")
     var format: Format = .dot
 
+    @Flag(help: "Draw one box per task (a forEach task labelled with its item count) instead of one per node.")
+    var tasks = false
+
     func run() throws {
         let terminal = Terminal()
         let plan = try workflow.loadPlan(terminal: terminal)
-        let renderer = GraphRenderer(plan: plan)
+        let renderer: any GraphDrawing = tasks ? TaskGraphRenderer(plan: plan) : GraphRenderer(plan: plan)
         switch format {
         case .dot: terminal.print(renderer.dot())
         case .mermaid: terminal.print(renderer.mermaid())

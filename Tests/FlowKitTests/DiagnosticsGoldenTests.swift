@@ -129,11 +129,13 @@ enum Fixtures {
 /// `RECORD_GOLDENS=1 swift test --filter DiagnosticsGolden` rewrites the `.expected` files in the source tree.
 @Suite struct DiagnosticsGoldenTests {
     /// What a fixture needs besides its text: `--param` overrides and the environment.
-    static let options: [String: (params: [(name: String, value: String)], environment: [String: String])] = [
-        "unknown-param-override": (params: [("intesity", "0.5")], environment: [:]),
-        "unset-env": (params: [], environment: ["API_TOKN": "secret", "HOME": "/home/user"]),
-        "multiple-errors": (params: [("bse", "https://example.org")], environment: [:]),
-    ]
+    static let options:
+        [String: (params: [(name: String, value: String)], environment: [String: String], targets: [String])] = [
+            "unknown-param-override": (params: [("intesity", "0.5")], environment: [:], targets: []),
+            "unset-env": (params: [], environment: ["API_TOKN": "secret", "HOME": "/home/user"], targets: []),
+            "multiple-errors": (params: [("bse", "https://example.org")], environment: [:], targets: []),
+            "unknown-target": (params: [], environment: [:], targets: ["sav", "thumb[7]", "report[0]"]),
+        ]
 
     @Test func thereIsOneFixturePerKindOfMistake() {
         #expect(Fixtures.invalidCases.count >= 30)
@@ -143,9 +145,10 @@ enum Fixtures {
     func rendersExactly(_ name: String) throws {
         let fixture = try Fixtures.bundled.appendingPathComponent("invalid/\(name).yaml")
         let bytes = try [UInt8](Data(contentsOf: fixture))
-        let options = Self.options[name] ?? (params: [], environment: [:])
-        let result = TestTasks.loader(params: options.params, environment: options.environment)
-            .plan(bytes: bytes, path: "invalid/\(name).yaml")
+        let options = Self.options[name] ?? (params: [], environment: [:], targets: [])
+        var loader = TestTasks.loader(params: options.params, environment: options.environment)
+        loader.targets = options.targets
+        let result = loader.plan(bytes: bytes, path: "invalid/\(name).yaml")
 
         #expect(result.plan == nil, "an invalid fixture must not plan")
         #expect(result.diagnostics.hasErrors)

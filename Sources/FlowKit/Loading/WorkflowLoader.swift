@@ -30,6 +30,8 @@ public struct WorkflowLoader: Sendable {
     public var environment: [String: String]
     /// Bounds on YAML aliases and nesting.
     public var limits: YAMLDocument.Limits
+    /// `--target` task and node ids: when given, the plan holds only them and what they need.
+    public var targets: [String] = []
 
     /// Creates a loader.
     public init(
@@ -78,7 +80,10 @@ public struct WorkflowLoader: Sendable {
         QueueValidator().validate(context, into: &diagnostics)
         ReferenceValidator().validate(context, into: &diagnostics)
         KindValidator().validate(context, into: &diagnostics)
-        let plan = Planner(context: context).plan(diagnostics: &diagnostics)
+        var plan = Planner(context: context).plan(diagnostics: &diagnostics)
+        if !targets.isEmpty, !diagnostics.hasErrors {
+            plan = plan?.restricted(to: targets, diagnostics: &diagnostics)
+        }
         return LoadResult(plan: diagnostics.hasErrors ? nil : plan, diagnostics: diagnostics, sources: sources)
     }
 

@@ -1,0 +1,64 @@
+extension Plan {
+    /// The plan cut down to some targets and everything they need: `--target save` (every node of a task),
+    /// `--target save[3]` (one node). Make's `make target`.
+    /// - Parameters:
+    ///   - targets: Task ids and node ids, as given on the command line.
+    ///   - diagnostics: Where unknown targets are reported (with a did-you-mean), at no place in the file.
+    /// - Returns: The restricted plan, or `nil` when a target is unknown.
+    public func restricted(to targets: [String], diagnostics: inout Diagnostics) -> Plan? {
+        var keep = [Bool](repeating: false, count: nodes.count)
+        var stack: [Int] = []
+        let nodeIndex = Dictionary(
+            nodes.enumerated().map { ($0.element.id, $0.offset) }, uniquingKeysWith: { a, _ in a })
+        let taskIndex = workflow.taskIndex()
+        for target in targets {
+            if let index = nodeIndex[target] {
+                stack.append(index)
+            } else if let task = taskIndex[target] {
+                stack.append(contentsOf: nodes.indices.filter { nodes[$0].taskIndex == task })
+            } else {
+                reportUnknown(target, taskIndex: taskIndex, diagnostics: &diagnostics)
+            }
+        }
+        if diagnostics.hasErrors { return nil }
+        while let index = stack.popLast() {
+            guard !keep[index] else { continue }
+            keep[index] = true
+            stack.append(contentsOf: nodes[index].dependencies)
+        }
+        var newIndex = [Int](repeating: -1, count: nodes.count)
+        var kept: [PlannedNode] = []
+        for index in nodes.indices where keep[index] {
+            newIndex[index] = kept.count
+            var node = nodes[index]
+            node.dependencies = node.dependencies.map { newIndex[$0] }
+            node.dependents = []
+            kept.append(node)
+        }
+        for index in kept.indices {
+            for dependency in kept[index].dependencies { kept[dependency].dependents.append(index) }
+        }
+        var plan = self
+        plan.nodes = kept
+        return plan
+    }
+
+    private func reportUnknown(_ target: String, taskIndex: [String: Int], diagnostics: inout Diagnostics) {
+        let ids = workflow.tasks.map(\.id.value)
+        if let open = target.firstIndex(of: "["), let task = taskIndex[String(target[..<open])] {
+            let count = nodes.lazy.filter { $0.taskIndex == task }.count
+            let id = ids[task]
+            diagnostics.error(
+                "unknown target '\(target)'", at: nil,
+                hint: nodes.contains { $0.taskIndex == task && $0.itemIndex != nil }
+                    ? "task '\(id)' has \(count) item\(count == 1 ? "" : "s"): \(id)[0] to \(id)[\(count - 1)]"
+                    : "task '\(id)' runs once, not per item: write --target \(id)")
+            return
+        }
+        diagnostics.error(
+            "unknown target '\(target)'", at: nil, suggestion: Suggestion.closest(to: target, in: ids),
+            hint:
+                "a target is a task id (\(ids.prefix(8).joined(separator: ", "))\(ids.count > 8 ? ", …" : "")) or one node, such as save[3]"
+        )
+    }
+}

@@ -1,0 +1,92 @@
+import FlowKit
+import Foundation
+
+/// Draws a plan's task graph — one box per task, a `forEach` task labelled with its item count — for Graphviz,
+/// Mermaid or JSON: what stays readable when the node graph has thousands of nodes.
+struct TaskGraphRenderer: GraphDrawing {
+    let plan: Plan
+
+    /// One task as drawn.
+    private struct Box {
+        var id: String
+        var label: String
+        var dependencies: [(id: String, gathers: Bool)]
+    }
+
+    /// How many nodes each task expanded to, by task index.
+    private var nodeCounts: [Int] {
+        var counts = [Int](repeating: 0, count: plan.workflow.tasks.count)
+        for node in plan.nodes { counts[node.taskIndex] += 1 }
+        return counts
+    }
+
+    private var boxes: [Box] {
+        let counts = nodeCounts
+        let expanded = Set(plan.nodes.filter { $0.itemIndex != nil }.map(\.taskIndex))
+        let known = Set(plan.workflow.tasks.map(\.id.value))
+        return plan.workflow.tasks.enumerated().map { index, task in
+            var label = "\(task.id.value)\n\(task.type.value) @ \(task.queueName)"
+            if expanded.contains(index) { label += "\n× \(counts[index]) item\(counts[index] == 1 ? "" : "s")" }
+            if task.runIf != .success { label += "\nrunIf: \(task.runIf.rawValue)" }
+            var seen = Set<String>()
+            let dependencies = task.dependsOn.map(\.value).filter { known.contains($0) && seen.insert($0).inserted }
+            return Box(id: task.id.value, label: label, dependencies: dependencies.map { ($0, task.gather) })
+        }
+    }
+
+    func dot() -> String {
+        var out = "digraph \(Self.quoted(plan.workflow.name)) {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n"
+        let boxes = boxes
+        for box in boxes { out += "  \(Self.quoted(box.id)) [label=\(Self.quoted(box.label))];\n" }
+        for box in boxes {
+            for dependency in box.dependencies {
+                let style = dependency.gathers ? " [style=dashed, label=\"gather\"]" : ""
+                out += "  \(Self.quoted(dependency.id)) -> \(Self.quoted(box.id))\(style);\n"
+            }
+        }
+        return out + "}\n"
+    }
+
+    func mermaid() -> String {
+        var out = "flowchart LR\n"
+        let boxes = boxes
+        let number = Dictionary(uniqueKeysWithValues: boxes.enumerated().map { ($0.element.id, $0.offset) })
+        for (index, box) in boxes.enumerated() {
+            out += "  t\(index)[\"\(box.label.replacingOccurrences(of: "\n", with: "<br/>"))\"]\n"
+        }
+        for (index, box) in boxes.enumerated() {
+            for dependency in box.dependencies {
+                guard let from = number[dependency.id] else { continue }
+                out += dependency.gathers ? "  t\(from) -. gather .-> t\(index)\n" : "  t\(from) --> t\(index)\n"
+            }
+        }
+        return out
+    }
+
+    func json() throws -> String {
+        struct Graph: Encodable {
+            struct Task: Encodable {
+                var id: String, type: String, queue: String, nodes: Int, forEach: Bool, gather: Bool
+                var runIf: String, dependsOn: [String]
+            }
+            var workflow: String
+            var tasks: [Task]
+        }
+        let counts = nodeCounts
+        let expanded = Set(plan.nodes.filter { $0.itemIndex != nil }.map(\.taskIndex))
+        let graph = Graph(
+            workflow: plan.workflow.name,
+            tasks: zip(plan.workflow.tasks.indices, boxes).map { index, box in
+                let task = plan.workflow.tasks[index]
+                return .init(
+                    id: box.id, type: task.type.value, queue: task.queueName, nodes: counts[index],
+                    forEach: expanded.contains(index), gather: task.gather, runIf: task.runIf.rawValue,
+                    dependsOn: box.dependencies.map(\.id))
+            })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return String(decoding: try encoder.encode(graph), as: UTF8.self) + "\n"
+    }
+
+    private static func quoted(_ text: String) -> String { GraphRenderer.quoted(text) }
+}
