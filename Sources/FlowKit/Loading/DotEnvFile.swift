@@ -58,9 +58,7 @@ public enum DotEnvFile {
             var rest = line[line.index(after: equals)...]
             rest = rest.drop { $0 == " " || $0 == "\t" }
             let valueColumn = lines[start].count - rest.count + 1
-            switch rest.first {
-            case "\"", "'":
-                let quote = rest.first!
+            if let quote = rest.first, quote == "\"" || quote == "'" {
                 var body = String(rest.dropFirst())
                 var closing = closingQuote(in: body, quote: quote)
                 // A double-quoted value may continue on the following lines.
@@ -84,7 +82,7 @@ public enum DotEnvFile {
                     continue
                 }
                 values[name] = quote == "\"" ? unescaped(raw) : raw
-            default:
+            } else {
                 var value = Substring(rest)
                 if let comment = value.range(of: " #") ?? value.range(of: "\t#") {
                     value = value[..<comment.lowerBound]
