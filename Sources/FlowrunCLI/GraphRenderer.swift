@@ -11,9 +11,45 @@ protocol GraphDrawing {
     func json() throws -> String
 }
 
+extension GraphDrawing {
+    /// The Graphviz clusters of a graph: one per imported pipeline, holding the boxes (node or task ids) of
+    /// the tasks the pipeline itself imported (a nested pipeline's tasks are in its own cluster).
+    static func dotClusters(_ plan: Plan, boxes: (_ taskIndex: Int) -> [String]) -> String {
+        var out = ""
+        for group in plan.workflow.groups {
+            let members = plan.workflow.tasks.indices.filter { plan.workflow.tasks[$0].group == group.id }
+            out += "  subgraph \(GraphRenderer.quoted("cluster_" + group.id)) {\n"
+            let label = GraphRenderer.quoted("\(group.id) (\(group.path))")
+            out += "    label=\(label);\n    style=dashed;\n"
+            for box in members.flatMap(boxes) { out += "    \(GraphRenderer.quoted(box));\n" }
+            out += "  }\n"
+        }
+        return out
+    }
+
+    /// The Mermaid subgraphs of a graph, as ``dotClusters(_:boxes:)``; boxes are Mermaid node names.
+    static func mermaidSubgraphs(_ plan: Plan, boxes: (_ taskIndex: Int) -> [String]) -> String {
+        var out = ""
+        for (number, group) in plan.workflow.groups.enumerated() {
+            let members = plan.workflow.tasks.indices.filter { plan.workflow.tasks[$0].group == group.id }
+            out += "  subgraph g\(number)[\"\(group.id) (\(group.path))\"]\n"
+            for box in members.flatMap(boxes) { out += "    \(box)\n" }
+            out += "  end\n"
+        }
+        return out
+    }
+}
+
 /// Draws a plan's node graph for Graphviz, Mermaid, or tools reading JSON.
 struct GraphRenderer: GraphDrawing {
     let plan: Plan
+
+    /// The nodes of each task, by task index.
+    private var nodesByTask: [[Int]] {
+        var result = [[Int]](repeating: [], count: plan.workflow.tasks.count)
+        for (index, node) in plan.nodes.enumerated() { result[node.taskIndex].append(index) }
+        return result
+    }
 
     func dot() -> String {
         var out = "digraph \(Self.quoted(plan.workflow.name)) {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n"
@@ -22,6 +58,8 @@ struct GraphRenderer: GraphDrawing {
             out +=
                 "  \(Self.quoted(node.id)) [label=\(Self.quoted("\(node.id)\n\(task.type.value) @ \(task.queueName)"))];\n"
         }
+        let byTask = nodesByTask
+        out += Self.dotClusters(plan) { byTask[$0].map { plan.nodes[$0].id } }
         for node in plan.nodes {
             for dependency in node.dependencies {
                 out += "  \(Self.quoted(plan.nodes[dependency].id)) -> \(Self.quoted(node.id));\n"
@@ -36,6 +74,8 @@ struct GraphRenderer: GraphDrawing {
             let task = plan.task(of: node)
             out += "  n\(index)[\"\(node.id)<br/>\(task.type.value) @ \(task.queueName)\"]\n"
         }
+        let byTask = nodesByTask
+        out += Self.mermaidSubgraphs(plan) { byTask[$0].map { "n\($0)" } }
         for (index, node) in plan.nodes.enumerated() {
             for dependency in node.dependencies { out += "  n\(dependency) --> n\(index)\n" }
         }

@@ -38,6 +38,7 @@ struct TaskGraphRenderer: GraphDrawing {
         var out = "digraph \(Self.quoted(plan.workflow.name)) {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n"
         let boxes = boxes
         for box in boxes { out += "  \(Self.quoted(box.id)) [label=\(Self.quoted(box.label))];\n" }
+        out += Self.dotClusters(plan) { [plan.workflow.tasks[$0].id.value] }
         for box in boxes {
             for dependency in box.dependencies {
                 let style = dependency.gathers ? " [style=dashed, label=\"gather\"]" : ""
@@ -54,6 +55,7 @@ struct TaskGraphRenderer: GraphDrawing {
         for (index, box) in boxes.enumerated() {
             out += "  t\(index)[\"\(box.label.replacingOccurrences(of: "\n", with: "<br/>"))\"]\n"
         }
+        out += Self.mermaidSubgraphs(plan) { ["t\($0)"] }
         for (index, box) in boxes.enumerated() {
             for dependency in box.dependencies {
                 guard let from = number[dependency.id] else { continue }
@@ -67,7 +69,7 @@ struct TaskGraphRenderer: GraphDrawing {
         struct Graph: Encodable {
             struct Task: Encodable {
                 var id: String, type: String, queue: String, nodes: Int, forEach: Bool, gather: Bool
-                var runIf: String, dependsOn: [String]
+                var runIf: String, dependsOn: [String], group: String?
             }
             var workflow: String
             var tasks: [Task]
@@ -81,7 +83,7 @@ struct TaskGraphRenderer: GraphDrawing {
                 return .init(
                     id: box.id, type: task.type.value, queue: task.queueName, nodes: counts[index],
                     forEach: expanded.contains(index), gather: task.gather, runIf: task.runIf.rawValue,
-                    dependsOn: box.dependencies.map(\.id))
+                    dependsOn: box.dependencies.map(\.id), group: task.group)
             })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -110,3 +110,37 @@ import Testing
         #expect(try task("after", in: plan).runIf == .always)
     }
 }
+
+/// Diagnostics of workflows that import pipelines: each `Fixtures/pipelines/<case>.yaml` (its pipelines in
+/// `lib/`) must render as `<case>.expected`, with paths relative to the fixtures folder.
+/// `RECORD_GOLDENS=1` rewrites the `.expected` files, as for ``DiagnosticsGoldenTests``.
+@Suite struct PipelineDiagnosticsGoldenTests {
+    static let cases: [String] = {
+        guard
+            let folder = Bundle.module.url(forResource: "Fixtures", withExtension: nil)?.appendingPathComponent(
+                "pipelines"),
+            let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
+        else { return [] }
+        return names.filter { $0.hasSuffix(".yaml") }.map { String($0.dropLast(5)) }.sorted()
+    }()
+
+    @Test func everyKindOfPipelineMistakeHasAFixture() {
+        #expect(Self.cases == ["error-inside-pipeline", "include-cycle", "unknown-with-param"])
+    }
+
+    @Test(arguments: cases)
+    func rendersExactly(_ name: String) throws {
+        let folder = try Fixtures.bundled.appendingPathComponent("pipelines").path
+        let result = TestTasks.loader().plan(path: folder + "/\(name).yaml")
+        #expect(result.plan == nil)
+        let rendered = TestTasks.render(result).replacingOccurrences(of: folder + "/", with: "")
+        let expectedURL = Fixtures.source.appendingPathComponent("pipelines/\(name).expected")
+        if ProcessInfo.processInfo.environment["RECORD_GOLDENS"] == "1" {
+            try rendered.write(to: expectedURL, atomically: true, encoding: .utf8)
+            return
+        }
+        let expected = try String(
+            contentsOf: try Fixtures.bundled.appendingPathComponent("pipelines/\(name).expected"), encoding: .utf8)
+        #expect(rendered == expected)
+    }
+}

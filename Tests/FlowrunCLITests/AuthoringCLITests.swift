@@ -123,4 +123,49 @@ import Testing
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("error: cannot read env file 'nope.env'"))
     }
+
+    @Test func aPipelineImportedTwiceRunsWithEachWith() throws {
+        try scratch.write("in/a.txt", "A")
+        try scratch.write("in/b.txt", "B")
+        try scratch.write(
+            "pipelines/copy.yaml",
+            """
+            version: 1
+            params: { dir: out, suffix: txt }
+            tasks:
+              save: { type: write, path: "${params.dir}/${item.stem}.${params.suffix}" }
+              done: { type: noop, dependsOn: save }
+            """)
+        try scratch.write(
+            "flow.yaml",
+            """
+            version: 1
+            params: { base: result }
+            tasks:
+              fetch: { type: fetch, forEach: [in/a.txt, in/b.txt], url: "${item}" }
+              small: { uses: pipelines/copy.yaml, with: { dir: "${params.base}/small" }, dependsOn: fetch }
+              large: { uses: pipelines/copy.yaml, with: { dir: "${params.base}/large", suffix: dat }, dependsOn: fetch }
+              report: { type: noop, gather: true, dependsOn: [small, large] }
+            """)
+        let result = try Flowrun.run(
+            ["flow.yaml", "--param", "large.suffix=bin", "--report", "run.json"], in: scratch.url)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        for path in ["result/small/a.txt", "result/small/b.txt", "result/large/a.bin", "result/large/b.bin"] {
+            #expect(FileManager.default.fileExists(atPath: scratch.path(path)), "\(path)")
+        }
+        let report = try ReportView(scratch.path("run.json"))
+        #expect(report.ids.contains("small.save[1]"))
+        #expect(report.ids.last == "report")
+
+        let graph = try Flowrun.run(["graph", "flow.yaml", "--tasks"], in: scratch.url)
+        #expect(graph.stdout.contains("subgraph \"cluster_small\" {\n    label=\"small (pipelines/copy.yaml)\";"))
+        #expect(graph.stdout.contains("\"small.done\" -> \"report\""), "a dependency on a group is on its exits")
+
+        let target = try Flowrun.run(["flow.yaml", "--target", "large", "--report", "large.json"], in: scratch.url)
+        #expect(target.status == 0)
+        #expect(
+            try ReportView(scratch.path("large.json")).ids == [
+                "fetch[0]", "fetch[1]", "large.save[0]", "large.save[1]", "large.done[0]", "large.done[1]",
+            ])
+    }
 }

@@ -23,7 +23,7 @@ public final class OutputLedger: Sendable {
 
     /// The path with its folder's symbolic links resolved, when the folder exists; lexically normalised.
     private static func realPath(_ path: String) -> String {
-        let lexical = FileCollisionValidator.key(of: path, in: ".")
+        let lexical = FilePaths.key(of: path, in: ".")
         let folder = (lexical as NSString).deletingLastPathComponent
         guard let resolved = realpath(folder, nil) else { return lexical }
         defer { free(resolved) }

@@ -19,6 +19,8 @@ struct WorkflowDecoder {
     let directory: String
     var reader = NodeReader()
     private var defaults = TaskDefaults()
+    /// The `uses:` tasks of the file, for ``PipelineImporter`` to expand.
+    var imports: [PipelineImport] = []
 
     init(registry: TaskRegistry, path: String, directory: String) {
         self.registry = registry
@@ -138,7 +140,9 @@ struct WorkflowDecoder {
         }
         workflow.tasks.reserveCapacity(pairs.count)
         for pair in pairs {
+            let importCount = imports.count
             if let task = decodeTask(pair) { workflow.tasks.append(task) }
+            if imports.count > importCount { imports[importCount].position = workflow.tasks.count }
         }
     }
 
@@ -149,6 +153,10 @@ struct WorkflowDecoder {
         // tasks that depend on it are not also told it does not exist.
         let untyped = TaskSpec(id: Located(id, at: pair.key.location), type: Located("", at: pair.key.location))
         guard let ownFields = reader.mapping(pair.value, "task '\(id)'") else { return untyped }
+        if ownFields.contains(where: { $0.key.scalar == "uses" }) {
+            decodeImport(id: Located(id, at: pair.key.location), fields: ownFields)
+            return nil
+        }
         guard let typePair = ownFields.first(where: { $0.key.scalar == "type" }) else {
             reader.diagnostics.error(
                 "task '\(id)' has no 'type'", at: pair.key.location,
@@ -221,7 +229,7 @@ struct WorkflowDecoder {
         }
     }
 
-    private mutating func decodeIDList(_ node: YAMLNode, _ what: String) -> [Located<String>] {
+    mutating func decodeIDList(_ node: YAMLNode, _ what: String) -> [Located<String>] {
         switch node.content {
         case .scalar(let text, _) where !text.isEmpty:
             return [Located(text, at: node.location)]

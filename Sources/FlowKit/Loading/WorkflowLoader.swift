@@ -59,7 +59,7 @@ public struct WorkflowLoader: Sendable {
     /// Plans a workflow from its bytes; `path` names it in diagnostics and anchors relative paths.
     public func plan(bytes: [UInt8], path: String) -> LoadResult {
         var diagnostics = Diagnostics()
-        let sources = [path: String(decoding: bytes, as: UTF8.self)]
+        var sources = [path: String(decoding: bytes, as: UTF8.self)]
         guard let root = YAMLDocument.parse(bytes, path: path, limits: limits, diagnostics: &diagnostics) else {
             if !diagnostics.hasErrors {
                 diagnostics.error(
@@ -72,7 +72,14 @@ public struct WorkflowLoader: Sendable {
         var decoder = WorkflowDecoder(registry: registry, path: path, directory: directory.isEmpty ? "." : directory)
         var (workflow, decodeDiagnostics) = decoder.decode(root)
         diagnostics.append(contentsOf: decodeDiagnostics)
-        applyOverrides(to: &workflow, diagnostics: &diagnostics)
+        // The workflow's own params first, so `with:` values see overrides; a group's (`thumbs.width`) exist
+        // only once the pipelines are imported.
+        applyOverrides(to: &workflow, grouped: false, diagnostics: &diagnostics)
+        var importer = PipelineImporter(registry: registry, limits: limits, environment: environment)
+        importer.expand(&workflow, imports: decoder.imports, chain: [.init(path: FilePaths.normalised(path, in: "."))])
+        diagnostics.append(contentsOf: importer.diagnostics)
+        sources.merge(importer.sources) { first, _ in first }
+        applyOverrides(to: &workflow, grouped: true, diagnostics: &diagnostics)
 
         let context = ValidationContext(workflow: workflow, registry: registry, environment: environment)
         DependencyValidator().validate(context, into: &diagnostics)
@@ -84,11 +91,15 @@ public struct WorkflowLoader: Sendable {
         if !targets.isEmpty, !diagnostics.hasErrors {
             plan = plan?.restricted(to: targets, diagnostics: &diagnostics)
         }
+        // Problems found in an imported pipeline after importing (a bad edge, a bad value) say how it was reached.
+        for (file, chains) in importer.importChains {
+            diagnostics = PipelineImporter.annotated(diagnostics, path: file, chains: chains)
+        }
         return LoadResult(plan: diagnostics.hasErrors ? nil : plan, diagnostics: diagnostics, sources: sources)
     }
 
-    private func applyOverrides(to workflow: inout Workflow, diagnostics: inout Diagnostics) {
-        for (name, text) in paramOverrides {
+    private func applyOverrides(to workflow: inout Workflow, grouped: Bool, diagnostics: inout Diagnostics) {
+        for (name, text) in paramOverrides where name.contains(".") == grouped {
             guard let current = workflow.params[name] else {
                 diagnostics.error(
                     "unknown parameter '\(name)' in --param \(name)=\(text)", at: nil,

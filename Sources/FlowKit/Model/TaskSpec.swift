@@ -30,6 +30,9 @@ public struct TaskSpec: Sendable {
     public var gather: Bool
     /// How the store may reuse this task's results (`cache:`); `nil` for the task type's default.
     public var cache: CacheSetting?
+    /// The imported pipeline the task comes from, as a dotted path of `uses:` task ids (`thumbs`,
+    /// `site.thumbs`); `nil` for a task of the workflow itself. Its `${params.NAME}` are the group's params.
+    public var group: String?
     /// The type's own parameters, by key, as written (interpolated per node at planning).
     public var parameters: OrderedDictionary<String, YAMLPair>
     /// The task's key in the `tasks:` map.
@@ -63,6 +66,9 @@ public struct TaskSpec: Sendable {
             ReferenceScanner.references(in: pair.value, diagnostics: &ignored).contains { $0.0.needsItem }
         }
     }
+
+    /// The name a `${params.NAME}` of this task resolves to among the workflow's params: the group's own.
+    public func paramName(_ name: String) -> String { group.map { "\($0).\(name)" } ?? name }
 
     /// The queue name the task runs on.
     public var queueName: String { queue?.value ?? QueueSpec.defaultName }

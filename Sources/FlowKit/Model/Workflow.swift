@@ -21,6 +21,8 @@ public struct Workflow: Sendable {
     public var tasks: [TaskSpec]
     /// `failFast` at the top level.
     public var failFast: Bool
+    /// The imported pipelines (`uses:`), outermost first; their tasks are among ``tasks``.
+    public var groups: [TaskGroup] = []
 
     /// Creates a workflow.
     public init(
@@ -43,6 +45,16 @@ public struct Workflow: Sendable {
     public func taskIndex() -> [String: Int] {
         Dictionary(tasks.enumerated().map { ($0.element.id.value, $0.offset) }, uniquingKeysWith: { first, _ in first })
     }
+}
+
+/// The tasks a `uses:` task imported from a pipeline file.
+public struct TaskGroup: Sendable {
+    /// The group id: the `uses:` task's id, dotted under the groups it is nested in (`site.thumbs`).
+    public var id: String
+    /// The pipeline file, as written after `uses:`.
+    public var path: String
+    /// Where the `uses:` task is written.
+    public var location: SourceLocation
 }
 
 /// A named operation queue: `queues: { download: { maxConcurrent: 4, qos: utility } }`.

@@ -41,7 +41,7 @@ public struct Plan: Sendable {
 
     /// The scope a node's references resolve in.
     public func scope(of node: PlannedNode) -> Scope {
-        Scope(params: params, environment: environment, item: node.scopeItem)
+        Scope(params: params, environment: environment, item: node.scopeItem, group: task(of: node).group)
     }
 
     /// A node's parameters, resolved and defaulted. Planning checked them, so no diagnostics are expected.

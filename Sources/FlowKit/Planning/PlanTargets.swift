@@ -16,6 +16,13 @@ extension Plan {
                 stack.append(index)
             } else if let task = taskIndex[target] {
                 stack.append(contentsOf: nodes.indices.filter { nodes[$0].taskIndex == task })
+            } else if workflow.groups.contains(where: { $0.id == target }) {
+                // An imported pipeline: every task in it, nested pipelines included.
+                stack.append(
+                    contentsOf: nodes.indices.filter {
+                        let group = workflow.tasks[nodes[$0].taskIndex].group ?? ""
+                        return group == target || group.hasPrefix(target + ".")
+                    })
             } else {
                 reportUnknown(target, taskIndex: taskIndex, diagnostics: &diagnostics)
             }
@@ -56,7 +63,8 @@ extension Plan {
             return
         }
         diagnostics.error(
-            "unknown target '\(target)'", at: nil, suggestion: Suggestion.closest(to: target, in: ids),
+            "unknown target '\(target)'", at: nil,
+            suggestion: Suggestion.closest(to: target, in: ids + workflow.groups.map(\.id)),
             hint:
                 "a target is a task id (\(ids.prefix(8).joined(separator: ", "))\(ids.count > 8 ? ", …" : "")) or one node, such as save[3]"
         )

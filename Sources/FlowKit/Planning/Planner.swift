@@ -24,7 +24,9 @@ struct Planner {
 
         for taskIndex in order {
             let task = workflow.tasks[taskIndex]
-            let domain = self.domain(of: task, domains: domains, scope: baseScope, diagnostics: &diagnostics)
+            var scope = baseScope
+            scope.group = task.group
+            let domain = self.domain(of: task, domains: domains, scope: scope, diagnostics: &diagnostics)
             domains[taskIndex] = domain
             firstNode[taskIndex] = nodes.count
             let items = domain?.items
@@ -142,7 +144,8 @@ struct Planner {
                 files.record(access, of: index, locations: values, diagnostics: &diagnostics)
                 continue
             }
-            let scope = Scope(params: params, environment: context.environment, item: node.scopeItem)
+            let scope = Scope(
+                params: params, environment: context.environment, item: node.scopeItem, group: task.group)
             let values = ParameterValidator(task: task, type: type, inputKind: inputKinds[node.taskIndex])
                 .resolve(in: scope, diagnostics: &diagnostics)
             let access = type.fileAccess(values)

@@ -9,12 +9,18 @@ public struct Scope: Sendable {
     public var environment: [String: String]
     /// The node's item and its index, if the node is expanded.
     public var item: (value: Value, index: Int)?
+    /// The imported pipeline the node's task comes from, whose params `${params.NAME}` names.
+    public var group: String?
 
     /// Creates a scope.
-    public init(params: [String: Value], environment: [String: String], item: (value: Value, index: Int)? = nil) {
+    public init(
+        params: [String: Value], environment: [String: String], item: (value: Value, index: Int)? = nil,
+        group: String? = nil
+    ) {
         self.params = params
         self.environment = environment
         self.item = item
+        self.group = group
     }
 }
 
@@ -88,7 +94,7 @@ enum Resolver {
         of reference: Reference, at location: SourceLocation, in scope: Scope, diagnostics: inout Diagnostics
     ) -> Value? {
         switch reference {
-        case .param(let name): return scope.params[name]
+        case .param(let name): return scope.params[scope.group.map { "\($0).\(name)" } ?? name]
         case .env(let name): return scope.environment[name].map(Value.string)
         case .item: return scope.item?.value
         case .itemIndex: return scope.item.map { .int($0.index) }

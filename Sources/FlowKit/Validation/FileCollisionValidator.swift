@@ -35,12 +35,12 @@ struct FileCollisionValidator {
         _ access: FileAccess, of node: Int, locations: ParameterValues, diagnostics: inout Diagnostics
     ) {
         for file in access.reads {
-            let key = Self.key(of: file.path, in: workflow.directory)
+            let key = FilePaths.key(of: file.path, in: workflow.directory)
             if readers[key] == nil { readers[key] = Use(node: node, location: locations.location(of: file.parameter)) }
         }
         for file in access.writes {
-            let key = Self.key(of: file.path, in: workflow.directory)
-            let display = Self.normalised(file.path, in: workflow.directory)
+            let key = FilePaths.key(of: file.path, in: workflow.directory)
+            let display = FilePaths.normalised(file.path, in: workflow.directory)
             let use = Use(node: node, location: locations.location(of: file.parameter))
             pendingWrites.append((key, display, use))
             guard let first = writers[key] else {
@@ -97,32 +97,4 @@ struct FileCollisionValidator {
 
     private func id(_ node: Int) -> String { nodes[node].id }
     private func taskLocation(_ node: Int) -> SourceLocation { workflow.tasks[nodes[node].taskIndex].id.location }
-
-    /// The absolute, normalised path a file is known by: two spellings of one path collide.
-    static func key(of path: String, in directory: String) -> String {
-        let joined = normalised(path, in: directory)
-        if joined.hasPrefix("/") { return joined }
-        return normalised(joined, in: FileManager.default.currentDirectoryPath)
-    }
-
-    /// A path joined to the workflow's folder, with `.`, `..` and repeated slashes removed lexically.
-    static func normalised(_ path: String, in directory: String) -> String {
-        let joined = path.hasPrefix("/") || directory.isEmpty || directory == "." ? path : directory + "/" + path
-        let absolute = joined.hasPrefix("/")
-        var parts: [Substring] = []
-        for part in joined.split(separator: "/", omittingEmptySubsequences: true) {
-            switch part {
-            case ".": continue
-            case "..":
-                if let last = parts.last, last != ".." {
-                    parts.removeLast()
-                } else if !absolute {
-                    parts.append(part)
-                }
-            default: parts.append(part)
-            }
-        }
-        let text = parts.joined(separator: "/")
-        return absolute ? "/" + text : (text.isEmpty ? "." : text)
-    }
 }

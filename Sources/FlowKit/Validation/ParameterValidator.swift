@@ -20,7 +20,7 @@ struct ParameterValidator {
                 guard let value = Resolver.resolveIfComplete(pair.value, in: scope, diagnostics: &diagnostics) else {
                     continue
                 }
-                let origin = Self.paramOrigin(of: pair.value)
+                let origin = Self.paramOrigin(of: pair.value, group: task.group)
                 if let checked = check(
                     value, against: spec, at: pair.value.location, origin: origin, diagnostics: &diagnostics)
                 {
@@ -72,11 +72,15 @@ struct ParameterValidator {
 
     /// For a value that is exactly `${params.NAME}`, a hint saying where the value really comes from — the
     /// error points at the reference, but the fix is in `params:` or a `--param`.
-    private static func paramOrigin(of node: YAMLNode) -> String? {
+    private static func paramOrigin(of node: YAMLNode, group: String?) -> String? {
         guard let text = node.scalar?.trimmingSpaces(), text.hasPrefix("${params."), text.hasSuffix("}"),
             text.dropFirst(2).firstIndex(of: "$") == nil
         else { return nil }
         let name = text.dropFirst("${params.".count).dropLast()
+        if let group {
+            return "the value comes from params.\(name) of pipeline '\(group)': change it in the 'with:' that"
+                + " imports it or with --param \(group).\(name)=…"
+        }
         return "the value comes from params.\(name): change it under 'params:' or with --param \(name)=…"
     }
 

@@ -5,8 +5,11 @@ import OrderedCollections
 struct ReferenceValidator {
     func validate(_ context: ValidationContext, into diagnostics: inout Diagnostics) {
         let expanded = context.expandedTasks()
-        let params = Array(context.workflow.params.keys)
         for task in context.workflow.tasks {
+            // The params a task sees: its group's own, by their names inside the pipeline.
+            let prefix = task.group.map { "\($0)." } ?? ""
+            let params = context.workflow.params.keys.filter { $0.hasPrefix(prefix) }
+                .map { String($0.dropFirst(prefix.count)) }.filter { !$0.contains(".") }
             var nodes = task.parameters.values.map(\.value)
             switch task.forEach {
             case .reference(let node)?: nodes.append(node)
@@ -18,7 +21,7 @@ struct ReferenceValidator {
             for node in nodes {
                 for (reference, location) in ReferenceScanner.references(in: node, diagnostics: &diagnostics) {
                     switch reference {
-                    case .param(let name) where context.workflow.params[name] == nil:
+                    case .param(let name) where context.workflow.params[task.paramName(name)] == nil:
                         diagnostics.error(
                             "unknown parameter '${params.\(name)}'", at: location,
                             suggestion: Suggestion.closest(to: name, in: params).map { "${params.\($0)}" },
