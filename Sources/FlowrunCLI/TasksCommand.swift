@@ -19,7 +19,25 @@ struct TasksCommand: ParsableCommand {
         }
         let selected = types.isEmpty ? registry.all : types.compactMap { registry[$0] }
         Terminal().print(selected.map(Self.describe).joined(separator: "\n"))
+        if types.isEmpty { Terminal().print("\n" + Self.commonKeys + "\n") }
     }
+
+    /// What every task takes besides its type's parameters.
+    static let commonKeys = """
+        Every task also takes:
+          dependsOn        task ids (or an imported pipeline's id) that must end first
+          queue, priority  where and how urgently it runs
+          retries          more attempts after a failure, with backoff
+          retryOn          which failures: transient (default), network, timeout, status: N or [N, …], any
+          timeout          the limit of each attempt (250ms, 20s, 2m)
+          runIf            success (default), always, allDone, anyFailed
+          continueOnError  a failure does not fail the run
+          input            which dependency to read when several could be
+          forEach, gather  run once per item, or once after every item
+        A task with `uses: FILE` imports that pipeline's tasks as a group; `with:` sets its params.
+        `defaults:` at the top level sets queue, priority, retries, retryOn, timeout, continueOnError and runIf
+        for every task, and parameters by type ({ resize: { filter: bilinear } }).
+        """
 
     static func describe(_ type: any TaskType) -> String {
         var out = "\(type.name) — \(type.summary)\n"

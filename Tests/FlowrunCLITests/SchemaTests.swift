@@ -67,10 +67,28 @@ import Testing
             ("wrong version", "version: 2\ntasks:\n  a: { type: noop }\n"),
             ("unknown type", "version: 1\ntasks:\n  a: { type: sleeep }\n"),
             ("bad queue limit", "version: 1\nqueues: { q: { maxConcurrent: 0 } }\ntasks:\n  a: { type: noop }\n"),
+            ("bad runIf", "version: 1\ntasks:\n  a: { type: noop, runIf: allways }\n"),
+            ("bad retryOn", "version: 1\ntasks:\n  a: { type: noop, retryOn: [sometimes] }\n"),
+            ("per-task key in defaults", "version: 1\ndefaults: { dependsOn: a }\ntasks:\n  a: { type: noop }\n"),
+            ("unknown key beside uses", "version: 1\ntasks:\n  a: { uses: p.yaml, type: noop }\n"),
         ]
         for (what, yaml) in cases {
             #expect(try complaint(about: Array(yaml.utf8), scratch: scratch) != nil, "the schema accepted: \(what)")
         }
+    }
+
+    @Test func theSchemaAcceptsTheAuthoringKeys() throws {
+        let yaml = """
+            version: 1
+            x-retry: &retry { retries: 2, retryOn: [transient, status: [404, 410]] }
+            defaults: { queue: default, timeout: 20s, runIf: success, sleep: { duration: 1ms } }
+            tasks:
+              a: { <<: *retry, type: fetch, url: a.jpg }
+              b: { uses: pipelines/thumbs.yaml, with: { width: 320 }, dependsOn: a }
+              c: { type: noop, dependsOn: b, runIf: always }
+            """
+        let complaint = try complaint(about: Array(yaml.utf8), scratch: try Scratch())
+        #expect(complaint == nil, "\(complaint ?? "")")
     }
 
     @Test func theSchemaIsVersion202012WithDescriptions() throws {

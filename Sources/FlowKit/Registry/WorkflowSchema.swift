@@ -27,7 +27,11 @@ public enum WorkflowSchema {
             "type": "object",
             "additionalProperties": false,
             "required": ["version", "tasks"],
+            "patternProperties": [
+                "^x-": ["description": "Ignored: a place for YAML anchors (x-defaults: &defaults …)."]
+            ],
             "properties": [
+                "defaults": defaults(registry),
                 "version": ["const": 1, "description": "The format version; always 1."],
                 "name": ["type": "string", "description": "The workflow's name (default: the file name)."],
                 "description": ["type": "string", "description": "What the workflow does."],
@@ -79,6 +83,34 @@ public enum WorkflowSchema {
                 "type": "integer", "minimum": 0, "maximum": 100,
                 "description": "Re-run a failed attempt up to N more times, with backoff.",
             ],
+            "retryOn": [
+                "description":
+                    "Which failures are retried (default: transient): any, transient, network, timeout, status: N.",
+                "type": "array",
+                "items": [
+                    "anyOf": [
+                        ["enum": RetryRule.keywords],
+                        [
+                            "type": "object", "additionalProperties": false, "required": ["status"],
+                            "properties": [
+                                "status": [
+                                    "anyOf": [
+                                        ["type": "integer", "minimum": 100, "maximum": 599],
+                                        [
+                                            "type": "array",
+                                            "items": ["type": "integer", "minimum": 100, "maximum": 599],
+                                        ],
+                                    ]
+                                ]
+                            ],
+                        ],
+                    ]
+                ],
+            ],
+            "runIf": [
+                "enum": RunCondition.allCases.map(\.rawValue),
+                "description": "When the task runs: success (default), always, allDone, anyFailed.",
+            ],
             "timeout": ["$ref": "#/$defs/duration", "description": "Time limit of each attempt."],
             "continueOnError": [
                 "type": "boolean",
@@ -128,10 +160,38 @@ public enum WorkflowSchema {
                 ],
             ]
         }
-        return [
-            "type": "object", "required": ["type"],
+        let typed: [String: Any] = [
+            "required": ["type"],
             "properties": ["type": ["enum": registry.names, "description": "The task type."]],
             "allOf": cases,
+        ]
+        let imported: [String: Any] = [
+            "additionalProperties": false,
+            "properties": [
+                "uses": [
+                    "type": "string", "description": "A pipeline file whose tasks run as a group named by this id.",
+                ],
+                "with": ["type": "object", "description": "Values for the pipeline's params."],
+                "dependsOn": commonProperties()["dependsOn"] ?? [:],
+            ],
+        ]
+        return ["type": "object", "if": ["required": ["uses"]], "then": imported, "else": typed]
+    }
+
+    /// `defaults:`: the task keys that may have a default, and each task type's parameters.
+    private static func defaults(_ registry: TaskRegistry) -> [String: Any] {
+        let common = commonProperties()
+        var properties = common.filter { TaskDefaults.keys.contains($0.key) }
+        for type in registry.all {
+            properties[type.name] = [
+                "type": "object", "additionalProperties": false,
+                "properties": Dictionary(uniqueKeysWithValues: type.parameters.map { ($0.name, parameterSchema($0)) }),
+                "description": "Defaults for the parameters of every '\(type.name)' task.",
+            ]
+        }
+        return [
+            "type": "object", "additionalProperties": false, "properties": properties,
+            "description": "Values every task gets unless it sets them: task keys, and parameters by task type.",
         ]
     }
 
