@@ -188,6 +188,7 @@ import Testing
             #expect(tasks.stdout.contains("\n\(type) — ") || tasks.stdout.hasPrefix("\(type) — "))
         }
         #expect(tasks.stdout.contains("  duration  How long to wait: 250ms, 20s, 2m. (duration, required)"))
+        #expect(tasks.stdout.contains("  runIf            success (default), always, allDone, anyFailed\n"))
         let schema = try Flowrun.run(["schema"])
         let object = try JSONSerialization.jsonObject(with: Data(schema.stdout.utf8)) as? [String: Any]
         #expect(object?["$schema"] as? String == "https://json-schema.org/draft/2020-12/schema")
