@@ -50,6 +50,8 @@ import Testing
         #expect(result.plan == nil)
         let error = try #require(result.diagnostics.all.first { $0.message.contains("intensity") })
         #expect(error.location == SourceLocation(path: "w.yaml", line: 2, column: 32))
+        #expect(error.notes.map(\.location) == [SourceLocation(path: "w.yaml", line: 4, column: 15)])
+        #expect(error.notes.first?.message == "used through the alias '*shared' here")
     }
 
     @Test func aDuplicateKeyNextToAMergeIsStillADuplicate() {

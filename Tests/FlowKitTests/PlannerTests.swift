@@ -198,11 +198,13 @@ import Testing
         #expect(saves.count == 9)
         for save in saves {
             let path = try #require(plan.parameters(of: save).string("path"))
-            let stem = String(path.dropFirst("out/".count).dropLast(".jpg".count))
+            let folder = "out/\(save.itemIndex ?? -1)/"
+            #expect(path.hasPrefix(folder))
+            let stem = String(path.dropFirst(folder.count).dropLast(".jpg".count))
             #expect(!stem.isEmpty && !stem.contains("/") && !stem.contains("\\"), "\(save.item ?? .null) → \(stem)")
             #expect(stem != "." && stem != ".." && !stem.hasPrefix(".."), "\(save.item ?? .null) → \(stem)")
         }
-        #expect(plan.parameters(of: try node("save[0]", in: plan)).string("path") == "out/x.jpg")
+        #expect(plan.parameters(of: try node("save[0]", in: plan)).string("path") == "out/0/x.jpg")
     }
 
     @Test(arguments: [

@@ -20,6 +20,8 @@ struct PipelineImporter {
     private(set) var diagnostics = Diagnostics()
     /// For each imported file, the import sites that led to it, innermost first, once per import.
     private(set) var importChains: [String: [[SourceLocation]]] = [:]
+    /// The aliases used in imported files.
+    private(set) var aliasUses: [AliasUse] = []
 
     init(registry: TaskRegistry, limits: YAMLDocument.Limits, environment: [String: String]) {
         self.registry = registry
@@ -93,7 +95,9 @@ struct PipelineImporter {
         importChains[path, default: []].append(Array(sites))
         var found = Diagnostics()
         var pipeline = Workflow(path: path, directory: folder, name: entry.id.value)
-        if let root = YAMLDocument.parse(bytes, path: path, limits: limits, diagnostics: &found) {
+        if let root = YAMLDocument.parse(
+            bytes, path: path, limits: limits, diagnostics: &found, aliases: &aliasUses)
+        {
             var decoder = WorkflowDecoder(registry: registry, path: path, directory: folder)
             let decoded = decoder.decode(root)
             pipeline = decoded.0

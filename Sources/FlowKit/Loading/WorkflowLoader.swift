@@ -60,7 +60,11 @@ public struct WorkflowLoader: Sendable {
     public func plan(bytes: [UInt8], path: String) -> LoadResult {
         var diagnostics = Diagnostics()
         var sources = [path: String(decoding: bytes, as: UTF8.self)]
-        guard let root = YAMLDocument.parse(bytes, path: path, limits: limits, diagnostics: &diagnostics) else {
+        var aliases: [AliasUse] = []
+        guard
+            let root = YAMLDocument.parse(
+                bytes, path: path, limits: limits, diagnostics: &diagnostics, aliases: &aliases)
+        else {
             if !diagnostics.hasErrors {
                 diagnostics.error(
                     "the workflow is empty", at: SourceLocation(path: path, line: 1, column: 1),
@@ -95,6 +99,7 @@ public struct WorkflowLoader: Sendable {
         for (file, chains) in importer.importChains {
             diagnostics = PipelineImporter.annotated(diagnostics, path: file, chains: chains)
         }
+        diagnostics = AliasUse.annotated(diagnostics, uses: aliases + importer.aliasUses)
         return LoadResult(plan: diagnostics.hasErrors ? nil : plan, diagnostics: diagnostics, sources: sources)
     }
 

@@ -33,6 +33,16 @@ public enum YAMLDocument {
     public static func parse(
         _ bytes: [UInt8], path: String, limits: Limits = Limits(), diagnostics: inout Diagnostics
     ) -> YAMLNode? {
+        var aliases: [AliasUse] = []
+        return parse(bytes, path: path, limits: limits, diagnostics: &diagnostics, aliases: &aliases)
+    }
+
+    /// Parses one YAML document, and lists where aliases were used, so a diagnostic about a value that came
+    /// through an alias can point at the alias as well as at the text.
+    static func parse(
+        _ bytes: [UInt8], path: String, limits: Limits = Limits(), diagnostics: inout Diagnostics,
+        aliases: inout [AliasUse]
+    ) -> YAMLNode? {
         if let problem = UTF8Check.firstInvalidSequence(in: bytes, path: path) {
             diagnostics.error("the file is not valid UTF-8", at: problem, hint: "save the workflow as UTF-8 text")
             return nil
@@ -43,6 +53,7 @@ public enum YAMLDocument {
             while true {
                 let event = try parser.next()
                 if case .streamEnd = event { break }
+                builder.eventEnd = parser.lastEnd
                 try builder.consume(event)
             }
         } catch {
@@ -51,6 +62,7 @@ public enum YAMLDocument {
             return nil
         }
         diagnostics.append(contentsOf: builder.diagnostics)
+        aliases += builder.aliasUses
         return builder.root
     }
 }
@@ -100,8 +112,11 @@ private final class EventParser {
     private let buffer: UnsafeMutableBufferPointer<UInt8>
     private let path: String
     private let bytes: [UInt8]
+    /// Where the last event returned ends.
+    private(set) var lastEnd: SourceLocation
 
     init(bytes: [UInt8], path: String) {
+        lastEnd = SourceLocation(path: path, line: 1, column: 1)
         self.path = path
         self.bytes = bytes
         buffer = .allocate(capacity: max(bytes.count, 1))
@@ -125,6 +140,7 @@ private final class EventParser {
         guard yaml_parser_parse(&parser, &event) == 1 else { throw syntaxError() }
         defer { yaml_event_delete(&event) }
         let start = location(event.start_mark)
+        lastEnd = location(event.end_mark)
         switch event.type {
         case YAML_STREAM_END_EVENT:
             return .streamEnd
@@ -255,6 +271,11 @@ private struct TreeBuilder {
     private let limits: YAMLDocument.Limits
     private var stack: [Container] = []
     private var anchors: [String: YAMLNode] = [:]
+    /// Where each anchored node's text starts and ends.
+    private var anchorRegions: [String: (start: SourceLocation, end: SourceLocation)] = [:]
+    /// Where the event being consumed ends.
+    var eventEnd: SourceLocation
+    private(set) var aliasUses: [AliasUse] = []
     private var aliasNodes = 0
     private var documents = 0
     private(set) var root: YAMLNode?
@@ -263,6 +284,7 @@ private struct TreeBuilder {
     init(path: String, limits: YAMLDocument.Limits) {
         self.path = path
         self.limits = limits
+        eventEnd = SourceLocation(path: path, line: 1, column: 1)
     }
 
     mutating func consume(_ event: EventParser.Event) throws(Diagnostic) {
@@ -303,6 +325,9 @@ private struct TreeBuilder {
                 throw .error(
                     "aliases expand to more than \(limits.maxAliasNodes) nodes", at: location,
                     hint: "this looks like an alias bomb; write the values out or use fewer nested aliases")
+            }
+            if let region = anchorRegions[name] {
+                aliasUses.append(AliasUse(name: name, start: region.start, end: region.end, use: location))
             }
             node.location = location
             try add(node, anchor: nil)
@@ -351,7 +376,10 @@ private struct TreeBuilder {
     }
 
     private mutating func add(_ node: YAMLNode, anchor: String?) throws(Diagnostic) {
-        if let anchor { anchors[anchor] = node }
+        if let anchor {
+            anchors[anchor] = node
+            anchorRegions[anchor] = (node.location, eventEnd)
+        }
         guard let top = stack.last else {
             root = node
             return
