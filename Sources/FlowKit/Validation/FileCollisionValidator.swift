@@ -22,12 +22,15 @@ struct FileCollisionValidator {
     private let workflow: Workflow
     private var writers: [String: Use] = [:]
     private var readers: [String: Use] = [:]
-    private var pendingWrites: [(key: String, display: String, use: Use)] = []
+    private var pendingWrites: [(key: String, path: String, use: Use)] = []
+    /// The workflow's folder as an absolute path, made once: every path's key is joined to it.
+    private let base: String
     private var reported: [TaskPair: (count: Int, firstUnshown: SourceLocation?)] = [:]
 
     init(nodes: [PlannedNode], workflow: Workflow) {
         self.nodes = nodes
         self.workflow = workflow
+        base = FilePaths.key(of: ".", in: workflow.directory)
     }
 
     /// Records the files of one node.
@@ -35,19 +38,18 @@ struct FileCollisionValidator {
         _ access: FileAccess, of node: Int, locations: ParameterValues, diagnostics: inout Diagnostics
     ) {
         for file in access.reads {
-            let key = FilePaths.key(of: file.path, in: workflow.directory)
+            let key = FilePaths.normalised(file.path, in: base)
             if readers[key] == nil { readers[key] = Use(node: node, location: locations.location(of: file.parameter)) }
         }
         for file in access.writes {
-            let key = FilePaths.key(of: file.path, in: workflow.directory)
-            let display = FilePaths.normalised(file.path, in: workflow.directory)
+            let key = FilePaths.normalised(file.path, in: base)
             let use = Use(node: node, location: locations.location(of: file.parameter))
-            pendingWrites.append((key, display, use))
+            pendingWrites.append((key, file.path, use))
             guard let first = writers[key] else {
                 writers[key] = use
                 continue
             }
-            reportCollision(first, use, display: display, diagnostics: &diagnostics)
+            reportCollision(first, use, display: shown(file.path), diagnostics: &diagnostics)
         }
     }
 
@@ -57,7 +59,7 @@ struct FileCollisionValidator {
         for write in pendingWrites {
             guard let reader = readers[write.key], reader.node != write.use.node else { continue }
             diagnostics.error(
-                "'\(id(write.use.node))' writes '\(write.display)', which '\(id(reader.node))' reads",
+                "'\(id(write.use.node))' writes '\(shown(write.path))', which '\(id(reader.node))' reads",
                 at: write.use.location ?? taskLocation(write.use.node),
                 hint: "write outputs to another folder: the run would replace one of its own inputs",
                 notes: [.note("'\(id(reader.node))' reads it here", at: reader.location ?? taskLocation(reader.node))])
@@ -96,5 +98,7 @@ struct FileCollisionValidator {
     }
 
     private func id(_ node: Int) -> String { nodes[node].id }
+    /// A path as messages show it: joined to the workflow's folder as given, normalised.
+    private func shown(_ path: String) -> String { FilePaths.normalised(path, in: workflow.directory) }
     private func taskLocation(_ node: Int) -> SourceLocation { workflow.tasks[nodes[node].taskIndex].id.location }
 }
