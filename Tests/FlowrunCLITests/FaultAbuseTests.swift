@@ -18,7 +18,8 @@ import Testing
         "http://example.invalid/a/..%2F..%2Fup.jpg?x=/../../q", "x/", "./././",
     ]
 
-    /// Items from a `{ file: … }` list, written to `out/${item.stem}.jpg`: every file lands inside `out/`.
+    /// Items from a `{ file: … }` list, written to `out/${item.index}-${item.stem}.jpg` (several hostile names
+    /// share a stem, and two nodes writing one file is an error): every file lands inside `out/`.
     @Test func itemNamesCannotLeaveTheOutputFolderThroughTheirStem() async throws {
         // The scratch folder sits one level inside `work/`, so `..` from out/ has a folder to land in that we own.
         let work = try Scratch()
@@ -30,7 +31,7 @@ import Testing
         version: 1
         tasks:
           read: { type: fetch, forEach: { file: names.txt }, url: "\(Fixtures.photoPath("wine"))" }
-          save: { type: write, path: "out/${item.stem}.jpg", dependsOn: read }
+          save: { type: write, path: "out/${item.index}-${item.stem}.jpg", dependsOn: read }
         """.write(to: root.appendingPathComponent("names.yaml"), atomically: true, encoding: .utf8)
         let result = try await Child.runFlowrun(["names.yaml", "--no-progress", "--report", "run.json"], in: root)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
