@@ -22,6 +22,7 @@ import Testing
             url: ${item}
             queue: io
             retries: 1
+            retryOn: [any]      # a missing file is not retried by default; the page must draw a retry
           decode: { type: decode, dependsOn: fetch, queue: cpu }
           thumb: { type: resize, width: 400, dependsOn: decode, queue: cpu }
           save: { type: write, path: "out/${item.stem}.jpg", dependsOn: thumb }

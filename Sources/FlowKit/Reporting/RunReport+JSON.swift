@@ -13,7 +13,7 @@ extension RunReport {
 extension RunReport.Node {
     private enum Keys: String, CodingKey {
         case id, task, type, queue, status, attempts, code, cause, location, continueOnError, spans, dependencies
-        case artifact, key
+        case artifact, key, missingInputs
     }
 
     /// Reads a node; reports written before nodes listed their dependencies, artifacts and keys read with none.
@@ -33,5 +33,6 @@ extension RunReport.Node {
         dependencies = try container.decodeIfPresent([Int].self, forKey: .dependencies) ?? []
         artifact = try container.decodeIfPresent(Artifact.self, forKey: .artifact)
         key = try container.decodeIfPresent(String.self, forKey: .key)
+        missingInputs = try container.decodeIfPresent([String].self, forKey: .missingInputs)
     }
 }
