@@ -98,6 +98,43 @@ import Testing
         #expect(plan.parameters(of: mild).double("intensity") == 0.2)
     }
 
+    @Test func aPipelineIsImportedAsAGroupWithItsOwnParams() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pipelines-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("lib"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try """
+        version: 1
+        params: { strength: 0.8 }
+        tasks:
+          decode: { type: decode }
+          tone: { type: sepia, intensity: "${params.strength}", dependsOn: decode }
+        """.write(to: folder.appendingPathComponent("lib/tone.yaml"), atomically: true, encoding: .utf8)
+        try """
+        version: 1
+        params: { mild: 0.2 }
+        tasks:
+          fetch: { type: fetch, url: a.jpg }
+          soft: { uses: lib/tone.yaml, with: { strength: "${params.mild}" }, dependsOn: fetch }
+          strong: { uses: lib/tone.yaml, dependsOn: fetch }
+          save: { type: write, path: out.jpg, dependsOn: [soft, strong], input: strong }
+        """.write(to: folder.appendingPathComponent("w.yaml"), atomically: true, encoding: .utf8)
+        let result = TestTasks.loader().plan(path: folder.path + "/w.yaml")
+        let plan = try #require(result.plan, "\(TestTasks.render(result))")
+        #expect(
+            plan.workflow.tasks.map(\.id.value) == [
+                "fetch", "soft.decode", "soft.tone", "strong.decode", "strong.tone", "save",
+            ])
+        #expect(try task("soft.decode", in: plan).dependsOn.map(\.value) == ["fetch"])
+        #expect(try task("save", in: plan).dependsOn.map(\.value) == ["soft.tone", "strong.tone"])
+        #expect(try task("save", in: plan).input?.value == "strong.tone")
+        let soft = try #require(plan.nodes.first { $0.id == "soft.tone" })
+        let strong = try #require(plan.nodes.first { $0.id == "strong.tone" })
+        #expect(plan.parameters(of: soft).double("intensity") == 0.2)
+        #expect(plan.parameters(of: strong).double("intensity") == 0.8)
+        #expect(plan.workflow.groups.map(\.id) == ["soft", "strong"])
+    }
+
     @Test func runIfAndRetryOnAreRead() throws {
         let plan = try plan(
             """

@@ -67,6 +67,10 @@ struct PipelineImporter {
             workflow.tasks[index].dependsOn = workflow.tasks[index].dependsOn.flatMap { entry in
                 exits[entry.value].map { $0.map { Located($0, at: entry.location) } } ?? [entry]
             }
+            // `input: thumbs` reads the group's exit task, when it has one.
+            if let input = workflow.tasks[index].input, let exit = exits[input.value], exit.count == 1 {
+                workflow.tasks[index].input = Located(exit[0], at: input.location)
+            }
         }
     }
 
