@@ -212,7 +212,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         enter()  // left in `operationDidFinish`, once Foundation has let go of the operation
         let now = elapsedSeconds
         let taskIndex = plan.nodes[index].taskIndex
-        let result = retryable(result(of: operation, index: index), of: plan.workflow.tasks[taskIndex])
+        let result = retryable(result(of: operation, index: index), taskIndex: taskIndex)
         let artifact = options.previews ? operation.artifact : nil
         if case .succeeded = result { options.nodeSucceeded?(index, operation) }
         // A finished operation has read its inputs: drop its edges. Otherwise each operation keeps its
@@ -233,11 +233,12 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     /// A failure as the retry loop should see it: not retryable when the task's `retryOn` (or, without it,
     /// the failure itself) says another attempt would only repeat it; a server's `Retry-After` at most the
     /// task's timeout.
-    private func retryable(_ result: AttemptResult, of task: TaskSpec) -> AttemptResult {
-        guard case .failed(var failure) = result, task.retries > 0 else { return result }
-        failure.isTransient = RetryRule.allows(failure, under: task.retryOn)
+    private func retryable(_ result: AttemptResult, taskIndex: Int) -> AttemptResult {
+        // Only failures read the task: a success touches none of its fields.
+        guard case .failed(var failure) = result, plan.workflow.tasks[taskIndex].retries > 0 else { return result }
+        failure.isTransient = RetryRule.allows(failure, under: plan.workflow.tasks[taskIndex].retryOn)
         if let wait = failure.retryAfter {
-            failure.retryAfter = min(wait, task.timeout ?? options.retry.maxDelay)
+            failure.retryAfter = min(wait, plan.workflow.tasks[taskIndex].timeout ?? options.retry.maxDelay)
         }
         return .failed(failure)
     }

@@ -133,24 +133,31 @@ struct Planner {
     private func checkParameters(
         of nodes: [PlannedNode], inputKinds: [ProviderKind?], params: [String: Value], diagnostics: inout Diagnostics
     ) {
-        var shared: [Int: (access: FileAccess, values: ParameterValues)] = [:]
+        // Tasks whose values do not mention the item, resolved once; those of them that name files, with them.
+        var checked = [Bool](repeating: false, count: context.workflow.tasks.count)
+        var sharedFiles: [Int: (access: FileAccess, values: ParameterValues)] = [:]
         var files = FileCollisionValidator(nodes: nodes, workflow: context.workflow)
         for (index, node) in nodes.enumerated() {
-            let task = context.workflow.tasks[node.taskIndex]
-            guard let type = context.type(of: task) else { continue }
-            // Every node of a task whose values do not mention its item writes the same files: recorded per node,
-            // so a forEach task writing one fixed path collides with itself.
-            if let (access, values) = shared[node.taskIndex] {
-                files.record(access, of: index, locations: values, diagnostics: &diagnostics)
+            // Every node of such a task writes the same files: recorded per node, so a forEach task writing one
+            // fixed path collides with itself.
+            if checked[node.taskIndex] {
+                if let (access, values) = sharedFiles[node.taskIndex] {
+                    files.record(access, of: index, locations: values, diagnostics: &diagnostics)
+                }
                 continue
             }
+            let task = context.workflow.tasks[node.taskIndex]
+            guard let type = context.type(of: task) else { continue }
             let scope = Scope(
                 params: params, environment: context.environment, item: node.scopeItem, group: task.group)
             let values = ParameterValidator(task: task, type: type, inputKind: inputKinds[node.taskIndex])
                 .resolve(in: scope, diagnostics: &diagnostics)
             let access = type.fileAccess(values)
-            if !task.usesItem { shared[node.taskIndex] = (access, values) }
-            files.record(access, of: index, locations: values, diagnostics: &diagnostics)
+            if !task.usesItem {
+                checked[node.taskIndex] = true
+                if access != .none { sharedFiles[node.taskIndex] = (access, values) }
+            }
+            if access != .none { files.record(access, of: index, locations: values, diagnostics: &diagnostics) }
         }
         files.finish(diagnostics: &diagnostics)
     }
