@@ -34,9 +34,10 @@ struct TasksCommand: ParsableCommand {
           continueOnError  a failure does not fail the run
           input            which dependency to read when several could be
           forEach, gather  run once per item, or once after every item
+          cache            whether the store reuses its results: true, false, content
         A task with `uses: FILE` imports that pipeline's tasks as a group; `with:` sets its params.
-        `defaults:` at the top level sets queue, priority, retries, retryOn, timeout, continueOnError and runIf
-        for every task, and parameters by type ({ resize: { filter: bilinear } }).
+        `defaults:` at the top level sets queue, priority, retries, retryOn, timeout, continueOnError, runIf and
+        cache for every task, and parameters by type ({ resize: { filter: bilinear } }).
         """
 
     static func describe(_ type: any TaskType) -> String {

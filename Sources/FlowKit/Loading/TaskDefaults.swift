@@ -9,7 +9,7 @@
 /// The entries keep the locations of the `defaults:` text, so a bad default is reported where it is written.
 struct TaskDefaults {
     /// The task keys a default may set: those that mean the same for every task.
-    static let keys = ["queue", "priority", "retries", "retryOn", "timeout", "continueOnError", "runIf"]
+    static let keys = ["queue", "priority", "retries", "retryOn", "timeout", "continueOnError", "runIf", "cache"]
 
     /// Defaults for every task.
     var common: [YAMLPair] = []

@@ -7,8 +7,8 @@ struct WorkflowDecoder {
         "version", "name", "description", "params", "queues", "defaults", "tasks", "failFast",
     ]
     static let commonTaskKeys = [
-        "type", "dependsOn", "queue", "priority", "retries", "retryOn", "timeout", "continueOnError", "input",
-        "forEach", "gather", "cache",
+        "type", "dependsOn", "queue", "priority", "retries", "retryOn", "timeout", "continueOnError", "runIf",
+        "input", "forEach", "gather", "cache",
     ]
 
     /// Top-level keys starting with this are ignored, so anchors have somewhere to live (`x-defaults: &d …`).
