@@ -10,7 +10,7 @@ extension RunState {
         graph.forEachDependency(of: index) { dependency in
             switch nodes[dependency].status {
             case .failed: anyFailed = true
-            case .succeeded: break
+            case .succeeded, .cached: break
             default: anyNotRun = true
             }
         }
@@ -55,7 +55,8 @@ extension RunState {
         guard conditions[plan.nodes[index].taskIndex] != .success, nodes[index].attempts > 0 else { return nil }
         var missing: [String] = []
         graph.forEachDependency(of: index) { dependency in
-            if nodes[dependency].status != .succeeded { missing.append(plan.nodes[dependency].id) }
+            let status = nodes[dependency].status
+            if status != .succeeded && status != .cached { missing.append(plan.nodes[dependency].id) }
         }
         return missing.isEmpty ? nil : missing
     }

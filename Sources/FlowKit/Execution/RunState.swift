@@ -148,7 +148,7 @@ struct RunState: Sendable {
             graph.forEachDependent(of: index) { nodes[$0].pendingDependencies -= 1 }
         }
         for index in nodes.indices where nodes[index].pendingDependencies == 0 && nodes[index].status == .pending {
-            makeReady(index, &effects)
+            settle(index, &effects)
         }
         admit(&effects)
         effects.finished = resolved == nodes.count
