@@ -168,4 +168,25 @@ import Testing
                 "fetch[0]", "fetch[1]", "large.save[0]", "large.save[1]", "large.done[0]", "large.done[1]",
             ])
     }
+
+    @Test func aCachedDependencyCountsAsSucceededForRunConditions() throws {
+        try scratch.write("a.txt", "A")
+        try scratch.write(
+            "w.yaml",
+            """
+            version: 1
+            tasks:
+              get: { type: fetch, url: a.txt }
+              put: { type: write, path: out/a.txt, dependsOn: get }
+              alert: { type: noop, dependsOn: put, runIf: anyFailed }
+            """)
+        for run in ["first.json", "second.json"] {
+            let result = try Flowrun.run(["w.yaml", "--no-progress", "--report", run], in: scratch.url)
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            let report = try ReportView(scratch.path(run))
+            #expect(report.status("alert") == "skipped", "\(run): \(result.stdout)")
+            #expect(report.cause("alert") == "runIf: anyFailed, and no dependency failed")
+        }
+        #expect(try ReportView(scratch.path("second.json")).status("put") == "cached")
+    }
 }
