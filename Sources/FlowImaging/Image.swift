@@ -9,7 +9,8 @@ import FlowKit
 /// the decoder chose.
 ///
 /// An image may also carry ``pendingColor``: a colour matrix that a colour task (`sepia`) did not apply yet
-/// because every consumer is a downsampling `resize`, which applies it after resampling, on far fewer pixels.
+/// because every consumer is a downsampling `resize`, which applies it to the rows as it reads them (no full-size
+/// buffer in between).
 /// Anything else that reads pixels calls ``materialized()`` first.
 public struct Image: Sendable {
     /// The width in pixels.

@@ -11,9 +11,27 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     public static func sniff<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> ImageFormat? {
         let head = Array(bytes.prefix(8))
         if head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF { return .jpeg }
-        if head == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] { return .png }
+        if head == pngSignature { return .png }
         return nil
     }
+
+    /// The error for bytes ``sniff(_:)`` does not recognise, naming what is wrong when they look like a damaged
+    /// header of a known format (a PNG signature whose line-ending bytes were rewritten by a text-mode transfer).
+    static func unrecognised<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> ImageCodecError {
+        let head = Array(bytes.prefix(8))
+        func hex(_ bytes: ArraySlice<UInt8>) -> String {
+            bytes.map { String(format: "%02X", $0) }.joined(separator: " ")
+        }
+        if head.starts(with: pngSignature.prefix(4)) {
+            return ImageCodecError(
+                "damaged PNG signature (bytes 5 to 8 are \(hex(head[4...])), not 0D 0A 1A 0A; "
+                    + "was the file transferred as text?)")
+        }
+        return ImageCodecError("not a JPEG or PNG image (starts with \(hex(head.prefix(4))))")
+    }
+
+    /// The eight bytes every PNG file starts with.
+    static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     /// The format a file extension names (`jpg`, `jpeg`, `png`, any case), if any.
     public init?(fileExtension: String) {

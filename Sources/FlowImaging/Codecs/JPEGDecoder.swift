@@ -24,7 +24,13 @@ enum JPEGDecoder {
     static let maximumPixels = 1 << 28
 
     /// Reads the header and the EXIF orientation.
-    static func header(_ bytes: UnsafeRawBufferPointer, handle: TurboJPEGHandle) throws(ImageCodecError) -> Header {
+    ///
+    /// TurboJPEG's header call returns -1 for libjpeg warnings too (e.g. "16 extraneous bytes before marker 0xe1",
+    /// common in files from old cameras), with the size already filled in: those are passed to `warn` and the
+    /// header is used, as the full decode tolerates the same warning.
+    static func header(
+        _ bytes: UnsafeRawBufferPointer, handle: TurboJPEGHandle, warn: (String) -> Void
+    ) throws(ImageCodecError) -> Header {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
             throw ImageCodecError("JPEG data is empty")
         }
@@ -33,14 +39,25 @@ enum JPEGDecoder {
         var subsampling: Int32 = 0
         var colorspace: Int32 = 0
         if tjDecompressHeader3(handle.raw, base, UInt(bytes.count), &w, &h, &subsampling, &colorspace) != 0 {
-            // A file cut short usually fails here, in its tables; it then lacks the EOI marker at the end.
-            let endsWithEOI = bytes.count >= 2 && base[bytes.count - 2] == 0xFF && base[bytes.count - 1] == 0xD9
-            let cause = endsWithEOI ? "corrupt JPEG header" : "JPEG data is truncated or its header is corrupt"
-            throw ImageCodecError("\(cause) (\(handle.errorMessage))")
+            if handle.lastFailureIsWarning, w > 0, h > 0 {
+                warn(handle.errorMessage)
+            } else {
+                // A file cut short usually fails here, in its tables; it then lacks the EOI marker at the end.
+                let cause =
+                    endsWithEOI(bytes) ? "corrupt JPEG header" : "JPEG data is truncated or its header is corrupt"
+                throw ImageCodecError("\(cause) (\(handle.errorMessage))")
+            }
         }
         guard w > 0, h > 0 else { throw ImageCodecError("JPEG has no pixels") }
         let orientation = ExifOrientation.read(jpeg: UnsafeBufferPointer(start: base, count: bytes.count))
         return Header(width: Int(w), height: Int(h), colorspace: colorspace, orientation: orientation)
+    }
+
+    /// Whether the file ends with the EOI marker (allowing for a few bytes of padding after it, as some writers
+    /// add): a file cut short lacks it, a damaged one usually keeps it.
+    static func endsWithEOI(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let tail = bytes.suffix(16)
+        return zip(tail, tail.dropFirst()).contains { $0 == 0xFF && $1 == 0xD9 }
     }
 
     /// The smallest TurboJPEG scaling factor (M/8, at most 1) that keeps at least `fraction` of each side.
@@ -64,12 +81,13 @@ enum JPEGDecoder {
     ///   - source: Where it came from.
     ///   - keptFraction: Given the oriented full size, the fraction of each side that consumers need, or `nil`
     ///     for a full decode.
+    ///   - warn: Receives libjpeg's warnings about a damaged but readable file.
     static func decode(
         _ bytes: UnsafeRawBufferPointer, source: String,
-        keptFraction: (_ width: Int, _ height: Int) -> Double?
+        keptFraction: (_ width: Int, _ height: Int) -> Double?, warn: (String) -> Void
     ) throws(ImageCodecError) -> Image {
         let handle = try TurboJPEGHandle.decompressor()
-        let header = try header(bytes, handle: handle)
+        let header = try header(bytes, handle: handle, warn: warn)
         guard header.width * header.height <= maximumPixels else {
             throw ImageCodecError(
                 "JPEG is too large (\(header.width)×\(header.height) pixels; at most \(maximumPixels))")
@@ -102,14 +120,15 @@ enum JPEGDecoder {
         }
         if status != 0 {
             let message = handle.errorMessage
-            // Warnings still produce pixels; a truncated file does too, but with a grey bottom: refuse that.
-            if !handle.lastFailureIsWarning || message.localizedCaseInsensitiveContains("premature end") {
-                let cause =
-                    message.localizedCaseInsensitiveContains("premature end")
-                    ? "JPEG data is truncated"
-                    : "corrupt JPEG data"
+            // Warnings still produce pixels; a file whose data ends early does too, but with a grey bottom: refuse
+            // that. libjpeg says "premature end" both for a file cut short and for a marker found inside damaged
+            // entropy-coded data; only a file without its EOI marker is truncated.
+            let endsEarly = message.localizedCaseInsensitiveContains("premature end")
+            if !handle.lastFailureIsWarning || endsEarly {
+                let cause = endsEarly && !endsWithEOI(bytes) ? "JPEG data is truncated" : "corrupt JPEG data"
                 throw ImageCodecError("\(cause) (\(message))")
             }
+            warn(message)
         }
         if isCMYK { convertInvertedCMYKToRGBA(&pixels) }
         let original = (header.width, header.height)

@@ -29,9 +29,12 @@ public final class DecodeOperation: FlowOperation, ImageProvider, @unchecked Sen
         let consumers = context.consumers
         let optimize = context.optimize
         do {
-            let image = try ImageDecoder.decode(payload.bytes, source: payload.source) { width, height in
-                optimize ? ConsumerAnalysis.keptFraction(consumers: consumers, width: width, height: height) : nil
-            }
+            let image = try ImageDecoder.decode(
+                payload.bytes, source: payload.source,
+                keptFraction: { width, height in
+                    optimize ? ConsumerAnalysis.keptFraction(consumers: consumers, width: width, height: height) : nil
+                },
+                warn: { warn($0) })
             if finishIfCancelled() { return }
             finish(.success(image))
         } catch {

@@ -41,10 +41,10 @@ public struct ResizeTask: TaskType {
 }
 
 /// The operation of ``ResizeTask``: two-pass separable resampling computed against the image's original size,
-/// applying any pending colour matrix after resampling.
+/// applying any pending colour matrix to the rows as it reads them; it stops within a few rows when cancelled.
 public final class ResizeOperation: ImageOperation, @unchecked Sendable {
     public override func transform(_ image: Image) -> Image {
         guard let spec = ResizeSpec(parameters: context.parameters) else { return image.materialized() }
-        return image.resized(spec)
+        return image.resized(spec, shouldContinue: shouldContinue) ?? image
     }
 }

@@ -46,6 +46,8 @@ public struct RunReport: Sendable, Codable {
         public var artifact: Artifact?
         /// The node's key in the store (``NodeKey``), when the run used one.
         public var key: String? = nil
+        /// What the node tolerated but reported, e.g. `16 extraneous bytes before marker 0xe1`; `nil` when none.
+        public var warnings: [String]? = nil
 
         /// When the first attempt started, in seconds from the start of the run.
         public var start: Double? { spans.first?.start }
@@ -299,6 +301,14 @@ extension RunReport.Node {
         if let location {
             try stream.raw(",\"location\":")
             try stream.value(location)
+        }
+        if let warnings {
+            try stream.raw(",\"warnings\":[")
+            for (position, warning) in warnings.enumerated() {
+                if position > 0 { try stream.raw(",") }
+                try stream.value(warning)
+            }
+            try stream.raw("]")
         }
         try stream.raw(",\"continueOnError\":")
         try stream.value(continueOnError)
