@@ -33,6 +33,8 @@ public struct Image: Sendable {
     /// than ``width`` (683 px at 1/2 decode to 342 pixels, the last one half covered); `resize` maps coordinates
     /// with it so that a shrunk image lines up with the full one.
     public var decodedScale: Double
+    /// The EXIF, colour profile and XMP of the file it was decoded from, for `write`'s `keep`.
+    public var metadata = ImageMetadata()
 
     /// Creates an image from RGBA8 pixels.
     /// - Parameters:

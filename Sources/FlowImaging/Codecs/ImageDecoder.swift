@@ -1,8 +1,9 @@
 import Foundation
 
-/// Decodes JPEG or PNG bytes, recognised from their magic bytes, into an ``Image``.
+/// Decodes JPEG, PNG or WebP bytes, recognised from their magic bytes, into an ``Image``.
 public enum ImageDecoder {
-    /// Decodes an image file.
+    /// Decodes an image file: its pixels, turned upright by its EXIF orientation and converted to sRGB from its ICC
+    /// profile, if any (see ``ColorProfile``), and its metadata (``Image/metadata``).
     /// - Parameters:
     ///   - data: The encoded bytes.
     ///   - source: Where they came from, kept in the image.
@@ -27,11 +28,18 @@ public enum ImageDecoder {
                     return .success(
                         try JPEGDecoder.decode(bytes, source: source, keptFraction: keptFraction, warn: warn))
                 case .png: return .success(try PNGCodec.decode(bytes, source: source))
+                case .webp: return .success(try WebPCodec.decode(bytes, source: source))
                 }
             } catch {
                 return .failure(error)
             }
         }
-        return try result.get()
+        var image = try result.get()
+        if let profile = image.metadata.icc {
+            let converted = ColorProfile.convertToSRGB(&image, profile: profile, warn: warn)
+            // The kept profile describes the pixels as they are now.
+            image.metadata.icc = converted ? ColorProfile.sRGB : nil
+        }
+        return image
     }
 }

@@ -13,6 +13,8 @@ enum JPEGDecoder {
         var height: Int
         var colorspace: Int32
         var orientation: ExifOrientation
+        /// libjpeg's warning about the markers (e.g. stray bytes before one), if any.
+        var warning: String?
 
         /// The size shown once the orientation is applied.
         var orientedSize: (width: Int, height: Int) {
@@ -26,11 +28,9 @@ enum JPEGDecoder {
     /// Reads the header and the EXIF orientation.
     ///
     /// TurboJPEG's header call returns -1 for libjpeg warnings too (e.g. "16 extraneous bytes before marker 0xe1",
-    /// common in files from old cameras), with the size already filled in: those are passed to `warn` and the
-    /// header is used, as the full decode tolerates the same warning.
-    static func header(
-        _ bytes: UnsafeRawBufferPointer, handle: TurboJPEGHandle, warn: (String) -> Void
-    ) throws(ImageCodecError) -> Header {
+    /// common in files from old cameras), with the size already filled in: then the
+    /// header is used, as the full decode tolerates the same warning, and the warning is kept in it.
+    static func header(_ bytes: UnsafeRawBufferPointer, handle: TurboJPEGHandle) throws(ImageCodecError) -> Header {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
             throw ImageCodecError("JPEG data is empty")
         }
@@ -38,9 +38,10 @@ enum JPEGDecoder {
         var h: Int32 = 0
         var subsampling: Int32 = 0
         var colorspace: Int32 = 0
+        var warning: String?
         if tjDecompressHeader3(handle.raw, base, UInt(bytes.count), &w, &h, &subsampling, &colorspace) != 0 {
             if handle.lastFailureIsWarning, w > 0, h > 0 {
-                warn(handle.errorMessage)
+                warning = handle.errorMessage
             } else {
                 // A file cut short usually fails here, in its tables; it then lacks the EOI marker at the end.
                 let cause =
@@ -50,7 +51,8 @@ enum JPEGDecoder {
         }
         guard w > 0, h > 0 else { throw ImageCodecError("JPEG has no pixels") }
         let orientation = ExifOrientation.read(jpeg: UnsafeBufferPointer(start: base, count: bytes.count))
-        return Header(width: Int(w), height: Int(h), colorspace: colorspace, orientation: orientation)
+        return Header(
+            width: Int(w), height: Int(h), colorspace: colorspace, orientation: orientation, warning: warning)
     }
 
     /// Whether the file ends with the EOI marker (allowing for a few bytes of padding after it, as some writers
@@ -87,7 +89,8 @@ enum JPEGDecoder {
         keptFraction: (_ width: Int, _ height: Int) -> Double?, warn: (String) -> Void
     ) throws(ImageCodecError) -> Image {
         let handle = try TurboJPEGHandle.decompressor()
-        let header = try header(bytes, handle: handle, warn: warn)
+        let header = try header(bytes, handle: handle)
+        if let warning = header.warning { warn(warning) }
         guard header.width * header.height <= maximumPixels else {
             throw ImageCodecError(
                 "JPEG is too large (\(header.width)×\(header.height) pixels; at most \(maximumPixels))")
@@ -128,12 +131,14 @@ enum JPEGDecoder {
                 let cause = endsEarly && !endsWithEOI(bytes) ? "JPEG data is truncated" : "corrupt JPEG data"
                 throw ImageCodecError("\(cause) (\(message))")
             }
-            warn(message)
+            // The header and the full decode read the same markers: report a warning once.
+            if message != header.warning { warn(message) }
         }
         if isCMYK { convertInvertedCMYKToRGBA(&pixels) }
         let original = (header.width, header.height)
         var image = Image(width: w, height: h, pixels: pixels, source: source, originalSize: original)
         image.decodedScale = Double(factor.num) / Double(factor.denom)
+        image.metadata = JPEGSegments.read(bytes)
         return image.oriented(header.orientation)
     }
 

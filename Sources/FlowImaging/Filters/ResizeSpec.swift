@@ -114,6 +114,7 @@ extension Image {
             pixels = resampled
         }
         var result = Image(width: scaled.width, height: scaled.height, pixels: pixels, source: source)
+        result.metadata = metadata
         let final = spec.outputSize(width: originalWidth, height: originalHeight)
         if final.width != scaled.width || final.height != scaled.height {
             result = result.cropped(toWidth: final.width, height: final.height)
@@ -134,6 +135,7 @@ extension Image {
         }
         var result = Image(width: w, height: h, pixels: out, source: source)
         result.pendingColor = pendingColor
+        result.metadata = metadata
         return result
     }
 }
