@@ -66,7 +66,7 @@ enum PNGFixtureWriter {
         return Data(be32(body.count)) + typed + Data(be32(Int(crc32(typed))))
     }
 
-    private static func zlibStored(_ bytes: [UInt8]) -> Data {
+    static func zlibStored(_ bytes: [UInt8]) -> Data {
         var out = Data([0x78, 0x01])
         var offset = 0
         repeat {
