@@ -29,6 +29,7 @@ let package = Package(
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
 
@@ -48,8 +49,8 @@ let package = Package(
         ),
         // The resampling passes for AVX2+FMA, chosen at run time (Swift cannot target one function at them).
         .target(name: "CFlowKernels"),
-        // C for what Swift cannot do: libpng's row API, whose errors longjmp.
-        .target(name: "CFlowShims", dependencies: ["CPNG"]),
+        // C for what Swift cannot do: libpng's and libjpeg's row APIs, whose errors longjmp.
+        .target(name: "CFlowShims", dependencies: ["CPNG", "CLibJPEG"]),
         .target(
             name: "FlowImaging",
             dependencies: ["FlowKit", "CJPEG", "CPNG", "CWebP", "CLCMS2", "CFlowKernels", "CFlowShims"],

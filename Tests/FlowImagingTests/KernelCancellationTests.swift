@@ -68,6 +68,20 @@ import Testing
         #expect(last == PixelBatches.size)
     }
 
+    @Test func jpegDecodeStopsWithinAFewRowsOfACancel() throws {
+        let jpeg = try JPEGEncoder.encode(Fixtures.gradient(width: 320, height: 400), quality: 80)
+        let (result, last) = Self.cancelOnFirstProgress { shouldContinue -> String? in
+            do throws(ImageCodecError) {
+                _ = try ImageDecoder.decode(jpeg, source: "", shouldContinue: shouldContinue)
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+        #expect(result == .some("the decode was stopped"))
+        #expect(last == JPEGDecoder.rowsPerCheck, "it stopped at the first check after the cancel, of 400 rows")
+    }
+
     /// The same kernels, never stopped, give the pixels of the plain calls.
     @Test func checksThatContinueChangeNothing() throws {
         let image = Fixtures.noise(width: 300, height: 250, seed: 7)

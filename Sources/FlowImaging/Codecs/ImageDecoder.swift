@@ -11,11 +11,14 @@ public enum ImageDecoder {
     ///     enough for every consumer, or `nil` for a full decode. Only JPEG uses it (DCT scaling by M/8:
     ///     1/2, 3/8, 1/4, 1/8…); the image's ``Image/originalWidth`` and ``Image/originalHeight`` keep the full size.
     ///   - warn: Receives the decoder's warnings about a damaged but readable file (the image is still returned).
+    ///   - shouldContinue: Asked every few rows of a JPEG decode with the rows done; when it returns `false` the
+    ///     decode stops and throws.
     /// - Throws: ``ImageCodecError`` naming the cause: unknown format, corrupt or truncated data.
     public static func decode(
         _ data: Data, source: String,
         keptFraction: (_ width: Int, _ height: Int) -> Double? = { _, _ in nil },
-        warn: (String) -> Void = { _ in }
+        warn: (String) -> Void = { _ in },
+        shouldContinue: (_ rowsDone: Int) -> Bool = { _ in true }
     )
         throws(ImageCodecError) -> Image
     {
@@ -26,7 +29,9 @@ public enum ImageDecoder {
                 switch format {
                 case .jpeg:
                     return .success(
-                        try JPEGDecoder.decode(bytes, source: source, keptFraction: keptFraction, warn: warn))
+                        try JPEGDecoder.decode(
+                            bytes, source: source, keptFraction: keptFraction, warn: warn,
+                            shouldContinue: shouldContinue))
                 case .png: return .success(try PNGCodec.decode(bytes, source: source))
                 case .webp: return .success(try WebPCodec.decode(bytes, source: source))
                 }

@@ -1,3 +1,4 @@
+internal import CFlowShims
 internal import CJPEG
 import Foundation
 
@@ -84,9 +85,12 @@ enum JPEGDecoder {
     ///   - keptFraction: Given the oriented full size, the fraction of each side that consumers need, or `nil`
     ///     for a full decode.
     ///   - warn: Receives libjpeg's warnings about a damaged but readable file.
+    ///   - shouldContinue: Asked every ``rowsPerCheck`` rows with the rows done; `false` stops the decode, which
+    ///     then throws.
     static func decode(
         _ bytes: UnsafeRawBufferPointer, source: String,
-        keptFraction: (_ width: Int, _ height: Int) -> Double?, warn: (String) -> Void
+        keptFraction: (_ width: Int, _ height: Int) -> Double?, warn: (String) -> Void,
+        shouldContinue: (_ rowsDone: Int) -> Bool = { _ in true }
     ) throws(ImageCodecError) -> Image {
         let handle = try TurboJPEGHandle.decompressor()
         let header = try header(bytes, handle: handle)
@@ -111,23 +115,23 @@ enum JPEGDecoder {
         let w = (header.width * factor.num + factor.denom - 1) / factor.denom
         let h = (header.height * factor.num + factor.denom - 1) / factor.denom
         let isCMYK = header.colorspace == Int32(TJCS_CMYK.rawValue) || header.colorspace == Int32(TJCS_YCCK.rawValue)
-        let format = isCMYK ? TJPF_CMYK : TJPF_RGBA
-        // TurboJPEG writes every byte of the buffer (or fails): no zero-filling first.
-        var status: Int32 = -1
+        // libjpeg writes every row of the buffer (or fails, or is stopped, and the buffer is dropped): no
+        // zero-filling first.
+        var status = cflow_jpeg_status()
         var pixels = [UInt8](unsafeUninitializedCapacity: w * h * 4) { out, initialized in
-            status = tjDecompress2(
-                handle.raw, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                UInt(bytes.count), out.baseAddress, Int32(w), Int32(w * 4), Int32(h),
-                Int32(format.rawValue), 0)
+            status = decodeRows(
+                bytes, scaleEighths: factor.num * 8 / factor.denom, cmyk: isCMYK, into: out, width: w, height: h,
+                shouldContinue: shouldContinue)
             initialized = w * h * 4
         }
-        if status != 0 {
-            let message = handle.errorMessage
+        if status.status == 2 { throw ImageCodecError("the decode was stopped") }
+        if status.status != 0 || status.warnings > 0 {
+            let message = withUnsafeBytes(of: status.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             // Warnings still produce pixels; a file whose data ends early does too, but with a grey bottom: refuse
             // that. libjpeg says "premature end" both for a file cut short and for a marker found inside damaged
             // entropy-coded data; only a file without its EOI marker is truncated.
             let endsEarly = message.localizedCaseInsensitiveContains("premature end")
-            if !handle.lastFailureIsWarning || endsEarly {
+            if status.status != 0 || endsEarly {
                 let cause = endsEarly && !endsWithEOI(bytes) ? "JPEG data is truncated" : "corrupt JPEG data"
                 throw ImageCodecError("\(cause) (\(message))")
             }
@@ -140,6 +144,32 @@ enum JPEGDecoder {
         image.decodedScale = Double(factor.num) / Double(factor.denom)
         image.metadata = JPEGSegments.read(bytes)
         return image.oriented(header.orientation)
+    }
+
+    /// How many rows libjpeg decodes between two `shouldContinue` checks: a few milliseconds of a 50-megapixel
+    /// photo, and no measurable cost.
+    static let rowsPerCheck = 16
+
+    /// Decodes the pixels with libjpeg's scanline API (in C: its errors longjmp), asking `shouldContinue` every
+    /// ``rowsPerCheck`` rows; TurboJPEG's one-call decode could not be stopped.
+    private static func decodeRows(
+        _ bytes: UnsafeRawBufferPointer, scaleEighths: Int, cmyk: Bool, into out: UnsafeMutableBufferPointer<UInt8>,
+        width: Int, height: Int, shouldContinue: (_ rowsDone: Int) -> Bool
+    ) -> cflow_jpeg_status {
+        withoutActuallyEscaping(shouldContinue) { check in
+            var context = check
+            return withUnsafeMutablePointer(to: &context) { pointer in
+                cflow_jpeg_decode_rows(
+                    bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, Int32(scaleEighths),
+                    cmyk ? 1 : 0, out.baseAddress, width, height, rowsPerCheck,
+                    { context, rows in
+                        guard let check = context?.assumingMemoryBound(to: ((Int) -> Bool).self).pointee else {
+                            return 1
+                        }
+                        return check(rows) ? 1 : 0
+                    }, pointer)
+            }
+        }
     }
 
     /// Whether the frame is arithmetic-coded (SOF9–11, SOF13–15), found by walking the markers up to the first SOF.

@@ -34,10 +34,12 @@ public final class DecodeOperation: FlowOperation, ImageProvider, @unchecked Sen
                 keptFraction: { width, height in
                     optimize ? ConsumerAnalysis.keptFraction(consumers: consumers, width: width, height: height) : nil
                 },
-                warn: { warn($0) })
+                warn: { warn($0) },
+                shouldContinue: { _ in !isCancelled })
             if finishIfCancelled() { return }
             finish(.success(image))
         } catch {
+            if finishIfCancelled() { return }
             let source = payload.source.isEmpty ? "the input" : "'\(payload.source)'"
             finish(.failure(context.failure(.invalidInput, "cannot decode \(source): \(error.message)", cause: error)))
         }
