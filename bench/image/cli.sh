@@ -8,9 +8,9 @@
 # processes), ImageMagick `mogrify` (2 at a time) — then `flowrun --no-optimize` (literal) and `flowrun`
 # (shrink-on-load, colour after resize) on bench/image/sepia-thumbnails-bench.yaml; photos/s include process
 # start, workflow loading, reading and writing files. Ratios are per round, against that round's fastest
-# baseline. Fidelity, per round: the optimised outputs against the literal ones of the same round, photo by photo
-# over the distinct photos (bench/image/fidelity.py, Pillow): the lowest PSNR in dB and the largest channel
-# difference anywhere. Then peak RSS of the optimised run at 100 and
+# baseline. Fidelity, per round: the same job on the distinct photos, literal and optimised, written as PNG so that
+# pixels are compared rather than two JPEG encodings of them (bench/image/fidelity.py, Pillow): the lowest PSNR in
+# dB over the photos and the largest channel difference anywhere. Then peak RSS of the optimised run at 100 and
 # 1,000 photos (flat: outputs are released as soon as they are consumed). pyvips: `pip install pyvips` with
 # Debian's libvips42; ImageMagick: Debian's imagemagick. See ../shared/bench/ for the baseline scripts.
 set -euo pipefail
@@ -50,13 +50,11 @@ flowrun_run() {  # CORPUS OUT [flags] → "seconds peakKB"
     --param corpus="$corpus" --param outDir="$out" "$@"
 }
 
-fidelity() {  # → "minPSNR maxDiff" of the optimised outputs against the literal ones, over the distinct photos
-  local distinct=$WORK/fidelity; rm -rf "$distinct"; mkdir -p "$distinct/literal" "$distinct/optimised"
-  local count; count=$(ls "$SHARED"/photos/*.jpg | wc -l)
-  for f in $(ls "$WORK/out-literal" | sort | head -n "$count"); do
-    cp "$WORK/out-literal/$f" "$distinct/literal/"; cp "$WORK/out-optimised/$f" "$distinct/optimised/"
-  done
-  /usr/bin/python3 "$ROOT/bench/image/fidelity.py" "$distinct/literal" "$distinct/optimised" | awk '{ print $1, $3 }'
+fidelity() {  # → "minPSNR maxDiff" of optimised against literal output (PNG), over the distinct photos
+  local out=$WORK/fidelity
+  flowrun_run "$SHARED/photos" "$out/literal" --no-optimize --param ext=png >/dev/null
+  flowrun_run "$SHARED/photos" "$out/optimised" --param ext=png >/dev/null
+  /usr/bin/python3 "$ROOT/bench/image/fidelity.py" "$out/literal" "$out/optimised" | awk '{ print $1, $3 }'
 }
 
 # The baselines of ../shared/BENCHMARKS.md that are installed here, each as "name command…" run on CORPUS OUT.
@@ -103,7 +101,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
   echo "$line"
 done
 echo "(best = the fastest baseline of the same round; photos/s include process start and file I/O;"
-echo " PSNR = the lowest over the distinct photos of optimised vs literal output, max diff = largest channel difference)"
+echo " PSNR = the lowest over the distinct photos of optimised vs literal pixels, max diff = the largest channel difference)"
 echo "peak RSS, optimised run:"
 for n in 100 1000; do
   read -r s kb < <(flowrun_run "$(corpus "$n")" "$WORK/out-rss")
