@@ -134,4 +134,22 @@ import Testing
         #expect(chunks.xmp == image.metadata.xmp)
         #expect(try ImageDecoder.decode(data, source: "").pixels == image.pixels)
     }
+
+    @Test(arguments: [false, true])
+    func webPKeepsExifICCAndXMP(lossless: Bool) throws {
+        var image = try Self.tagged()
+        image.pixels[3] = 100  // some alpha, so the container says so
+        let data = try Self.written(
+            [
+                "path": .string("k.webp"), "lossless": .bool(lossless),
+                "keep": .list([.string("exif"), .string("icc"), .string("xmp")]),
+            ], image: image)
+        let kept = data.withUnsafeBytes { RIFFChunks($0).metadata }
+        #expect(kept.orientation == .up && kept.exif?.count == image.metadata.exif?.count)
+        #expect(kept.icc == ColorProfile.sRGB)
+        #expect(kept.xmp == image.metadata.xmp)
+        let decoded = try ImageDecoder.decode(data, source: "")
+        #expect(decoded.width == 20 && decoded.height == 10 && decoded[0, 0][3] == 100)
+        #expect(decoded.metadata.xmp == image.metadata.xmp)
+    }
 }

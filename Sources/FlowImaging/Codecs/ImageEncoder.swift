@@ -36,7 +36,7 @@ public enum ImageEncoder {
     /// JPEG composites transparent pixels over ``EncodeOptions/background``; PNG and WebP keep alpha exactly. Kept
     /// EXIF is written with its orientation reset to 1 (the pixels are already upright); a kept colour profile is
     /// the sRGB one, since `decode` converted the pixels (PNG says so with its `sRGB` chunk, which libpng writes
-    /// anyway). WebP output carries no metadata (libwebp's simple encoder writes none).
+    /// anyway). WebP gets its metadata chunks in the extended container (``WebPContainer``).
     public static func encode(_ image: Image, _ options: EncodeOptions) throws(ImageCodecError) -> Data {
         let metadata = image.metadata.keeping(options.keep)
         switch options.format {
@@ -50,7 +50,11 @@ public enum ImageEncoder {
             let png = try PNGCodec.encode(image)
             return Data(PNGCodec.inserting(ImageMetadata(exif: metadata.exif, xmp: metadata.xmp), into: [UInt8](png)))
         case .webp:
-            return try WebPCodec.encode(image, quality: options.quality, lossless: options.lossless)
+            let webp = try WebPCodec.encode(image, quality: options.quality, lossless: options.lossless)
+            return Data(
+                WebPContainer.inserting(
+                    metadata, into: [UInt8](webp), width: image.width, height: image.height,
+                    hasAlpha: !image.isOpaque))
         }
     }
 }
