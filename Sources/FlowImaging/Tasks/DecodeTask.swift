@@ -12,7 +12,8 @@ public struct DecodeTask: TaskType {
     public var parameters: [ParameterSpec] { [] }
     public var consumes: InputRequirement { .oneOf([.data]) }
     public var provides: ProviderKind? { .image }
-    public var implementationVersion: String { "1 " + CodecVersions.description }
+    /// 2: ICC profiles converted to sRGB, 16-bit interlaced PNGs read correctly, PNG `eXIf` orientation, WebP.
+    public var implementationVersion: String { "2 " + CodecVersions.description }
     public func makeOperation(_ context: NodeContext) -> FlowOperation { DecodeOperation(context: context) }
 }
 

@@ -18,6 +18,8 @@ public struct ResizeTask: TaskType {
                 summary: "The resampling filter."),
         ]
     }
+    /// 2: resampling on premultiplied alpha, and a deferred colour matrix applied to the rows as they are read.
+    public var implementationVersion: String { "2" }
     public var consumes: InputRequirement { .oneOf([.image]) }
     public var provides: ProviderKind? { .image }
 
