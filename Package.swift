@@ -29,6 +29,9 @@ let package = Package(
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
 
         .target(
             name: "FlowKit",
@@ -46,9 +49,11 @@ let package = Package(
         ),
         // The resampling passes for AVX2+FMA, chosen at run time (Swift cannot target one function at them).
         .target(name: "CFlowKernels"),
+        // C for what Swift cannot do: libpng's and libjpeg's row APIs, whose errors longjmp.
+        .target(name: "CFlowShims", dependencies: ["CPNG", "CLibJPEG"]),
         .target(
             name: "FlowImaging",
-            dependencies: ["FlowKit", "CJPEG", "CPNG", "CFlowKernels"],
+            dependencies: ["FlowKit", "CJPEG", "CPNG", "CWebP", "CLCMS2", "CFlowKernels", "CFlowShims"],
             swiftSettings: strictSettings + [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
         ),
         .target(
@@ -90,7 +95,8 @@ let package = Package(
         ),
         .testTarget(
             name: "FlowImagingTests",
-            dependencies: ["FlowImaging", "FlowKit", "FlowKitTesting"],
+            // lcms2 makes the colour profiles of the test photos.
+            dependencies: ["FlowImaging", "FlowKit", "FlowKitTesting", "CLCMS2"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -10,7 +10,8 @@ int cflow_has_avx2_fma(void) {
 
 __attribute__((target("avx2,fma"))) void cflow_resample_horizontal_avx2(
     const uint8_t *source, ptrdiff_t in_width, ptrdiff_t rows, const float *weights, ptrdiff_t stride,
-    const ptrdiff_t *starts, const ptrdiff_t *counts, ptrdiff_t out_width, float *row, float *middle) {
+    const ptrdiff_t *starts, const ptrdiff_t *counts, ptrdiff_t out_width, float *row, float *middle,
+    int premultiply) {
     const ptrdiff_t channels = in_width * 4;
     // The pixel after the row is read (times a zero weight) by the last pair of an odd window: make it 0.
     _mm_storeu_ps(row + channels, _mm_setzero_ps());
@@ -22,6 +23,14 @@ __attribute__((target("avx2,fma"))) void cflow_resample_horizontal_avx2(
             _mm256_storeu_ps(row + i, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes)));
         }
         for (; i < channels; i++) row[i] = (float)src[i];
+        if (premultiply) {
+            for (ptrdiff_t p = 0; p < channels; p += 4) {
+                const float scale = row[p + 3] / 255.0f;
+                row[p] *= scale;
+                row[p + 1] *= scale;
+                row[p + 2] *= scale;
+            }
+        }
         float *out = middle + y * out_width * 4;
         for (ptrdiff_t x = 0; x < out_width; x++) {
             // Two taps per step: the lower lanes hold tap t (RGBA), the upper ones tap t + 1 — adjacent pixels,
@@ -100,7 +109,8 @@ int cflow_has_avx2_fma(void) { return 0; }
 
 void cflow_resample_horizontal_avx2(
     const uint8_t *source, ptrdiff_t in_width, ptrdiff_t rows, const float *weights, ptrdiff_t stride,
-    const ptrdiff_t *starts, const ptrdiff_t *counts, ptrdiff_t out_width, float *row, float *middle) {}
+    const ptrdiff_t *starts, const ptrdiff_t *counts, ptrdiff_t out_width, float *row, float *middle,
+    int premultiply) {}
 
 void cflow_resample_vertical_pair_avx2(
     const float *rows, ptrdiff_t row_length, ptrdiff_t taps, const float *wa, const float *wb, float *a, float *b) {}

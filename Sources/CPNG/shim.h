@@ -1,6 +1,7 @@
 #ifndef FLOWRUN_CPNG_SHIM_H
 #define FLOWRUN_CPNG_SHIM_H
 #include <png.h>
+#include <zlib.h> /* for iCCP profiles (inflate) and the CRC of chunks FlowImaging writes */
 
 /* Composed macros are not imported into Swift: restate the ones FlowImaging uses as constants. */
 static const png_uint_32 cflow_png_image_version = PNG_IMAGE_VERSION;

@@ -9,7 +9,8 @@ import FlowKit
 /// the decoder chose.
 ///
 /// An image may also carry ``pendingColor``: a colour matrix that a colour task (`sepia`) did not apply yet
-/// because every consumer is a downsampling `resize`, which applies it after resampling, on far fewer pixels.
+/// because every consumer is a downsampling `resize`, which applies it to the rows as it reads them (no full-size
+/// buffer in between).
 /// Anything else that reads pixels calls ``materialized()`` first.
 public struct Image: Sendable {
     /// The width in pixels.
@@ -32,6 +33,8 @@ public struct Image: Sendable {
     /// than ``width`` (683 px at 1/2 decode to 342 pixels, the last one half covered); `resize` maps coordinates
     /// with it so that a shrunk image lines up with the full one.
     public var decodedScale: Double
+    /// The EXIF, colour profile and XMP of the file it was decoded from, for `write`'s `keep`.
+    public var metadata = ImageMetadata()
 
     /// Creates an image from RGBA8 pixels.
     /// - Parameters:

@@ -68,4 +68,27 @@ import Testing
         #expect(WriteTask().parameter(named: "path")?.isRequired == true)
         #expect(ResizeTask().parameter(named: "filter")?.defaultValue == .string("lanczos"))
     }
+
+    @Test func writeChecksItsBackgroundAndWhatItKeeps() {
+        #expect(
+            Self.diagnostics(WriteTask(), ["path": .string("a.jpg"), "background": .string("pink")])
+                == ["write's background 'pink' is not a colour"])
+        #expect(
+            Self.diagnostics(
+                WriteTask(), ["path": .string("a.jpg"), "keep": .list([.string("exif"), .string("gps")])])
+                == ["write cannot keep 'gps'"])
+        let valid: [String: Value] = [
+            "path": .string("a.webp"), "background": .string("#fa0"), "lossless": .bool(true),
+            "keep": .list([.string("exif"), .string("icc"), .string("xmp")]),
+        ]
+        #expect(Self.diagnostics(WriteTask(), valid).isEmpty)
+    }
+
+    /// `flowrun tasks` and `flowrun schema` list a task's ParameterSpecs: the new ones must be there.
+    @Test func writeDeclaresItsNewParameters() {
+        let names = Set(WriteTask().parameters.map(\.name))
+        #expect(names.isSuperset(of: ["format", "quality", "progressive", "lossless", "background", "keep"]))
+        #expect(WriteTask().parameter(named: "format")?.type == .oneOf(["jpeg", "png", "webp"]))
+        #expect(WriteTask().parameter(named: "background")?.defaultValue == .string("#ffffff"))
+    }
 }

@@ -15,7 +15,8 @@ import Testing
             RunReport.Span(start: 1.0, end: 1.5, lane: 3, attempt: 2),
         ], dependencies: [1], artifact: Artifact(path: "/out/a \"b\".jpg", preview: Data([0xFF, 0xD8, 0xFF, 0xE0])),
         key: "5e0f1c2d3b4a5e0f1c2d3b4a5e0f1c2d3b4a5e0f1c2d3b4a5e0f1c2d3b4a5e0f",
-        missingInputs: ["fetch[1]", "fetch[\"2\"]"])
+        missingInputs: ["fetch[1]", "fetch[\"2\"]"],
+        warnings: ["16 extraneous bytes before marker 0xdb", "a \"quoted\"\nwarning"])
 
     static let report = RunReport(
         workflow: "gallery \"x\"", path: "w.yaml", startedAt: Date(timeIntervalSince1970: 1_800_000_000),

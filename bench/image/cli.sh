@@ -8,7 +8,9 @@
 # processes), ImageMagick `mogrify` (2 at a time) — then `flowrun --no-optimize` (literal) and `flowrun`
 # (shrink-on-load, colour after resize) on bench/image/sepia-thumbnails-bench.yaml; photos/s include process
 # start, workflow loading, reading and writing files. Ratios are per round, against that round's fastest
-# baseline. Then peak RSS of the optimised run at 100 and
+# baseline. Fidelity, per round: the same job on the distinct photos, literal and optimised, written as PNG so that
+# pixels are compared rather than two JPEG encodings of them (bench/image/fidelity.py, Pillow): the lowest PSNR in
+# dB over the photos and the largest channel difference anywhere. Then peak RSS of the optimised run at 100 and
 # 1,000 photos (flat: outputs are released as soon as they are consumed). pyvips: `pip install pyvips` with
 # Debian's libvips42; ImageMagick: Debian's imagemagick. See ../shared/bench/ for the baseline scripts.
 set -euo pipefail
@@ -41,11 +43,18 @@ timed() {  # command... → "seconds peakKB"
   cat "$WORK/time"
 }
 
-flowrun_run() {  # CORPUS [flags] → "seconds peakKB"
-  local corpus=$1; shift
-  rm -rf "$WORK/out-cli"
+flowrun_run() {  # CORPUS OUT [flags] → "seconds peakKB"
+  local corpus=$1 out=$2; shift 2
+  rm -rf "$out"
   timed "$FLOWRUN" bench/image/sepia-thumbnails-bench.yaml --quiet --no-progress \
-    --param corpus="$corpus" --param outDir="$WORK/out-cli" "$@"
+    --param corpus="$corpus" --param outDir="$out" "$@"
+}
+
+fidelity() {  # → "minPSNR maxDiff" of optimised against literal output (PNG), over the distinct photos
+  local out=$WORK/fidelity
+  flowrun_run "$SHARED/photos" "$out/literal" --no-optimize --param ext=png >/dev/null
+  flowrun_run "$SHARED/photos" "$out/optimised" --param ext=png >/dev/null
+  /usr/bin/python3 "$ROOT/bench/image/fidelity.py" "$out/literal" "$out/optimised" | awk '{ print $1, $3 }'
 }
 
 # The baselines of ../shared/BENCHMARKS.md that are installed here, each as "name command…" run on CORPUS OUT.
@@ -72,7 +81,7 @@ baseline_run() {  # NAME CORPUS → "seconds peakKB"
 CORPUS=$(corpus "$N")
 echo "corpus: $N photos ($CORPUS); baselines: ${baselines[*]}"
 header=$(printf '%-6s' round; for b in "${baselines[@]}"; do printf ' %8s' "$b"; done
-  printf ' %9s %9s %13s %13s' literal optimised literal/best optimised/best)
+  printf ' %9s %9s %13s %13s %8s %8s' literal optimised literal/best optimised/best "PSNR dB" "max diff")
 echo "$header"
 for ((r = 1; r <= ROUNDS; r++)); do
   line=$(printf '%-6s' "$r")
@@ -83,15 +92,18 @@ for ((r = 1; r <= ROUNDS; r++)); do
     line+=$(printf ' %8s' "$rate_b")
     best=$(awk -v a="$best" -v b="$rate_b" 'BEGIN { print (b > a ? b : a) }')
   done
-  read -r ls lkb < <(flowrun_run "$CORPUS" --no-optimize)
-  read -r os okb < <(flowrun_run "$CORPUS")
+  read -r ls lkb < <(flowrun_run "$CORPUS" "$WORK/out-literal" --no-optimize)
+  read -r os okb < <(flowrun_run "$CORPUS" "$WORK/out-optimised")
   l=$(rate "$N" "$ls"); o=$(rate "$N" "$os")
-  line+=$(awk -v l="$l" -v o="$o" -v b="$best" 'BEGIN { printf " %9s %9s %12.2fx %12.2fx", l, o, l / b, o / b }')
+  read -r psnr maxdiff < <(fidelity)
+  line+=$(awk -v l="$l" -v o="$o" -v b="$best" -v p="$psnr" -v m="$maxdiff" \
+    'BEGIN { printf " %9s %9s %12.2fx %12.2fx %8s %8s", l, o, l / b, o / b, p, m }')
   echo "$line"
 done
-echo "(best = the fastest baseline of the same round; photos/s include process start and file I/O)"
+echo "(best = the fastest baseline of the same round; photos/s include process start and file I/O;"
+echo " PSNR = the lowest over the distinct photos of optimised vs literal pixels, max diff = the largest channel difference)"
 echo "peak RSS, optimised run:"
 for n in 100 1000; do
-  read -r s kb < <(flowrun_run "$(corpus "$n")")
+  read -r s kb < <(flowrun_run "$(corpus "$n")" "$WORK/out-rss")
   printf '  %5d photos: %4d MB (%s photos/s)\n' "$n" "$((kb / 1024))" "$(rate "$n" "$s")"
 done

@@ -15,10 +15,12 @@ int cflow_has_avx2_fma(void);
 /// Horizontal pass: for each of `rows` rows of `in_width` RGBA8 pixels, output pixel `x` (of `out_width`) is
 /// Σ_t weights[x * stride + t] · pixel[starts[x] + t] over `counts[x]` taps, as four floats in `middle`.
 /// `weights` holds each weight splatted to four floats (`4 * out_width * stride` floats, `stride` even, taps
-/// past `counts[x]` zero); `row` is scratch for `in_width + 1` pixels as floats.
+/// past `counts[x]` zero); `row` is scratch for `in_width + 1` pixels as floats. When `premultiply` is non-zero,
+/// R, G and B are multiplied by A / 255 once widened.
 void cflow_resample_horizontal_avx2(
     const uint8_t *source, ptrdiff_t in_width, ptrdiff_t rows, const float *weights, ptrdiff_t stride,
-    const ptrdiff_t *starts, const ptrdiff_t *counts, ptrdiff_t out_width, float *row, float *middle);
+    const ptrdiff_t *starts, const ptrdiff_t *counts, ptrdiff_t out_width, float *row, float *middle,
+    int premultiply);
 
 /// Vertical taps of two output rows over one window: `a[i] = Σ_t wa[t] · rows[t * row_length + i]` and
 /// likewise `b` with `wb`, for `taps` rows of `row_length` floats.

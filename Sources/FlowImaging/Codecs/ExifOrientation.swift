@@ -55,9 +55,28 @@ public enum ExifOrientation: Int, Sendable, Hashable, CaseIterable {
         return .up
     }
 
-    private static func tiffOrientation<Bytes: RandomAccessCollection<UInt8>>(_ b: Bytes, from tiff: Int, to end: Int)
+    /// Reads the orientation from a bare TIFF structure (a PNG's `eXIf` chunk); `.up` when it has none or it is
+    /// malformed.
+    public static func read(tiff bytes: [UInt8]) -> ExifOrientation {
+        tiffOrientation(bytes, from: 0, to: bytes.count) ?? .up
+    }
+
+    static func tiffOrientation<Bytes: RandomAccessCollection<UInt8>>(_ b: Bytes, from tiff: Int, to end: Int)
         -> ExifOrientation? where Bytes.Index == Int
     {
+        guard let entry = orientationEntry(b, from: tiff, to: end) else { return nil }
+        return ExifOrientation(rawValue: entry.value)
+    }
+
+    /// Where the orientation's SHORT value sits in a bare TIFF structure (to rewrite it), if it has a valid one.
+    static func orientationValueOffset(in tiff: [UInt8]) -> Int? {
+        orientationEntry(tiff, from: 0, to: tiff.count)?.offset
+    }
+
+    /// IFD0's tag 0x0112 (type SHORT): its value and the offset of that value.
+    private static func orientationEntry<Bytes: RandomAccessCollection<UInt8>>(
+        _ b: Bytes, from tiff: Int, to end: Int
+    ) -> (value: Int, offset: Int)? where Bytes.Index == Int {
         guard end - tiff >= 8 else { return nil }
         let little: Bool
         switch (b[tiff], b[tiff + 1]) {
@@ -79,7 +98,7 @@ public enum ExifOrientation: Int, Sendable, Hashable, CaseIterable {
             guard let tag = u16(at) else { return nil }
             if tag == 0x0112 {
                 guard u16(at + 2) == 3, let value = u16(at + 8) else { return nil }
-                return ExifOrientation(rawValue: value)
+                return (value, at + 8 - tiff)
             }
         }
         return nil
@@ -125,6 +144,7 @@ extension Image {
         var result = Image(width: outW, height: outH, pixels: bytes, source: source, originalSize: original)
         result.decodedScale = decodedScale
         result.pendingColor = pendingColor
+        result.metadata = metadata
         return result
     }
 }

@@ -1,36 +1,50 @@
 import Foundation
 
-/// Decodes JPEG or PNG bytes, recognised from their magic bytes, into an ``Image``.
+/// Decodes JPEG, PNG or WebP bytes, recognised from their magic bytes, into an ``Image``.
 public enum ImageDecoder {
-    /// Decodes an image file.
+    /// Decodes an image file: its pixels, turned upright by its EXIF orientation and converted to sRGB from its ICC
+    /// profile, if any (see ``ColorProfile``), and its metadata (``Image/metadata``).
     /// - Parameters:
     ///   - data: The encoded bytes.
     ///   - source: Where they came from, kept in the image.
     ///   - keptFraction: For shrink-on-load: given the upright full size, the fraction of each side that is
     ///     enough for every consumer, or `nil` for a full decode. Only JPEG uses it (DCT scaling by M/8:
     ///     1/2, 3/8, 1/4, 1/8…); the image's ``Image/originalWidth`` and ``Image/originalHeight`` keep the full size.
+    ///   - warn: Receives the decoder's warnings about a damaged but readable file (the image is still returned).
+    ///   - shouldContinue: Asked every few rows of a JPEG decode with the rows done; when it returns `false` the
+    ///     decode stops and throws.
     /// - Throws: ``ImageCodecError`` naming the cause: unknown format, corrupt or truncated data.
     public static func decode(
         _ data: Data, source: String,
-        keptFraction: (_ width: Int, _ height: Int) -> Double? = { _, _ in nil }
+        keptFraction: (_ width: Int, _ height: Int) -> Double? = { _, _ in nil },
+        warn: (String) -> Void = { _ in },
+        shouldContinue: (_ rowsDone: Int) -> Bool = { _ in true }
     )
         throws(ImageCodecError) -> Image
     {
         guard !data.isEmpty else { throw ImageCodecError("the input is empty (0 bytes)") }
-        guard let format = ImageFormat.sniff(data) else {
-            let head = data.prefix(4).map { String(format: "%02X", $0) }.joined(separator: " ")
-            throw ImageCodecError("not a JPEG or PNG image (starts with \(head))")
-        }
+        guard let format = ImageFormat.sniff(data) else { throw ImageFormat.unrecognised(data) }
         let result = data.withUnsafeBytes { bytes -> Result<Image, ImageCodecError> in
             do throws(ImageCodecError) {
                 switch format {
-                case .jpeg: return .success(try JPEGDecoder.decode(bytes, source: source, keptFraction: keptFraction))
+                case .jpeg:
+                    return .success(
+                        try JPEGDecoder.decode(
+                            bytes, source: source, keptFraction: keptFraction, warn: warn,
+                            shouldContinue: shouldContinue))
                 case .png: return .success(try PNGCodec.decode(bytes, source: source))
+                case .webp: return .success(try WebPCodec.decode(bytes, source: source))
                 }
             } catch {
                 return .failure(error)
             }
         }
-        return try result.get()
+        var image = try result.get()
+        if let profile = image.metadata.icc {
+            let converted = ColorProfile.convertToSRGB(&image, profile: profile, warn: warn)
+            // The kept profile describes the pixels as they are now.
+            image.metadata.icc = converted ? ColorProfile.sRGB : nil
+        }
+        return image
     }
 }

@@ -6,20 +6,46 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case jpeg
     /// PNG, through libpng's simplified API.
     case png
+    /// WebP (lossy or lossless, alpha kept), through libwebp.
+    case webp
 
     /// Recognises a format from its magic bytes, never from a name.
     public static func sniff<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> ImageFormat? {
         let head = Array(bytes.prefix(8))
         if head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF { return .jpeg }
-        if head == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] { return .png }
+        if head == pngSignature { return .png }
+        if head.count >= 4, head.prefix(4).elementsEqual("RIFF".utf8),
+            Array(bytes.dropFirst(8).prefix(4)) == Array("WEBP".utf8)
+        {
+            return .webp
+        }
         return nil
     }
 
-    /// The format a file extension names (`jpg`, `jpeg`, `png`, any case), if any.
+    /// The error for bytes ``sniff(_:)`` does not recognise, naming what is wrong when they look like a damaged
+    /// header of a known format (a PNG signature whose line-ending bytes were rewritten by a text-mode transfer).
+    static func unrecognised<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> ImageCodecError {
+        let head = Array(bytes.prefix(8))
+        func hex(_ bytes: ArraySlice<UInt8>) -> String {
+            bytes.map { String(format: "%02X", $0) }.joined(separator: " ")
+        }
+        if head.starts(with: pngSignature.prefix(4)) {
+            return ImageCodecError(
+                "damaged PNG signature (bytes 5 to 8 are \(hex(head[4...])), not 0D 0A 1A 0A; "
+                    + "was the file transferred as text?)")
+        }
+        return ImageCodecError("not a JPEG, PNG or WebP image (starts with \(hex(head.prefix(4))))")
+    }
+
+    /// The eight bytes every PNG file starts with.
+    static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    /// The format a file extension names (`jpg`, `jpeg`, `png`, `webp`, any case), if any.
     public init?(fileExtension: String) {
         switch fileExtension.lowercased() {
         case "jpg", "jpeg", "jpe", "jfif": self = .jpeg
         case "png": self = .png
+        case "webp": self = .webp
         default: return nil
         }
     }

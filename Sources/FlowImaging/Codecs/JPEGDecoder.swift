@@ -1,3 +1,4 @@
+internal import CFlowShims
 internal import CJPEG
 import Foundation
 
@@ -13,6 +14,8 @@ enum JPEGDecoder {
         var height: Int
         var colorspace: Int32
         var orientation: ExifOrientation
+        /// libjpeg's warning about the markers (e.g. stray bytes before one), if any.
+        var warning: String?
 
         /// The size shown once the orientation is applied.
         var orientedSize: (width: Int, height: Int) {
@@ -24,6 +27,10 @@ enum JPEGDecoder {
     static let maximumPixels = 1 << 28
 
     /// Reads the header and the EXIF orientation.
+    ///
+    /// TurboJPEG's header call returns -1 for libjpeg warnings too (e.g. "16 extraneous bytes before marker 0xe1",
+    /// common in files from old cameras), with the size already filled in: then the
+    /// header is used, as the full decode tolerates the same warning, and the warning is kept in it.
     static func header(_ bytes: UnsafeRawBufferPointer, handle: TurboJPEGHandle) throws(ImageCodecError) -> Header {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
             throw ImageCodecError("JPEG data is empty")
@@ -32,15 +39,28 @@ enum JPEGDecoder {
         var h: Int32 = 0
         var subsampling: Int32 = 0
         var colorspace: Int32 = 0
+        var warning: String?
         if tjDecompressHeader3(handle.raw, base, UInt(bytes.count), &w, &h, &subsampling, &colorspace) != 0 {
-            // A file cut short usually fails here, in its tables; it then lacks the EOI marker at the end.
-            let endsWithEOI = bytes.count >= 2 && base[bytes.count - 2] == 0xFF && base[bytes.count - 1] == 0xD9
-            let cause = endsWithEOI ? "corrupt JPEG header" : "JPEG data is truncated or its header is corrupt"
-            throw ImageCodecError("\(cause) (\(handle.errorMessage))")
+            if handle.lastFailureIsWarning, w > 0, h > 0 {
+                warning = handle.errorMessage
+            } else {
+                // A file cut short usually fails here, in its tables; it then lacks the EOI marker at the end.
+                let cause =
+                    endsWithEOI(bytes) ? "corrupt JPEG header" : "JPEG data is truncated or its header is corrupt"
+                throw ImageCodecError("\(cause) (\(handle.errorMessage))")
+            }
         }
         guard w > 0, h > 0 else { throw ImageCodecError("JPEG has no pixels") }
         let orientation = ExifOrientation.read(jpeg: UnsafeBufferPointer(start: base, count: bytes.count))
-        return Header(width: Int(w), height: Int(h), colorspace: colorspace, orientation: orientation)
+        return Header(
+            width: Int(w), height: Int(h), colorspace: colorspace, orientation: orientation, warning: warning)
+    }
+
+    /// Whether the file ends with the EOI marker (allowing for a few bytes of padding after it, as some writers
+    /// add): a file cut short lacks it, a damaged one usually keeps it.
+    static func endsWithEOI(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let tail = bytes.suffix(16)
+        return zip(tail, tail.dropFirst()).contains { $0 == 0xFF && $1 == 0xD9 }
     }
 
     /// The smallest TurboJPEG scaling factor (M/8, at most 1) that keeps at least `fraction` of each side.
@@ -64,12 +84,17 @@ enum JPEGDecoder {
     ///   - source: Where it came from.
     ///   - keptFraction: Given the oriented full size, the fraction of each side that consumers need, or `nil`
     ///     for a full decode.
+    ///   - warn: Receives libjpeg's warnings about a damaged but readable file.
+    ///   - shouldContinue: Asked every ``rowsPerCheck`` rows with the rows done; `false` stops the decode, which
+    ///     then throws.
     static func decode(
         _ bytes: UnsafeRawBufferPointer, source: String,
-        keptFraction: (_ width: Int, _ height: Int) -> Double?
+        keptFraction: (_ width: Int, _ height: Int) -> Double?, warn: (String) -> Void,
+        shouldContinue: (_ rowsDone: Int) -> Bool = { _ in true }
     ) throws(ImageCodecError) -> Image {
         let handle = try TurboJPEGHandle.decompressor()
         let header = try header(bytes, handle: handle)
+        if let warning = header.warning { warn(warning) }
         guard header.width * header.height <= maximumPixels else {
             throw ImageCodecError(
                 "JPEG is too large (\(header.width)×\(header.height) pixels; at most \(maximumPixels))")
@@ -90,32 +115,61 @@ enum JPEGDecoder {
         let w = (header.width * factor.num + factor.denom - 1) / factor.denom
         let h = (header.height * factor.num + factor.denom - 1) / factor.denom
         let isCMYK = header.colorspace == Int32(TJCS_CMYK.rawValue) || header.colorspace == Int32(TJCS_YCCK.rawValue)
-        let format = isCMYK ? TJPF_CMYK : TJPF_RGBA
-        // TurboJPEG writes every byte of the buffer (or fails): no zero-filling first.
-        var status: Int32 = -1
+        // libjpeg writes every row of the buffer (or fails, or is stopped, and the buffer is dropped): no
+        // zero-filling first.
+        var status = cflow_jpeg_status()
         var pixels = [UInt8](unsafeUninitializedCapacity: w * h * 4) { out, initialized in
-            status = tjDecompress2(
-                handle.raw, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                UInt(bytes.count), out.baseAddress, Int32(w), Int32(w * 4), Int32(h),
-                Int32(format.rawValue), 0)
+            status = decodeRows(
+                bytes, scaleEighths: factor.num * 8 / factor.denom, cmyk: isCMYK, into: out, width: w, height: h,
+                shouldContinue: shouldContinue)
             initialized = w * h * 4
         }
-        if status != 0 {
-            let message = handle.errorMessage
-            // Warnings still produce pixels; a truncated file does too, but with a grey bottom: refuse that.
-            if !handle.lastFailureIsWarning || message.localizedCaseInsensitiveContains("premature end") {
-                let cause =
-                    message.localizedCaseInsensitiveContains("premature end")
-                    ? "JPEG data is truncated"
-                    : "corrupt JPEG data"
+        if status.status == 2 { throw ImageCodecError("the decode was stopped") }
+        if status.status != 0 || status.warnings > 0 {
+            let message = withUnsafeBytes(of: status.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            // Warnings still produce pixels; a file whose data ends early does too, but with a grey bottom: refuse
+            // that. libjpeg says "premature end" both for a file cut short and for a marker found inside damaged
+            // entropy-coded data; only a file without its EOI marker is truncated.
+            let endsEarly = message.localizedCaseInsensitiveContains("premature end")
+            if status.status != 0 || endsEarly {
+                let cause = endsEarly && !endsWithEOI(bytes) ? "JPEG data is truncated" : "corrupt JPEG data"
                 throw ImageCodecError("\(cause) (\(message))")
             }
+            // The header and the full decode read the same markers: report a warning once.
+            if message != header.warning { warn(message) }
         }
         if isCMYK { convertInvertedCMYKToRGBA(&pixels) }
         let original = (header.width, header.height)
         var image = Image(width: w, height: h, pixels: pixels, source: source, originalSize: original)
         image.decodedScale = Double(factor.num) / Double(factor.denom)
+        image.metadata = JPEGSegments.read(bytes)
         return image.oriented(header.orientation)
+    }
+
+    /// How many rows libjpeg decodes between two `shouldContinue` checks: a few milliseconds of a 50-megapixel
+    /// photo, and no measurable cost.
+    static let rowsPerCheck = 16
+
+    /// Decodes the pixels with libjpeg's scanline API (in C: its errors longjmp), asking `shouldContinue` every
+    /// ``rowsPerCheck`` rows; TurboJPEG's one-call decode could not be stopped.
+    private static func decodeRows(
+        _ bytes: UnsafeRawBufferPointer, scaleEighths: Int, cmyk: Bool, into out: UnsafeMutableBufferPointer<UInt8>,
+        width: Int, height: Int, shouldContinue: (_ rowsDone: Int) -> Bool
+    ) -> cflow_jpeg_status {
+        withoutActuallyEscaping(shouldContinue) { check in
+            var context = check
+            return withUnsafeMutablePointer(to: &context) { pointer in
+                cflow_jpeg_decode_rows(
+                    bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, Int32(scaleEighths),
+                    cmyk ? 1 : 0, out.baseAddress, width, height, rowsPerCheck,
+                    { context, rows in
+                        guard let check = context?.assumingMemoryBound(to: ((Int) -> Bool).self).pointee else {
+                            return 1
+                        }
+                        return check(rows) ? 1 : 0
+                    }, pointer)
+            }
+        }
     }
 
     /// Whether the frame is arithmetic-coded (SOF9–11, SOF13–15), found by walking the markers up to the first SOF.

@@ -1,7 +1,8 @@
 internal import CJPEG
 import Foundation
 
-/// Encodes RGBA8 images as baseline JPEG with 4:2:0 chroma through TurboJPEG (alpha is dropped).
+/// Encodes RGBA8 images as JPEG (baseline or progressive) with 4:2:0 chroma through TurboJPEG (alpha is dropped:
+/// ``ImageEncoder`` composites over a background first).
 public enum JPEGEncoder {
     /// The pixel layouts ``encode(pixels:width:height:layout:quality:)`` accepts.
     package enum Layout: Sendable {
@@ -21,9 +22,10 @@ public enum JPEGEncoder {
     }
 
     /// Encodes raw pixels of any layout; grayscale is written as a one-component JPEG, CMYK as YCCK.
-    package static func encode(pixels: [UInt8], width: Int, height: Int, layout: Layout, quality: Int)
-        throws(ImageCodecError) -> Data
-    {
+    /// - Parameter progressive: Whether to write a progressive JPEG (TurboJPEG's `TJFLAG_PROGRESSIVE`).
+    package static func encode(
+        pixels: [UInt8], width: Int, height: Int, layout: Layout, quality: Int, progressive: Bool = false
+    ) throws(ImageCodecError) -> Data {
         precondition(pixels.count == width * height * layout.bytesPerPixel)
         let handle = try TurboJPEGHandle.compressor()
         let format: TJPF =
@@ -39,7 +41,8 @@ public enum JPEGEncoder {
         let status = pixels.withUnsafeBufferPointer { input in
             tjCompress2(
                 handle.raw, input.baseAddress, Int32(width), 0, Int32(height), Int32(format.rawValue),
-                &output, &size, Int32(subsampling.rawValue), Int32(min(max(quality, 1), 100)), 0)
+                &output, &size, Int32(subsampling.rawValue), Int32(min(max(quality, 1), 100)),
+                progressive ? TJFLAG_PROGRESSIVE : 0)
         }
         defer { if let output { tjFree(output) } }
         guard status == 0, let output else { throw ImageCodecError("JPEG encoding failed (\(handle.errorMessage))") }

@@ -1,3 +1,4 @@
+internal import CFlowShims
 internal import CPNG
 import Foundation
 
@@ -6,7 +7,10 @@ import Foundation
 ///
 /// Every PNG flavour — palette (with or without tRNS), gray, gray+alpha, RGB, RGBA, 8 or 16 bits — is read as
 /// 8-bit sRGB RGBA. 16-bit files without a gAMA or sRGB chunk are taken as sRGB-encoded, as browsers do
-/// (`PNG_IMAGE_FLAG_16BIT_sRGB`), not as linear light.
+/// (`PNG_IMAGE_FLAG_16BIT_sRGB`), not as linear light. 16-bit interlaced files go through libpng's row API instead
+/// (in C, `cflow_png_read_rgba8_via_rows`): libpng 1.6.39's simplified API gets every other row of them wrong when it
+/// both de-interlaces and reduces to 8 bits (pnggroup/libpng#853). The EXIF orientation of an `eXIf` chunk is
+/// applied, as for JPEG.
 public enum PNGCodec {
     /// Decodes a PNG file.
     public static func decode(_ bytes: UnsafeRawBufferPointer, source: String) throws(ImageCodecError) -> Image {
@@ -31,18 +35,35 @@ public enum PNGCodec {
                 "PNG data is truncated (\(bytes.count) bytes cannot hold \(width)×\(height) pixels, "
                     + "\(rawSize) bytes before compression)")
         }
+        let chunks = PNGChunks(bytes)
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
-        let ok = pixels.withUnsafeMutableBytes { out in
-            png_image_finish_read(&image, nil, out.baseAddress, Int32(width * 4), nil)
+        if chunks.bitDepth == 16 && chunks.isInterlaced {
+            let status = pixels.withUnsafeMutableBytes { out in
+                cflow_png_read_rgba8_via_rows(
+                    bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, UInt32(width),
+                    UInt32(height), out.baseAddress?.assumingMemoryBound(to: UInt8.self))
+            }
+            if status.status != 0 {
+                throw failure(
+                    withUnsafeBytes(of: status.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
+            }
+        } else {
+            let ok = pixels.withUnsafeMutableBytes { out in
+                png_image_finish_read(&image, nil, out.baseAddress, Int32(width * 4), nil)
+            }
+            guard ok != 0 else { throw failure(message(of: image)) }
         }
-        guard ok != 0 else {
-            let text = message(of: image)
-            let cause =
-                text.localizedCaseInsensitiveContains("EOF") || text.contains("Read Error")
-                    || text.localizedCaseInsensitiveContains("truncated") ? "PNG data is truncated" : "corrupt PNG data"
-            throw ImageCodecError("\(cause) (\(text))")
+        var decoded = Image(width: width, height: height, pixels: pixels, source: source)
+        decoded.metadata = ImageMetadata(exif: chunks.exif, icc: chunks.profile, xmp: chunks.xmp)
+        return decoded.oriented(chunks.orientation)
+    }
+
+    /// The error for libpng's message, naming a file cut short as truncated.
+    private static func failure(_ text: String) -> ImageCodecError {
+        let truncated = ["EOF", "read error", "truncated", "beyond end of data"].contains {
+            text.localizedCaseInsensitiveContains($0)
         }
-        return Image(width: width, height: height, pixels: pixels, source: source)
+        return ImageCodecError("\(truncated ? "PNG data is truncated" : "corrupt PNG data") (\(text))")
     }
 
     /// Encodes an image as an 8-bit RGBA PNG (RGB when every pixel is opaque).
@@ -91,6 +112,26 @@ public enum PNGCodec {
         }
         guard ok != 0 else { throw ImageCodecError("PNG encoding failed (\(message(of: image)))") }
         return output.prefix(Int(size))
+    }
+
+    /// The PNG file with `eXIf` and XMP `iTXt` chunks for `metadata` inserted right after `IHDR`.
+    static func inserting(_ metadata: ImageMetadata, into png: [UInt8]) -> [UInt8] {
+        var chunks: [UInt8] = []
+        func append(_ type: String, _ body: [UInt8]) {
+            let typed = Array(type.utf8) + body
+            let crc = typed.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, uInt($0.count))) }
+            chunks += bigEndian(UInt32(body.count)) + typed + bigEndian(crc)
+        }
+        if let exif = metadata.exif { append("eXIf", exif) }
+        // iTXt: keyword, 0, not compressed, method 0, no language, 0, no translated keyword, 0, text.
+        if let xmp = metadata.xmp { append("iTXt", PNGChunks.xmpKeyword + [0, 0, 0, 0] + xmp) }
+        let afterHeader = 8 + 8 + 13 + 4
+        guard !chunks.isEmpty, png.count > afterHeader else { return png }
+        return Array(png[..<afterHeader]) + chunks + Array(png[afterHeader...])
+    }
+
+    private static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }
 
     /// Bits per pixel from the IHDR chunk (bit depth × channels of its colour type); 1 if it cannot be read,

@@ -62,24 +62,37 @@ public struct ColorMatrix: Sendable, Hashable {
     }
 
     /// The RGBA8 pixels with the matrix applied, in a new buffer (the input usually still belongs to the upstream
-    /// node, so writing in place would copy it first anyway).
-    ///
-    /// One plain loop over pixels in `Float`, `min`/`max` clamps and a truncating conversion after adding ½:
-    /// branch-free and free of aliasing between input and output, which LLVM vectorises (stride-4 interleaved
-    /// loads and stores). On CPUs with AVX2 and FMA the same loop runs in C, eight pixels at a time (see
-    /// ``FilterKernel``).
+    /// node, so writing in place would copy it first anyway); see ``apply(from:to:count:kernel:)``.
     public func applied(to pixels: [UInt8]) -> [UInt8] {
         applied(to: pixels, kernel: .best)
     }
 
     /// ``applied(to:)`` with a chosen kernel (tests run every kernel the CPU has).
     func applied(to pixels: [UInt8], kernel: FilterKernel) -> [UInt8] {
+        applied(to: pixels, kernel: kernel) { _ in true } ?? pixels
+    }
+
+    /// ``applied(to:)`` in batches of ``PixelBatches/size`` pixels, asking `shouldContinue` (with the pixels
+    /// done) between them; `nil` when it returned `false`.
+    func applied(to pixels: [UInt8], kernel: FilterKernel, shouldContinue: (_ pixelsDone: Int) -> Bool) -> [UInt8]? {
+        PixelBatches.map(pixels, shouldContinue: shouldContinue) { from, to, count in
+            apply(from: from, to: to, count: count, kernel: kernel)
+        }
+    }
+
+    /// The matrix on `count` RGBA8 pixels from `source` to `destination` (which must not overlap): each of R, G, B
+    /// becomes its row · (R, G, B), rounded and clamped; alpha is copied.
+    ///
+    /// One plain loop in `Float`, `min`/`max` clamps and a truncating conversion after adding ½: branch-free, which
+    /// LLVM vectorises; with AVX2 and FMA the same loop runs in C, eight pixels at a time.
+    func apply(
+        from source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>, count: Int,
+        kernel: FilterKernel
+    ) {
         if kernel == .avx2 {
             let m = [row0[0], row0[1], row0[2], row1[0], row1[1], row1[2], row2[0], row2[1], row2[2]]
-            return [UInt8](unsafeUninitializedCapacity: pixels.count) { out, initialized in
-                cflow_color_matrix_avx2(pixels, out.baseAddress, pixels.count / 4, m)
-                initialized = pixels.count
-            }
+            cflow_color_matrix_avx2(source, destination, count, m)
+            return
         }
         let m00 = row0[0]
         let m01 = row0[1]
@@ -90,24 +103,19 @@ public struct ColorMatrix: Sendable, Hashable {
         let m20 = row2[0]
         let m21 = row2[1]
         let m22 = row2[2]
-        let count = pixels.count / 4
-        return [UInt8](unsafeUninitializedCapacity: pixels.count) { out, initialized in
-            pixels.withUnsafeBufferPointer { input in
-                guard let s = input.baseAddress, let d = out.baseAddress else { return }
-                for i in 0..<count {
-                    let r = Float(s[4 * i])
-                    let g = Float(s[4 * i + 1])
-                    let b = Float(s[4 * i + 2])
-                    let nr = m00 * r + m01 * g + m02 * b + 0.5
-                    let ng = m10 * r + m11 * g + m12 * b + 0.5
-                    let nb = m20 * r + m21 * g + m22 * b + 0.5
-                    d[4 * i] = UInt8(truncatingIfNeeded: Int32(min(max(nr, 0), 255)))
-                    d[4 * i + 1] = UInt8(truncatingIfNeeded: Int32(min(max(ng, 0), 255)))
-                    d[4 * i + 2] = UInt8(truncatingIfNeeded: Int32(min(max(nb, 0), 255)))
-                    d[4 * i + 3] = s[4 * i + 3]
-                }
-            }
-            initialized = pixels.count
+        let s = source
+        let d = destination
+        for i in 0..<count {
+            let r = Float(s[4 * i])
+            let g = Float(s[4 * i + 1])
+            let b = Float(s[4 * i + 2])
+            let nr = m00 * r + m01 * g + m02 * b + 0.5
+            let ng = m10 * r + m11 * g + m12 * b + 0.5
+            let nb = m20 * r + m21 * g + m22 * b + 0.5
+            d[4 * i] = UInt8(truncatingIfNeeded: Int32(min(max(nr, 0), 255)))
+            d[4 * i + 1] = UInt8(truncatingIfNeeded: Int32(min(max(ng, 0), 255)))
+            d[4 * i + 2] = UInt8(truncatingIfNeeded: Int32(min(max(nb, 0), 255)))
+            d[4 * i + 3] = s[4 * i + 3]
         }
     }
 }

@@ -31,25 +31,26 @@ public enum Noir {
     ///
     /// Luma in 15-bit fixed point (coefficients 6966, 23436, 2366, summing to 2¹⁵), rounded, then the table.
     public static func applied(to pixels: [UInt8]) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: pixels.count) { out, initialized in
-            curve.withUnsafeBufferPointer { table in
-                pixels.withUnsafeBufferPointer { input in
-                    guard let lut = table.baseAddress, let s = input.baseAddress, let d = out.baseAddress else {
-                        return
-                    }
-                    for i in 0..<input.count / 4 {
-                        let luma =
-                            (6966 &* UInt32(s[4 * i]) &+ 23436 &* UInt32(s[4 * i + 1])
-                                &+ 2366 &* UInt32(s[4 * i + 2]) &+ 16384) >> 15
-                        let v = lut[Int(luma)]
-                        d[4 * i] = v
-                        d[4 * i + 1] = v
-                        d[4 * i + 2] = v
-                        d[4 * i + 3] = s[4 * i + 3]
-                    }
+        applied(to: pixels) { _ in true } ?? pixels
+    }
+
+    /// ``applied(to:)`` in batches, asking `shouldContinue` (with the pixels done) between them; `nil` when it
+    /// returned `false`.
+    static func applied(to pixels: [UInt8], shouldContinue: (_ pixelsDone: Int) -> Bool) -> [UInt8]? {
+        curve.withUnsafeBufferPointer { table in
+            PixelBatches.map(pixels, shouldContinue: shouldContinue) { s, d, count in
+                guard let lut = table.baseAddress else { return }
+                for i in 0..<count {
+                    let luma =
+                        (6966 &* UInt32(s[4 * i]) &+ 23436 &* UInt32(s[4 * i + 1])
+                            &+ 2366 &* UInt32(s[4 * i + 2]) &+ 16384) >> 15
+                    let v = lut[Int(luma)]
+                    d[4 * i] = v
+                    d[4 * i + 1] = v
+                    d[4 * i + 2] = v
+                    d[4 * i + 3] = s[4 * i + 3]
                 }
             }
-            initialized = pixels.count
         }
     }
 }

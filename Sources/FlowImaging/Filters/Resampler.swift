@@ -2,21 +2,35 @@ import CFlowKernels
 
 /// Separable two-pass resampling of RGBA8 pixels.
 ///
-/// Pass 1 runs horizontally, source row by source row: the row is widened to `Float` once (a contiguous loop LLVM
-/// vectorises, into a buffer that stays in L1), then every output pixel is a weighted sum of `SIMD4<Float>`
-/// pixels with two accumulators. Doing the narrowing pass first means pass 2 reads rows only `width` wide, whose
-/// window of ~20 rows stays in L2. Pass 2 runs vertically, two output rows per sweep over the union of their
-/// windows (every load feeds two accumulators), 16 floats at a time; it then applies an optional colour matrix
-/// and rounds once — this is where a deferred `sepia` costs almost nothing (see ``Image/pendingColor``).
+/// Pass 1 (``HorizontalPass``) runs horizontally, source row by source row: the row goes through a deferred colour
+/// matrix if any (rounded to bytes exactly as `sepia` would), is widened to `Float` and premultiplied by alpha when
+/// the image has transparency, then every output pixel is a weighted sum of `SIMD4<Float>` pixels. Doing the
+/// narrowing pass first means pass 2 reads rows only `width` wide, whose window of ~20 rows stays in L2. Pass 2 runs
+/// vertically, two output rows per sweep over the union of their windows (every load feeds two accumulators),
+/// 16 floats at a time; it then undoes the premultiplication and rounds once.
 ///
 /// On CPUs with AVX2 and FMA the inner loops run in C (see ``FilterKernel``). The sums are the same up to float
-/// rounding.
+/// rounding. Both passes ask a `shouldContinue` check every ``rowsPerCheck`` rows, so a cancelled resize stops
+/// within milliseconds.
 enum Resampler {
-    /// Resamples `image`'s stored pixels to `width` × `height`, then applies `matrix` if given.
+    /// How many rows a pass computes between two calls of its `shouldContinue` check: often enough that a cancelled
+    /// 50-megapixel resize stops within milliseconds, rarely enough that the check costs nothing measurable.
+    static let rowsPerCheck = 16
+
+    /// Resamples `image`'s stored pixels to `width` × `height`, applying `matrix` first if given.
+    ///
+    /// The matrix is applied to each source row as it is read, rounded and clamped to 8 bits exactly as a `sepia`
+    /// node would have applied it, so deferring a colour step to the resize changes no pixel: only the work is
+    /// fused (no full-size buffer is written and read again). An image with any alpha below 255 is resampled
+    /// premultiplied, so the colour of transparent pixels does not bleed into visible ones.
+    /// - Parameter shouldContinue: Asked every ``rowsPerCheck`` rows with the number of rows done so far (of
+    ///   `image.height + height`); when it returns `false` the resample stops and returns `nil`.
+    /// - Returns: The RGBA8 pixels, or `nil` when stopped.
     static func resample(
         _ image: Image, width: Int, height: Int, filter: ResampleFilter,
-        matrix: ColorMatrix?, kernel: FilterKernel = .best
-    ) -> [UInt8] {
+        matrix: ColorMatrix?, kernel: FilterKernel = .best,
+        shouldContinue: (_ rowsDone: Int) -> Bool = { _ in true }
+    ) -> [UInt8]? {
         // After shrink-on-load the pixels may cover a little less than their count (see `decodedScale`).
         let shrunk = image.decodedScale < 1
         let extentX = shrunk ? Double(image.originalWidth) * image.decodedScale : Double(image.width)
@@ -27,98 +41,38 @@ enum Resampler {
         let vertical = ResampleWeights(
             inputCount: image.height, extent: min(extentY, Double(image.height)),
             outputCount: height, filter: filter)
+        let pass = HorizontalPass(
+            weights: horizontal, inWidth: image.width, matrix: matrix, premultiply: !image.isOpaque, kernel: kernel)
         let rows = image.height
-        // Both buffers are filled completely by the passes: no zero-filling first.
+        var completed = true
+        // Both buffers are filled completely by the passes (or dropped when stopped): no zero-filling first.
         let middle = [SIMD4<Float>](unsafeUninitializedCapacity: width * rows) { middle, initialized in
             image.pixels.withUnsafeBufferPointer { source in
                 guard let from = source.baseAddress, let to = middle.baseAddress else { return }
-                switch kernel {
-                case .portable:
-                    horizontalPass(source: from, inWidth: image.width, rows: rows, weights: horizontal, into: to)
-                case .avx2:
-                    horizontalPassAVX2(source: from, inWidth: image.width, rows: rows, weights: horizontal, into: to)
-                }
+                completed = pass.run(source: from, rows: rows, into: to, shouldContinue: shouldContinue)
             }
             initialized = width * rows
         }
-        return [UInt8](unsafeUninitializedCapacity: width * height * 4) { output, initialized in
+        guard completed else { return nil }
+        let output = [UInt8](unsafeUninitializedCapacity: width * height * 4) { output, initialized in
             middle.withUnsafeBufferPointer { middle in
                 guard let from = middle.baseAddress, let to = output.baseAddress else { return }
-                verticalPass(source: from, width: width, weights: vertical, matrix: matrix, kernel: kernel, into: to)
+                completed = verticalPass(
+                    source: from, width: width, weights: vertical, premultiplied: pass.premultiply, kernel: kernel,
+                    into: to, shouldContinue: { shouldContinue(rows + $0) })
             }
             initialized = width * height * 4
         }
-    }
-
-    /// Every middle pixel = Σ weight · source pixel of the same row, in floats.
-    private static func horizontalPass(
-        source: UnsafePointer<UInt8>, inWidth: Int, rows: Int,
-        weights: ResampleWeights, into middle: UnsafeMutablePointer<SIMD4<Float>>
-    ) {
-        let outWidth = weights.outputCount
-        let row = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: inWidth)
-        defer { row.deallocate() }
-        // Weights splatted to four lanes once, so the tap loop is load, multiply, add (no shuffle per tap).
-        let splatted = weights.weights.map { SIMD4<Float>(repeating: $0) }
-        splatted.withUnsafeBufferPointer { w in
-            weights.starts.withUnsafeBufferPointer { starts in
-                weights.counts.withUnsafeBufferPointer { counts in
-                    for y in 0..<rows {
-                        let src = source + y * inWidth * 4
-                        row.withMemoryRebound(to: Float.self, capacity: inWidth * 4) { floats in
-                            for i in 0..<inWidth * 4 { floats[i] = Float(src[i]) }
-                        }
-                        let out = middle + y * outWidth
-                        for x in 0..<outWidth {
-                            let base = x * weights.stride
-                            let px = row + starts[x]
-                            // Two accumulators: one `addps` chain would wait 3 cycles per tap.
-                            var acc = SIMD4<Float>.zero
-                            var odd = SIMD4<Float>.zero
-                            let count = counts[x]
-                            var tap = 0
-                            while tap + 1 < count {
-                                acc += w[base + tap] * px[tap]
-                                odd += w[base + tap + 1] * px[tap + 1]
-                                tap += 2
-                            }
-                            if tap < count { acc += w[base + tap] * px[tap] }
-                            out[x] = acc + odd
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// ``horizontalPass(source:inWidth:rows:weights:into:)`` in C with AVX2: two taps per fused multiply-add.
-    private static func horizontalPassAVX2(
-        source: UnsafePointer<UInt8>, inWidth: Int, rows: Int,
-        weights: ResampleWeights, into middle: UnsafeMutablePointer<SIMD4<Float>>
-    ) {
-        // Splatted to four lanes, with an even stride and zeros past each window, so taps go in pairs.
-        let stride = (weights.stride + 1) / 2 * 2
-        var splatted = [Float](repeating: 0, count: weights.outputCount * stride * 4)
-        for x in 0..<weights.outputCount {
-            for tap in 0..<weights.counts[x] {
-                let weight = weights.weights[x * weights.stride + tap]
-                for lane in 0..<4 { splatted[(x * stride + tap) * 4 + lane] = weight }
-            }
-        }
-        // One pixel more than the row: an odd window's last pair reads it, times a zero weight.
-        let row = UnsafeMutablePointer<Float>.allocate(capacity: (inWidth + 1) * 4)
-        defer { row.deallocate() }
-        middle.withMemoryRebound(to: Float.self, capacity: weights.outputCount * rows * 4) { out in
-            cflow_resample_horizontal_avx2(
-                source, inWidth, rows, splatted, stride, weights.starts, weights.counts, weights.outputCount, row, out)
-        }
+        return completed ? output : nil
     }
 
     /// Every output row `y` = Σ weight · middle row (`starts[y] + tap`), colour matrix, round, clamp.
+    /// - Returns: `false` when `shouldContinue` stopped it.
     private static func verticalPass(
         source: UnsafePointer<SIMD4<Float>>, width: Int, weights: ResampleWeights,
-        matrix: ColorMatrix?, kernel: FilterKernel, into output: UnsafeMutablePointer<UInt8>
-    ) {
+        premultiplied: Bool, kernel: FilterKernel, into output: UnsafeMutablePointer<UInt8>,
+        shouldContinue: (_ rowsDone: Int) -> Bool
+    ) -> Bool {
         let rowLength = width * 4
         let outputCount = weights.outputCount
         // The union of two neighbouring windows: one window plus the step between their starts.
@@ -135,11 +89,12 @@ enum Resampler {
         defer { rowA.deallocate() }
         let rowB = UnsafeMutablePointer<Float>.allocate(capacity: rowLength)
         defer { rowB.deallocate() }
-        source.withMemoryRebound(to: Float.self, capacity: 1) { floats in
+        return source.withMemoryRebound(to: Float.self, capacity: 1) { floats in
             weights.weights.withUnsafeBufferPointer { w in
-                guard let weightBase = w.baseAddress else { return }
+                guard let weightBase = w.baseAddress else { return true }
                 var y = 0
                 while y < outputCount {
+                    if y > 0, y % rowsPerCheck == 0, !shouldContinue(y) { return false }
                     let pair = y + 1 < outputCount
                     let ya = y
                     let yb = pair ? y + 1 : y
@@ -156,8 +111,10 @@ enum Resampler {
                     let top = floats + first * rowLength
                     if kernel == .avx2 {
                         cflow_resample_vertical_pair_avx2(top, rowLength, union, wa, wb, rowA, rowB)
-                        finish(rowA, width: width, matrix: matrix, into: output + ya * rowLength)
-                        if pair { finish(rowB, width: width, matrix: matrix, into: output + yb * rowLength) }
+                        finish(rowA, width: width, premultiplied: premultiplied, into: output + ya * rowLength)
+                        if pair {
+                            finish(rowB, width: width, premultiplied: premultiplied, into: output + yb * rowLength)
+                        }
                         y += 2
                         continue
                     }
@@ -186,32 +143,30 @@ enum Resampler {
                         rowB[i] = b
                         i += 1
                     }
-                    finish(rowA, width: width, matrix: matrix, into: output + ya * rowLength)
-                    if pair { finish(rowB, width: width, matrix: matrix, into: output + yb * rowLength) }
+                    finish(rowA, width: width, premultiplied: premultiplied, into: output + ya * rowLength)
+                    if pair { finish(rowB, width: width, premultiplied: premultiplied, into: output + yb * rowLength) }
                     y += 2
                 }
+                return true
             }
         }
     }
 
-    /// One row of float pixels to RGBA8: colour matrix (if any), round, clamp.
+    /// One row of float pixels to RGBA8: undo premultiplication (if any), round, clamp.
     @inline(__always)
     private static func finish(
-        _ row: UnsafeMutablePointer<Float>, width: Int, matrix: ColorMatrix?,
+        _ row: UnsafeMutablePointer<Float>, width: Int, premultiplied: Bool,
         into output: UnsafeMutablePointer<UInt8>
     ) {
-        if let matrix {
-            let m = (
-                matrix.row0[0], matrix.row0[1], matrix.row0[2], matrix.row1[0], matrix.row1[1], matrix.row1[2],
-                matrix.row2[0], matrix.row2[1], matrix.row2[2]
-            )
+        if premultiplied {
             for x in 0..<width {
-                let r = row[4 * x]
-                let g = row[4 * x + 1]
-                let b = row[4 * x + 2]
-                row[4 * x] = m.0 * r + m.1 * g + m.2 * b
-                row[4 * x + 1] = m.3 * r + m.4 * g + m.5 * b
-                row[4 * x + 2] = m.6 * r + m.7 * g + m.8 * b
+                // Ringing may push alpha past 0…255; divide by what will be stored. A pixel whose alpha rounds
+                // to 0 has no colour.
+                let alpha = min(row[4 * x + 3], 255)
+                let unscale: Float = alpha >= 0.5 ? 255 / alpha : 0
+                row[4 * x] *= unscale
+                row[4 * x + 1] *= unscale
+                row[4 * x + 2] *= unscale
             }
         }
         for i in 0..<width * 4 { output[i] = byte(row[i]) }

@@ -94,18 +94,27 @@ public struct ResizeSpec: Sendable, Hashable {
 
 extension Image {
     /// The image resized as `spec` says, computed against ``originalWidth`` × ``originalHeight``, with any
-    /// ``pendingColor`` applied after resampling.
+    /// ``pendingColor`` applied to each row as it is read (the same pixels as applying it first).
     public func resized(_ spec: ResizeSpec) -> Image {
+        resized(spec) { _ in true } ?? self
+    }
+
+    /// ``resized(_:)``, asking `shouldContinue` (with the rows done) every few rows; `nil` when it returned `false`.
+    func resized(_ spec: ResizeSpec, shouldContinue: (_ rowsDone: Int) -> Bool) -> Image? {
         let scaled = spec.scaledSize(width: originalWidth, height: originalHeight)
         var pixels: [UInt8]
         if scaled.width == width && scaled.height == height {
             pixels = materialized().pixels
         } else {
-            pixels = Resampler.resample(
-                self, width: scaled.width, height: scaled.height, filter: spec.filter,
-                matrix: pendingColor)
+            guard
+                let resampled = Resampler.resample(
+                    self, width: scaled.width, height: scaled.height, filter: spec.filter,
+                    matrix: pendingColor, shouldContinue: shouldContinue)
+            else { return nil }
+            pixels = resampled
         }
         var result = Image(width: scaled.width, height: scaled.height, pixels: pixels, source: source)
+        result.metadata = metadata
         let final = spec.outputSize(width: originalWidth, height: originalHeight)
         if final.width != scaled.width || final.height != scaled.height {
             result = result.cropped(toWidth: final.width, height: final.height)
@@ -126,6 +135,7 @@ extension Image {
         }
         var result = Image(width: w, height: h, pixels: out, source: source)
         result.pendingColor = pendingColor
+        result.metadata = metadata
         return result
     }
 }

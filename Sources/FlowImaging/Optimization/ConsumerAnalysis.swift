@@ -2,8 +2,7 @@ import FlowKit
 
 /// Looks down the graph from a node, through ``NodeContext/consumers``, to decide whether it may do less work.
 ///
-/// Two optimisations use it, both only when ``NodeContext/optimize`` is set, and both keep the result within
-/// about two levels of the literal pipeline on photographs:
+/// Two optimisations use it, both only when ``NodeContext/optimize`` is set:
 ///
 /// - **Shrink-on-load** (`decode`): when every path from the decoder ends in a `resize` that keeps at most 3/8 of
 ///   each side (so that ``ConsumerAnalysis/qualityMargin`` times that is at most ``ConsumerAnalysis/largestScale``) — possibly through pointwise colour tasks (`sepia`, `noir`), which do not care about size —
@@ -11,10 +10,11 @@ import FlowKit
 ///   the smallest that still leaves ``ConsumerAnalysis/qualityMargin`` × the final size, so the Lanczos pass
 ///   still has real pixels to filter. `resize` computes its target from the original size the image remembers, and maps
 ///   coordinates through ``Image/decodedScale`` so the shrunk pixels line up exactly with the full image.
-/// - **Colour after resize** (`sepia`): a colour matrix commutes with resampling (both are linear) up to
-///   rounding and clipping, so when every consumer is a `resize` that reduces the pixel count — or another
-///   `sepia` that will itself defer — the matrix is attached as ``Image/pendingColor`` and applied by the resize
-///   to the few output pixels, at no extra pass. `noir` is not deferred: its S-curve is not linear.
+/// - **Colour fused into the resize** (`sepia`): when every consumer is a `resize` that reduces the pixel count —
+///   or another `sepia` that will itself defer — the matrix is attached as ``Image/pendingColor`` and the resize
+///   applies it to each source row as it reads it, rounded and clamped exactly as `sepia` would: the same pixels,
+///   without writing and reading a full-size buffer. (Moving the matrix *after* the resample is not exact: clipping
+///   does not commute with Lanczos' negative lobes.) `noir` is not deferred.
 public enum ConsumerAnalysis {
     /// The decoded image keeps at least this multiple of the final size on each side.
     ///

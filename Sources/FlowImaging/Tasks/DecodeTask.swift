@@ -12,7 +12,8 @@ public struct DecodeTask: TaskType {
     public var parameters: [ParameterSpec] { [] }
     public var consumes: InputRequirement { .oneOf([.data]) }
     public var provides: ProviderKind? { .image }
-    public var implementationVersion: String { "1 " + CodecVersions.description }
+    /// 2: ICC profiles converted to sRGB, 16-bit interlaced PNGs read correctly, PNG `eXIf` orientation, WebP.
+    public var implementationVersion: String { "2 " + CodecVersions.description }
     public func makeOperation(_ context: NodeContext) -> FlowOperation { DecodeOperation(context: context) }
 }
 
@@ -29,12 +30,17 @@ public final class DecodeOperation: FlowOperation, ImageProvider, @unchecked Sen
         let consumers = context.consumers
         let optimize = context.optimize
         do {
-            let image = try ImageDecoder.decode(payload.bytes, source: payload.source) { width, height in
-                optimize ? ConsumerAnalysis.keptFraction(consumers: consumers, width: width, height: height) : nil
-            }
+            let image = try ImageDecoder.decode(
+                payload.bytes, source: payload.source,
+                keptFraction: { width, height in
+                    optimize ? ConsumerAnalysis.keptFraction(consumers: consumers, width: width, height: height) : nil
+                },
+                warn: { warn($0) },
+                shouldContinue: { _ in !isCancelled })
             if finishIfCancelled() { return }
             finish(.success(image))
         } catch {
+            if finishIfCancelled() { return }
             let source = payload.source.isEmpty ? "the input" : "'\(payload.source)'"
             finish(.failure(context.failure(.invalidInput, "cannot decode \(source): \(error.message)", cause: error)))
         }

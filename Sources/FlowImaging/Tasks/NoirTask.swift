@@ -15,7 +15,8 @@ public struct NoirTask: TaskType {
 public final class NoirOperation: ImageOperation, @unchecked Sendable {
     public override func transform(_ image: Image) -> Image {
         var image = image.materialized()
-        image.pixels = Noir.applied(to: image.pixels)
+        guard let pixels = Noir.applied(to: image.pixels, shouldContinue: shouldContinue) else { return image }
+        image.pixels = pixels
         return image
     }
 }

@@ -18,6 +18,8 @@ public struct ResizeTask: TaskType {
                 summary: "The resampling filter."),
         ]
     }
+    /// 2: resampling on premultiplied alpha, and a deferred colour matrix applied to the rows as they are read.
+    public var implementationVersion: String { "2" }
     public var consumes: InputRequirement { .oneOf([.image]) }
     public var provides: ProviderKind? { .image }
 
@@ -41,10 +43,10 @@ public struct ResizeTask: TaskType {
 }
 
 /// The operation of ``ResizeTask``: two-pass separable resampling computed against the image's original size,
-/// applying any pending colour matrix after resampling.
+/// applying any pending colour matrix to the rows as it reads them; it stops within a few rows when cancelled.
 public final class ResizeOperation: ImageOperation, @unchecked Sendable {
     public override func transform(_ image: Image) -> Image {
         guard let spec = ResizeSpec(parameters: context.parameters) else { return image.materialized() }
-        return image.resized(spec)
+        return image.resized(spec, shouldContinue: shouldContinue) ?? image
     }
 }

@@ -35,7 +35,10 @@ public final class SepiaOperation: ImageOperation, @unchecked Sendable {
             return image
         }
         image.pendingColor = nil
-        combined.apply(to: &image.pixels)
+        guard let pixels = combined.applied(to: image.pixels, kernel: .best, shouldContinue: shouldContinue) else {
+            return image
+        }
+        image.pixels = pixels
         return image
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 public struct WriteTask: TaskType {
     public init() {}
     public var name: String { "write" }
-    public var summary: String { "Writes an image (JPEG or PNG) or bytes to a file, atomically." }
+    public var summary: String { "Writes an image (JPEG, PNG or WebP) or bytes to a file, atomically." }
     public var parameters: [ParameterSpec] {
         [
             ParameterSpec(
@@ -13,8 +13,22 @@ public struct WriteTask: TaskType {
                 summary: "The file to write; relative to the workflow's folder; parent folders are created."),
             ParameterSpec(
                 "format", .oneOf(ImageFormat.allCases.map(\.rawValue)),
-                summary: "jpeg or png; from the path's extension when absent."),
-            ParameterSpec("quality", .integer, default: .int(90), range: 1...100, summary: "JPEG quality, 1 to 100."),
+                summary: "jpeg, png or webp; from the path's extension when absent."),
+            ParameterSpec(
+                "quality", .integer, default: .int(90), range: 1...100,
+                summary: "JPEG and lossy WebP quality, 1 to 100."),
+            ParameterSpec(
+                "progressive", .bool, default: .bool(false),
+                summary: "JPEG: write a progressive file (coarse to fine scans) instead of a baseline one."),
+            ParameterSpec(
+                "lossless", .bool, default: .bool(false), summary: "WebP: encode losslessly (alpha is always kept)."),
+            ParameterSpec(
+                "background", .string, default: .string("#ffffff"),
+                summary: "JPEG: the colour transparent pixels are composited over (#rrggbb, #rgb, white, black)."),
+            ParameterSpec(
+                "keep", .stringList,
+                summary: "Metadata copied from the decoded file: any of exif, icc, xmp (default none; EXIF "
+                    + "orientation reset to 1, as decode applied it)."),
             ParameterSpec(
                 "overwrite", .bool, default: .bool(true),
                 summary: "Whether an existing file may be replaced; when false the node fails instead."),
@@ -22,10 +36,22 @@ public struct WriteTask: TaskType {
     }
     public var consumes: InputRequirement { .oneOf([.image, .data]) }
     public var provides: ProviderKind? { .file }
-    public var implementationVersion: String { "1 " + CodecVersions.description }
+    /// 2: JPEG composites transparency over `background`; WebP; metadata kept on request.
+    public var implementationVersion: String { "2 " + CodecVersions.description }
     public func outputPath(_ parameters: ParameterValues) -> String? { parameters.string("path") }
 
     public func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics) {
+        if let background = parameters.string("background"), !background.contains("${"), RGBColor(background) == nil {
+            diagnostics.error(
+                "write's background '\(background)' is not a colour", at: parameters.location(of: "background"),
+                hint: "use #rrggbb, #rgb, white or black")
+        }
+        let kinds = ImageMetadata.Kind.allCases.map(\.rawValue)
+        for kind in parameters.stringList("keep") ?? [] where !kinds.contains(kind) && !kind.contains("${") {
+            diagnostics.error(
+                "write cannot keep '\(kind)'", at: parameters.location(of: "keep"),
+                hint: "keep takes any of \(kinds.joined(separator: ", "))")
+        }
         // Data is written as it is, whatever the extension; only an image needs a format.
         guard parameters.inputKind != .data, parameters.string("format") == nil, let path = parameters.string("path")
         else { return }
@@ -35,12 +61,12 @@ public struct WriteTask: TaskType {
         if ext.isEmpty {
             diagnostics.error(
                 "write needs a format: path '\(path)' has no extension", at: parameters.location(of: "path"),
-                hint: "add `format: jpeg` or `format: png`, or end the path in .jpg or .png")
+                hint: "add `format: jpeg`, `format: png` or `format: webp`, or end the path in .jpg, .png or .webp")
         } else if ImageFormat(fileExtension: ext) == nil {
             diagnostics.error(
                 "write's format from its extension: unknown extension '.\(ext)'",
                 at: parameters.location(of: "path"),
-                hint: "use .jpg, .jpeg or .png, or give `format: jpeg` or `format: png`")
+                hint: "use .jpg, .jpeg, .png or .webp, or give `format: jpeg`, `format: png` or `format: webp`")
         }
     }
 
@@ -74,14 +100,25 @@ public final class WriteOperation: FlowOperation, FileProvider, @unchecked Senda
                     .failure(
                         context.failure(
                             .invalidInput,
-                            "cannot tell the format of '\(rawPath)' from its extension '.\(ext)': give `format: jpeg` or `format: png`"
+                            "cannot tell the format of '\(rawPath)' from its extension '.\(ext)': "
+                                + "give `format: jpeg`, `format: png` or `format: webp`"
                         )))
             }
+            let backgroundName = parameters.string("background") ?? "#ffffff"
+            guard let background = RGBColor(backgroundName) else {
+                return finish(
+                    .failure(
+                        context.failure(
+                            .invalidInput,
+                            "background '\(backgroundName)' is not a colour: use #rrggbb, #rgb, white or black")))
+            }
+            let options = EncodeOptions(
+                format: format, quality: parameters.int("quality") ?? 90,
+                progressive: parameters.bool("progressive") ?? false, lossless: parameters.bool("lossless") ?? false,
+                background: background,
+                keep: Set((parameters.stringList("keep") ?? []).compactMap(ImageMetadata.Kind.init(rawValue:))))
             do {
-                switch format {
-                case .jpeg: bytes = try JPEGEncoder.encode(image, quality: parameters.int("quality") ?? 90)
-                case .png: bytes = try PNGCodec.encode(image)
-                }
+                bytes = try ImageEncoder.encode(image, options)
                 if context.previews { preview = ImagePreview.jpeg(of: image) }
             } catch {
                 return finish(

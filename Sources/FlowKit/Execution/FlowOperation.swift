@@ -71,6 +71,8 @@ open class FlowOperation: Operation, @unchecked Sendable {
         var artifact: Artifact?
         /// Why the operation was cancelled; set once, by the first cancel that found it not yet finishing.
         var cancellationReason: CancellationReason?
+        /// What the node tolerated but the user should know (e.g. a decoder's warning), for the report.
+        var warnings: [String] = []
         /// Dependencies that had already finished when added: edges for input lookup only.
         var finishedDependencies = SmallList<Operation>()
         /// Identities of `finishedDependencies`, kept once there are many (a gather over thousands of items).
@@ -144,6 +146,15 @@ open class FlowOperation: Operation, @unchecked Sendable {
         didChangeValue(forKey: "isFinished")
         if let (observer, _) = lifecycle { observer.operationDidFinish() }
     }
+
+    /// Records something the node tolerated but the user should know, e.g. a decoder's warning about a damaged
+    /// but readable file; the run report lists it under the node. Call it before ``finish(_:)``.
+    public final func warn(_ message: String) {
+        state.withLock { $0.warnings.append(message) }
+    }
+
+    /// The warnings recorded with ``warn(_:)``, in order.
+    public final var warnings: [String] { state.withLock { $0.warnings } }
 
     /// Finishes as cancelled if the operation has been cancelled.
     /// - Returns: Whether it finished; return from `execute()` when it did.

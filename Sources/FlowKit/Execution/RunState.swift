@@ -82,6 +82,8 @@ struct RunState: Sendable {
     var nodes: [NodeRecord]
     /// Why nodes failed, were skipped or cancelled, by node index.
     var failures: [Int: NodeFailure] = [:]
+    /// The warnings of nodes whose last attempt recorded some (see ``FlowOperation/warn(_:)``), by node index.
+    private(set) var warnings: [Int: [String]] = [:]
     /// The spans of attempts before the last one, for retried nodes.
     private var earlierSpans: [Int: [RunReport.Span]] = [:]
     /// The files nodes wrote, when the run collects previews (see ``Artifact``).
@@ -409,6 +411,11 @@ extension RunState {
             spans: spans,
             // The plan's own list (report nodes are in plan order): a retain, not a copy.
             dependencies: plan.nodes[index].dependencies, artifact: artifacts[index],
-            missingInputs: missingInputs(of: index))
+            missingInputs: missingInputs(of: index), warnings: warnings[index])
+    }
+
+    /// Keeps the warnings an attempt recorded, for the report.
+    mutating func recordWarnings(_ warnings: [String], of index: Int) {
+        self.warnings[index] = warnings
     }
 }

@@ -215,6 +215,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         let result = retryable(result(of: operation, index: index), taskIndex: taskIndex)
         let artifact = options.previews ? operation.artifact : nil
         if case .succeeded = result { options.nodeSucceeded?(index, operation) }
+        let warnings = operation.warnings
         // A finished operation has read its inputs: drop its edges. Otherwise each operation keeps its
         // dependencies alive, a chain stays in memory as one linked list, and freeing it recurses per link.
         operation.removeAllDependencies()
@@ -222,6 +223,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         state.withLock { state in
             if let artifact { state.record(artifact, for: index) }
             state.endAttempt(index, at: now)
+            if !warnings.isEmpty { state.recordWarnings(warnings, of: index) }
             state.finish(
                 index, result: result, retries: plan.workflow.tasks[taskIndex].retries,
                 failFast: failFast && !plan.workflow.tasks[taskIndex].continueOnError, retry: options.retry,

@@ -13,10 +13,11 @@ extension RunReport {
 extension RunReport.Node {
     private enum Keys: String, CodingKey {
         case id, task, type, queue, status, attempts, code, cause, location, continueOnError, spans, dependencies
-        case artifact, key, missingInputs
+        case artifact, key, missingInputs, warnings
     }
 
-    /// Reads a node; reports written before nodes listed their dependencies, artifacts and keys read with none.
+    /// Reads a node; reports written before nodes listed their dependencies, artifacts, keys and warnings read with
+    /// none.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Keys.self)
         id = try container.decode(String.self, forKey: .id)
@@ -34,5 +35,6 @@ extension RunReport.Node {
         artifact = try container.decodeIfPresent(Artifact.self, forKey: .artifact)
         key = try container.decodeIfPresent(String.self, forKey: .key)
         missingInputs = try container.decodeIfPresent([String].self, forKey: .missingInputs)
+        warnings = try container.decodeIfPresent([String].self, forKey: .warnings)
     }
 }

@@ -49,6 +49,8 @@ public struct RunReport: Sendable, Codable {
         /// For a node that ran after some dependencies did not succeed (`runIf: always`, …): those
         /// dependencies, whose outputs it did not receive.
         public var missingInputs: [String]? = nil
+        /// What the node tolerated but reported, e.g. `16 extraneous bytes before marker 0xe1`; `nil` when none.
+        public var warnings: [String]? = nil
 
         /// When the first attempt started, in seconds from the start of the run.
         public var start: Double? { spans.first?.start }
@@ -302,6 +304,14 @@ extension RunReport.Node {
         if let location {
             try stream.raw(",\"location\":")
             try stream.value(location)
+        }
+        if let warnings {
+            try stream.raw(",\"warnings\":[")
+            for (position, warning) in warnings.enumerated() {
+                if position > 0 { try stream.raw(",") }
+                try stream.value(warning)
+            }
+            try stream.raw("]")
         }
         try stream.raw(",\"continueOnError\":")
         try stream.value(continueOnError)

@@ -1,0 +1,6 @@
+// C for what Swift cannot do: libraries whose errors longjmp (libpng's and libjpeg's row APIs).
+#ifndef CFLOW_SHIMS_H
+#define CFLOW_SHIMS_H
+#include "cflow_jpeg_rows.h"
+#include "cflow_png_rows.h"
+#endif

@@ -1,0 +1,7 @@
+#ifndef FLOWRUN_CLIBJPEG_SHIM_H
+#define FLOWRUN_CLIBJPEG_SHIM_H
+/* jpeglib.h uses size_t and FILE without including their headers. */
+#include <stddef.h>
+#include <stdio.h>
+#include <jpeglib.h>
+#endif

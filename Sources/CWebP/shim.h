@@ -1,0 +1,7 @@
+#ifndef FLOWRUN_CWEBP_SHIM_H
+#define FLOWRUN_CWEBP_SHIM_H
+#include <stddef.h>
+#include <stdint.h>
+#include <webp/decode.h>
+#include <webp/encode.h>
+#endif

@@ -1,0 +1,60 @@
+import Foundation
+
+/// How `write` encodes an image: the format and its options.
+public struct EncodeOptions: Sendable, Hashable {
+    /// The format.
+    public var format: ImageFormat
+    /// JPEG and lossy WebP quality, 1…100.
+    public var quality: Int
+    /// JPEG only: progressive (several scans, coarse to fine) rather than baseline.
+    public var progressive: Bool
+    /// WebP only: lossless (VP8L) rather than lossy.
+    public var lossless: Bool
+    /// JPEG only: the colour transparent pixels are composited over (JPEG has no alpha).
+    public var background: RGBColor
+    /// The metadata copied from the decoded file into the output.
+    public var keep: Set<ImageMetadata.Kind>
+
+    /// Creates options; the defaults are `write`'s.
+    public init(
+        format: ImageFormat, quality: Int = 90, progressive: Bool = false, lossless: Bool = false,
+        background: RGBColor = .white, keep: Set<ImageMetadata.Kind> = []
+    ) {
+        self.format = format
+        self.quality = quality
+        self.progressive = progressive
+        self.lossless = lossless
+        self.background = background
+        self.keep = keep
+    }
+}
+
+/// Encodes images as JPEG, PNG or WebP, with the metadata asked for.
+public enum ImageEncoder {
+    /// Encodes an image; a pending colour matrix is applied first.
+    ///
+    /// JPEG composites transparent pixels over ``EncodeOptions/background``; PNG and WebP keep alpha exactly. Kept
+    /// EXIF is written with its orientation reset to 1 (the pixels are already upright); a kept colour profile is
+    /// the sRGB one, since `decode` converted the pixels (PNG says so with its `sRGB` chunk, which libpng writes
+    /// anyway). WebP gets its metadata chunks in the extended container (``WebPContainer``).
+    public static func encode(_ image: Image, _ options: EncodeOptions) throws(ImageCodecError) -> Data {
+        let metadata = image.metadata.keeping(options.keep)
+        switch options.format {
+        case .jpeg:
+            let flat = image.composited(over: options.background)
+            let jpeg = try JPEGEncoder.encode(
+                pixels: flat.pixels, width: flat.width, height: flat.height, layout: .rgba, quality: options.quality,
+                progressive: options.progressive)
+            return Data(JPEGSegments.inserting(metadata, into: [UInt8](jpeg)))
+        case .png:
+            let png = try PNGCodec.encode(image)
+            return Data(PNGCodec.inserting(ImageMetadata(exif: metadata.exif, xmp: metadata.xmp), into: [UInt8](png)))
+        case .webp:
+            let webp = try WebPCodec.encode(image, quality: options.quality, lossless: options.lossless)
+            return Data(
+                WebPContainer.inserting(
+                    metadata, into: [UInt8](webp), width: image.width, height: image.height,
+                    hasAlpha: !image.isOpaque))
+        }
+    }
+}
