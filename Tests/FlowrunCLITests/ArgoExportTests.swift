@@ -6,13 +6,17 @@ import Testing
 
 /// `flowrun export argo`: Argo's own JSON Schema, the reference check, a golden manifest, and a replay of the DAG
 /// as local processes compared with a local run.
-@Suite struct ArgoExportTests {
+@Suite(.serialized) struct ArgoExportTests {
     static let schema = SchemaTests.repository.deletingLastPathComponent().appendingPathComponent(
         "shared/argo/schema.json")
     static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
         "Goldens/argo-thumbs.yaml")
 
     /// Runs python3 with a script and arguments; returns its exit status and output.
+    static func pythonOffPool(_ script: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await offPool { try python(script, arguments) }
+    }
+
     static func python(_ script: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -26,23 +30,23 @@ import Testing
         return (process.terminationStatus, text)
     }
 
-    private func export(_ scratch: Scratch, _ extra: [String]) throws -> Flowrun.Result {
+    private func export(_ scratch: Scratch, _ extra: [String]) async throws -> Flowrun.Result {
         let workflow = try ShardCommandTests.thumbnails(in: scratch)
-        return try Flowrun.run(
+        return try await Flowrun.runOffPool(
             ["export", "argo", workflow, "--shards", "3", "--image", "ghcr.io/example/flowrun:1"] + extra,
             in: scratch.url)
     }
 
-    @Test func theManifestValidatesAgainstArgosSchemaInYAMLAndJSON() throws {
+    @Test func theManifestValidatesAgainstArgosSchemaInYAMLAndJSON() async throws {
         try #require(
             FileManager.default.fileExists(atPath: Self.schema.path), "Argo's schema is missing at \(Self.schema.path)")
         let scratch = try Scratch()
-        let yaml = try export(scratch, [])
+        let yaml = try await export(scratch, [])
         #expect(yaml.status == 0, "\(yaml.stderr)")
         try yaml.stdout.write(toFile: scratch.path("workflow.yaml"), atomically: true, encoding: .utf8)
-        let json = try export(scratch, ["--format", "json"])
+        let json = try await export(scratch, ["--format", "json"])
         try json.stdout.write(toFile: scratch.path("workflow.json"), atomically: true, encoding: .utf8)
-        let check = try Self.python(
+        let check = try await Self.pythonOffPool(
             """
             import json, sys, yaml, jsonschema
             schema = json.load(open(sys.argv[1]))
@@ -58,21 +62,21 @@ import Testing
     }
 
     /// The schema does not see broken references: prove it, so the reference check is not redundant.
-    @Test func theSchemaAloneAcceptsADanglingTemplate() throws {
+    @Test func theSchemaAloneAcceptsADanglingTemplate() async throws {
         let scratch = try Scratch()
-        let json = try export(scratch, ["--format", "json"])
+        let json = try await export(scratch, ["--format", "json"])
         let broken = json.stdout.replacingOccurrences(of: "\"template\": \"gather\"", with: "\"template\": \"gahter\"")
         #expect(broken != json.stdout)
         try broken.write(toFile: scratch.path("broken.json"), atomically: true, encoding: .utf8)
-        let check = try Self.python(
+        let check = try await Self.pythonOffPool(
             "import json, sys, jsonschema\njsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))",
             [Self.schema.path, scratch.path("broken.json")])
         #expect(check.status == 0, "the schema now catches dangling templates: \(check.output)")
     }
 
-    @Test func theManifestMatchesItsGoldenFile() throws {
+    @Test func theManifestMatchesItsGoldenFile() async throws {
         let scratch = try Scratch()
-        let result = try export(scratch, ["--mount", "/work", "--claim", "photos", "--parallel", "2"])
+        let result = try await export(scratch, ["--mount", "/work", "--claim", "photos", "--parallel", "2"])
         #expect(result.status == 0, "\(result.stderr)")
         if ProcessInfo.processInfo.environment["RECORD_GOLDENS"] != nil {
             try result.stdout.write(to: Self.golden, atomically: true, encoding: .utf8)
@@ -80,9 +84,9 @@ import Testing
         #expect(result.stdout == (try String(contentsOf: Self.golden, encoding: .utf8)))
     }
 
-    @Test func workflowSettingsMapOntoArgoFields() throws {
+    @Test func workflowSettingsMapOntoArgoFields() async throws {
         let scratch = try Scratch()
-        let result = try export(scratch, ["--format", "json", "--parallel", "2"])
+        let result = try await export(scratch, ["--format", "json", "--parallel", "2"])
         let manifest = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let spec = try #require(manifest["spec"] as? [String: Any])
         let templates = try #require(spec["templates"] as? [[String: Any]])
@@ -100,14 +104,14 @@ import Testing
         #expect(result.stderr.isEmpty, "\(result.stderr)")
     }
 
-    @Test func inputsOutsideTheWorkflowFolderAreWarnedAbout() throws {
+    @Test func inputsOutsideTheWorkflowFolderAreWarnedAbout() async throws {
         let scratch = try Scratch()
         let workflow = try scratch.write(
             "w/outside.yaml",
             "version: 1\ntasks:\n  get: { type: fetch, forEach: { glob: \"../*.jpg\" }, url: \"${item}\" }\n  put: { type: write, path: \"/tmp/x/${item.stem}.jpg\", dependsOn: get }\n"
         )
         try Data([0xFF, 0xD8]).write(to: URL(fileURLWithPath: scratch.path("a.jpg")))
-        let result = try Flowrun.run(["export", "slurm", workflow, "--shards", "2"])
+        let result = try await Flowrun.runOffPool(["export", "slurm", workflow, "--shards", "2"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("warning: '../*.jpg' lies outside the workflow's folder"), "\(result.stderr)")
         #expect(result.stderr.contains("warning: '/tmp/x/a.jpg' lies outside"), "\(result.stderr)")
@@ -173,13 +177,13 @@ import Testing
 
     /// Runs the manifest's DAG as local processes — each task's container command with `{{item}}` and the input
     /// parameters substituted, in dependency order — and compares the outputs with a local run.
-    @Test func replayingTheDAGLocallyMakesTheSameBytesAsOneRun() throws {
+    @Test func replayingTheDAGLocallyMakesTheSameBytesAsOneRun() async throws {
         let scratch = try Scratch()
         let workflow = try ShardCommandTests.thumbnails(in: scratch)
-        let local = try Flowrun.run([workflow, "--param", "out=local", "--no-progress"])
+        let local = try await Flowrun.runOffPool([workflow, "--param", "out=local", "--no-progress"])
         #expect(local.status == 0, "\(local.stderr)")
         // The claim is the scratch folder mounted at its own path, and the image's flowrun is the built one.
-        let exported = try Flowrun.run(
+        let exported = try await Flowrun.runOffPool(
             [
                 "export", "argo", workflow, "--shards", "3", "--image", "unused", "--format", "json", "--param",
                 "out=replayed", "--mount", scratch.url.path, "--binary", Flowrun.binary.path,
@@ -190,14 +194,17 @@ import Testing
         let commands = try Self.replayOrder(of: manifest)
         #expect(commands.count == 4)  // three shards, then the gather
         for command in commands {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: command[0])
-            process.arguments = Array(command.dropFirst())
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "\(command.joined(separator: " ")) failed")
+            let status = try await offPool {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: command[0])
+                process.arguments = Array(command.dropFirst())
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                process.waitUntilExit()
+                return process.terminationStatus
+            }
+            #expect(status == 0, "\(command.joined(separator: " ")) failed")
         }
         #expect(
             try ShardCommandTests.contents(of: scratch.path("w/replayed"))

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `--shard K/N`, `--gather` and `flowrun report merge` through the built binary.
-@Suite struct ShardCommandTests {
+@Suite(.serialized) struct ShardCommandTests {
     static let photos = SchemaTests.repository.appendingPathComponent("examples/photos")
 
     /// A workflow over the bundled photos: fetch → decode → resize → write, then a gather that lists the outputs.
@@ -51,18 +51,20 @@ import Testing
         return files
     }
 
-    @Test func shardsThenGatherMakeTheSameBytesAsOneRun() throws {
+    @Test func shardsThenGatherMakeTheSameBytesAsOneRun() async throws {
         let scratch = try Scratch()
         let workflow = try Self.thumbnails(in: scratch)
-        let single = try Flowrun.run([workflow, "--param", "out=single", "--no-progress"])
+        let single = try await Flowrun.runOffPool([workflow, "--param", "out=single", "--no-progress"])
         #expect(single.status == 0, "\(single.stderr)")
         for index in 1...3 {
-            let shard = try Flowrun.run([workflow, "--param", "out=sharded", "--shard", "\(index)/3", "--no-progress"])
+            let shard = try await Flowrun.runOffPool([
+                workflow, "--param", "out=sharded", "--shard", "\(index)/3", "--no-progress",
+            ])
             #expect(shard.status == 0, "\(shard.stderr)")
             #expect(shard.stderr.contains("shard \(index)/3:"))
             #expect(!FileManager.default.fileExists(atPath: scratch.path("w/sharded.index")), "a shard ran the gather")
         }
-        let gather = try Flowrun.run(
+        let gather = try await Flowrun.runOffPool(
             [workflow, "--param", "out=sharded", "--gather", "--no-progress", "--report", scratch.path("merged.json")])
         #expect(gather.status == 0, "\(gather.stderr)")
 
@@ -80,13 +82,17 @@ import Testing
         #expect(merged.nodes.allSatisfy { $0.status == .succeeded })
     }
 
-    @Test func aGatherWithAShardMissingNamesItAndRunsNothing() throws {
+    @Test func aGatherWithAShardMissingNamesItAndRunsNothing() async throws {
         let scratch = try Scratch()
         let workflow = try Self.thumbnails(in: scratch)
         for index in [1, 3] {
-            #expect(try Flowrun.run([workflow, "--shard", "\(index)/3", "--no-progress", "--quiet"]).status == 0)
+            #expect(
+                try await Flowrun.runOffPool([workflow, "--shard", "\(index)/3", "--no-progress", "--quiet"]).status
+                    == 0)
         }
-        let gather = try Flowrun.run([workflow, "--gather", "--no-progress", "--report", scratch.path("merged.json")])
+        let gather = try await Flowrun.runOffPool([
+            workflow, "--gather", "--no-progress", "--report", scratch.path("merged.json"),
+        ])
         #expect(gather.status == 1)
         // 5 photos in 3 shards: blocks 0..<1, 1..<3, 3..<5.
         #expect(gather.stderr.contains("shard 2/3 (items 1–2 of 'fetch')"), "\(gather.stderr)")
@@ -95,20 +101,20 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: scratch.path("merged.json")))
     }
 
-    @Test func aGatherBeforeAnyShardSaysSo() throws {
+    @Test func aGatherBeforeAnyShardSaysSo() async throws {
         let scratch = try Scratch()
         let workflow = try Self.thumbnails(in: scratch)
-        let gather = try Flowrun.run([workflow, "--gather", "--no-progress"])
+        let gather = try await Flowrun.runOffPool([workflow, "--gather", "--no-progress"])
         #expect(gather.status == 1)
         #expect(gather.stderr.contains("no shard reports in"), "\(gather.stderr)")
     }
 
-    @Test func reportsOfDifferentSplitsAreRefused() throws {
+    @Test func reportsOfDifferentSplitsAreRefused() async throws {
         let scratch = try Scratch()
         let workflow = try Self.thumbnails(in: scratch)
-        #expect(try Flowrun.run([workflow, "--shard", "1/2", "--quiet", "--no-progress"]).status == 0)
-        #expect(try Flowrun.run([workflow, "--shard", "1/3", "--quiet", "--no-progress"]).status == 0)
-        let gather = try Flowrun.run([workflow, "--gather", "--no-progress"])
+        #expect(try await Flowrun.runOffPool([workflow, "--shard", "1/2", "--quiet", "--no-progress"]).status == 0)
+        #expect(try await Flowrun.runOffPool([workflow, "--shard", "1/3", "--quiet", "--no-progress"]).status == 0)
+        let gather = try await Flowrun.runOffPool([workflow, "--gather", "--no-progress"])
         #expect(gather.status == 2)
         #expect(gather.stderr.contains("split into 2 shards and 3 shards"), "\(gather.stderr)")
     }
@@ -119,33 +125,33 @@ import Testing
         (["--shard", "a/b"], "'a/b' is not a shard"),
         (["--shard", "1/2", "--gather"], "--shard and --gather exclude each other"),
     ])
-    func badShardArgumentsExit2AndRunNothing(arguments: [String], message: String) throws {
+    func badShardArgumentsExit2AndRunNothing(arguments: [String], message: String) async throws {
         let scratch = try Scratch()
         let workflow = try Self.thumbnails(in: scratch)
-        let result = try Flowrun.run([workflow] + arguments)
+        let result = try await Flowrun.runOffPool([workflow] + arguments)
         #expect(result.status == 2)
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("w/out")))
     }
 
-    @Test func aWorkflowWithoutForEachRunsInShardOneOnly() throws {
+    @Test func aWorkflowWithoutForEachRunsInShardOneOnly() async throws {
         let scratch = try Scratch()
         let workflow = try scratch.write(
             "one.yaml",
             "version: 1\ntasks:\n  make: { type: command, argv: [touch, made] , workingDirectory: \"\(scratch.url.path)\"}\n"
         )
-        let second = try Flowrun.run([workflow, "--shard", "2/2", "--no-progress"])
+        let second = try await Flowrun.runOffPool([workflow, "--shard", "2/2", "--no-progress"])
         #expect(second.status == 0)
         #expect(
             second.stderr.contains("nothing to run: the workflow has no forEach, so shard 1/2 runs it all"),
             "\(second.stderr)")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("made")))
-        #expect(try Flowrun.run([workflow, "--shard", "1/2", "--no-progress"]).status == 0)
+        #expect(try await Flowrun.runOffPool([workflow, "--shard", "1/2", "--no-progress"]).status == 0)
         #expect(FileManager.default.fileExists(atPath: scratch.path("made")))
-        #expect(try Flowrun.run([workflow, "--gather", "--no-progress"]).status == 0)
+        #expect(try await Flowrun.runOffPool([workflow, "--gather", "--no-progress"]).status == 0)
     }
 
-    @Test func aGatherReadingShardOutputsIsRefusedBeforeAnythingRuns() throws {
+    @Test func aGatherReadingShardOutputsIsRefusedBeforeAnythingRuns() async throws {
         let scratch = try Scratch()
         let workflow = try scratch.write(
             "join.yaml",
@@ -155,26 +161,26 @@ import Testing
               each: { type: command, forEach: [a, b], argv: [echo, "${item}"] }
               join: { type: command, gather: true, dependsOn: each, argv: [cat], stdin: true }
             """)
-        let result = try Flowrun.run([workflow, "--shard", "1/2", "--no-progress"])
+        let result = try await Flowrun.runOffPool([workflow, "--shard", "1/2", "--no-progress"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("gather task 'join' reads outputs made in the shards"), "\(result.stderr)")
-        let export = try Flowrun.run(["export", "slurm", workflow, "--shards", "2"])
+        let export = try await Flowrun.runOffPool(["export", "slurm", workflow, "--shards", "2"])
         #expect(export.status == 2)
     }
 
     // MARK: report merge
 
-    @Test func reportMergeJoinsShardReportsAndWarnsAboutMissingOnes() throws {
+    @Test func reportMergeJoinsShardReportsAndWarnsAboutMissingOnes() async throws {
         let scratch = try Scratch()
         let workflow = try Self.thumbnails(in: scratch)
         for index in 1...3 {
-            let run = try Flowrun.run([
+            let run = try await Flowrun.runOffPool([
                 workflow, "--shard", "\(index)/3", "--quiet", "--no-progress", "--report",
                 scratch.path("s\(index).json"),
             ])
             #expect(run.status == 0)
         }
-        let merged = try Flowrun.run([
+        let merged = try await Flowrun.runOffPool([
             "report", "merge", scratch.path("s3.json"), scratch.path("s1.json"), scratch.path("s2.json"), "-o",
             scratch.path("all.json"),
         ])
@@ -183,16 +189,18 @@ import Testing
         #expect(report.nodes.map(\.id).prefix(5) == ["fetch[0]", "fetch[1]", "fetch[2]", "fetch[3]", "fetch[4]"])
         #expect(report.nodes.count == 25)
 
-        let partial = try Flowrun.run(["report", "merge", scratch.path("s1.json"), scratch.path("s3.json")])
+        let partial = try await Flowrun.runOffPool([
+            "report", "merge", scratch.path("s1.json"), scratch.path("s3.json"),
+        ])
         #expect(partial.status == 0)
         #expect(partial.stderr.contains("warning: no report of shard 2/3"), "\(partial.stderr)")
         #expect(partial.stdout.contains("\"fetch[4]\""))
     }
 
-    @Test func reportMergeRefusesWhatIsNotAReport() throws {
+    @Test func reportMergeRefusesWhatIsNotAReport() async throws {
         let scratch = try Scratch()
         let bogus = try scratch.write("bogus.json", "{\"hello\": 1}")
-        let result = try Flowrun.run(["report", "merge", bogus, scratch.path("absent.json")])
+        let result = try await Flowrun.runOffPool(["report", "merge", bogus, scratch.path("absent.json")])
         #expect(result.status == 2)
         #expect(result.stderr.contains("'\(bogus)' is not a flowrun run report"), "\(result.stderr)")
     }

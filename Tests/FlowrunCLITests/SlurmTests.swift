@@ -40,33 +40,37 @@ import Testing
     }
 
     /// Starts the cluster with its state in `folder`; the reason it cannot, or `nil` once it is up.
-    static func startCluster(in folder: String) throws -> String? {
+    static func startCluster(in folder: String) async throws -> String? {
         guard getuid() == 0 else { return "not root: the local Slurm cluster needs root" }
         let started = try #require(
-            try shell(["bash", script, "start", folder], timeout: 60), "slurm-local.sh start hung")
+            try await offPool { try shell(["bash", script, "start", folder], timeout: 60) }, "slurm-local.sh start hung"
+        )
         return started.status == 0 ? nil : started.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test func theSubmitScriptRunsTheShardsAndTheGatherOnSlurm() throws {
+    @Test func theSubmitScriptRunsTheShardsAndTheGatherOnSlurm() async throws {
         let scratch = try Scratch()
         let state = scratch.path("slurm")
-        if let reason = try Self.startCluster(in: state) {
+        if let reason = try await Self.startCluster(in: state) {
             print("SlurmTests skipped: \(reason)")
             return
         }
         defer { _ = try? Self.shell(["bash", Self.script, "stop", state]) }
 
         let workflow = try ShardCommandTests.thumbnails(in: scratch)
-        let local = try Flowrun.run([workflow, "--param", "out=local", "--no-progress"])
+        let local = try await Flowrun.runOffPool([workflow, "--param", "out=local", "--no-progress"])
         #expect(local.status == 0, "\(local.stderr)")
-        let export = try Flowrun.run([
+        let export = try await Flowrun.runOffPool([
             "export", "slurm", workflow, "--shards", "3", "--param", "out=cluster", "--partition", "debug",
         ])
         #expect(export.status == 0, "\(export.stderr)")
         try export.stdout.write(toFile: scratch.path("submit.sh"), atomically: true, encoding: .utf8)
         // The jobs run the flowrun the tests built, as the script's header says a user may override.
+        let submitScript = scratch.path("submit.sh")
         let submitted = try #require(
-            try Self.shell(["env", "FLOWRUN=\(Flowrun.binary.path)", "bash", scratch.path("submit.sh")]))
+            try await offPool {
+                try Self.shell(["env", "FLOWRUN=\(Flowrun.binary.path)", "bash", submitScript])
+            })
         #expect(submitted.status == 0, "\(submitted.output)")
         let ids = submitted.output.split(separator: "\n").compactMap { line -> String? in
             let words = line.split(separator: " ")
@@ -78,11 +82,12 @@ import Testing
         let deadline = Date(timeIntervalSinceNow: 120)
         var queued = ""
         repeat {
-            queued = try Self.shell(["squeue", "-h", "-j", ids.joined(separator: ","), "-o", "%i %T"])?.output ?? ""
+            let jobs = ids.joined(separator: ",")
+            queued = try await offPool { try Self.shell(["squeue", "-h", "-j", jobs, "-o", "%i %T"])?.output ?? "" }
             if queued.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || queued.contains("Invalid job id") {
                 break
             }
-            usleep(200_000)
+            try await Task.sleep(for: .milliseconds(200))
         } while Date() < deadline
         #expect(Date() < deadline, "the jobs did not finish within 120 s: \(queued)")
 
