@@ -82,6 +82,28 @@ import Testing
         #expect(merged.nodes.allSatisfy { $0.status == .succeeded })
     }
 
+    /// Shards at once on one state folder: each has its own journal, so neither waits for the other's lock, and a
+    /// shard run again reuses its own results.
+    @Test func shardsRunAtOnceAndResumeFromTheirOwnJournals() async throws {
+        let scratch = try Scratch()
+        let workflow = try Self.thumbnails(in: scratch)
+        let first = try Flowrun.Running([workflow, "--shard", "1/2", "--no-progress", "--quiet"])
+        let second = try Flowrun.Running([workflow, "--shard", "2/2", "--no-progress", "--quiet"])
+        let results = try await offPool { [first.wait(timeout: 60), second.wait(timeout: 60)] }
+        #expect(results.map { $0?.status } == [0, 0], "\(results.map { $0?.stderr ?? "timed out" })")
+        let journals = try FileManager.default.contentsOfDirectory(atPath: scratch.path("w/.flowrun"))
+        #expect(journals.contains("thumbs.yaml.shard-1-of-2.journal"), "\(journals)")
+        #expect(journals.contains("thumbs.yaml.shard-2-of-2.journal"), "\(journals)")
+
+        let again = try await Flowrun.runOffPool([workflow, "--shard", "2/2", "--no-progress"])
+        #expect(again.status == 0)
+        #expect(again.stdout.contains("cached"), "\(again.stdout)")
+        let gather = try await Flowrun.runOffPool(
+            [workflow, "--gather", "--no-progress", "--report", scratch.path("merged.json")])
+        #expect(gather.status == 0, "\(gather.stderr)")
+        #expect(try Self.decode(scratch.path("merged.json")).nodes.count == 26)
+    }
+
     @Test func aGatherWithAShardMissingNamesItAndRunsNothing() async throws {
         let scratch = try Scratch()
         let workflow = try Self.thumbnails(in: scratch)
