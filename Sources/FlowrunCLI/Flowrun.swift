@@ -57,7 +57,7 @@ struct Flowrun: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             RunCommand.self, ValidateCommand.self, ExplainCommand.self, GraphCommand.self, CacheCommand.self,
-            TasksCommand.self, SchemaCommand.self, ReportCommand.self,
+            TasksCommand.self, SchemaCommand.self, ReportCommand.self, ExportCommand.self,
         ],
         defaultSubcommand: RunCommand.self)
 }

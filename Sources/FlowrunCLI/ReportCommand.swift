@@ -2,11 +2,19 @@ import ArgumentParser
 import FlowKit
 import Foundation
 
-/// `flowrun report run.json --html run.html`: renders a report saved with `--report` as the HTML page `--html`
-/// writes after a run.
+/// `flowrun report …`: work with saved run reports. `flowrun report run.json --html run.html` renders one (the
+/// default subcommand, `render`); `flowrun report merge A.json B.json…` joins the reports of a run's shards.
 struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "report", abstract: "Render a saved run report (--report run.json) as an HTML page.")
+        commandName: "report", abstract: "Render or merge saved run reports (--report run.json).",
+        subcommands: [RenderReportCommand.self, MergeReportsCommand.self], defaultSubcommand: RenderReportCommand.self)
+}
+
+/// `flowrun report [render] run.json --html run.html`: renders a report saved with `--report` as the HTML page
+/// `--html` writes after a run.
+struct RenderReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render", abstract: "Render a saved run report (--report run.json) as an HTML page.")
 
     @Argument(
         help: "A run report written by `flowrun WORKFLOW --report run.json`.", completion: .file(extensions: ["json"]))

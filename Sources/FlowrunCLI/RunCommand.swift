@@ -12,6 +12,8 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup(title: "Re-running") var store: StoreOptions
 
+    @OptionGroup(title: "Running on a cluster") var sharding: ShardOptions
+
     @Flag(help: "Validate and print the plan without running anything (same as `flowrun validate`).")
     var dryRun = false
 
@@ -57,9 +59,11 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let terminal = Terminal()
-        let plan = try workflow.loadPlan(terminal: terminal)
+        let part = try sharding.part(
+            of: workflow.loadPlan(terminal: terminal), stateDirectory: store.stateDir, terminal: terminal, quiet: quiet)
+        let plan = part.plan
         if dryRun {
-            let upToDate = try store.describe(plan, optimize: !noOptimize, terminal: terminal)
+            let upToDate = try store.describe(plan, optimize: !noOptimize, terminal: terminal, part: part.journal)
             terminal.print(PlanPrinter(plan: plan).render(upToDate: upToDate))
             return
         }
@@ -69,7 +73,7 @@ struct RunCommand: ParsableCommand {
             failFast: failFast ? true : nil, maxConcurrentDefault: maxConcurrent, optimize: !noOptimize,
             previews: previews || html != nil, logger: logger,
             observer: verbose ? Self.logEvents(to: logger) : nil)
-        let session = try store.open(plan, optimize: !noOptimize, terminal: terminal)
+        let session = try store.open(plan, optimize: !noOptimize, terminal: terminal, part: part.journal)
         if let (store, decisions) = session {
             let run = Date().formatted(.iso8601)
             options.cachedNodes = decisions.cachedNodes
@@ -87,6 +91,7 @@ struct RunCommand: ParsableCommand {
             store.close()
             result = result.keyed(by: decisions.keys.map(\.hex))
         }
+        result = try part.finish(result)
 
         terminal.print(SummaryTable(report: result, terminal: terminal, listAll: verbose, quiet: quiet).render())
         try write(result)

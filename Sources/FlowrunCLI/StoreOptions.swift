@@ -42,24 +42,24 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// The decisions for a plan against the store, read without locking (dry runs, `explain`).
-    func decide(_ plan: Plan, optimize: Bool, terminal: Terminal) throws -> (RunStore, UpToDate)? {
+    func decide(_ plan: Plan, optimize: Bool, terminal: Terminal, part: String? = nil) throws -> (RunStore, UpToDate)? {
         guard !noCache else { return nil }
         try checkRerun(plan, terminal: terminal)
         let store = RunStore.read(
             directory: RunStore.directory(for: plan.workflow, stateDirectory: stateDir),
-            name: RunStore.name(ofWorkflowAt: plan.workflow.path))
+            name: journalName(plan, part: part))
         warnAboutDamage(store, terminal: terminal)
         return (store, UpToDate(plan: plan, records: store.latest, settings: settings(optimize: optimize)))
     }
 
     /// What a dry run prints about the store: per task, what will run and why. With nothing recorded, one line,
     /// and no key is computed (a million-node plan validates as fast as without a store).
-    func describe(_ plan: Plan, optimize: Bool, terminal: Terminal) throws -> String? {
+    func describe(_ plan: Plan, optimize: Bool, terminal: Terminal, part: String? = nil) throws -> String? {
         guard !noCache else { return nil }
         try checkRerun(plan, terminal: terminal)
         let store = RunStore.read(
             directory: RunStore.directory(for: plan.workflow, stateDirectory: stateDir),
-            name: RunStore.name(ofWorkflowAt: plan.workflow.path))
+            name: journalName(plan, part: part))
         warnAboutDamage(store, terminal: terminal)
         if store.latest.isEmpty { return UpToDatePrinter.nothingRecorded(store) }
         let decisions = UpToDate(plan: plan, records: store.latest, settings: settings(optimize: optimize))
@@ -68,13 +68,13 @@ struct StoreOptions: ParsableArguments {
 
     /// Opens the store for a run and decides. A store that cannot be used is a warning and a run without it;
     /// one held by another flowrun is an error (exit 2, nothing run).
-    func open(_ plan: Plan, optimize: Bool, terminal: Terminal) throws -> (RunStore, UpToDate)? {
+    func open(_ plan: Plan, optimize: Bool, terminal: Terminal, part: String? = nil) throws -> (RunStore, UpToDate)? {
         guard !noCache else { return nil }
         try checkRerun(plan, terminal: terminal)
         let directory = RunStore.directory(for: plan.workflow, stateDirectory: stateDir)
         let store: RunStore
         do {
-            store = try RunStore.open(directory: directory, name: RunStore.name(ofWorkflowAt: plan.workflow.path)) {
+            store = try RunStore.open(directory: directory, name: journalName(plan, part: part)) {
                 message in terminal.error("warning: \(message)\n")
             }
         } catch let error as StoreError where error.isBusy {
@@ -87,6 +87,13 @@ struct StoreOptions: ParsableArguments {
         }
         warnAboutDamage(store, terminal: terminal)
         return (store, UpToDate(plan: plan, records: store.latest, settings: settings(optimize: optimize)))
+    }
+
+    /// The journal's name: one per workflow file, and one per part of a split run (`NAME.yaml.shard-2-of-4`,
+    /// `NAME.yaml.gather`), so shards running at once on a shared state folder neither wait for each other's lock
+    /// nor mix their records, and a shard run again resumes from its own.
+    private func journalName(_ plan: Plan, part: String?) -> String {
+        RunStore.name(ofWorkflowAt: plan.workflow.path) + (part.map { ".\($0)" } ?? "")
     }
 
     private func settings(optimize: Bool) -> UpToDate.Settings {

@@ -112,3 +112,20 @@ final class Scratch {
 
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 }
+
+extension Flowrun {
+    /// Runs flowrun to completion from an async test, waiting on a thread of its own: a test that blocks takes
+    /// one of the cooperative pool's threads — two on a 2-core machine — and starves the async tests beside it.
+    static func runOffPool(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:])
+        async throws -> Result
+    {
+        try await offPool { try run(arguments, in: directory, environment: environment) }
+    }
+}
+
+/// Runs blocking work (waiting for processes) on a thread of its own rather than the cooperative pool's.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Swift.Result { try body() }) }.start()
+    }
+}

@@ -92,6 +92,8 @@ public struct RunReport: Sendable, Codable {
     /// nobody writes pays nothing for them (keeping the plan's array is a retain).
     var taskList = TaskList.records([])
 
+    /// The shard this run was, when it was one part of a run split over machines (`--shard K/N`).
+    public var shard: Shard?
     /// How many nodes ended in each status.
     public let totals: [NodeStatus: Int]
     /// Whether a node failed without `continueOnError`.
@@ -140,7 +142,7 @@ public struct RunReport: Sendable, Codable {
 
     /// The keys of the JSON form: the report, plus its exit code and totals for readers that do not recompute.
     enum CodingKeys: String, CodingKey {
-        case workflow, path, startedAt, duration, interrupted, exitCode, totals, queues, tasks, nodes
+        case workflow, path, startedAt, duration, interrupted, exitCode, totals, queues, tasks, shard, nodes
     }
 
     public init(from decoder: any Decoder) throws {
@@ -155,6 +157,7 @@ public struct RunReport: Sendable, Codable {
             queueLimits: try container.decode([String: Int].self, forKey: .queues))
         // Reports written before the task list read with none.
         tasks = try container.decodeIfPresent([TaskRecord].self, forKey: .tasks) ?? []
+        shard = try container.decodeIfPresent(Shard.self, forKey: .shard)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -168,6 +171,7 @@ public struct RunReport: Sendable, Codable {
         try container.encode(totalsByName, forKey: .totals)
         try container.encode(queueLimits, forKey: .queues)
         try container.encode(tasks, forKey: .tasks)
+        try container.encodeIfPresent(shard, forKey: .shard)
         try container.encode(Array(nodes), forKey: .nodes)
     }
 
@@ -210,6 +214,10 @@ public struct RunReport: Sendable, Codable {
             try stream.encoded(queueLimits, with: encoder)
             try stream.raw(",\n  \"tasks\": ")
             try stream.encoded(tasks, with: encoder)
+            if let shard {
+                try stream.raw(",\n  \"shard\": ")
+                try stream.value(shard.description)
+            }
             try stream.raw(",\n  \"nodes\": [")
             for (position, node) in nodes.enumerated() {
                 try stream.raw(position == 0 ? "\n    " : ",\n    ")

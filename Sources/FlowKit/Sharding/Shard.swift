@@ -1,0 +1,77 @@
+/// One part of a run split over machines: shard `index` of `count`, written `K/N` with `K` from 1 to `N` —
+/// the numbering of a Slurm array (`--array=1-N`) and of Argo's `withSequence` (`start: 1`).
+///
+/// Items are split in contiguous blocks by their index in the forEach list: shard `K` of `N` takes items
+/// `⌊(K−1)·M/N⌋ ..< ⌊K·M/N⌋` of a list of `M`, so blocks differ in size by at most one. The split depends only on
+/// the list, which is sorted (a glob) or written (a list, a file), so every machine computes the same one; a block
+/// keeps neighbouring items together and is named in messages as one range ("items 50–99").
+public struct Shard: Sendable, Hashable, CustomStringConvertible {
+    /// The shard's number, from 1 to ``count``.
+    public let index: Int
+    /// How many shards the run is split into.
+    public let count: Int
+
+    /// The most shards a run may be split into (the item limit of one workflow).
+    public static let maxCount = ForEachExpansion.maxItems
+
+    /// Creates shard `index` of `count`.
+    /// - Throws: ``ShardError`` unless `1 ≤ index ≤ count ≤ maxCount`.
+    public init(index: Int, count: Int) throws(ShardError) {
+        guard count >= 1, count <= Self.maxCount else {
+            throw ShardError("the shard count must be from 1 to \(Self.maxCount), found \(count)")
+        }
+        guard index >= 1, index <= count else {
+            throw ShardError("shard \(index)/\(count) does not exist: shards are numbered 1 to \(count)")
+        }
+        self.index = index
+        self.count = count
+    }
+
+    /// Parses `K/N`, as `--shard` takes it.
+    /// - Throws: ``ShardError`` naming what is wrong with the text.
+    public init(parsing text: String) throws(ShardError) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else {
+            throw ShardError("'\(text)' is not a shard: write K/N, shard K (from 1) of N, e.g. 2/4")
+        }
+        try self.init(index: index, count: count)
+    }
+
+    public var description: String { "\(index)/\(count)" }
+
+    /// The items of a list of `total` this shard runs.
+    public func items(of total: Int) -> Range<Int> {
+        (index - 1) * total / count..<index * total / count
+    }
+
+    /// The shard that runs item `item` of a list of `total`.
+    public static func containing(item: Int, of total: Int, count: Int) -> Int {
+        // The smallest K with item < ⌊K·total/count⌋.
+        (item + 1) * count / total + ((item + 1) * count % total == 0 ? 0 : 1)
+    }
+}
+
+/// A `--shard` that is not `K/N` with `1 ≤ K ≤ N`.
+public struct ShardError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+
+    init(_ description: String) { self.description = description }
+}
+
+extension Shard: Codable {
+    /// A shard reads and writes as its `K/N` text, as `--shard` takes it.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        do {
+            try self.init(parsing: text)
+        } catch {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}

@@ -1,0 +1,116 @@
+/// Where each node of a plan runs when the run is split into shards: in the shard of its item, in every shard
+/// that needs it, or in the gather phase.
+///
+/// - A node of an expanded task (`fetch[i]`) runs in the shard whose block holds item `i` (see ``Shard``).
+/// - A `gather` node and every node downstream of one needs the items of every shard: it runs in the gather phase,
+///   after all shards.
+/// - Any other node (a task without `forEach`, upstream of the items or beside them) runs in shard 1, and in every
+///   other shard with an item that depends on it. A workflow without `forEach` is one shard: shard 1 runs it all.
+public struct ShardPlan: Sendable {
+    /// The whole plan.
+    public let plan: Plan
+    /// Whether each node, by index in ``Plan/nodes``, runs in the gather phase.
+    public let isGathered: [Bool]
+    /// How many nodes each task expands to, by task index.
+    private let nodeCounts: [Int]
+
+    /// Splits a plan.
+    public init(plan: Plan) {
+        self.plan = plan
+        var gathered = [Bool](repeating: false, count: plan.nodes.count)
+        var counts = [Int](repeating: 0, count: plan.workflow.tasks.count)
+        for (index, node) in plan.nodes.enumerated() {
+            counts[node.taskIndex] += 1
+            gathered[index] = plan.task(of: node).gather || node.dependencies.contains { gathered[$0] }
+        }
+        isGathered = gathered
+        nodeCounts = counts
+    }
+
+    /// Whether any task has `forEach` items to split.
+    public var hasItems: Bool { plan.nodes.contains { $0.itemIndex != nil } }
+
+    /// The nodes shard `shard` runs, in plan order.
+    public func nodes(in shard: Shard) -> [Int] {
+        var selected = [Bool](repeating: false, count: plan.nodes.count)
+        for (index, node) in plan.nodes.enumerated() where !isGathered[index] {
+            if let item = node.itemIndex {
+                selected[index] = shard.items(of: nodeCounts[node.taskIndex]).contains(item)
+            } else {
+                selected[index] = shard.index == 1
+            }
+        }
+        // What a selected node needs runs in its shard too: nodes come after their dependencies, so one pass
+        // from the end reaches every upstream node.
+        for index in plan.nodes.indices.reversed() where selected[index] {
+            for dependency in plan.nodes[index].dependencies { selected[dependency] = true }
+        }
+        return plan.nodes.indices.filter { selected[$0] }
+    }
+
+    /// The nodes of the gather phase, in plan order.
+    public var gatherNodes: [Int] { plan.nodes.indices.filter { isGathered[$0] } }
+
+    /// The items of each expanded task that shard `shard` runs, as `(task, range)`, for messages.
+    public func items(in shard: Shard) -> [(task: String, items: Range<Int>)] {
+        plan.workflow.tasks.indices.compactMap { taskIndex in
+            let task = plan.workflow.tasks[taskIndex]
+            guard task.forEach != nil, nodeCounts[taskIndex] > 0 else { return nil }
+            return (task.id.value, shard.items(of: nodeCounts[taskIndex]))
+        }
+    }
+
+    /// Item blocks as messages name them: "items 50–99 of 'fetch', item 7 of 'other'"; empty blocks left out.
+    public static func describe(_ items: [(task: String, items: Range<Int>)]) -> String {
+        items.filter { !$0.items.isEmpty }.map { entry in
+            let last = entry.items.upperBound - 1
+            let span = entry.items.count == 1 ? "item \(last)" : "items \(entry.items.lowerBound)–\(last)"
+            return "\(span) of '\(entry.task)'"
+        }.joined(separator: ", ")
+    }
+
+    /// The gather tasks that read values made in the shards — outputs that would have to cross from one machine
+    /// to another. A gather node that only waits for the shards (a `noop`, a `command` without `stdin: true` run
+    /// after the files are written) reads nothing from them.
+    public var tasksReadingShardOutputs: [String] {
+        var names: [String] = []
+        for (index, node) in plan.nodes.enumerated() where isGathered[index] {
+            let task = plan.task(of: node)
+            guard !names.contains(task.id.value), node.dependencies.contains(where: { !isGathered[$0] }) else {
+                continue
+            }
+            if reads(node) { names.append(task.id.value) }
+        }
+        return names
+    }
+
+    /// Whether a node reads its dependencies' outputs. A task that accepts anything is taken to read them unless
+    /// it is known not to: `noop`, and `command` without `stdin: true`.
+    private func reads(_ node: PlannedNode) -> Bool {
+        if plan.inputKinds[node.taskIndex] != nil { return true }
+        let type = plan.taskTypes[node.taskIndex]
+        guard type.consumes == .anything else { return false }
+        switch type.name {
+        case NoopTask().name: return false
+        case CommandTask().name: return plan.parameters(of: node).bool("stdin") == true
+        default: return true
+        }
+    }
+}
+
+extension Plan {
+    /// The plan of some of its nodes: `nodes` (indices in plan order) with the edges between them. Edges to
+    /// nodes left out are dropped — the caller knows those have run elsewhere.
+    public func restricted(to nodes: [Int]) -> Plan {
+        var position = [Int](repeating: -1, count: self.nodes.count)
+        for (newIndex, oldIndex) in nodes.enumerated() { position[oldIndex] = newIndex }
+        var copy = self
+        copy.nodes = nodes.map { oldIndex in
+            var node = self.nodes[oldIndex]
+            node.dependencies = node.dependencies.compactMap { position[$0] >= 0 ? position[$0] : nil }
+            node.dependents = node.dependents.compactMap { position[$0] >= 0 ? position[$0] : nil }
+            return node
+        }
+        return copy
+    }
+}

@@ -1,0 +1,131 @@
+import ArgumentParser
+import FlowKit
+import Foundation
+
+/// `flowrun export argo WORKFLOW --shards N --image IMAGE`: an Argo Workflow whose DAG fans the shards out with
+/// `withSequence`, then runs the gather phase.
+struct ExportArgoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "argo",
+        abstract: "Print an Argo Workflow manifest: the shards fanned out with withSequence, then the gather task.",
+        discussion: """
+            Every pod mounts the claim at --mount; --root (default: the current folder) is what the claim holds, so \
+            a workflow at ROOT/w/x.yaml runs as MOUNT/w/x.yaml. The image must have flowrun on its PATH (or give \
+            --binary). Submit with `argo submit` or `kubectl create -f`.
+            """)
+
+    @OptionGroup var export: ExportOptions
+
+    @Option(help: ArgumentHelp("The container image with flowrun in it.", valueName: "IMAGE"))
+    var image: String
+
+    @Option(help: ArgumentHelp("The PersistentVolumeClaim holding the workflow, inputs and store.", valueName: "PVC"))
+    var claim = "flowrun-work"
+
+    @Option(help: ArgumentHelp("Where every pod mounts the claim.", valueName: "PATH"))
+    var mount = "/work"
+
+    @Option(help: ArgumentHelp("The local folder the claim holds (default: the current folder).", valueName: "DIR"))
+    var root: String?
+
+    @Option(help: ArgumentHelp("The flowrun command inside the image.", valueName: "PATH"))
+    var binary = "flowrun"
+
+    @Option(help: ArgumentHelp("Run at most P shard pods at once (default: all).", valueName: "P"))
+    var parallel: Int?
+
+    @Option(help: ArgumentHelp("yaml or json.", valueName: "FORMAT"))
+    var format = "yaml"
+
+    func validate() throws {
+        if !["yaml", "json"].contains(format) {
+            throw ValidationError("--format must be yaml or json, found '\(format)'")
+        }
+        if let parallel, parallel < 1 { throw ValidationError("--parallel must be at least 1") }
+        if !mount.hasPrefix("/") { throw ValidationError("--mount must be an absolute path, found '\(mount)'") }
+    }
+
+    func run() throws {
+        let terminal = Terminal()
+        let localRoot = URL(fileURLWithPath: root ?? FileManager.default.currentDirectoryPath).standardizedFileURL.path
+        let workflow = try export.load(terminal: terminal)
+        guard workflow.absolutePath.hasPrefix(localRoot.hasSuffix("/") ? localRoot : localRoot + "/") else {
+            terminal.error(
+                "error: \(workflow.absolutePath) is not under \(localRoot), the folder the claim holds: give --root\n")
+            throw ExitCode(2)
+        }
+        let manifest = ArgoExport(
+            exported: workflow, shards: export.shards, image: image, claim: claim, binary: binary,
+            podWorkflowPath: mount + "/" + workflow.absolutePath.dropFirst(localRoot.count).drop { $0 == "/" },
+            mountPath: mount, parallel: parallel
+        ).workflow
+        let problems = ArgoCheck.problems(in: manifest)
+        guard problems.isEmpty else {
+            terminal.error("internal error: the manifest is not sound:\n  " + problems.joined(separator: "\n  ") + "\n")
+            throw ExitCode(1)
+        }
+        terminal.print(format == "json" ? manifest.manifest.json() : manifest.manifest.yaml())
+    }
+}
+
+/// How a split workflow maps onto Argo: the shard template fanned out over `1...N`, the gather template after it.
+///
+/// Queue limits bound how much each pod runs at once: its CPU request and `--max-concurrent` are the largest
+/// limit; `parallelism` bounds how many shard pods run at once. A task's `retries` become the pod's
+/// `retryStrategy` (the most retries of any task: a pod retried after a failure resumes from the store), and when
+/// every task has a `timeout`, `activeDeadlineSeconds` bounds each pod by its nodes' worst case.
+struct ArgoExport {
+    let exported: ExportedWorkflow
+    let shards: Int
+    let image: String
+    let claim: String
+    let binary: String
+    let podWorkflowPath: String
+    let mountPath: String
+    let parallel: Int?
+
+    var workflow: ArgoWorkflow {
+        let plan = exported.plan
+        let stateDirectory = (podWorkflowPath as NSString).deletingLastPathComponent + "/.flowrun"
+        let common = [podWorkflowPath] + exported.overrides.flatMap { ["--param", $0] }
+        let runOptions = ["--state-dir", stateDirectory, "--no-progress", "--max-concurrent", String(exported.cpus)]
+        let reportName = (podWorkflowPath as NSString).lastPathComponent + ".report.json"
+        let retries = exported.maxRetries
+        let name = Self.kubernetesName(plan.workflow.name)
+        return ArgoWorkflow(
+            generateName: "flowrun-\(name)-", entrypoint: "main",
+            templates: [
+                ArgoWorkflow.Template(
+                    name: "main",
+                    dag: [
+                        ArgoWorkflow.DAGTask(
+                            name: "shards", template: "shard", arguments: [("shard", "{{item}}")], sequence: 1...shards),
+                        ArgoWorkflow.DAGTask(name: "gather", template: "gather", dependencies: ["shards"]),
+                    ],
+                    parallelism: parallel),
+                ArgoWorkflow.Template(
+                    name: "shard",
+                    container: container(common + ["--shard", "{{inputs.parameters.shard}}/\(shards)"] + runOptions),
+                    inputs: ["shard"], retryLimit: retries > 0 ? retries : nil,
+                    activeDeadlineSeconds: exported.deadline(of: exported.largestShard(of: shards))),
+                ArgoWorkflow.Template(
+                    name: "gather",
+                    container: container(
+                        common + ["--gather"] + runOptions + ["--report", stateDirectory + "/" + reportName]),
+                    retryLimit: retries > 0 ? retries : nil,
+                    activeDeadlineSeconds: exported.deadline(of: exported.gatherPhase)),
+            ],
+            claim: claim, mountPath: mountPath)
+    }
+
+    private func container(_ args: [String]) -> ArgoWorkflow.Container {
+        ArgoWorkflow.Container(image: image, command: [binary], args: args, cpus: exported.cpus)
+    }
+
+    /// A workflow name as a Kubernetes object name: lower-case letters, digits and dashes.
+    static func kubernetesName(_ name: String) -> String {
+        let mapped = name.lowercased().map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "-" }
+        let trimmed = String(mapped).split(separator: "-").joined(separator: "-")
+        return trimmed.isEmpty ? "workflow" : String(trimmed.prefix(40))
+    }
+}

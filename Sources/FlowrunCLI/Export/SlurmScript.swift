@@ -1,0 +1,115 @@
+import ArgumentParser
+import FlowKit
+import Foundation
+
+/// `flowrun export slurm WORKFLOW --shards N`: a bash script that submits the shards as a job array and the
+/// gather phase as a job that waits for all of them.
+struct ExportSlurmCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "slurm",
+        abstract: "Print a script that sbatches the shards as a job array, then the gather job after them.",
+        discussion: """
+            Run the script on a login node. It prints the two job ids. The workflow, its inputs and the state folder \
+            must be on a filesystem every node sees, at the same path. To rerun some shards, run the script again \
+            with SHARDS=2,4; FLOWRUN=/path/to/flowrun overrides the binary.
+            """)
+
+    @OptionGroup var export: ExportOptions
+
+    @Option(help: ArgumentHelp("The Slurm partition to submit to.", valueName: "P"))
+    var partition: String?
+
+    @Option(help: ArgumentHelp("The time limit of each job (sbatch --time, e.g. 2:00:00).", valueName: "T"))
+    var time: String?
+
+    @Option(help: ArgumentHelp("The memory of each job (sbatch --mem, e.g. 4G).", valueName: "M"))
+    var mem: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The state folder the shards and the gather share (default: .flowrun beside the workflow).",
+            valueName: "DIR"))
+    var stateDir: String?
+
+    func run() throws {
+        let terminal = Terminal()
+        let workflow = try export.load(terminal: terminal)
+        let script = SlurmScript(
+            workflow: workflow, shards: export.shards, flowrun: Self.binaryPath,
+            stateDirectory: stateDir.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+                ?? workflow.folder + "/.flowrun",
+            sbatchOptions: [("partition", partition), ("time", time), ("mem", mem)].compactMap { name, value in
+                value.map { "--\(name)=\($0)" }
+            })
+        terminal.print(script.render())
+    }
+
+    /// The absolute path of the running flowrun, which the jobs run unless `FLOWRUN` says otherwise.
+    static var binaryPath: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
+    }
+}
+
+/// The submit script's text.
+struct SlurmScript {
+    let workflow: ExportedWorkflow
+    let shards: Int
+    let flowrun: String
+    let stateDirectory: String
+    /// `--partition=…`, `--time=…`, `--mem=…` as given.
+    let sbatchOptions: [String]
+
+    func render() -> String {
+        let name = workflow.plan.workflow.name
+        let cpus = workflow.cpus
+        let common =
+            [
+                "--parsable", "--job-name=\(Self.quoted("flowrun-" + name))", "--chdir=\(Self.quoted(workflow.folder))",
+                "--cpus-per-task=\(cpus)",
+            ] + sbatchOptions.map(Self.quoted)
+        let flowrunArguments =
+            [Self.quoted(workflow.absolutePath)] + workflow.overrides.map { "--param " + Self.quoted($0) }
+        let runOptions = "--state-dir \(Self.quoted(stateDirectory)) --no-progress --max-concurrent \(cpus)"
+        let log = Self.quoted(stateDirectory + "/slurm/")
+        return """
+            #!/usr/bin/env bash
+            # Submits \(name) (\(workflow.absolutePath)) to Slurm in \(shards) shard\(shards == 1 ? "" : "s"), then its \
+            gather job. Made by `flowrun export slurm`.
+            # The workflow, its inputs and \(stateDirectory) must be on a filesystem every node sees at the same path.
+            # Rerun some shards: SHARDS=2,4 bash THIS_FILE. Another flowrun binary: FLOWRUN=/path/to/flowrun.
+            set -euo pipefail
+            export FLOWRUN="${FLOWRUN:-\(Self.quoted(flowrun))}"
+            mkdir -p \(log)
+
+            # One array task per shard; `sbatch --parsable` prints "jobid" or "jobid;cluster".
+            shards=$(sbatch \(common.joined(separator: " ")) --array="${SHARDS:-1-\(shards)}" \\
+                --output=\(log)'%x-%A_%a.out' <<'SHARD'
+            #!/usr/bin/env bash
+            exec "$FLOWRUN" \(flowrunArguments.joined(separator: " ")) --shard "$SLURM_ARRAY_TASK_ID/\(shards)" \(runOptions)
+            SHARD
+            )
+            shards=${shards%%;*}
+
+            # The gather phase once every shard succeeded; cancelled, not left pending, if one fails.
+            gather=$(sbatch \(common.joined(separator: " ")) --dependency="afterok:$shards" --kill-on-invalid-dep=yes \\
+                --output=\(log)'%x-%j.out' <<'GATHER'
+            #!/usr/bin/env bash
+            exec "$FLOWRUN" \(flowrunArguments.joined(separator: " ")) --gather \(runOptions) --report \(Self.quoted(stateDirectory + "/" + URL(fileURLWithPath: workflow.absolutePath).lastPathComponent + ".report.json"))
+            GATHER
+            )
+            gather=${gather%%;*}
+
+            echo "shards: job $shards (array ${SHARDS:-1-\(shards)})"
+            echo "gather: job $gather (after every shard succeeded)"
+
+            """
+    }
+
+    /// A word for bash: as is when it holds only safe characters, else in single quotes.
+    static func quoted(_ word: String) -> String {
+        let safe =
+            !word.isEmpty && word.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "/._-+=:,@%".contains($0)) }
+        return safe ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}

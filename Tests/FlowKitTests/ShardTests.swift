@@ -1,0 +1,247 @@
+import FlowKitTesting
+import Foundation
+import Testing
+
+@testable import FlowKit
+
+/// Splitting a plan into shards: the `K/N` syntax, the item blocks, which nodes run where, and merging reports.
+@Suite struct ShardTests {
+    @Test(arguments: ["3/2", "0/0", "0/3", "a/b", "1", "1/", "/2", "1/2/3", "-1/2", "2/1000001", ""])
+    func malformedOrImpossibleShardsAreRefused(text: String) {
+        #expect(throws: ShardError.self) { try Shard(parsing: text) }
+    }
+
+    @Test func aShardReadsAndPrintsAsKOverN() throws {
+        let shard = try Shard(parsing: "2/4")
+        #expect(shard.index == 2 && shard.count == 4)
+        #expect(shard.description == "2/4")
+    }
+
+    /// Every item lands in exactly one shard, in contiguous blocks that differ in size by at most one.
+    @Test(arguments: [(0, 1), (1, 1), (1, 4), (5, 3), (10, 4), (200, 4), (7, 7), (3, 10), (1000, 7)])
+    func blocksCoverEveryItemOnce(total: Int, count: Int) throws {
+        var next = 0
+        var sizes: [Int] = []
+        for index in 1...count {
+            let block = try Shard(index: index, count: count).items(of: total)
+            #expect(block.lowerBound == next, "shard \(index)/\(count) of \(total) starts at \(block.lowerBound)")
+            for item in block { #expect(Shard.containing(item: item, of: total, count: count) == index) }
+            next = block.upperBound
+            sizes.append(block.count)
+        }
+        #expect(next == total)
+        #expect((sizes.max() ?? 0) - (sizes.min() ?? 0) <= 1)
+    }
+
+    private static let pipeline = """
+        version: 1
+        tasks:
+          setup: { type: noop }
+          aside: { type: noop }
+          each: { type: noop, forEach: [a, b, c, d, e], dependsOn: setup }
+          after: { type: noop, dependsOn: each }
+          all: { type: noop, gather: true, dependsOn: after }
+          last: { type: noop, dependsOn: all }
+        """
+
+    private func ids(_ plan: Plan, _ nodes: [Int]) -> [String] { nodes.map { plan.nodes[$0].id } }
+
+    @Test func aShardRunsItsItemsAndWhatTheyNeedButNoGather() throws {
+        let plan = try TestWorkflow.plan(Self.pipeline, registry: TestTasks.registry)
+        let split = ShardPlan(plan: plan)
+        #expect(
+            ids(plan, split.nodes(in: try Shard(parsing: "1/2"))) == [
+                "setup", "aside", "each[0]", "each[1]", "after[0]", "after[1]",
+            ])
+        // Shard 2 needs `setup` (its items depend on it) but not `aside`, which shard 1 runs.
+        #expect(
+            ids(plan, split.nodes(in: try Shard(parsing: "2/2"))) == [
+                "setup", "each[2]", "each[3]", "each[4]", "after[2]", "after[3]", "after[4]",
+            ])
+        #expect(ids(plan, split.gatherNodes) == ["all", "last"])
+        #expect(split.tasksReadingShardOutputs.isEmpty)
+    }
+
+    @Test func aWorkflowWithoutForEachIsOneShard() throws {
+        let plan = try TestWorkflow.plan(
+            "version: 1\ntasks:\n  a: { type: noop }\n  b: { type: noop, dependsOn: a }\n", registry: TestTasks.registry
+        )
+        let split = ShardPlan(plan: plan)
+        #expect(!split.hasItems)
+        #expect(ids(plan, split.nodes(in: try Shard(parsing: "1/3"))) == ["a", "b"])
+        #expect(split.nodes(in: try Shard(parsing: "2/3")).isEmpty)
+        #expect(split.nodes(in: try Shard(parsing: "3/3")).isEmpty)
+    }
+
+    @Test func moreShardsThanItemsLeavesSomeEmpty() throws {
+        let plan = try TestWorkflow.plan(
+            "version: 1\ntasks:\n  each: { type: noop, forEach: [a, b] }\n", registry: TestTasks.registry)
+        let split = ShardPlan(plan: plan)
+        let runs = try (1...4).map { ids(plan, split.nodes(in: try Shard(index: $0, count: 4))) }
+        #expect(runs == [[], ["each[0]"], [], ["each[1]"]])
+    }
+
+    @Test func aGatherThatReadsShardOutputsIsNamed() throws {
+        let plan = try TestWorkflow.plan(
+            """
+            version: 1
+            tasks:
+              each: { type: command, forEach: [a, b], argv: [echo, "${item}"] }
+              join: { type: command, gather: true, dependsOn: each, argv: [cat], stdin: true }
+            """, registry: TestTasks.registry)
+        #expect(ShardPlan(plan: plan).tasksReadingShardOutputs == ["join"])
+    }
+
+    @Test func aGatherThatOnlyWaitsReadsNothing() throws {
+        let plan = try TestWorkflow.plan(
+            """
+            version: 1
+            tasks:
+              each: { type: command, forEach: [a, b], argv: [echo, "${item}"] }
+              list: { type: command, gather: true, dependsOn: each, argv: [ls] }
+              done: { type: noop, gather: true, dependsOn: each }
+            """, registry: TestTasks.registry)
+        #expect(ShardPlan(plan: plan).tasksReadingShardOutputs.isEmpty)
+    }
+
+    @Test func aRestrictedPlanKeepsOnlyTheEdgesBetweenItsNodes() throws {
+        let plan = try TestWorkflow.plan(Self.pipeline, registry: TestTasks.registry)
+        let split = ShardPlan(plan: plan)
+        let gather = plan.restricted(to: split.gatherNodes)
+        #expect(gather.nodes.map(\.id) == ["all", "last"])
+        #expect(gather.nodes[0].dependencies.isEmpty)
+        #expect(gather.nodes[1].dependencies == [0])
+        #expect(gather.nodes[0].dependents == [1])
+    }
+
+    // MARK: The gather phase
+
+    private func report(_ plan: Plan, _ nodes: [Int], shard: String, failing: String? = nil) throws -> RunReport {
+        let position = Dictionary(uniqueKeysWithValues: nodes.enumerated().map { ($1, $0) })
+        let records = nodes.map { index in
+            let node = plan.nodes[index]
+            let failed = node.id == failing
+            return RunReport.Node(
+                id: node.id, task: plan.task(of: node).id.value, type: "noop", queue: "default",
+                status: failed ? .failed : .succeeded, attempts: 1, code: failed ? "io" : nil,
+                cause: failed ? "disk on fire" : nil, location: nil, continueOnError: false,
+                spans: [RunReport.Span(start: 0, end: 0.5, lane: 0, attempt: 1)],
+                dependencies: node.dependencies.compactMap { position[$0] })
+        }
+        var report = RunReport(
+            workflow: "w", path: "w.yaml", startedAt: Date(timeIntervalSince1970: 1000), duration: 1,
+            interrupted: false, nodes: RunReport.Nodes(records), queueLimits: ["default": 2])
+        report.shard = try Shard(parsing: shard)
+        return report
+    }
+
+    @Test func theGatherPhaseNamesMissingShardsAndTheirItems() throws {
+        let plan = try TestWorkflow.plan(Self.pipeline, registry: TestTasks.registry)
+        let split = ShardPlan(plan: plan)
+        let first = try report(plan, split.nodes(in: try Shard(parsing: "1/2")), shard: "1/2")
+        guard case .failure(let missing) = GatherPhase.decide(split, count: 2, reports: [1: first]) else {
+            Issue.record("a gather without shard 2 was allowed")
+            return
+        }
+        #expect(missing.shards.map(\.shard.description) == ["2/2"])
+        #expect("\(missing)".contains("shard 2/2 (items 2–4 of 'each')"), "\(missing)")
+    }
+
+    @Test func aShardReportWithoutAllItsNodesDoesNotCount() throws {
+        let plan = try TestWorkflow.plan(Self.pipeline, registry: TestTasks.registry)
+        let split = ShardPlan(plan: plan)
+        let first = try report(plan, split.nodes(in: try Shard(parsing: "1/2")), shard: "1/2")
+        let partial = try report(plan, Array(split.nodes(in: try Shard(parsing: "2/2")).dropLast()), shard: "2/2")
+        guard case .failure(let missing) = GatherPhase.decide(split, count: 2, reports: [1: first, 2: partial]) else {
+            Issue.record("an incomplete shard report was accepted")
+            return
+        }
+        #expect("\(missing)".contains("has no node after[4]"), "\(missing)")
+    }
+
+    @Test func aFailedItemSkipsTheGatherAsASingleRunWould() throws {
+        let plan = try TestWorkflow.plan(Self.pipeline, registry: TestTasks.registry)
+        let split = ShardPlan(plan: plan)
+        let reports = [
+            1: try report(plan, split.nodes(in: try Shard(parsing: "1/2")), shard: "1/2"),
+            2: try report(plan, split.nodes(in: try Shard(parsing: "2/2")), shard: "2/2", failing: "after[3]"),
+        ]
+        let phase = try GatherPhase.decide(split, count: 2, reports: reports).get()
+        #expect(phase.nodesToRun.isEmpty)
+        #expect(phase.skipped.map(\.id) == ["all", "last"])
+        #expect(phase.skipped.allSatisfy { $0.status == .skipped })
+        #expect(phase.skipped[0].cause == "upstream after[3] failed in its shard: disk on fire")
+
+        let complete = try GatherPhase.decide(
+            split, count: 2,
+            reports: [1: reports[1]!, 2: try report(plan, split.nodes(in: try Shard(parsing: "2/2")), shard: "2/2")]
+        ).get()
+        #expect(ids(plan, complete.nodesToRun) == ["all", "last"])
+    }
+
+    // MARK: Merging reports
+
+    @Test func mergingKeepsEveryNodeOnceInTaskAndItemOrder() throws {
+        let plan = try TestWorkflow.plan(Self.pipeline, registry: TestTasks.registry)
+        let split = ShardPlan(plan: plan)
+        var second = try report(plan, split.nodes(in: try Shard(parsing: "2/2")), shard: "2/2")
+        second.startedAt = Date(timeIntervalSince1970: 1010)
+        let first = try report(plan, split.nodes(in: try Shard(parsing: "1/2")), shard: "1/2")
+        let merged = RunReport.merging([second, first])
+        #expect(
+            merged.nodes.map(\.id) == [
+                "setup", "each[0]", "each[1]", "each[2]", "each[3]", "each[4]", "after[0]", "after[1]", "after[2]",
+                "after[3]", "after[4]", "aside",
+            ])
+        #expect(merged.startedAt == Date(timeIntervalSince1970: 1000))
+        #expect(merged.duration == 11)
+        // Shard 2's spans moved onto the earliest start: 10 s later.
+        #expect(merged.node("each[4]")?.spans.first?.start == 10)
+        #expect(merged.node("each[0]")?.spans.first?.start == 0)
+        #expect(merged.shard == nil)
+        // Dependencies are positions in the merged report, remapped from each shard's own.
+        let ids = merged.nodes.map(\.id)
+        #expect(merged.node("after[3]")?.dependencies.map { ids[$0] } == ["each[3]"])
+        #expect(merged.node("each[0]")?.dependencies.map { ids[$0] } == ["setup"])
+    }
+
+    @Test func mergingWithThePlanRestoresTheEdgesIntoTheGather() throws {
+        let plan = try TestWorkflow.plan(Self.pipeline, registry: TestTasks.registry)
+        let split = ShardPlan(plan: plan)
+        let shards = try (1...2).map {
+            try report(plan, split.nodes(in: try Shard(index: $0, count: 2)), shard: "\($0)/2")
+        }
+        var gather = try report(plan, split.gatherNodes, shard: "1/1")
+        gather.shard = nil
+        let merged = RunReport.merging(shards + [gather], plan: plan)
+        let ids = merged.nodes.map(\.id)
+        #expect(
+            merged.node("all")?.dependencies.map { ids[$0] } == [
+                "after[0]", "after[1]", "after[2]", "after[3]", "after[4]",
+            ])
+        // Without the plan, the gather run's own report knows no edge into the shards.
+        #expect(RunReport.merging(shards + [gather]).node("all")?.dependencies == [])
+    }
+
+    @Test func mergingPrefersTheShardWhereANodeSucceeded() throws {
+        let plan = try TestWorkflow.plan(Self.pipeline, registry: TestTasks.registry)
+        let split = ShardPlan(plan: plan)
+        let failed = try report(plan, split.nodes(in: try Shard(parsing: "2/2")), shard: "2/2", failing: "setup")
+        let succeeded = try report(plan, split.nodes(in: try Shard(parsing: "1/2")), shard: "1/2")
+        #expect(RunReport.merging([failed, succeeded]).status(of: "setup") == .succeeded)
+        #expect(RunReport.merging([succeeded, failed]).status(of: "setup") == .succeeded)
+        #expect(RunReport.merging([failed, succeeded]).exitCode == 0)
+    }
+
+    @Test func aShardMakesTheRoundTripThroughJSON() throws {
+        let plan = try TestWorkflow.plan(Self.pipeline, registry: TestTasks.registry)
+        let original = try report(plan, [0, 1], shard: "3/7")
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("shard-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        try original.write(toPath: scratch.path)
+        #expect(try decoder.decode(RunReport.self, from: Data(contentsOf: scratch)).shard?.description == "3/7")
+        #expect(try decoder.decode(RunReport.self, from: original.jsonData()).shard?.description == "3/7")
+    }
+}

@@ -1,0 +1,106 @@
+import FlowKit
+import Foundation
+import Testing
+
+/// `flowrun export slurm` on a real single-node Slurm cluster started on this machine by
+/// `scripts/slurm-local.sh` (root, Debian's slurmctld slurmd slurm-client munge). Skipped, with the reason, where
+/// the cluster cannot start.
+@Suite(.serialized) struct SlurmTests {
+    static let script = SchemaTests.repository.appendingPathComponent("scripts/slurm-local.sh").path
+
+    /// Runs a program to its end, up to `timeout` seconds; `nil` when it did not end (it is killed).
+    static func shell(_ arguments: [String], timeout: TimeInterval = 60) throws -> (status: Int32, output: String)? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let collected = LockedData()
+        output.fileHandleForReading.readabilityHandler = { collected.append($0.availableData) }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            process.terminate()
+            print("timed out: \(arguments.joined(separator: " ")): \(collected.text)")
+            return nil
+        }
+        process.waitUntilExit()
+        output.fileHandleForReading.readabilityHandler = nil
+        collected.append(output.fileHandleForReading.readDataToEndOfFile())
+        return (process.terminationStatus, collected.text)
+    }
+
+    final class LockedData: @unchecked Sendable {
+        private let lock = NSLock()
+        private var data = Data()
+        func append(_ more: Data) { lock.withLock { data.append(more) } }
+        var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+    }
+
+    /// Starts the cluster with its state in `folder`; the reason it cannot, or `nil` once it is up.
+    static func startCluster(in folder: String) async throws -> String? {
+        guard getuid() == 0 else { return "not root: the local Slurm cluster needs root" }
+        let started = try #require(
+            try await offPool { try shell(["bash", script, "start", folder], timeout: 60) }, "slurm-local.sh start hung"
+        )
+        return started.status == 0 ? nil : started.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func theSubmitScriptRunsTheShardsAndTheGatherOnSlurm() async throws {
+        let scratch = try Scratch()
+        let state = scratch.path("slurm")
+        if let reason = try await Self.startCluster(in: state) {
+            print("SlurmTests skipped: \(reason)")
+            return
+        }
+        defer { _ = try? Self.shell(["bash", Self.script, "stop", state]) }
+
+        let workflow = try ShardCommandTests.thumbnails(in: scratch)
+        let local = try await Flowrun.runOffPool([workflow, "--param", "out=local", "--no-progress"])
+        #expect(local.status == 0, "\(local.stderr)")
+        let export = try await Flowrun.runOffPool([
+            "export", "slurm", workflow, "--shards", "3", "--param", "out=cluster", "--partition", "debug",
+        ])
+        #expect(export.status == 0, "\(export.stderr)")
+        try export.stdout.write(toFile: scratch.path("submit.sh"), atomically: true, encoding: .utf8)
+        // The jobs run the flowrun the tests built, as the script's header says a user may override.
+        let submitScript = scratch.path("submit.sh")
+        let submitted = try #require(
+            try await offPool {
+                try Self.shell(["env", "FLOWRUN=\(Flowrun.binary.path)", "bash", submitScript])
+            })
+        #expect(submitted.status == 0, "\(submitted.output)")
+        let ids = submitted.output.split(separator: "\n").compactMap { line -> String? in
+            let words = line.split(separator: " ")
+            return words.count >= 3 && words[1] == "job" ? String(words[2]) : nil
+        }
+        #expect(ids.count == 2, "\(submitted.output)")
+
+        // Bounded wait: every job of ours has left the queue, or the test fails (and the defer stops the cluster).
+        let deadline = Date(timeIntervalSinceNow: 120)
+        var queued = ""
+        repeat {
+            let jobs = ids.joined(separator: ",")
+            queued = try await offPool { try Self.shell(["squeue", "-h", "-j", jobs, "-o", "%i %T"])?.output ?? "" }
+            if queued.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || queued.contains("Invalid job id") {
+                break
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        } while Date() < deadline
+        #expect(Date() < deadline, "the jobs did not finish within 120 s: \(queued)")
+
+        let logs = (try? FileManager.default.contentsOfDirectory(atPath: scratch.path("w/.flowrun/slurm"))) ?? []
+        #expect(logs.count == 4, "job logs: \(logs)")
+        #expect(
+            try ShardCommandTests.contents(of: scratch.path("w/cluster"))
+                == ShardCommandTests.contents(of: scratch.path("w/local")))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: scratch.path("w/cluster.index")))
+                == Data(contentsOf: URL(fileURLWithPath: scratch.path("w/local.index"))))
+        let merged = try ShardCommandTests.decode(scratch.path("w/.flowrun/thumbs.yaml.report.json"))
+        #expect(merged.nodes.count == 26)
+        #expect(merged.nodes.allSatisfy { $0.status == .succeeded })
+    }
+}
