@@ -81,9 +81,10 @@ struct RunCommand: ParsableCommand {
         }
         let runner = Runner(plan: plan, options: options)
         let signals = SignalHandler.install { runner.cancel() }
-        // Kept until the summary and the report are out: a Ctrl-C after the run ended (while a full stdout pipe
-        // holds the summary, say) would otherwise kill flowrun with the default action, and lose the report.
-        defer { signals.uninstall() }
+        // Observed while this command runs; the handler stays installed until the process exits, so a signal
+        // after the run ended (while a full stdout pipe holds the summary, or while the process exits) is not
+        // the default action that would lose the report or turn exit 0 into a death by signal.
+        defer { withExtendedLifetime(signals) {} }
         progress?.start(runner: runner)
         var result = runner.run()
         progress?.stop()

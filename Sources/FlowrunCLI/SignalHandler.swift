@@ -47,11 +47,4 @@ final class SignalHandler: @unchecked Sendable {
     static func install(onFirst: @escaping @Sendable () -> Void) -> SignalHandler {
         SignalHandler(onFirst: onFirst)
     }
-
-    /// Stops observing and restores the default actions.
-    func uninstall() {
-        for source in sources { source.cancel() }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
-    }
 }
