@@ -158,8 +158,10 @@ import Testing
 
     @Test func timeoutKillsTheChild() async throws {
         let directory = try TemporaryDirectory()
-        // `exec`: the child becomes `sleep 30` once it has signalled that it runs.
-        let op = command(["sh", "-c", "echo ready > ready; exec sleep 30"], directory: directory.path)
+        // `exec`: the child becomes `sleep 30` once it has signalled that it runs. It runs under a name of its
+        // own (a link to `sleep`) so that the zombie check below cannot see another test's `sleep`.
+        let script = "ln -s \"$(command -v sleep)\" \(Self.probeName); echo ready > ready; exec ./\(Self.probeName) 30"
+        let op = command(["sh", "-c", script], directory: directory.path)
         let queue = OperationQueue()
         queue.addOperation(op)
         #expect(await waitUntil(.seconds(20)) { FileManager.default.fileExists(atPath: directory.path + "/ready") })
@@ -172,10 +174,12 @@ import Testing
             Issue.record("expected .cancelled, got \(String(describing: op.outcome))")
         }
         #expect(op.cancellationReason == .timedOut(.milliseconds(200)))
-        // The operation finishes only after the child was reaped: no zombie `sleep` is left behind. (Only
-        // this test runs `sleep` as a direct child; other tests' children may be zombies for an instant.)
-        #expect(!zombieChildren().contains("sleep"))
+        // The operation finishes only after the child was reaped: no zombie is left behind.
+        #expect(!zombieChildren().contains(Self.probeName))
     }
+
+    /// The name `timeoutKillsTheChild` runs `sleep` under; no other test's child has it.
+    private static let probeName = "reapprobe"
 
     /// The names of this process's children that have exited but were not reaped.
     private func zombieChildren() -> [String] {
