@@ -20,52 +20,52 @@ public enum ChromeTrace {
         let queues = report.queueLimits.keys.sorted()
         let queueNumber = Dictionary(uniqueKeysWithValues: queues.enumerated().map { ($0.element, $0.offset + 1) })
         var lanesSeen = Set<Int>()
-        try stream.raw("{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n")
-        try stream.raw("{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": ")
+        try stream.literal("{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n")
+        try stream.literal("{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": ")
         try stream.value("flowrun \(report.workflow)")
-        try stream.raw("}}")
+        try stream.literal("}}")
         for node in report.nodes {
             let pid = queueNumber[node.queue] ?? 0
             if node.status == .cached {
                 // Never ran, so no slice: an instant at the start, on its queue's block of lanes.
-                try stream.raw(",\n{\"name\": ")
+                try stream.literal(",\n{\"name\": ")
                 try stream.value(node.id)
-                try stream.raw(", \"cat\": ")
+                try stream.literal(", \"cat\": ")
                 try stream.value(node.type)
-                try stream.raw(", \"ph\": \"i\", \"s\": \"t\", \"pid\": 1, \"tid\": ")
+                try stream.literal(", \"ph\": \"i\", \"s\": \"t\", \"pid\": 1, \"tid\": ")
                 try stream.value(pid * 1000)
-                try stream.raw(", \"ts\": 0, \"args\": {\"status\": \"cached\", \"key\": ")
+                try stream.literal(", \"ts\": 0, \"args\": {\"status\": \"cached\", \"key\": ")
                 try stream.value(node.key ?? "")
-                try stream.raw("}}")
+                try stream.literal("}}")
             }
             for span in node.spans {
                 let thread = pid * 1000 + span.lane
                 if lanesSeen.insert(thread).inserted {
-                    try stream.raw(",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": ")
+                    try stream.literal(",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": ")
                     try stream.value(thread)
-                    try stream.raw(", \"args\": {\"name\": ")
+                    try stream.literal(", \"args\": {\"name\": ")
                     try stream.value("\(node.queue) slot \(span.lane + 1)")
-                    try stream.raw("}}")
+                    try stream.literal("}}")
                 }
-                try stream.raw(",\n{\"name\": ")
+                try stream.literal(",\n{\"name\": ")
                 try stream.value(node.id)
-                try stream.raw(", \"cat\": ")
+                try stream.literal(", \"cat\": ")
                 try stream.value(node.type)
-                try stream.raw(", \"ph\": \"X\", \"pid\": 1, \"tid\": ")
+                try stream.literal(", \"ph\": \"X\", \"pid\": 1, \"tid\": ")
                 try stream.value(thread)
-                try stream.raw(", \"ts\": ")
+                try stream.literal(", \"ts\": ")
                 try stream.value((span.start * 1_000_000).rounded())
-                try stream.raw(", \"dur\": ")
+                try stream.literal(", \"dur\": ")
                 try stream.value(max(((span.end - span.start) * 1_000_000).rounded(), 1))
-                try stream.raw(", \"args\": {\"status\": ")
+                try stream.literal(", \"args\": {\"status\": ")
                 try stream.value(node.status.rawValue)
-                try stream.raw(", \"attempt\": ")
+                try stream.literal(", \"attempt\": ")
                 try stream.value(span.attempt)
-                try stream.raw(", \"cause\": ")
+                try stream.literal(", \"cause\": ")
                 try stream.value(node.cause ?? "")
-                try stream.raw("}}")
+                try stream.literal("}}")
             }
         }
-        try stream.raw("\n]}\n")
+        try stream.literal("\n]}\n")
     }
 }

@@ -3,14 +3,17 @@ import Foundation
 /// Writes JSON to a file piece by piece, so a report of a million nodes never exists in memory as one value,
 /// and replaces the destination atomically (a temporary file beside it, renamed when complete).
 ///
-/// Values are appended with ``value(_:)`` overloads; the caller writes the punctuation between them. Other
-/// streamed documents of the package (the `--html` page) write through ``raw(_:)``.
+/// Values are appended with ``value(_:)`` overloads; the caller writes the punctuation between them with
+/// ``literal(_:)``. Other streamed documents of the package (the `--html` page) write through ``raw(_:)``.
 package struct JSONStream: ~Copyable {
     private let descriptor: Int32
     private let temporaryPath: String
     private let destinationPath: String
-    private var buffer: [UInt8] = []
-    private static let flushThreshold = 1 << 20
+    /// Bytes not yet written: raw memory rather than an `[UInt8]`, whose every append checks uniqueness and
+    /// capacity (a million-node report makes some thirty appends per node).
+    private let buffer: UnsafeMutableRawBufferPointer
+    private var buffered = 0
+    private static let capacity = 1 << 20
 
     /// Creates a temporary file beside `path`.
     /// - Throws: The OS's error (`NSPOSIXErrorDomain`), e.g. when the folder does not exist.
@@ -22,8 +25,10 @@ package struct JSONStream: ~Copyable {
             .appendingPathComponent(".\(url.lastPathComponent).flowrun-\(UUID().uuidString)").path
         descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw Self.posixError(path: path) }
-        buffer.reserveCapacity(Self.flushThreshold + 4096)
+        buffer = .allocate(byteCount: Self.capacity, alignment: 1)
     }
+
+    deinit { buffer.deallocate() }
 
     /// Writes what is buffered, closes the file and moves it into place.
     package consuming func commit() throws {
@@ -53,38 +58,64 @@ package struct JSONStream: ~Copyable {
 
     /// Appends raw JSON text (punctuation, or a value already encoded).
     package mutating func raw(_ text: String) throws {
-        buffer.append(contentsOf: text.utf8)
-        if buffer.count >= Self.flushThreshold { try flush() }
+        var text = text
+        try text.withUTF8 { try append(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Appends JSON punctuation or a fixed key: a copy of the literal's bytes, with no `String` in between.
+    mutating func literal(_ text: StaticString) throws {
+        try append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     mutating func value(_ text: String) throws {
-        buffer.append(UInt8(ascii: "\""))
-        // Most text (ids, names, statuses) needs no escaping: copy it whole.
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            buffer.append(contentsOf: text.utf8)
-            buffer.append(UInt8(ascii: "\""))
-            if buffer.count >= Self.flushThreshold { try flush() }
-            return
+        var text = text
+        try text.withUTF8 { bytes in
+            // Most text (ids, names, statuses) needs no escaping: copy it whole.
+            guard !bytes.contains(where: Self.needsEscaping) else { return try self.bytes(Self.quoted(bytes)) }
+            try append(UInt8(ascii: "\""))
+            try append(UnsafeRawBufferPointer(bytes))
+            try append(UInt8(ascii: "\""))
         }
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "\n"): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case UInt8(ascii: "\t"): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                buffer.append(contentsOf: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: buffer.append(byte)
-            }
-        }
-        buffer.append(UInt8(ascii: "\""))
-        if buffer.count >= Self.flushThreshold { try flush() }
     }
 
-    mutating func value(_ number: Int) throws { try raw(String(number)) }
+    /// Appends bytes made earlier, e.g. with ``quoted(_:)``.
+    mutating func bytes(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try append($0) }
+    }
+
+    /// `text` as a JSON string literal, quotes included.
+    static func quoted(_ text: String) -> [UInt8] {
+        var text = text
+        return text.withUTF8 { quoted($0) }
+    }
+
+    private static func quoted(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var quoted: [UInt8] = [UInt8(ascii: "\"")]
+        quoted.reserveCapacity(text.count + 2)
+        for byte in text {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): quoted += [UInt8(ascii: "\\"), byte]
+            case UInt8(ascii: "\n"): quoted += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case UInt8(ascii: "\r"): quoted += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case UInt8(ascii: "\t"): quoted += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                quoted += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            default: quoted.append(byte)
+            }
+        }
+        quoted.append(UInt8(ascii: "\""))
+        return quoted
+    }
+
+    private static func needsEscaping(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    mutating func value(_ number: Int) throws {
+        if number < 0 { try append(UInt8(ascii: "-")) }
+        try appendDigits(of: number.magnitude, width: 1)
+    }
 
     /// A finite number in Swift's shortest round-tripping form (valid JSON).
     mutating func value(_ number: Double) throws { try raw(number.isFinite ? "\(number)" : "null") }
@@ -92,43 +123,70 @@ package struct JSONStream: ~Copyable {
     /// A time in seconds, to the microsecond (the trace's unit), written without formatting a `Double`.
     mutating func value(seconds: Double) throws {
         guard seconds.isFinite, abs(seconds) < 1e12 else { return try value(seconds) }
-        var micros = Int((seconds * 1e6).rounded())
-        if micros < 0 {
-            buffer.append(UInt8(ascii: "-"))
-            micros = -micros
-        }
-        try raw(String(micros / 1_000_000))
-        var fraction = micros % 1_000_000
+        let micros = Int((seconds * 1e6).rounded())
+        if micros < 0 { try append(UInt8(ascii: "-")) }
+        try appendDigits(of: micros.magnitude / 1_000_000, width: 1)
+        var fraction = micros.magnitude % 1_000_000
         guard fraction != 0 else { return }
         var digits = 6
         while fraction % 10 == 0 {
             fraction /= 10
             digits -= 1
         }
-        buffer.append(UInt8(ascii: "."))
-        let text = String(fraction)
-        buffer.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits - text.utf8.count))
-        try raw(text)
+        try append(UInt8(ascii: "."))
+        try appendDigits(of: fraction, width: digits)
     }
 
-    mutating func value(_ flag: Bool) throws { try raw(flag ? "true" : "false") }
+    mutating func value(_ flag: Bool) throws { try literal(flag ? "true" : "false") }
 
     /// Any `Encodable` through `JSONEncoder`: for the small parts of a document.
     mutating func encoded(_ value: some Encodable, with encoder: JSONEncoder) throws {
-        buffer.append(contentsOf: try encoder.encode(value))
-        if buffer.count >= Self.flushThreshold { try flush() }
+        try encoder.encode(value).withUnsafeBytes { try append($0) }
+    }
+
+    /// The decimal digits of `number`, zero-padded on the left to at least `width` digits.
+    private mutating func appendDigits(of number: UInt, width: Int) throws {
+        var room: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: a UInt has at most 20 digits
+        try withUnsafeMutableBytes(of: &room) { room in
+            var rest = number
+            var start = room.count
+            repeat {
+                start -= 1
+                room[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest != 0 || room.count - start < width
+            try append(UnsafeRawBufferPointer(rebasing: room[start...]))
+        }
+    }
+
+    private mutating func append(_ byte: UInt8) throws {
+        if buffered == Self.capacity { try flush() }
+        buffer[buffered] = byte
+        buffered += 1
+    }
+
+    private mutating func append(_ bytes: UnsafeRawBufferPointer) throws {
+        guard let start = bytes.baseAddress, !bytes.isEmpty else { return }
+        if buffered + bytes.count > Self.capacity { try flush() }
+        guard bytes.count <= Self.capacity else { return try writeAll(bytes) }
+        (buffer.baseAddress! + buffered).copyMemory(from: start, byteCount: bytes.count)
+        buffered += bytes.count
     }
 
     private mutating func flush() throws {
+        try writeAll(UnsafeRawBufferPointer(rebasing: buffer[..<buffered]))
+        buffered = 0
+    }
+
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
         var written = 0
-        while written < buffer.count {
-            let count = buffer[written...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+        while written < bytes.count {
+            let count = Foundation.write(descriptor, bytes.baseAddress! + written, bytes.count - written)
             if count < 0 {
                 if errno == EINTR { continue }
                 throw Self.posixError(path: destinationPath)
             }
             written += count
         }
-        buffer.removeAll(keepingCapacity: true)
     }
 }

@@ -196,34 +196,35 @@ public struct RunReport: Sendable, Codable {
         encoder.dateEncodingStrategy = .iso8601
         var stream = try JSONStream(path: destination)
         do {
-            try stream.raw("{\n  \"workflow\": ")
+            try stream.literal("{\n  \"workflow\": ")
             try stream.value(workflow)
-            try stream.raw(",\n  \"path\": ")
+            try stream.literal(",\n  \"path\": ")
             try stream.value(path)
-            try stream.raw(",\n  \"startedAt\": ")
+            try stream.literal(",\n  \"startedAt\": ")
             try stream.encoded(startedAt, with: encoder)
-            try stream.raw(",\n  \"duration\": ")
+            try stream.literal(",\n  \"duration\": ")
             try stream.value(duration)
-            try stream.raw(",\n  \"interrupted\": ")
+            try stream.literal(",\n  \"interrupted\": ")
             try stream.value(interrupted)
-            try stream.raw(",\n  \"exitCode\": ")
+            try stream.literal(",\n  \"exitCode\": ")
             try stream.value(Int(exitCode))
-            try stream.raw(",\n  \"totals\": ")
+            try stream.literal(",\n  \"totals\": ")
             try stream.encoded(totalsByName, with: encoder)
-            try stream.raw(",\n  \"queues\": ")
+            try stream.literal(",\n  \"queues\": ")
             try stream.encoded(queueLimits, with: encoder)
-            try stream.raw(",\n  \"tasks\": ")
+            try stream.literal(",\n  \"tasks\": ")
             try stream.encoded(tasks, with: encoder)
             if let shard {
-                try stream.raw(",\n  \"shard\": ")
+                try stream.literal(",\n  \"shard\": ")
                 try stream.value(shard.description)
             }
-            try stream.raw(",\n  \"nodes\": [")
+            try stream.literal(",\n  \"nodes\": [")
+            var taskFields = Node.TaskFields()
             for (position, node) in nodes.enumerated() {
-                try stream.raw(position == 0 ? "\n    " : ",\n    ")
-                try node.write(to: &stream)
+                try stream.literal(position == 0 ? "\n    " : ",\n    ")
+                try node.write(to: &stream, taskFields: &taskFields)
             }
-            try stream.raw("\n  ]\n}\n")
+            try stream.literal("\n  ]\n}\n")
         } catch {
             stream.abandon()
             throw error
@@ -286,84 +287,100 @@ extension RunReport {
 }
 
 extension RunReport.Node {
+    /// The fields a node takes from its task, encoded once for a run of nodes of the same task (the nodes of
+    /// a forEach task are neighbours in plan order) rather than escaped again for each node.
+    struct TaskFields {
+        private var task = ""
+        private var type = ""
+        private var queue = ""
+        private var continueOnError = false
+        private var bytes: [UInt8] = []
+
+        mutating func encoded(for node: RunReport.Node) -> [UInt8] {
+            if bytes.isEmpty || node.task != task || node.type != type || node.queue != queue
+                || node.continueOnError != continueOnError
+            {
+                (task, type, queue, continueOnError) = (node.task, node.type, node.queue, node.continueOnError)
+                bytes =
+                    Array(",\"task\":".utf8) + JSONStream.quoted(task) + Array(",\"type\":".utf8)
+                    + JSONStream.quoted(type) + Array(",\"queue\":".utf8) + JSONStream.quoted(queue)
+                    + Array(",\"continueOnError\":\(continueOnError)".utf8)
+            }
+            return bytes
+        }
+    }
+
     /// Writes the node as one JSON object; ``RunReport/Node``'s `Decodable` conformance reads it back
     /// (`RunReportTests` checks that every property makes the round trip).
-    func write(to stream: inout JSONStream) throws {
-        try stream.raw("{\"id\":")
+    func write(to stream: inout JSONStream, taskFields: inout TaskFields) throws {
+        try stream.literal("{\"id\":")
         try stream.value(id)
-        try stream.raw(",\"task\":")
-        try stream.value(task)
-        try stream.raw(",\"type\":")
-        try stream.value(type)
-        try stream.raw(",\"queue\":")
-        try stream.value(queue)
-        try stream.raw(",\"status\":")
+        try stream.bytes(taskFields.encoded(for: self))
+        try stream.literal(",\"status\":")
         try stream.value(status.rawValue)
-        try stream.raw(",\"attempts\":")
+        try stream.literal(",\"attempts\":")
         try stream.value(attempts)
         if let code {
-            try stream.raw(",\"code\":")
+            try stream.literal(",\"code\":")
             try stream.value(code)
         }
         if let cause {
-            try stream.raw(",\"cause\":")
+            try stream.literal(",\"cause\":")
             try stream.value(cause)
         }
         if let location {
-            try stream.raw(",\"location\":")
+            try stream.literal(",\"location\":")
             try stream.value(location)
         }
         if let warnings {
-            try stream.raw(",\"warnings\":[")
+            try stream.literal(",\"warnings\":[")
             for (position, warning) in warnings.enumerated() {
-                if position > 0 { try stream.raw(",") }
+                if position > 0 { try stream.literal(",") }
                 try stream.value(warning)
             }
-            try stream.raw("]")
+            try stream.literal("]")
         }
-        try stream.raw(",\"continueOnError\":")
-        try stream.value(continueOnError)
         if let key {
-            try stream.raw(",\"key\":")
+            try stream.literal(",\"key\":")
             try stream.value(key)
         }
         if let missingInputs {
-            try stream.raw(",\"missingInputs\":[")
+            try stream.literal(",\"missingInputs\":[")
             for (position, id) in missingInputs.enumerated() {
-                if position > 0 { try stream.raw(",") }
+                if position > 0 { try stream.literal(",") }
                 try stream.value(id)
             }
-            try stream.raw("]")
+            try stream.literal("]")
         }
-        try stream.raw(",\"spans\":[")
+        try stream.literal(",\"spans\":[")
         for (position, span) in spans.enumerated() {
-            try stream.raw(position == 0 ? "{\"start\":" : ",{\"start\":")
+            try stream.literal(position == 0 ? "{\"start\":" : ",{\"start\":")
             try stream.value(seconds: span.start)
-            try stream.raw(",\"end\":")
+            try stream.literal(",\"end\":")
             try stream.value(seconds: span.end)
-            try stream.raw(",\"lane\":")
+            try stream.literal(",\"lane\":")
             try stream.value(span.lane)
-            try stream.raw(",\"attempt\":")
+            try stream.literal(",\"attempt\":")
             try stream.value(span.attempt)
-            try stream.raw("}")
+            try stream.literal("}")
         }
-        try stream.raw("],\"dependencies\":[")
+        try stream.literal("],\"dependencies\":[")
         for (position, dependency) in dependencies.enumerated() {
-            if position > 0 { try stream.raw(",") }
+            if position > 0 { try stream.literal(",") }
             try stream.value(dependency)
         }
-        try stream.raw("]")
+        try stream.literal("]")
         if let artifact {
-            try stream.raw(",\"artifact\":{\"path\":")
+            try stream.literal(",\"artifact\":{\"path\":")
             try stream.value(artifact.path)
             if let preview = artifact.preview {
-                try stream.raw(",\"preview\":\"")
+                try stream.literal(",\"preview\":\"")
                 try stream.raw(preview.base64EncodedString())
-                try stream.raw("\"")
+                try stream.literal("\"")
             }
-            try stream.raw("}")
+            try stream.literal("}")
         }
-        try stream.raw("}")
+        try stream.literal("}")
     }
 }
 
