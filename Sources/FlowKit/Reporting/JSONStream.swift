@@ -166,10 +166,10 @@ package struct JSONStream: ~Copyable {
     }
 
     private mutating func append(_ bytes: UnsafeRawBufferPointer) throws {
-        guard let start = bytes.baseAddress, !bytes.isEmpty else { return }
+        guard !bytes.isEmpty else { return }
         if buffered + bytes.count > Self.capacity { try flush() }
         guard bytes.count <= Self.capacity else { return try writeAll(bytes) }
-        (buffer.baseAddress! + buffered).copyMemory(from: start, byteCount: bytes.count)
+        UnsafeMutableRawBufferPointer(rebasing: buffer[buffered...]).copyMemory(from: bytes)
         buffered += bytes.count
     }
 
@@ -181,7 +181,7 @@ package struct JSONStream: ~Copyable {
     private func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
         var written = 0
         while written < bytes.count {
-            let count = Foundation.write(descriptor, bytes.baseAddress! + written, bytes.count - written)
+            let count = Foundation.write(descriptor, bytes.baseAddress?.advanced(by: written), bytes.count - written)
             if count < 0 {
                 if errno == EINTR { continue }
                 throw Self.posixError(path: destinationPath)
