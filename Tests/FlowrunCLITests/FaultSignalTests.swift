@@ -165,10 +165,12 @@ extension FaultHeavyTests {
             try scratch.write("items.txt", (0..<3_000).map { "item\($0)" }.joined(separator: "\n") + "\n")
             let fifo = scratch.path("stdout.fifo")
             try #require(mkfifo(fifo, 0o600) == 0)
-            // Opened read-write, the FIFO never blocks the open and nobody drains it: the summary blocks.
+            // Opened read-write, the FIFO never blocks the open and nobody drains it: the summary blocks. The
+            // verbose log goes to /dev/null: on a pipe, a slow reader could block flowrun writing it during the
+            // run, and the Ctrl-C below, meant for the summary, would interrupt the run.
             let child = try Child.flowrunInShell(
                 prefix: "", ["many.yaml", "--verbose", "--report", "run.json"],
-                in: scratch.url, redirect: "1<>stdout.fifo")
+                in: scratch.url, redirect: "1<>stdout.fifo 2>/dev/null")
             #expect(await Self.waitBlockedWriting(child.pid), "flowrun never blocked writing its summary")
             child.signal(SIGINT)
             try await Task.sleep(for: .milliseconds(50))
@@ -186,7 +188,7 @@ extension FaultHeavyTests {
             let result = try #require(await child.wait(timeout: .seconds(5)))
             let killed = result.terminatedBySignal
             #expect(!killed, "flowrun was killed by the late Ctrl-C (signal \(result.status))")
-            #expect(result.status == 0, "\(result.stderr.suffix(300))")
+            #expect(result.status == 0)
             #expect(drained > 64 * 1024)
             let report = try ReportView(scratch.path("run.json"))
             #expect(report.nodes.count == 3_000)
