@@ -1,40 +1,29 @@
 import Foundation
+import Subprocess
 import Synchronization
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
-#elseif canImport(Darwin)
-    import Darwin
 #endif
 
-/// One run of a `command` node's program: spawns it with `Foundation.Process`, pumps its pipes on their own
-/// threads, stops it on cancellation, and reports one ``FlowOperation/Outcome`` once the program has been
-/// reaped and its output read.
+/// One run of a `command` node's program on swift-subprocess: spawns it in a process group of its own, feeds
+/// its standard input, collects its output within the limit and the tail of its standard error, stops it when
+/// cancelled, and reports one ``FlowOperation/Outcome`` once it has been reaped.
 ///
-/// Process groups: corelibs spawns every child with `POSIX_SPAWN_SETPGROUP`, so the child leads its own
-/// group and signals go to `-pid`, reaching whatever it started too (a `sh -c` pipeline), not just the child.
-/// Reaping: corelibs' process manager thread `waitpid`s every child, so a child that exits never lingers as
-/// a zombie; this class only has to make sure the child does exit when the node is cancelled.
+/// Subprocess spawns with close-on-exec pipes and a clean signal mask and dispositions, so concurrent runs do
+/// not hold each other's pipes and every program can hear SIGTERM. Stopping is ours rather than Subprocess's
+/// teardown: a program that ignores SIGTERM is killed at once instead of after the grace period, and flowrun's
+/// second Ctrl-C kills every group still running (``killAll()``).
 final class CommandRun: Sendable {
-    /// How long to keep reading after the program exited, for pipes a grandchild still holds open.
-    static let drainGrace: Duration = .milliseconds(500)
+    /// How much of standard error to keep, for the failure message.
+    static let stderrTailBytes = 8 * 1024
 
-    /// Serializes pipe creation and spawning across all runs in the process.
-    ///
-    /// Why: corelibs closes inherited descriptors in the child from a list computed before `posix_spawn`, and
-    /// `Pipe()` makes descriptors without close-on-exec. Two runs spawning at once could each leak their pipes
-    /// (and corelibs' own exit-notification socket) into the other's child, which would then hold them open:
-    /// no end of file on output, and the exit seen only when the other child exits (observed as a 2 s stall).
-    /// Under this lock, a run's descriptors are created close-on-exec and spawned before any other run
-    /// computes its list. A spawn takes a few milliseconds.
-    private static let spawnLock = Mutex(())
-
-    /// The programs running now (each leads its process group), for ``killAll()``. A pid is added while the
-    /// program is unreaped and removed when it is, both under the run's state lock, so a number the kernel
-    /// could reuse is never in the set.
-    private static let running = Mutex<Set<Int32>>([])
+    /// The programs running now (each leads its process group), for ``killAll()``. A pid is in the set only
+    /// while its program is unreaped, so a number the kernel could reuse is never signalled.
+    private static let running = Mutex<Set<pid_t>>([])
 
     /// Kills the process group of every program still running (see ``CommandTask/killRunningPrograms()``).
     static func killAll() {
@@ -42,19 +31,15 @@ final class CommandRun: Sendable {
     }
 
     private struct State: Sendable {
-        /// Held until the program exits, so the termination handler stays registered.
-        var process: Process?
-        var pid: Int32 = 0
-        var exit: (reason: Process.TerminationReason, status: Int32)?
+        var pid: pid_t?
+        var exited = false
         var cancelled = false
         var stopping = false
     }
 
-    /// The pipe pumps, made when the program is spawned.
-    private struct Streams: Sendable {
-        var stdout: PipeReader
-        var stderr: PipeReader
-        var stdin: PipeWriter?
+    /// Why reading stopped early.
+    private enum Stop: Error {
+        case overflowed
     }
 
     private let invocation: CommandInvocation
@@ -62,99 +47,58 @@ final class CommandRun: Sendable {
     private let maxOutputBytes: Int
     private let terminationGrace: Duration
     private let context: NodeContext
-    private let completion: @Sendable (FlowOperation.Outcome) -> Void
     private let state = Mutex(State())
-    private let streams = Mutex<Streams?>(nil)
-    /// Left by the two readers and the termination handler; the outcome is decided when all three are done.
-    private let pending = DispatchGroup()
 
-    /// Creates a run; `completion` is called exactly once, on any thread.
     init(
         invocation: CommandInvocation, stdin: Data?, maxOutputBytes: Int, terminationGrace: Duration,
-        context: NodeContext, completion: @escaping @Sendable (FlowOperation.Outcome) -> Void
+        context: NodeContext
     ) {
         self.invocation = invocation
         self.stdinBytes = stdin
         self.maxOutputBytes = maxOutputBytes
         self.terminationGrace = terminationGrace
         self.context = context
-        self.completion = completion
     }
 
-    /// Spawns the program and starts the pipe threads; a failure to spawn is reported through `completion`.
-    func start() {
-        pending.enter()  // left by the termination handler
-        let spawned = Self.spawnLock.withLock { _ in spawn() }
-        let process: Process
-        let streams: Streams
-        switch spawned {
-        case .success(let launched):
-            (process, streams) = launched
-        case .failure(let error):
-            pending.leave()
-            return completion(
-                .failure(
-                    context.failure(
-                        .process,
-                        "cannot run '\(invocation.programName)' (\(invocation.executable)): "
-                            + error.localizedDescription,
-                        cause: error)))
-        }
-        let pid = process.processIdentifier
-        let cancelledEarly = state.withLock { state -> Bool in
-            if state.exit == nil {
-                state.process = process
-                Self.running.withLock { _ = $0.insert(pid) }
+    /// Runs the program to its end (or until cancelled) and says how the node ended.
+    func run() async -> FlowOperation.Outcome {
+        if state.withLock({ $0.cancelled }) { return .cancelled }
+        var platform = PlatformOptions()
+        platform.processGroupID = 0  // its own group: signals reach what it starts too (a `sh -c` pipeline)
+        let configuration = Configuration(
+            executable: .path(FilePath(invocation.executable)),
+            arguments: Arguments(
+                executablePathOverride: invocation.argv.first, remainingValues: Array(invocation.argv.dropFirst())),
+            environment: .custom(
+                Dictionary(
+                    invocation.environment.compactMap { entry in
+                        Environment.Key(rawValue: entry.key).map { ($0, entry.value) }
+                    },
+                    uniquingKeysWith: { _, last in last })),
+            workingDirectory: FilePath(invocation.workingDirectory), platformOptions: platform)
+        do {
+            let result = try await Subprocess.run(
+                configuration, input: .inputWriter, output: .sequence, error: .sequence
+            ) { execution in
+                try await communicate(with: execution)
             }
-            state.pid = pid
-            return state.cancelled
-        }
-        self.streams.withLock { $0 = streams }
-        let label = "flowrun.command.\(context.nodeID)"
-        pending.enter()
-        streams.stdout.start(name: label + ".stdout") { [pending] in pending.leave() }
-        pending.enter()
-        streams.stderr.start(name: label + ".stderr") { [pending] in pending.leave() }
-        // The writer is not waited for: once the program has exited, its input no longer matters.
-        streams.stdin?.start(name: label + ".stdin") {}
-        pending.notify(queue: .global()) { [self] in
-            completion(outcome())
-        }
-        if cancelledEarly { stop() }
-    }
-
-    /// Makes the pipes and spawns the program; called under ``spawnLock``.
-    private func spawn() -> Result<(Process, Streams), any Error> {
-        let stdoutPipe = Pipe()
-        let stderrPipe = Pipe()
-        let stdinPipe = stdinBytes.map { _ in Pipe() }
-        for pipe in [stdoutPipe, stderrPipe] + (stdinPipe.map { [$0] } ?? []) {
-            // The child gets its ends through dup2, which clears the flag; no other child gets them at all.
-            _ = fcntl(pipe.fileHandleForReading.fileDescriptor, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(pipe.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: invocation.executable)
-        process.arguments = Array(invocation.argv.dropFirst())
-        process.environment = invocation.environment
-        process.currentDirectoryURL = URL(fileURLWithPath: invocation.workingDirectory, isDirectory: true)
-        process.standardOutput = stdoutPipe
-        process.standardError = stderrPipe
-        process.standardInput = stdinPipe ?? FileHandle.nullDevice
-        process.terminationHandler = { [self] process in
-            exited(reason: process.terminationReason, status: process.terminationStatus)
-        }
-        // See `CommandSignals`: spawned from this (Dispatch) thread, the program would inherit a blocked mask.
-        let launched: Result<Void, any Error> = CommandSignals.withCleanMask { Result { try process.run() } }
-        return launched.map {
-            // Past maxOutputBytes the program is stopped; the outcome then reports the overflow.
-            let stdout = PipeReader(stdoutPipe.fileHandleForReading, mode: .collect(limit: maxOutputBytes)) {
-                [weak self] in self?.stop()
-            }
-            let stderr = PipeReader(stderrPipe.fileHandleForReading, mode: .tail(bytes: 8 * 1024))
-            var writer: PipeWriter?
-            if let stdinPipe, let stdinBytes { writer = PipeWriter(stdinPipe.fileHandleForWriting, bytes: stdinBytes) }
-            return (process, Streams(stdout: stdout, stderr: stderr, stdin: writer))
+            ended()
+            return outcome(result.terminationStatus, output: result.closureResult)
+        } catch Stop.overflowed {
+            ended()
+            return .failure(
+                context.failure(
+                    .tooLarge,
+                    "'\(invocation.programName)' wrote more than maxOutputBytes (\(maxOutputBytes) bytes) to standard output; it was stopped"
+                ))
+        } catch {
+            ended()
+            if state.withLock({ $0.cancelled }) { return .cancelled }
+            return .failure(
+                context.failure(
+                    .process,
+                    "cannot run '\(invocation.programName)' (\(invocation.executable)): \(Self.describe(error))",
+                    cause: error))
         }
     }
 
@@ -164,88 +108,118 @@ final class CommandRun: Sendable {
         stop()
     }
 
+    // MARK: While it runs
+
+    /// What the program wrote: its standard output and the tail of its standard error.
+    private struct Output: Sendable {
+        var stdout = Data()
+        var stderrTail = Data()
+    }
+
+    private func communicate(
+        with execution: Execution<CustomWriteInput, SequenceOutput, SequenceOutput>
+    ) async throws -> Output {
+        let pid = execution.processIdentifier.value
+        let cancelledEarly = state.withLock { state -> Bool in
+            state.pid = pid
+            Self.running.withLock { _ = $0.insert(pid) }
+            return state.cancelled
+        }
+        if cancelledEarly { stop() }
+        let feed = stdinBytes
+        return try await withThrowingTaskGroup(of: Output?.self) { group in
+            group.addTask {
+                // A program that exits without reading all its input is not an error of ours: ignore EPIPE.
+                if let feed { _ = try? await execution.standardInputWriter.write(Array(feed)) }
+                try? await execution.standardInputWriter.finish()
+                return nil
+            }
+            group.addTask { [self] in
+                var collected = Data()
+                for try await chunk in execution.standardOutput {
+                    chunk.withUnsafeBytes { collected.append(contentsOf: $0) }
+                    if collected.count > maxOutputBytes {
+                        stop()
+                        throw Stop.overflowed
+                    }
+                }
+                return Output(stdout: collected)
+            }
+            group.addTask {
+                var tail = Data()
+                for try await chunk in execution.standardError {
+                    chunk.withUnsafeBytes { tail.append(contentsOf: $0) }
+                    if tail.count > 2 * Self.stderrTailBytes { tail = tail.suffix(Self.stderrTailBytes) }
+                }
+                return Output(stderrTail: tail.suffix(Self.stderrTailBytes))
+            }
+            // Subprocess ends the reads once the program has exited, even if a grandchild keeps the pipes open.
+            var output = Output()
+            while let next = try await group.next() {
+                guard let next else { continue }
+                if !next.stdout.isEmpty { output.stdout = next.stdout }
+                if !next.stderrTail.isEmpty { output.stderrTail = next.stderrTail }
+            }
+            return output
+        }
+    }
+
     /// Sends SIGTERM to the program's process group, then SIGKILL if it has not exited after the grace period;
-    /// SIGKILL at once when the program ignores SIGTERM (as it does when it inherited flowrun's SIG_IGN).
-    /// Does nothing before the program started (``start()`` calls it again) or once it has exited.
+    /// SIGKILL at once when the program ignores SIGTERM. Does nothing before the program started (``run()``
+    /// calls it once it has) or once it has been reaped.
     private func stop() {
-        let pid = state.withLock { state -> Int32? in
-            guard state.pid > 0, state.exit == nil, !state.stopping else { return nil }
+        let pid = state.withLock { state -> pid_t? in
+            guard let pid = state.pid, !state.exited, !state.stopping else { return nil }
             state.stopping = true
-            return state.pid
+            return pid
         }
         guard let pid else { return }
         guard !CommandSignals.ignores(SIGTERM, pid: pid) else { return Self.signalGroup(pid, SIGKILL) }
         Self.signalGroup(pid, SIGTERM)
         let grace = terminationGrace
-        DispatchQueue.global().asyncAfter(deadline: .now() + grace.timeInterval) { [self] in
-            // Only while the child is unreaped: after `waitpid` the number could in principle be reused.
-            if state.withLock({ $0.exit == nil }) { Self.signalGroup(pid, SIGKILL) }
+        Task { [self] in
+            try? await Task.sleep(for: grace)
+            // Only while the program is unreaped: after that its number could be reused.
+            if state.withLock({ !$0.exited }) { Self.signalGroup(pid, SIGKILL) }
         }
     }
 
-    private func exited(reason: Process.TerminationReason, status: Int32) {
+    /// The program has been reaped.
+    private func ended() {
         state.withLock { state in
-            state.exit = (reason, status)
-            state.process = nil
-            Self.running.withLock { _ = $0.remove(state.pid) }
+            state.exited = true
+            if let pid = state.pid { Self.running.withLock { _ = $0.remove(pid) } }
         }
-        // Output written just before exit is still in the pipes; read it, but do not wait for ever on pipes
-        // that a grandchild inherited.
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.drainGrace.timeInterval) { [self] in
-            guard let streams = streams.withLock({ $0 }) else { return }
-            streams.stdout.abandon()
-            streams.stderr.abandon()
-            streams.stdin?.abandon()
-        }
-        pending.leave()
     }
 
-    private static func signalGroup(_ pid: Int32, _ signal: Int32) {
+    private static func signalGroup(_ pid: pid_t, _ signal: Int32) {
         if kill(-pid, signal) != 0 { kill(pid, signal) }
     }
 
     // MARK: Outcome
 
-    private func outcome() -> FlowOperation.Outcome {
-        let (cancelled, exit) = state.withLock { ($0.cancelled, $0.exit) }
-        if cancelled { return .cancelled }
-        guard let streams = streams.withLock({ $0 }) else {
-            return .failure(context.failure(.internalError, "'\(invocation.programName)' ended before it started"))
-        }
-        let (stdout, stderr) = (streams.stdout, streams.stderr)
+    private func outcome(_ status: TerminationStatus, output: Output) -> FlowOperation.Outcome {
+        if state.withLock({ $0.cancelled }) { return .cancelled }
         let program = "'\(invocation.programName)'"
-        if stdout.overflowed {
-            let limit = maxOutputBytes
-            return .failure(
-                context.failure(
-                    .tooLarge,
-                    "\(program) wrote more than maxOutputBytes (\(limit) bytes) to standard output; it was stopped"))
-        }
-        guard let exit else {
-            return .failure(context.failure(.internalError, "\(program) ended without an exit status"))
-        }
-        let detail = CommandStderrTail.render(stderr.bytes)
-        switch exit.reason {
-        case .exit where exit.status == 0:
-            return .success(DataPayload(stdout.bytes, source: invocation.displayName))
-        case .exit:
-            return .failure(context.failure(.process, "\(program) exited with status \(exit.status)\(detail)"))
-        case .uncaughtSignal:
+        let detail = CommandStderrTail.render(output.stderrTail)
+        switch status {
+        case .exited(0):
+            return .success(DataPayload(output.stdout, source: invocation.displayName))
+        case .exited(let code):
+            return .failure(context.failure(.process, "\(program) exited with status \(code)\(detail)"))
+        case .signaled(let signal):
             return .failure(
                 context.failure(
                     .process,
-                    "\(program) was killed by signal \(exit.status) (\(CommandStderrTail.signalName(exit.status)))"
-                        + detail
-                ))
-        @unknown default:
-            return .failure(context.failure(.process, "\(program) ended abnormally (status \(exit.status))\(detail)"))
+                    "\(program) was killed by signal \(signal) (\(CommandStderrTail.signalName(signal)))\(detail)"))
         }
     }
-}
 
-extension Duration {
-    /// The duration in seconds, for Dispatch deadlines.
-    fileprivate var timeInterval: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    /// What the OS said about a failed spawn, in its own words.
+    private static func describe(_ error: any Error) -> String {
+        if let error = error as? SubprocessError, let code = error.underlyingError?.rawValue {
+            return String(cString: strerror(code))
+        }
+        return "\(error)"
     }
 }

@@ -102,15 +102,15 @@ public final class CommandOperation: FlowOperation, DataProvider, @unchecked Sen
         let maxOutput = context.parameters.int("maxOutputBytes") ?? CommandTask.defaultMaxOutputBytes
         let newRun = CommandRun(
             invocation: invocation, stdin: stdinBytes, maxOutputBytes: maxOutput, terminationGrace: terminationGrace,
-            context: context
-        ) { [self] outcome in
+            context: context)
+        run.withLock { $0 = newRun }
+        // `didCancel()` may have run before the run was stored; the run checks before it spawns.
+        if isCancelled { newRun.cancel() }
+        Task { [self] in
+            let outcome = await newRun.run()
             run.withLock { $0 = nil }
             finish(outcome)
         }
-        run.withLock { $0 = newRun }
-        newRun.start()
-        // `didCancel()` may have run before the run was stored; a second cancel does nothing.
-        if isCancelled { newRun.cancel() }
     }
 
     public override func didCancel() {
