@@ -177,7 +177,7 @@ final class CommandRun: Sendable {
         guard !CommandSignals.ignores(SIGTERM, pid: pid) else { return Self.signalGroup(pid, SIGKILL) }
         Self.signalGroup(pid, SIGTERM)
         let grace = terminationGrace
-        Task { [self] in
+        Task(executorPreference: CommandExecutor(label: "flowrun.command.stop")) { [self] in
             try? await Task.sleep(for: grace)
             // Only while the program is unreaped: after that its number could be reused.
             if state.withLock({ !$0.exited }) { Self.signalGroup(pid, SIGKILL) }

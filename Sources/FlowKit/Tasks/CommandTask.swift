@@ -106,7 +106,7 @@ public final class CommandOperation: FlowOperation, DataProvider, @unchecked Sen
         run.withLock { $0 = newRun }
         // `didCancel()` may have run before the run was stored; the run checks before it spawns.
         if isCancelled { newRun.cancel() }
-        Task { [self] in
+        Task(executorPreference: CommandExecutor(label: "flowrun.command.\(context.nodeID)")) { [self] in
             let outcome = await newRun.run()
             run.withLock { $0 = nil }
             finish(outcome)
