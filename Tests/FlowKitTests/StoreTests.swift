@@ -177,13 +177,14 @@ import Testing
         #expect(forced.causes.allSatisfy { $0 == .forced })
     }
 
-    @Test func cachedNodesEndCachedAndTheirDependentsRun() throws {
+    @Test func cachedNodesEndCachedAndTheirDependentsRun() async throws {
         let plan = try TestWorkflow.plan(Self.yaml, registry: .builtIn)
         var options = RunOptions()
         options.cachedNodes = [0, 1]
         let recorded = LockedBox<[Int]>([])
         options.nodeSucceeded = { index, _ in recorded.withLock { $0.append(index) } }
-        let report = Runner(plan: plan, options: options).run()
+        // Awaited: the blocking `run()` would hold a thread of the cooperative pool while `c` runs its program.
+        let report = await Runner(plan: plan, options: options).run()
         #expect(report.nodes.map(\.status) == [.cached, .cached, .succeeded, .succeeded])
         #expect(report.exitCode == 0)
         #expect(recorded.withLock { $0.sorted() } == [2, 3])

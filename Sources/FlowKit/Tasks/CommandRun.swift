@@ -14,15 +14,17 @@ import SystemPackage
 /// cancelled, and reports one ``FlowOperation/Outcome`` once it has been reaped.
 ///
 /// Subprocess spawns with close-on-exec pipes and a clean signal mask and dispositions, so concurrent runs do
-/// not hold each other's pipes and every program can hear SIGTERM. Stopping is ours rather than Subprocess's
-/// teardown: a program that ignores SIGTERM is killed at once instead of after the grace period, and flowrun's
-/// second Ctrl-C kills every group still running (``killAll()``).
+/// not hold each other's pipes and every program can hear SIGTERM. Subprocess's teardown sequence stops the
+/// group when reading fails or overflows; cancelling is ours, because a program that ignores SIGTERM is killed
+/// at once instead of after the grace period, and flowrun's second Ctrl-C kills every group still running
+/// (``killAll()``).
 final class CommandRun: Sendable {
     /// How much of standard error to keep, for the failure message.
     static let stderrTailBytes = 8 * 1024
 
-    /// The programs running now (each leads its process group), for ``killAll()``. A pid is in the set only
-    /// while its program is unreaped, so a number the kernel could reuse is never signalled.
+    /// The programs running now (each leads its process group), for ``killAll()``. A pid leaves the set as soon
+    /// as Subprocess has reaped its program; Linux hands out pids in sequence, so the number is not reused in
+    /// that instant.
     private static let running = Mutex<Set<pid_t>>([])
 
     /// Kills the process group of every program still running (see ``CommandTask/killRunningPrograms()``).
@@ -65,6 +67,11 @@ final class CommandRun: Sendable {
         if state.withLock({ $0.cancelled }) { return .cancelled }
         var platform = PlatformOptions()
         platform.processGroupID = 0  // its own group: signals reach what it starts too (a `sh -c` pipeline)
+        // When the reading fails or overflows, Subprocess stops the group itself: SIGTERM, then SIGKILL after the
+        // grace period. Cancellation goes through ``stop()``, which also knows when SIGTERM would be ignored.
+        platform.teardownSequence = [
+            .send(signal: .terminate, toProcessGroup: true, allowedDurationToNextStep: terminationGrace)
+        ]
         let configuration = Configuration(
             executable: .path(FilePath(invocation.executable)),
             arguments: Arguments(
@@ -176,9 +183,8 @@ final class CommandRun: Sendable {
         guard let pid else { return }
         guard !CommandSignals.ignores(SIGTERM, pid: pid) else { return Self.signalGroup(pid, SIGKILL) }
         Self.signalGroup(pid, SIGTERM)
-        let grace = terminationGrace
-        Task(executorPreference: CommandExecutor(label: "flowrun.command.stop")) { [self] in
-            try? await Task.sleep(for: grace)
+        // A Dispatch timer rather than a sleeping task: it needs no thread of the cooperative pool.
+        DispatchQueue.global().asyncAfter(deadline: .now() + terminationGrace.seconds) { [self] in
             // Only while the program is unreaped: after that its number could be reused.
             if state.withLock({ !$0.exited }) { Self.signalGroup(pid, SIGKILL) }
         }

@@ -106,7 +106,8 @@ public final class CommandOperation: FlowOperation, DataProvider, @unchecked Sen
         run.withLock { $0 = newRun }
         // `didCancel()` may have run before the run was stored; the run checks before it spawns.
         if isCancelled { newRun.cancel() }
-        Task(executorPreference: CommandExecutor(label: "flowrun.command.\(context.nodeID)")) { [self] in
+        let executor = CommandExecutor(label: "flowrun.command.\(context.nodeID)")
+        Task(executorPreference: executor, priority: CommandExecutor.priority) { [self] in
             let outcome = await newRun.run()
             run.withLock { $0 = nil }
             finish(outcome)
