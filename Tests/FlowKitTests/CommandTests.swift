@@ -167,9 +167,9 @@ import Testing
 
     @Test func timeoutKillsTheChild() async throws {
         let directory = try TemporaryDirectory()
-        // `exec`: the child becomes `sleep 30` once it has signalled that it runs. It runs under a name of its
+        // `exec`: the child becomes `sleep 300` once it has signalled that it runs. It runs under a name of its
         // own (a link to `sleep`) so that the zombie check below cannot see another test's `sleep`.
-        let script = "ln -s \"$(command -v sleep)\" \(Self.probeName); echo ready > ready; exec ./\(Self.probeName) 30"
+        let script = "ln -s \"$(command -v sleep)\" \(Self.probeName); echo ready > ready; exec ./\(Self.probeName) 300"
         let op = command(["sh", "-c", script], directory: directory.path)
         let queue = OperationQueue()
         let finished = finishTime(of: op)
@@ -209,11 +209,11 @@ import Testing
 
     @Test func directChildIsStoppedBySIGTERM() async throws {
         // No shell in between: the program itself must be able to hear SIGTERM, whatever thread spawned it.
-        let op = command(["sleep", "30.125"], grace: .seconds(30))
+        let op = command(["sleep", "300.125"], grace: .seconds(30))
         let queue = OperationQueue()
         let finished = finishTime(of: op)
         queue.addOperation(op)
-        #expect(await waitUntil(.seconds(20)) { !childProcesses(withArgument: "30.125").isEmpty })
+        #expect(await waitUntil(.seconds(20)) { !childProcesses(withArgument: "300.125").isEmpty })
         let cancelled = ContinuousClock.now
         op.cancel(reason: .timedOut(.milliseconds(100)))
         #expect(await waitUntil(.seconds(40)) { finished.withLock { $0 } != nil })
@@ -246,7 +246,7 @@ import Testing
         let directory = try TemporaryDirectory()
         // `trap ''` makes SIGTERM ignored, which `exec` keeps: asking it to stop is pointless, so no grace period.
         let op = command(
-            ["sh", "-c", "trap '' TERM; echo ready > ready; exec sleep 30"], directory: directory.path,
+            ["sh", "-c", "trap '' TERM; echo ready > ready; exec sleep 300"], directory: directory.path,
             grace: .seconds(30))
         let queue = OperationQueue()
         let finished = finishTime(of: op)
@@ -306,16 +306,18 @@ import Testing
         // would if the long child had inherited the short one's pipes or exit-notification socket.
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 16
-        let long = (0..<6).map { _ in command(["sleep", "30"], grace: .milliseconds(100)) }
+        let long = (0..<6).map { _ in command(["sleep", "300"], grace: .milliseconds(100)) }
         let short = (0..<10).map { index in command(["/bin/echo", "short \(index)"]) }
+        let finished = short.map(finishTime(of:))
         let started = ContinuousClock.now
         for (index, op) in short.enumerated() {
             if index < long.count { queue.addOperation(long[index]) }
             queue.addOperation(op)
         }
-        #expect(await waitUntil(.seconds(40)) { short.allSatisfy(\.isFinished) })
-        // The long ones run 30 s; under a fully loaded parallel test run, spawning alone can take seconds.
-        #expect(ContinuousClock.now - started < .seconds(25))
+        #expect(await waitUntil(.seconds(40)) { finished.allSatisfy { $0.withLock { $0 } != nil } })
+        // The long ones run 300 s; under a fully loaded parallel test run, spawning alone can take seconds.
+        let last = try #require(finished.compactMap { $0.withLock { $0 } }.max())
+        #expect(last - started < .seconds(25))
         for (index, op) in short.enumerated() { #expect(text(op) == "short \(index)\n") }
         for op in long { op.cancel() }
         #expect(await waitUntil(.seconds(40)) { long.allSatisfy(\.isFinished) })
