@@ -137,7 +137,7 @@ final class CommandRun: Sendable {
         return try await withThrowingTaskGroup(of: Output?.self) { group in
             group.addTask {
                 // A program that exits without reading all its input is not an error of ours: ignore EPIPE.
-                if let feed { _ = try? await execution.standardInputWriter.write(Array(feed)) }
+                if let feed { _ = try? await execution.standardInputWriter.write(feed) }
                 try? await execution.standardInputWriter.finish()
                 return nil
             }
