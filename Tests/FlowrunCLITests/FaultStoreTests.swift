@@ -138,7 +138,7 @@ import Testing
             """
             version: 1
             tasks:
-              wait: { type: sleep, duration: 30s }
+              wait: { type: sleep, duration: 300s }
             """)
         let first = try Child.flowrun(["slow.yaml", "--no-progress", "--verbose"], in: scratch.url)
         #expect(await first.waitForStderr(containing: "wait running"), "the first run did not start")

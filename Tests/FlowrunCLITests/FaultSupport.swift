@@ -189,14 +189,15 @@ final class Child: @unchecked Sendable {
     }
 
     /// Waits until stderr contains `text`, up to `timeout`.
-    func waitForStderr(containing text: String, timeout: Duration = .seconds(20)) async -> Bool {
+    func waitForStderr(containing text: String, timeout: Duration = .seconds(60)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if stderrSoFar.contains(text) { return true }
             if !isRunning { return stderrSoFar.contains(text) }
             try? await Task.sleep(for: .milliseconds(10))
         }
-        return false
+        // Looked at once more: on a loaded machine the sleep above can outlast the deadline.
+        return stderrSoFar.contains(text)
     }
 
     /// Waits for the exit, up to `timeout`; kills the process (SIGKILL) and answers `nil` if it does not come.
