@@ -77,7 +77,12 @@ struct RunCommand: ParsableCommand {
         if let (store, decisions) = session {
             let run = Date().formatted(.iso8601)
             options.cachedNodes = decisions.cachedNodes
-            options.nodeSucceeded = { index, _ in store.journal(index, of: plan, decisions: decisions, run: run) }
+            options.restoredNodes = decisions.restoredNodes
+            options.restore = { index in store.restore(index, of: plan, decisions: decisions) }
+            options.nodeSucceeded = { index, operation in
+                store.journal(
+                    index, of: plan, decisions: decisions, run: run, output: operation.output(as: (any Sendable).self))
+            }
         }
         let runner = Runner(plan: plan, options: options)
         let signals = SignalHandler.install { runner.cancel() }

@@ -49,7 +49,9 @@ struct StoreOptions: ParsableArguments {
             directory: RunStore.directory(for: plan.workflow, stateDirectory: stateDir),
             name: journalName(plan, part: part))
         warnAboutDamage(store, terminal: terminal)
-        return (store, UpToDate(plan: plan, records: store.latest, settings: settings(optimize: optimize)))
+        let decisions = UpToDate(plan: plan, records: store.latest, settings: settings(optimize: optimize, store))
+        warnAboutBlobs(decisions, terminal: terminal)
+        return (store, decisions)
     }
 
     /// What a dry run prints about the store: per task, what will run and why. With nothing recorded, one line,
@@ -62,13 +64,16 @@ struct StoreOptions: ParsableArguments {
             name: journalName(plan, part: part))
         warnAboutDamage(store, terminal: terminal)
         if store.latest.isEmpty { return UpToDatePrinter.nothingRecorded(store) }
-        let decisions = UpToDate(plan: plan, records: store.latest, settings: settings(optimize: optimize))
+        let decisions = UpToDate(plan: plan, records: store.latest, settings: settings(optimize: optimize, store))
+        warnAboutBlobs(decisions, terminal: terminal)
         return UpToDatePrinter(plan: plan, store: store, decisions: decisions).render()
     }
 
     /// Opens the store for a run and decides. A store that cannot be used is a warning and a run without it;
     /// one held by another flowrun is an error (exit 2, nothing run).
-    func open(_ plan: Plan, optimize: Bool, terminal: Terminal, part: String? = nil) throws -> (RunStore, UpToDate)? {
+    func open(
+        _ plan: Plan, optimize: Bool, terminal: Terminal, part: String? = nil, keepValues: Set<Int> = []
+    ) throws -> (RunStore, UpToDate)? {
         guard !noCache else { return nil }
         try checkRerun(plan, terminal: terminal)
         let directory = RunStore.directory(for: plan.workflow, stateDirectory: stateDir)
@@ -86,7 +91,10 @@ struct StoreOptions: ParsableArguments {
             return nil
         }
         warnAboutDamage(store, terminal: terminal)
-        return (store, UpToDate(plan: plan, records: store.latest, settings: settings(optimize: optimize)))
+        let decisions = UpToDate(
+            plan: plan, records: store.latest, settings: settings(optimize: optimize, store, keepValues: keepValues))
+        warnAboutBlobs(decisions, terminal: terminal)
+        return (store, decisions)
     }
 
     /// The journal's name: one per workflow file, and one per part of a split run (`NAME.yaml.shard-2-of-4`,
@@ -96,8 +104,20 @@ struct StoreOptions: ParsableArguments {
         RunStore.name(ofWorkflowAt: plan.workflow.path) + (part.map { ".\($0)" } ?? "")
     }
 
-    private func settings(optimize: Bool) -> UpToDate.Settings {
-        UpToDate.Settings(force: force, rerun: rerunTasks, optimize: optimize)
+    private func settings(optimize: Bool, _ store: RunStore, keepValues: Set<Int> = []) -> UpToDate.Settings {
+        UpToDate.Settings(
+            force: force, rerun: rerunTasks, optimize: optimize, blobs: store.blobs, keepValues: keepValues)
+    }
+
+    /// One warning for the stored outputs that cannot be used (their nodes run), naming the first few.
+    private func warnAboutBlobs(_ decisions: UpToDate, terminal: Terminal) {
+        let unusable = decisions.unusableBlobs
+        guard !unusable.isEmpty else { return }
+        let shown = unusable.prefix(3).joined(separator: "; ")
+        let more = unusable.count > 3 ? "; and \(unusable.count - 3) more" : ""
+        terminal.error(
+            "warning: \(unusable.count) stored output\(unusable.count == 1 ? "" : "s") cannot be used, so "
+                + "\(unusable.count == 1 ? "its node runs" : "their nodes run") again: \(shown)\(more)\n")
     }
 
     private func warnAboutDamage(_ store: RunStore, terminal: Terminal) {

@@ -11,7 +11,9 @@ import OrderedCollections
 ///   the store recorded a result with its key;
 /// - a node whose output is read is up to date when none of its readers runs — its key is then guaranteed by
 ///   theirs, whether or not its own record survived (a record batch lost to `kill -9` costs nothing);
-/// - `--force`, `--rerun TASK` (and everything downstream) and tasks that are never cached always run.
+/// - `--force`, `--rerun TASK` (and everything downstream) and tasks that are never cached always run;
+/// - a node whose reader runs is restored instead of run when the store kept its output as a blob (`cache: true`)
+///   and that blob is intact and was made for the same consumers (see ``restoredNodes``).
 public struct UpToDate: Sendable {
     /// What a run asks of the store.
     public struct Settings: Sendable {
@@ -21,12 +23,22 @@ public struct UpToDate: Sendable {
         public var rerun: Set<String>
         /// Whether operations may take equivalent-output shortcuts (part of every key).
         public var optimize: Bool
+        /// Where stored outputs are kept; `nil` neither stores nor restores any.
+        public var blobs: BlobStore?
+        /// Nodes whose outputs are stored whether or not they say `cache: true`, by index in ``Plan/nodes``: in a
+        /// shard, those a gather task reads.
+        public var keepValues: Set<Int>
 
         /// Creates settings.
-        public init(force: Bool = false, rerun: Set<String> = [], optimize: Bool = true) {
+        public init(
+            force: Bool = false, rerun: Set<String> = [], optimize: Bool = true, blobs: BlobStore? = nil,
+            keepValues: Set<Int> = []
+        ) {
             self.force = force
             self.rerun = rerun
             self.optimize = optimize
+            self.blobs = blobs
+            self.keepValues = keepValues
         }
     }
 
@@ -40,9 +52,29 @@ public struct UpToDate: Sendable {
     public let outputPaths: [String?]
     /// The store's latest record of each node, where the decision used one.
     public let records: [JournalRecord?]
+    /// Whether each node that runs stores its output as a blob: it says `cache: true` (or is in
+    /// ``Settings/keepValues``) and its output is a value the store can keep.
+    public let storesValue: [Bool]
+    /// The up-to-date nodes whose stored output a node that runs reads, ascending: what
+    /// ``RunOptions/restoredNodes`` takes. Their blobs were found intact.
+    public let restoredNodes: [Int]
+    /// Whether the run allows equivalent-output shortcuts (``Settings/optimize``).
+    public let optimize: Bool
+    /// Stored outputs found unusable (missing, damaged, made for other consumers), one line each: their nodes run.
+    public let unusableBlobs: [String]
 
-    /// The up-to-date nodes, ascending: what ``RunOptions/cachedNodes`` takes.
-    public var cachedNodes: [Int] { causes.indices.filter { causes[$0] == nil } }
+    /// The up-to-date nodes that are not restored, ascending: what ``RunOptions/cachedNodes`` takes.
+    public var cachedNodes: [Int] {
+        var restored = restoredNodes[...]
+        return causes.indices.filter { index in
+            guard causes[index] == nil else { return false }
+            if restored.first == index {
+                restored.removeFirst()
+                return false
+            }
+            return true
+        }
+    }
 
     /// Decides for every node of a plan.
     /// - Parameters:
@@ -89,8 +121,14 @@ public struct UpToDate: Sendable {
             }
         }
 
+        let storesValue = plan.nodes.indices.map { index in
+            settings.blobs != nil
+                && tasks[plan.nodes[index].taskIndex].storesValue(keep: settings.keepValues.contains(index))
+        }
         var causes = [RunCause?](repeating: nil, count: count)
         var records = [JournalRecord?](repeating: nil, count: count)
+        var restored: [Int] = []
+        var unusable: [String] = []
         for index in plan.nodes.indices.reversed() {
             let node = plan.nodes[index]
             let task = tasks[node.taskIndex]
@@ -103,12 +141,32 @@ public struct UpToDate: Sendable {
                 key: keys[index], outputPath: outputPaths[index],
                 judgedOnRecord: !node.dependents.contains(where: reads),
                 reader: reader.map { plan.nodes[$0].id })
+            // Needed by a reader and otherwise up to date: the stored output serves, if it is intact.
+            if case .neededBy? = causes[index], let blobs = settings.blobs, let blob = records[index]?.blob,
+                let valueType = task.valueType
+            {
+                let current = task.type?.outputVariant(
+                    facts: blob.facts, consumers: plan.consumers(of: index), optimize: settings.optimize)
+                if current != blob.variant {
+                    causes[index] = .storedForOtherConsumers(from: blob.variant, to: current)
+                } else if let problem = blobs.problem(with: blob, as: valueType) {
+                    causes[index] = .storedOutputUnusable(problem)
+                    unusable.append("\(node.id): \(problem)")
+                } else {
+                    causes[index] = nil
+                    restored.append(index)
+                }
+            }
         }
         self.inputs = inputs
         self.keys = keys
         self.causes = causes
         self.outputPaths = outputPaths
         self.records = records
+        self.storesValue = storesValue
+        optimize = settings.optimize
+        restoredNodes = restored.reversed()
+        unusableBlobs = unusable.reversed()
     }
 
     /// What the decisions need of a task, looked up once rather than per node (a class: read per node, never
@@ -122,6 +180,8 @@ public struct UpToDate: Sendable {
         let cachedByDefault: Bool
         let readsInput: Bool
         let directory: String
+        /// The type of the task's output values, when the store can keep them.
+        let valueType: (any StorableOutput.Type)?
         private(set) var sharedParameters: Resolved?
 
         /// A node's parameters, canonically encoded, and what the type makes of them.
@@ -141,11 +201,17 @@ public struct UpToDate: Sendable {
             cachedByDefault = type?.cachedByDefault ?? true
             readsInput = type?.readsInput ?? true
             directory = plan.workflow.directory
+            valueType = type?.provides?.valueType
             if task.parameters.isEmpty, type?.parameters.isEmpty ?? true {
                 sharedParameters = resolve(ParameterValues())
             } else if !task.usesItem, let firstNode {
                 sharedParameters = resolve(plan.parameters(of: plan.nodes[firstNode]))
             }
+        }
+
+        /// Whether a node of the task that runs stores its output: `cache: true` (or `content`), or `keep`.
+        func storesValue(keep: Bool) -> Bool {
+            valueType != nil && cache != .disabled && (keep || cache == .enabled || cache == .content)
         }
 
         func resolve(_ parameters: ParameterValues) -> Resolved {
