@@ -73,7 +73,10 @@ struct RunCommand: ParsableCommand {
             failFast: failFast ? true : nil, maxConcurrentDefault: maxConcurrent, optimize: !noOptimize,
             previews: previews || html != nil, logger: logger,
             observer: verbose ? Self.logEvents(to: logger) : nil)
-        let session = try store.open(plan, optimize: !noOptimize, terminal: terminal, part: part.journal)
+        let session =
+            try part.values.map { try store.openGather($0, optimize: !noOptimize, terminal: terminal) }
+            ?? store.open(
+                plan, optimize: !noOptimize, terminal: terminal, part: part.journal, keepValues: part.keepValues)
         if let (store, decisions) = session {
             let run = Date().formatted(.iso8601)
             options.cachedNodes = decisions.cachedNodes

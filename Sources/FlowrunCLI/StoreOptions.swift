@@ -97,6 +97,56 @@ struct StoreOptions: ParsableArguments {
         return (store, decisions)
     }
 
+    /// Opens the store for a gather phase that reads values the shards made: decides over the whole plan, with
+    /// the shards' records, and restricts the decisions to the phase's nodes.
+    /// - Throws: `ExitCode(2)` with `--no-cache` or when the store cannot be used (the values are in it);
+    ///   `ExitCode(1)`, naming the shards and items, when a value cannot be read back. Nothing is run then.
+    func openGather(_ values: GatherValues, optimize: Bool, terminal: Terminal) throws -> (RunStore, UpToDate) {
+        let plan = values.split.plan
+        guard !noCache else {
+            terminal.error(
+                "error: the gather phase reads values the shards left in the store; it cannot run with --no-cache; "
+                    + "nothing was run\n")
+            throw ExitCode(2)
+        }
+        try checkRerun(plan, terminal: terminal)
+        let directory = RunStore.directory(for: plan.workflow, stateDirectory: stateDir)
+        let store: RunStore
+        do {
+            store = try RunStore.open(directory: directory, name: journalName(plan, part: "gather")) {
+                message in terminal.error("warning: \(message)\n")
+            }
+        } catch {
+            terminal.error("error: \(error): the values the shards made are in the store; nothing was run\n")
+            throw ExitCode(2)
+        }
+        warnAboutDamage(store, terminal: terminal)
+        var records: [String: JournalRecord] = [:]
+        for part in values.shardJournals {
+            let shard = RunStore.read(directory: directory, name: journalName(plan, part: part))
+            warnAboutDamage(shard, terminal: terminal)
+            records.merge(shard.latest) { first, _ in first }
+        }
+        records.merge(store.latest) { _, own in own }
+        // `--force` and `--rerun` apply to the gather phase's own tasks: the shards' nodes are read back.
+        let gathered = Set(values.split.gatherNodes.map { plan.task(of: plan.nodes[$0]).id.value })
+        var settings = settings(optimize: optimize, store)
+        settings.force = false
+        settings.rerun = force ? gathered : rerunTasks.intersection(gathered)
+        settings.readValues = Set(values.valueNodes)
+        let decisions = UpToDate(plan: plan, records: records, settings: settings)
+        let missing = values.valueNodes.compactMap { node in decisions.causes[node].map { (node, $0.description) } }
+        guard missing.isEmpty else {
+            let shards = values.shardsToRerun(missing).map { "--shard \($0)" }.joined(separator: ", ")
+            terminal.error(
+                "error: \(missing.count) value\(missing.count == 1 ? "" : "s") the gather reads "
+                    + "\(missing.count == 1 ? "is" : "are") not in the store: \(values.describeMissing(missing)); "
+                    + "run \(shards) again with the same --state-dir, then --gather; nothing was run\n")
+            throw ExitCode(1)
+        }
+        return (store, decisions.restricted(to: values.nodes))
+    }
+
     /// The journal's name: one per workflow file, and one per part of a split run (`NAME.yaml.shard-2-of-4`,
     /// `NAME.yaml.gather`), so shards running at once on a shared state folder neither wait for each other's lock
     /// nor mix their records, and a shard run again resumes from its own.

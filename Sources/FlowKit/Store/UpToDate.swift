@@ -28,12 +28,16 @@ public struct UpToDate: Sendable {
         /// Nodes whose outputs are stored whether or not they say `cache: true`, by index in ``Plan/nodes``: in a
         /// shard, those a gather task reads.
         public var keepValues: Set<Int>
+        /// Nodes whose recorded outputs are reused whatever their `cache:` setting or their task type's default,
+        /// by index in ``Plan/nodes``: in the gather phase, the values the shards made (the shards ran them).
+        public var readValues: Set<Int>
 
         /// Creates settings.
         public init(
             force: Bool = false, rerun: Set<String> = [], optimize: Bool = true, blobs: BlobStore? = nil,
-            keepValues: Set<Int> = []
+            keepValues: Set<Int> = [], readValues: Set<Int> = []
         ) {
+            self.readValues = readValues
             self.force = force
             self.rerun = rerun
             self.optimize = optimize
@@ -43,21 +47,21 @@ public struct UpToDate: Sendable {
     }
 
     /// What went into each node's key, by index in ``Plan/nodes``.
-    public let inputs: [NodeKeyInputs]
+    public private(set) var inputs: [NodeKeyInputs]
     /// Each node's key.
-    public let keys: [NodeKey]
+    public private(set) var keys: [NodeKey]
     /// Why each node runs, or `nil` for a node that is up to date.
-    public let causes: [RunCause?]
+    public private(set) var causes: [RunCause?]
     /// The file each node writes, resolved against the workflow's folder.
-    public let outputPaths: [String?]
+    public private(set) var outputPaths: [String?]
     /// The store's latest record of each node, where the decision used one.
-    public let records: [JournalRecord?]
+    public private(set) var records: [JournalRecord?]
     /// Whether each node that runs stores its output as a blob: it says `cache: true` (or is in
     /// ``Settings/keepValues``) and its output is a value the store can keep.
-    public let storesValue: [Bool]
+    public private(set) var storesValue: [Bool]
     /// The up-to-date nodes whose stored output a node that runs reads, ascending: what
     /// ``RunOptions/restoredNodes`` takes. Their blobs were found intact.
-    public let restoredNodes: [Int]
+    public private(set) var restoredNodes: [Int]
     /// Whether the run allows equivalent-output shortcuts (``Settings/optimize``).
     public let optimize: Bool
     /// Stored outputs found unusable (missing, damaged, made for other consumers), one line each: their nodes run.
@@ -135,9 +139,11 @@ public struct UpToDate: Sendable {
             let reads = { (dependent: Int) in tasks[plan.nodes[dependent].taskIndex].readsInput }
             let reader = node.dependents.first { causes[$0] != nil && reads($0) }
             records[index] = latest[node.id]
+            let readBack = settings.readValues.contains(index)
             causes[index] = Self.cause(
-                force: settings.force, rerunBy: rerunBy[index], changing: changing[index], cache: task.cache,
-                cachedByDefault: task.cachedByDefault, record: records[index], inputs: inputs[index],
+                force: settings.force, rerunBy: rerunBy[index], changing: changing[index],
+                cache: readBack ? .enabled : task.cache, cachedByDefault: readBack || task.cachedByDefault,
+                record: records[index], inputs: inputs[index],
                 key: keys[index], outputPath: outputPaths[index],
                 judgedOnRecord: !node.dependents.contains(where: reads),
                 reader: reader.map { plan.nodes[$0].id })
@@ -156,6 +162,18 @@ public struct UpToDate: Sendable {
                     causes[index] = nil
                     restored.append(index)
                 }
+            } else if causes[index] == nil, settings.keepValues.contains(index), let blobs = settings.blobs,
+                let valueType = task.valueType
+            {
+                // A value the gather phase reads is up to date only while the store still holds it.
+                if let blob = records[index]?.blob {
+                    if let problem = blobs.problem(with: blob, as: valueType) {
+                        causes[index] = .storedOutputUnusable(problem)
+                        unusable.append("\(node.id): \(problem)")
+                    }
+                } else {
+                    causes[index] = .storedOutputUnusable("no value stored for the gather phase, which reads it")
+                }
             }
         }
         self.inputs = inputs
@@ -167,6 +185,22 @@ public struct UpToDate: Sendable {
         optimize = settings.optimize
         restoredNodes = restored.reversed()
         unusableBlobs = unusable.reversed()
+    }
+
+    /// The decisions for some nodes of the plan, by their new indices (as ``Plan/restricted(to:)`` numbers them):
+    /// what the gather phase of a split run uses, having decided over the whole plan.
+    public func restricted(to nodes: [Int]) -> UpToDate {
+        var position = [Int](repeating: -1, count: keys.count)
+        for (newIndex, oldIndex) in nodes.enumerated() { position[oldIndex] = newIndex }
+        var copy = self
+        copy.inputs = nodes.map { inputs[$0] }
+        copy.keys = nodes.map { keys[$0] }
+        copy.causes = nodes.map { causes[$0] }
+        copy.outputPaths = nodes.map { outputPaths[$0] }
+        copy.records = nodes.map { records[$0] }
+        copy.storesValue = nodes.map { storesValue[$0] }
+        copy.restoredNodes = restoredNodes.compactMap { position[$0] >= 0 ? position[$0] : nil }
+        return copy
     }
 
     /// What the decisions need of a task, looked up once rather than per node (a class: read per node, never
@@ -209,9 +243,10 @@ public struct UpToDate: Sendable {
             }
         }
 
-        /// Whether a node of the task that runs stores its output: `cache: true` (or `content`), or `keep`.
+        /// Whether a node of the task that runs stores its output: `cache: true` (or `content`), or `keep` (even
+        /// with `cache: false`: a value the gather phase reads must cross).
         func storesValue(keep: Bool) -> Bool {
-            valueType != nil && cache != .disabled && (keep || cache == .enabled || cache == .content)
+            valueType != nil && (keep || cache == .enabled || cache == .content)
         }
 
         func resolve(_ parameters: ParameterValues) -> Resolved {
