@@ -63,7 +63,9 @@ struct RunCommand: ParsableCommand {
             of: workflow.loadPlan(terminal: terminal), stateDirectory: store.stateDir, terminal: terminal, quiet: quiet)
         let plan = part.plan
         if dryRun {
-            let upToDate = try store.describe(plan, optimize: !noOptimize, terminal: terminal, part: part.journal)
+            let upToDate =
+                try part.values.map { try store.describeGather($0, optimize: !noOptimize, terminal: terminal) }
+                ?? store.describe(plan, optimize: !noOptimize, terminal: terminal, part: part.journal)
             terminal.print(PlanPrinter(plan: plan).render(upToDate: upToDate))
             return
         }

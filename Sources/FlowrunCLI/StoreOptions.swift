@@ -103,27 +103,53 @@ struct StoreOptions: ParsableArguments {
     ///   `ExitCode(1)`, naming the shards and items, when a value cannot be read back. Nothing is run then.
     func openGather(_ values: GatherValues, optimize: Bool, terminal: Terminal) throws -> (RunStore, UpToDate) {
         let plan = values.split.plan
-        guard !noCache else {
-            terminal.error(
-                "error: the gather phase reads values the shards left in the store; it cannot run with --no-cache; "
-                    + "nothing was run\n")
-            throw ExitCode(2)
-        }
+        try refuseNoCache(terminal: terminal)
         try checkRerun(plan, terminal: terminal)
-        let directory = RunStore.directory(for: plan.workflow, stateDirectory: stateDir)
         let store: RunStore
         do {
-            store = try RunStore.open(directory: directory, name: journalName(plan, part: "gather")) {
-                message in terminal.error("warning: \(message)\n")
-            }
+            store = try RunStore.open(
+                directory: RunStore.directory(for: plan.workflow, stateDirectory: stateDir),
+                name: journalName(plan, part: "gather")
+            ) { message in terminal.error("warning: \(message)\n") }
         } catch {
             terminal.error("error: \(error): the values the shards made are in the store; nothing was run\n")
             throw ExitCode(2)
         }
+        return (store, try decideGather(values, store: store, optimize: optimize, terminal: terminal).decisions)
+    }
+
+    /// What a dry run of such a gather phase prints: what runs, and what is read back from the shards.
+    func describeGather(_ values: GatherValues, optimize: Bool, terminal: Terminal) throws -> String {
+        let plan = values.split.plan
+        try refuseNoCache(terminal: terminal)
+        try checkRerun(plan, terminal: terminal)
+        let store = RunStore.read(
+            directory: RunStore.directory(for: plan.workflow, stateDirectory: stateDir),
+            name: journalName(plan, part: "gather"))
+        let (decisions, recorded) = try decideGather(values, store: store, optimize: optimize, terminal: terminal)
+        return UpToDatePrinter(
+            plan: plan.restricted(to: values.nodes), store: store, decisions: decisions, recorded: recorded
+        ).render()
+    }
+
+    private func refuseNoCache(terminal: Terminal) throws {
+        guard noCache else { return }
+        terminal.error(
+            "error: the gather phase reads values the shards left in the store; it cannot run with --no-cache; "
+                + "nothing was run\n")
+        throw ExitCode(2)
+    }
+
+    /// The gather phase's decisions, by index in its plan, and how many results they drew on; exit 1 naming the
+    /// shards whose values are missing.
+    private func decideGather(_ values: GatherValues, store: RunStore, optimize: Bool, terminal: Terminal) throws
+        -> (decisions: UpToDate, recorded: Int)
+    {
+        let plan = values.split.plan
         warnAboutDamage(store, terminal: terminal)
         var records: [String: JournalRecord] = [:]
         for part in values.shardJournals {
-            let shard = RunStore.read(directory: directory, name: journalName(plan, part: part))
+            let shard = RunStore.read(directory: store.directory, name: journalName(plan, part: part))
             warnAboutDamage(shard, terminal: terminal)
             records.merge(shard.latest) { first, _ in first }
         }
@@ -144,7 +170,7 @@ struct StoreOptions: ParsableArguments {
                     + "run \(shards) again with the same --state-dir, then --gather; nothing was run\n")
             throw ExitCode(1)
         }
-        return (store, decisions.restricted(to: values.nodes))
+        return (decisions.restricted(to: values.nodes), records.count)
     }
 
     /// The journal's name: one per workflow file, and one per part of a split run (`NAME.yaml.shard-2-of-4`,

@@ -20,9 +20,11 @@ import Foundation
 /// - Write large arrays with ``BlobWriter/bytes(_:)``: they are streamed to the file, not copied.
 ///
 /// ```swift
-/// @Test func roundTrip() throws {
+/// @Test func myValueReadsBackAsWritten() throws {
+///     let blobs = BlobStore(storeDirectory: NSTemporaryDirectory() + UUID().uuidString)
 ///     let value = MyValue(…)
-///     #expect(try BlobWriter.roundTrip(value) == value)
+///     let reference = try blobs.write(value)
+///     #expect(try blobs.read(reference, as: MyValue.self) as? MyValue == value)
 /// }
 /// ```
 public protocol StorableOutput: Sendable {
