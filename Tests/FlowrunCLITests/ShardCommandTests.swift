@@ -212,6 +212,10 @@ import Testing
         // The values crossed through the store: the gather ran no node of the shards.
         let blobs = try FileManager.default.subpathsOfDirectory(atPath: scratch.path("w/.flowrun/blobs"))
         #expect(blobs.filter { $0.count > 60 }.count == 5, "one blob per sum: \(blobs)")
+        // A dry run decides as the gather will: the values are read back, not run.
+        let dry = try await Flowrun.runOffPool([workflow, "--param", "out=sharded", "--gather", "--dry-run"])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stdout.contains("sum   0 run, 5 cached"), "\(dry.stdout)")
         let gather = try await Flowrun.runOffPool([
             workflow, "--param", "out=sharded", "--gather", "--no-progress", "--report", scratch.path("merged.json"),
         ])
