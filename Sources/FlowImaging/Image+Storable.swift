@@ -4,7 +4,7 @@ import FlowKit
 /// losslessly — size, the full-size picture it stands for and the scale it was decoded at, a colour step still
 /// pending, the metadata it carries for `write`, and the RGBA8 pixels.
 extension Image: StorableOutput {
-    public static var storageTag: String { "image 1" }
+    public static var storageTag: String { "image 2" }
 
     public func store(into blob: inout BlobWriter) throws(BlobError) {
         blob.count(width)
@@ -22,7 +22,43 @@ extension Image: StorableOutput {
         try blob.optionalBytes(metadata.exif)
         try blob.optionalBytes(metadata.icc)
         try blob.optionalBytes(metadata.xmp)
-        try blob.bytes(pixels)
+        // A photo is opaque: its alpha bytes, a quarter of the blob, are left out and put back when read.
+        if isOpaque {
+            blob.count(3)
+            try blob.bytes(Self.dropAlpha(pixels))
+        } else {
+            blob.count(4)
+            try blob.bytes(pixels)
+        }
+    }
+
+    private static func dropAlpha(_ rgba: [UInt8]) -> [UInt8] {
+        let count = rgba.count / 4
+        return [UInt8](unsafeUninitializedCapacity: count * 3) { rgb, initialized in
+            rgba.withUnsafeBufferPointer { rgba in
+                for pixel in 0..<count {
+                    rgb[pixel * 3] = rgba[pixel * 4]
+                    rgb[pixel * 3 + 1] = rgba[pixel * 4 + 1]
+                    rgb[pixel * 3 + 2] = rgba[pixel * 4 + 2]
+                }
+            }
+            initialized = count * 3
+        }
+    }
+
+    private static func opaque(_ rgb: [UInt8]) -> [UInt8] {
+        let count = rgb.count / 3
+        return [UInt8](unsafeUninitializedCapacity: count * 4) { rgba, initialized in
+            rgb.withUnsafeBufferPointer { rgb in
+                for pixel in 0..<count {
+                    rgba[pixel * 4] = rgb[pixel * 3]
+                    rgba[pixel * 4 + 1] = rgb[pixel * 3 + 1]
+                    rgba[pixel * 4 + 2] = rgb[pixel * 3 + 2]
+                    rgba[pixel * 4 + 3] = 255
+                }
+            }
+            initialized = count * 4
+        }
     }
 
     public init(restoring blob: inout BlobReader) throws(BlobError) {
@@ -49,7 +85,11 @@ extension Image: StorableOutput {
         }
         let metadata = ImageMetadata(
             exif: try blob.optionalBytes(), icc: try blob.optionalBytes(), xmp: try blob.optionalBytes())
-        let pixels = try blob.bytes()
+        let channels = try blob.count()
+        guard channels == 3 || channels == 4 else { throw BlobError("an image of \(channels) channels") }
+        let stored = try blob.bytes()
+        guard stored.count % channels == 0 else { throw BlobError("a damaged pixel array") }
+        let pixels = channels == 3 ? Self.opaque(stored) : stored
         guard width > 0, height > 0, width.multipliedReportingOverflow(by: height * 4) == (pixels.count, false) else {
             throw BlobError("an image of \(width)×\(height) pixels cannot hold \(pixels.count) bytes")
         }

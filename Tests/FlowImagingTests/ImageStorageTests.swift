@@ -25,8 +25,14 @@ import Testing
         #expect(restored.decodedScale == 0.25)
         #expect(restored.pendingColor == image.pendingColor)
         #expect(restored.metadata == image.metadata)
+        // An opaque image is stored without its alpha, and comes back opaque.
+        var photo = Fixtures.gradient(width: 640, height: 480)
+        photo.metadata = image.metadata
+        let opaque = try blobs.write(photo)
+        #expect(opaque.size < Int64(photo.pixels.count) * 3 / 4 + 4096)
+        #expect((try blobs.read(opaque, as: Image.self) as? Image)?.pixels == photo.pixels)
         // An image is not read as bytes, nor bytes as an image.
-        #expect(blobs.problem(with: reference, as: DataPayload.self) == "it holds 'image 1', not 'data 1'")
+        #expect(blobs.problem(with: reference, as: DataPayload.self) == "it holds 'image 2', not 'data 1'")
     }
 
     @Test func decodesBlobIsTiedToTheShrinkOnLoadScaleItsConsumersAskFor() {
