@@ -80,6 +80,10 @@ struct UpToDatePrinter {
         }
         var text = "cached: same key as the result of the run of \(record.run)"
         if let output = record.output { text += "; \(output.path) is as written" }
+        if decisions.restoredNodes.contains(index), let blob = record.blob {
+            text +=
+                "; its stored output (blob \(blob.sha256.prefix(12)), \(blob.size) bytes) is read back for its readers"
+        }
         return text
     }
 }

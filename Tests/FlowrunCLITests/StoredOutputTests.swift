@@ -66,6 +66,9 @@ import Testing
         #expect(blobFiles().count == 5)
         let status = try await Child.runFlowrun(["cache", "status", "thumbs.yaml"], in: scratch.url)
         #expect(status.stdout.contains("stored outputs: 5 of this workflow; 5 blobs in the store"), "\(status.stdout)")
+        let explain = try await Child.runFlowrun(
+            ["explain", "thumbs.yaml", "decode[0]", "--param", "intensity=0.5"], in: scratch.url)
+        #expect(explain.stdout.contains("bytes) is read back for its readers"), "\(explain.stdout)")
 
         let changed = try await run(["--param", "intensity=0.5"])
         #expect(changed.stderr.isEmpty, "\(changed.stderr)")
