@@ -60,6 +60,23 @@ import Testing
         #expect(blobs.problem(with: reference, as: OtherValue.self) == "it holds 'data 1', not 'other 1'")
     }
 
+    @Test func aBlobCheckedBeforeTheRunIsReadWithoutHashingAgainUnlessItChanged() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let good = try blobs.write(Self.payload)
+        let gone = BlobReference(sha256: String(repeating: "0", count: 64), size: 3)
+        let results = blobs.check([(good, DataPayload.self), (gone, DataPayload.self)])
+        let stamp = try results[0].get()
+        #expect(throws: BlobError.self) { try results[1].get() }
+        expectSame(try blobs.read(good, as: DataPayload.self, verified: stamp), Self.payload)
+        // Changed in place after the check (same size, a new modification time): hashed again, and refused.
+        let path = blobs.path(of: good.sha256)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        bytes[bytes.count - 1] ^= 1
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(FileStamp(path: path) != stamp)
+        #expect(throws: BlobError.self) { try blobs.read(good, as: DataPayload.self, verified: stamp) }
+    }
+
     @Test func anUnwritableFolderIsAnErrorAndLeavesNothing() throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // As root, permissions do not stop a write: a regular file where the folder should be does.

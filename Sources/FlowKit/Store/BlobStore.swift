@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -88,13 +89,35 @@ public struct BlobStore: Sendable {
     /// Why a blob cannot be read back as a `type`, or `nil` when it is there, complete, its content matches its
     /// name and it holds a value of that type.
     public func problem(with reference: BlobReference, as type: any StorableOutput.Type) -> String? {
-        do {
-            var reader = BlobReader(try load(reference).get()[...])
-            try Self.readHeader(&reader, as: type)
-            return nil
-        } catch {
-            return error.description
+        switch check(reference, as: type) {
+        case .success: nil
+        case .failure(let error): error.description
         }
+    }
+
+    /// Checks a blob as ``problem(with:as:)`` does; on success, the stamp of the file checked, which
+    /// ``read(_:as:verified:)`` takes to skip hashing the same file again.
+    public func check(_ reference: BlobReference, as type: any StorableOutput.Type) -> Result<FileStamp, BlobError> {
+        do {
+            let (bytes, stamp) = try load(reference, verified: nil).get()
+            var reader = BlobReader(bytes[...])
+            try Self.readHeader(&reader, as: type)
+            return .success(stamp)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Checks several blobs at once, on every core (each is read whole and hashed).
+    public func check(_ blobs: [(reference: BlobReference, type: any StorableOutput.Type)]) -> [Result<
+        FileStamp, BlobError
+    >] {
+        let results = Mutex([Result<FileStamp, BlobError>?](repeating: nil, count: blobs.count))
+        DispatchQueue.concurrentPerform(iterations: blobs.count) { index in
+            let result = check(blobs[index].reference, as: blobs[index].type)
+            results.withLock { $0[index] = result }
+        }
+        return results.withLock { $0 }.map { $0 ?? .failure(BlobError("not checked")) }
     }
 
     private static func readHeader(_ reader: inout BlobReader, as type: any StorableOutput.Type) throws(BlobError) {
@@ -103,12 +126,13 @@ public struct BlobStore: Sendable {
         guard tag == type.storageTag else { throw BlobError("it holds '\(tag)', not '\(type.storageTag)'") }
     }
 
-    /// Reads a blob back as a value of `type`, checking its SHA-256 against its name first.
+    /// Reads a blob back as a value of `type`, checking its SHA-256 against its name first — unless it is the
+    /// very file ``check(_:as:)`` hashed before (the same stamp: size, modification time, inode).
     /// - Throws: ``BlobError`` saying what is wrong: missing, truncated, damaged, another type.
-    public func read(_ reference: BlobReference, as type: any StorableOutput.Type) throws(BlobError)
-        -> any StorableOutput
+    public func read(_ reference: BlobReference, as type: any StorableOutput.Type, verified: FileStamp? = nil)
+        throws(BlobError) -> any StorableOutput
     {
-        let bytes = try load(reference).get()
+        let bytes = try load(reference, verified: verified).get().bytes
         var reader = BlobReader(bytes[...])
         try Self.readHeader(&reader, as: type)
         let value = try type.init(restoring: &reader)
@@ -116,8 +140,10 @@ public struct BlobStore: Sendable {
         return value
     }
 
-    /// The blob's bytes, once checked against its name and size.
-    private func load(_ reference: BlobReference) -> Result<[UInt8], BlobError> {
+    /// The blob's bytes, once checked against its name and size, and the file's stamp.
+    private func load(_ reference: BlobReference, verified: FileStamp?) -> Result<
+        (bytes: [UInt8], stamp: FileStamp), BlobError
+    > {
         let path = path(of: reference.sha256)
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -129,6 +155,10 @@ public struct BlobStore: Sendable {
         guard fstat(descriptor, &info) == 0, Int64(info.st_size) == reference.size else {
             return .failure(BlobError("blob \(path) has \(info.st_size) bytes, not \(reference.size)"))
         }
+        let stamp = FileStamp(
+            size: Int64(info.st_size),
+            modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+            inode: UInt64(info.st_ino))
         let count = Int(reference.size)
         var failed = false
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
@@ -143,10 +173,10 @@ public struct BlobStore: Sendable {
             initialized = failed ? 0 : count
         }
         if failed { return .failure(BlobError("cannot read \(path) whole")) }
-        guard ContentDigest.of(bytes) == reference.sha256 else {
+        guard stamp == verified || ContentDigest.of(bytes) == reference.sha256 else {
             return .failure(BlobError("blob \(path) is damaged: its SHA-256 does not match its name"))
         }
-        return .success(bytes)
+        return .success((bytes, stamp))
     }
 
     private static func reason() -> String { String(cString: strerror(errno)) }

@@ -59,7 +59,7 @@ extension RunStore {
                 NodeFailure(.internalError, "no stored output to restore", node: node.id, location: task.location))
         }
         do {
-            return .success(try blobs.read(blob, as: valueType))
+            return .success(try blobs.read(blob, as: valueType, verified: decisions.verifiedBlobs[blob.sha256]))
         } catch {
             unlink(blobs.path(of: blob.sha256))
             return .failure(

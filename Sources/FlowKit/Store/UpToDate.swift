@@ -64,6 +64,9 @@ public struct UpToDate: Sendable {
     public private(set) var restoredNodes: [Int]
     /// Whether the run allows equivalent-output shortcuts (``Settings/optimize``).
     public let optimize: Bool
+    /// The stamps of the blobs checked before the run, by name: a restore reads the same file without hashing
+    /// it again.
+    public let verifiedBlobs: [String: FileStamp]
     /// Stored outputs found unusable (missing, damaged, made for other consumers), one line each: their nodes run.
     public let unusableBlobs: [String]
 
@@ -133,49 +136,68 @@ public struct UpToDate: Sendable {
         var records = [JournalRecord?](repeating: nil, count: count)
         var restored: [Int] = []
         var unusable: [String] = []
-        for index in plan.nodes.indices.reversed() {
-            let node = plan.nodes[index]
-            let task = tasks[node.taskIndex]
-            let reads = { (dependent: Int) in tasks[plan.nodes[dependent].taskIndex].readsInput }
-            let reader = node.dependents.first { causes[$0] != nil && reads($0) }
-            records[index] = latest[node.id]
-            let readBack = settings.readValues.contains(index)
-            causes[index] = Self.cause(
-                force: settings.force, rerunBy: rerunBy[index], changing: changing[index],
-                cache: readBack ? .enabled : task.cache, cachedByDefault: readBack || task.cachedByDefault,
-                record: records[index], inputs: inputs[index],
-                key: keys[index], outputPath: outputPaths[index],
-                judgedOnRecord: !node.dependents.contains(where: reads),
-                reader: reader.map { plan.nodes[$0].id })
-            // Needed by a reader and otherwise up to date: the stored output serves, if it is intact.
-            if case .neededBy? = causes[index], let blobs = settings.blobs, let blob = records[index]?.blob,
-                let valueType = task.valueType
-            {
-                let current = task.type?.outputVariant(
-                    facts: blob.facts, consumers: plan.consumers(of: index), optimize: settings.optimize)
-                if current != blob.variant {
-                    causes[index] = .storedForOtherConsumers(from: blob.variant, to: current)
-                } else if let problem = blobs.problem(with: blob, as: valueType) {
-                    causes[index] = .storedOutputUnusable(problem)
-                    unusable.append("\(node.id): \(problem)")
-                } else {
-                    causes[index] = nil
-                    restored.append(index)
-                }
-            } else if causes[index] == nil, settings.keepValues.contains(index), let blobs = settings.blobs,
-                let valueType = task.valueType
-            {
-                // A value the gather phase reads is up to date only while the store still holds it.
-                if let blob = records[index]?.blob {
-                    if let problem = blobs.problem(with: blob, as: valueType) {
+        // Blobs checked (read whole and hashed), by name. A pass takes a blob not checked yet as intact and notes
+        // it; those are then checked at once, on every core, and the decisions made again until every blob they
+        // rest on was checked (once, unless one was found damaged).
+        var checked: [String: Result<FileStamp, BlobError>] = [:]
+        var pending: [String: (reference: BlobReference, type: any StorableOutput.Type)] = [:]
+        func problem(_ blob: BlobReference, _ type: any StorableOutput.Type) -> String? {
+            guard let result = checked[blob.sha256] else {
+                pending[blob.sha256] = (blob, type)
+                return nil
+            }
+            if case .failure(let error) = result { return error.description }
+            return nil
+        }
+        repeat {
+            if let blobs = settings.blobs, !pending.isEmpty {
+                let batch = Array(pending.values)
+                for (blob, result) in zip(batch, blobs.check(batch)) { checked[blob.reference.sha256] = result }
+                pending = [:]
+            }
+            restored = []
+            unusable = []
+            for index in plan.nodes.indices.reversed() {
+                let node = plan.nodes[index]
+                let task = tasks[node.taskIndex]
+                let reads = { (dependent: Int) in tasks[plan.nodes[dependent].taskIndex].readsInput }
+                let reader = node.dependents.first { causes[$0] != nil && reads($0) }
+                records[index] = latest[node.id]
+                let readBack = settings.readValues.contains(index)
+                causes[index] = Self.cause(
+                    force: settings.force, rerunBy: rerunBy[index], changing: changing[index],
+                    cache: readBack ? .enabled : task.cache, cachedByDefault: readBack || task.cachedByDefault,
+                    record: records[index], inputs: inputs[index],
+                    key: keys[index], outputPath: outputPaths[index],
+                    judgedOnRecord: !node.dependents.contains(where: reads),
+                    reader: reader.map { plan.nodes[$0].id })
+                guard settings.blobs != nil, let valueType = task.valueType else { continue }
+                // Needed by a reader and otherwise up to date: the stored output serves, if it is intact.
+                if case .neededBy? = causes[index], let blob = records[index]?.blob {
+                    let current = task.type?.outputVariant(
+                        facts: blob.facts, consumers: plan.consumers(of: index), optimize: settings.optimize)
+                    if current != blob.variant {
+                        causes[index] = .storedForOtherConsumers(from: blob.variant, to: current)
+                    } else if let problem = problem(blob, valueType) {
                         causes[index] = .storedOutputUnusable(problem)
                         unusable.append("\(node.id): \(problem)")
+                    } else {
+                        causes[index] = nil
+                        restored.append(index)
                     }
-                } else {
-                    causes[index] = .storedOutputUnusable("no value stored for the gather phase, which reads it")
+                } else if causes[index] == nil, settings.keepValues.contains(index) {
+                    // A value the gather phase reads is up to date only while the store still holds it.
+                    if let blob = records[index]?.blob {
+                        if let problem = problem(blob, valueType) {
+                            causes[index] = .storedOutputUnusable(problem)
+                            unusable.append("\(node.id): \(problem)")
+                        }
+                    } else {
+                        causes[index] = .storedOutputUnusable("no value stored for the gather phase, which reads it")
+                    }
                 }
             }
-        }
+        } while !pending.isEmpty
         self.inputs = inputs
         self.keys = keys
         self.causes = causes
@@ -185,6 +207,7 @@ public struct UpToDate: Sendable {
         optimize = settings.optimize
         restoredNodes = restored.reversed()
         unusableBlobs = unusable.reversed()
+        verifiedBlobs = checked.compactMapValues { try? $0.get() }
     }
 
     /// The decisions for some nodes of the plan, by their new indices (as ``Plan/restricted(to:)`` numbers them):
