@@ -195,7 +195,7 @@ import Testing
 
     // MARK: Runs
 
-    @Test func aRestoredNodeEndsCachedAndItsReaderGetsTheValue() throws {
+    @Test func aRestoredNodeEndsCachedAndItsReaderGetsTheValue() async throws {
         let plan = try TestWorkflow.plan(Self.yaml, registry: .builtIn)
         var options = RunOptions()
         options.restoredNodes = [0]
@@ -205,19 +205,21 @@ import Testing
             let text = operation.output(as: DataPayload.self).map { String(decoding: $0.bytes, as: UTF8.self) }
             succeeded.withLock { $0[index] = text ?? "" }
         }
-        let report = Runner(plan: plan, options: options).run()
+        // Awaited: the blocking `run()` would hold a thread of the cooperative pool while `b` runs its program.
+        let report = await Runner(plan: plan, options: options).run()
         #expect(report.nodes.map(\.status) == [.cached, .succeeded])
         #expect(report.nodes[0].attempts == 1)
         // The store journals what ran, not what it gave back; `cat` read the restored bytes.
         #expect(succeeded.withLock { $0 } == [1: "restored"])
     }
 
-    @Test func aRestoreThatFailsFailsTheNodeAndSkipsItsReaders() throws {
+    @Test func aRestoreThatFailsFailsTheNodeAndSkipsItsReaders() async throws {
         let plan = try TestWorkflow.plan(Self.yaml, registry: .builtIn)
         var options = RunOptions()
         options.restoredNodes = [0]
         options.restore = { _ in .failure(NodeFailure(.io, "its stored output changed during the run")) }
-        let report = Runner(plan: plan, options: options).run()
+        // Awaited: the blocking `run()` would hold a thread of the cooperative pool while `b` runs its program.
+        let report = await Runner(plan: plan, options: options).run()
         #expect(report.nodes.map(\.status) == [.failed, .skipped])
         #expect(report.nodes[0].cause == "its stored output changed during the run")
         #expect(report.exitCode == 1)
