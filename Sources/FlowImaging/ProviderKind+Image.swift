@@ -2,5 +2,5 @@ import FlowKit
 
 extension ProviderKind {
     /// Decoded RGBA8 pixels (``ImageProvider``).
-    public static let image = ProviderKind("image")
+    public static let image = ProviderKind("image", valueType: Image.self)
 }

@@ -58,17 +58,22 @@ struct CacheCommand: ParsableCommand {
     }
 
     static func describe(_ status: RunStore.Status, directory: String) -> String {
-        let bytes =
-            status.bytes < 1 << 10
-            ? "\(status.bytes) bytes"
-            : status.bytes < 1 << 20
-                ? String(format: "%.1f KiB", Double(status.bytes) / 1024)
-                : String(format: "%.1f MiB", Double(status.bytes) / 1_048_576)
+        let bytes = size(status.bytes)
         var out =
             "store \(directory): \(status.entries) result\(status.entries == 1 ? "" : "s") "
             + "(\(status.records) record\(status.records == 1 ? "" : "s") in the journal), \(bytes)"
         if let lastRun = status.lastRun { out += ", last recorded by the run of \(lastRun)" }
+        out += "\nstored outputs: \(status.referencedBlobs) of this workflow; \(status.blobs.count) blob"
+        out += "\(status.blobs.count == 1 ? "" : "s") in the store, \(size(status.blobs.bytes))"
         return out + "\n"
+    }
+
+    private static func size(_ bytes: Int64) -> String {
+        bytes < 1 << 10
+            ? "\(bytes) bytes"
+            : bytes < 1 << 20
+                ? String(format: "%.1f KiB", Double(bytes) / 1024)
+                : String(format: "%.1f MiB", Double(bytes) / 1_048_576)
     }
 }
 

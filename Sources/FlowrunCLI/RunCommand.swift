@@ -63,7 +63,9 @@ struct RunCommand: ParsableCommand {
             of: workflow.loadPlan(terminal: terminal), stateDirectory: store.stateDir, terminal: terminal, quiet: quiet)
         let plan = part.plan
         if dryRun {
-            let upToDate = try store.describe(plan, optimize: !noOptimize, terminal: terminal, part: part.journal)
+            let upToDate =
+                try part.values.map { try store.describeGather($0, optimize: !noOptimize, terminal: terminal) }
+                ?? store.describe(plan, optimize: !noOptimize, terminal: terminal, part: part.journal)
             terminal.print(PlanPrinter(plan: plan).render(upToDate: upToDate))
             return
         }
@@ -73,11 +75,19 @@ struct RunCommand: ParsableCommand {
             failFast: failFast ? true : nil, maxConcurrentDefault: maxConcurrent, optimize: !noOptimize,
             previews: previews || html != nil, logger: logger,
             observer: verbose ? Self.logEvents(to: logger) : nil)
-        let session = try store.open(plan, optimize: !noOptimize, terminal: terminal, part: part.journal)
+        let session =
+            try part.values.map { try store.openGather($0, optimize: !noOptimize, terminal: terminal) }
+            ?? store.open(
+                plan, optimize: !noOptimize, terminal: terminal, part: part.journal, keepValues: part.keepValues)
         if let (store, decisions) = session {
             let run = Date().formatted(.iso8601)
             options.cachedNodes = decisions.cachedNodes
-            options.nodeSucceeded = { index, _ in store.journal(index, of: plan, decisions: decisions, run: run) }
+            options.restoredNodes = decisions.restoredNodes
+            options.restore = { index in store.restore(index, of: plan, decisions: decisions) }
+            options.nodeSucceeded = { index, operation in
+                store.journal(
+                    index, of: plan, decisions: decisions, run: run, output: operation.output(as: (any Sendable).self))
+            }
         }
         let runner = Runner(plan: plan, options: options)
         let signals = SignalHandler.install { runner.cancel() }

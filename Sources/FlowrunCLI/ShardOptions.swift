@@ -24,7 +24,7 @@ struct ShardOptions: ParsableArguments {
 
     /// The part of `plan` this invocation runs.
     /// - Parameter stateDirectory: The state folder given (`--state-dir`), where shard reports are kept.
-    /// - Throws: `ExitCode(2)` when a gather task reads shard outputs, `ExitCode(1)` when shards are missing.
+    /// - Throws: `ExitCode(1)` when shards are missing.
     func part(of plan: Plan, stateDirectory: String?, terminal: Terminal, quiet: Bool) throws -> RunPart {
         let reports = ShardReports(workflowPath: plan.workflow.path, stateDirectory: stateDirectory)
         if let shard, let parsed = try? Shard(parsing: shard) {
@@ -41,13 +41,27 @@ struct RunPart {
     let plan: Plan
     /// The part's own journal in the store (`shard-2-of-4`, `gather`), `nil` for a whole run.
     var journal: String?
+    /// In a shard: the nodes, by index in ``plan``, whose outputs the gather phase reads; the store keeps them.
+    var keepValues: Set<Int> = []
+    /// In a gather phase that reads values the shards made: what the store decides with.
+    var values: GatherValues?
     let finish: (RunReport) throws -> RunReport
+
+    init(
+        plan: Plan, journal: String?, keepValues: Set<Int> = [], values: GatherValues? = nil,
+        finish: @escaping (RunReport) throws -> RunReport
+    ) {
+        self.plan = plan
+        self.journal = journal
+        self.keepValues = keepValues
+        self.values = values
+        self.finish = finish
+    }
 
     static func shard(_ shard: Shard, of plan: Plan, reports: ShardReports, terminal: Terminal, quiet: Bool) throws
         -> RunPart
     {
         let split = ShardPlan(plan: plan)
-        try refuseShardOutputs(split, terminal: terminal)
         let nodes = split.nodes(in: shard)
         if !quiet {
             let items = ShardPlan.describe(split.items(in: shard))
@@ -58,7 +72,11 @@ struct RunPart {
                 : "\(nodes.count) node\(nodes.count == 1 ? "" : "s")" + (items.isEmpty ? "" : ", " + items)
             terminal.error("shard \(shard): \(nodes.isEmpty ? "nothing to run: " : "")\(what)\n")
         }
-        return RunPart(plan: plan.restricted(to: nodes), journal: "shard-\(shard.index)-of-\(shard.count)") { result in
+        let crossing = Set(split.valueNodes)
+        let keep = Set(nodes.indices.filter { crossing.contains(nodes[$0]) })
+        return RunPart(
+            plan: plan.restricted(to: nodes), journal: "shard-\(shard.index)-of-\(shard.count)", keepValues: keep
+        ) { result in
             var result = result
             result.shard = shard
             try reports.write(result, terminal: terminal)
@@ -68,7 +86,6 @@ struct RunPart {
 
     static func gather(of plan: Plan, reports: ShardReports, terminal: Terminal) throws -> RunPart {
         let split = ShardPlan(plan: plan)
-        try refuseShardOutputs(split, terminal: terminal)
         let shardReports = try reports.readAll(terminal: terminal)
         guard let count = shardReports.first?.value.shard?.count else {
             terminal.error(
@@ -83,7 +100,11 @@ struct RunPart {
         case .success(let phase):
             let finished = (1...count).compactMap { shardReports[$0] }
             let skipped = phase.skipped
-            return RunPart(plan: plan.restricted(to: phase.nodesToRun), journal: "gather") { result in
+            let values = GatherValues(split: split, phase: phase, count: count)
+            return RunPart(
+                plan: plan.restricted(to: values?.nodes ?? phase.nodesToRun), journal: "gather", values: values
+            ) {
+                result in
                 var parts = finished + [result]
                 if !skipped.isEmpty {
                     parts.append(
@@ -95,20 +116,62 @@ struct RunPart {
             }
         }
     }
+}
 
-    /// Exit 2 when a gather task reads what the shards made: those values live in the shards' memory.
-    static func refuseShardOutputs(_ split: ShardPlan, terminal: Terminal) throws {
-        let readers = split.tasksReadingShardOutputs
-        guard !readers.isEmpty else { return }
-        let names = readers.map { "'\($0)'" }.joined(separator: ", ")
-        terminal.error(
-            """
-            error: gather task \(names) reads outputs made in the shards; values do not cross machines yet (the store \
-            does not keep outputs), so this workflow cannot be split; nothing was run
-                hint: make the gather read files the shards wrote (a write, then a command or noop that depends on it), \
-            or run the workflow without --shard/--gather
+/// What a gather phase reading values the shards made decides with: the whole plan (keys chain through the shards'
+/// nodes), the nodes it runs — the gather nodes and the shard nodes whose values they read, restored from the
+/// store — and the shards' journals, where those values are recorded.
+struct GatherValues {
+    let split: ShardPlan
+    /// The nodes of the gather phase's plan, by index in the whole plan, ascending.
+    let nodes: [Int]
+    /// Those of ``nodes`` made in the shards, whose values are read back.
+    let valueNodes: [Int]
+    /// How many shards the run was split into.
+    let count: Int
 
-            """)
-        throw ExitCode(2)
+    /// `nil` when no gather node that runs reads a value made in a shard.
+    init?(split: ShardPlan, phase: GatherPhase, count: Int) {
+        let crossing = Set(split.valueNodes)
+        var needed = Set<Int>()
+        for index in phase.nodesToRun {
+            for dependency in split.plan.nodes[index].dependencies where crossing.contains(dependency) {
+                needed.insert(dependency)
+            }
+        }
+        guard !needed.isEmpty else { return nil }
+        self.split = split
+        valueNodes = needed.sorted()
+        nodes = (needed.union(phase.nodesToRun)).sorted()
+        self.count = count
+    }
+
+    /// The journals of the shards, by part name.
+    var shardJournals: [String] { (1...count).map { "shard-\($0)-of-\(count)" } }
+
+    /// What an error says of values that cannot be read back: by shard, its items, and each node's cause.
+    func describeMissing(_ missing: [(node: Int, cause: String)]) -> String {
+        var byShard: [Int: [String]] = [:]
+        for (node, cause) in missing {
+            let shard = split.shard(of: node, count: count)?.index ?? 1
+            byShard[shard, default: []].append("\(split.plan.nodes[node].id): \(cause)")
+        }
+        return byShard.keys.sorted().map { index in
+            // `index` is from 1 to `count`, as `shard(of:count:)` makes it.
+            let shard =
+                (try? Shard(index: index, count: count)).map { shard in
+                    let items = ShardPlan.describe(split.items(in: shard))
+                    return "shard \(shard)" + (items.isEmpty ? "" : " (\(items))")
+                } ?? "shard \(index)/\(count)"
+            let nodes = byShard[index] ?? []
+            let shown =
+                nodes.prefix(5).joined(separator: "; ") + (nodes.count > 5 ? "; and \(nodes.count - 5) more" : "")
+            return "\(shard): \(shown)"
+        }.joined(separator: "; ")
+    }
+
+    /// The shards to run again, as `--shard` takes them.
+    func shardsToRerun(_ missing: [(node: Int, cause: String)]) -> [String] {
+        Set(missing.map { split.shard(of: $0.node, count: count)?.index ?? 1 }).sorted().map { "\($0)/\(count)" }
     }
 }

@@ -7,6 +7,15 @@ struct UpToDatePrinter {
     let plan: Plan
     let store: RunStore
     let decisions: UpToDate
+    /// How many results the decisions drew on: the store's, or with the shards' too for a gather phase.
+    var recorded: Int
+
+    init(plan: Plan, store: RunStore, decisions: UpToDate, recorded: Int? = nil) {
+        self.plan = plan
+        self.store = store
+        self.decisions = decisions
+        self.recorded = recorded ?? store.latest.count
+    }
 
     /// Nodes listed with their cause, per task; `flowrun explain` tells about any other.
     static let listedPerTask = 10
@@ -24,9 +33,9 @@ struct UpToDatePrinter {
             byTask[task] = entry
         }
         let toRun = decisions.causes.lazy.filter { $0 != nil }.count
-        if store.latest.isEmpty { return Self.nothingRecorded(store) }
+        if recorded == 0 { return Self.nothingRecorded(store) }
         var out =
-            "store \(store.directory): \(store.latest.count) result\(store.latest.count == 1 ? "" : "s") recorded; "
+            "store \(store.directory): \(recorded) result\(recorded == 1 ? "" : "s") recorded; "
             + "\(toRun) node\(toRun == 1 ? "" : "s") will run, \(plan.nodes.count - toRun) cached\n"
         let width = byTask.keys.map { plan.workflow.tasks[$0].id.value.count }.max() ?? 0
         for (task, entry) in byTask {
@@ -71,6 +80,10 @@ struct UpToDatePrinter {
         }
         var text = "cached: same key as the result of the run of \(record.run)"
         if let output = record.output { text += "; \(output.path) is as written" }
+        if decisions.restoredNodes.contains(index), let blob = record.blob {
+            text +=
+                "; its stored output (blob \(blob.sha256.prefix(12)), \(blob.size) bytes) is read back for its readers"
+        }
         return text
     }
 }

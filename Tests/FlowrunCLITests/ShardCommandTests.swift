@@ -173,21 +173,101 @@ import Testing
         #expect(try await Flowrun.runOffPool([workflow, "--gather", "--no-progress"]).status == 0)
     }
 
-    @Test func aGatherReadingShardOutputsIsRefusedBeforeAnythingRuns() async throws {
-        let scratch = try Scratch()
-        let workflow = try scratch.write(
-            "join.yaml",
+    /// The thumbnails workflow with a gather that reads values made in the shards: the checksum of each photo
+    /// (a per-item command's output), fed to the gather's standard input.
+    static func joining(in scratch: Scratch) throws -> String {
+        _ = try thumbnails(in: scratch)
+        return try scratch.write(
+            "w/join.yaml",
             """
             version: 1
+            params: { out: out }
             tasks:
-              each: { type: command, forEach: [a, b], argv: [echo, "${item}"] }
-              join: { type: command, gather: true, dependsOn: each, argv: [cat], stdin: true }
+              fetch: { type: fetch, forEach: { glob: "photos/*.jpg" }, url: "${item}" }
+              decode: { type: decode, dependsOn: fetch }
+              small: { type: resize, scale: 0.25, dependsOn: decode }
+              save: { type: write, path: "${params.out}/${item.stem}.jpg", dependsOn: small }
+              sum: { type: command, forEach: { glob: "photos/*.jpg" }, argv: [sha256sum, "${item}"] }
+              join:
+                type: command
+                gather: true
+                dependsOn: [sum, save]
+                input: sum
+                stdin: true
+                argv: [sh, -c, "cat > ${params.out}/joined.txt"]
             """)
-        let result = try await Flowrun.runOffPool([workflow, "--shard", "1/2", "--no-progress"])
-        #expect(result.status == 2)
-        #expect(result.stderr.contains("gather task 'join' reads outputs made in the shards"), "\(result.stderr)")
-        let export = try await Flowrun.runOffPool(["export", "slurm", workflow, "--shards", "2"])
-        #expect(export.status == 2)
+    }
+
+    @Test func aGatherReadingValuesFromTheShardsMakesTheSameBytesAsOneRun() async throws {
+        let scratch = try Scratch()
+        let workflow = try Self.joining(in: scratch)
+        let single = try await Flowrun.runOffPool([workflow, "--param", "out=single", "--no-progress"])
+        #expect(single.status == 0, "\(single.stderr)")
+        for index in 1...3 {
+            let shard = try await Flowrun.runOffPool([
+                workflow, "--param", "out=sharded", "--shard", "\(index)/3", "--no-progress", "--quiet",
+            ])
+            #expect(shard.status == 0, "\(shard.stderr)")
+        }
+        // The values crossed through the store: the gather ran no node of the shards.
+        let blobs = try FileManager.default.subpathsOfDirectory(atPath: scratch.path("w/.flowrun/blobs"))
+        #expect(blobs.filter { $0.count > 60 }.count == 5, "one blob per sum: \(blobs)")
+        // A dry run decides as the gather will: the values are read back, not run.
+        let dry = try await Flowrun.runOffPool([workflow, "--param", "out=sharded", "--gather", "--dry-run"])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stdout.contains("sum   0 run, 5 cached"), "\(dry.stdout)")
+        let gather = try await Flowrun.runOffPool([
+            workflow, "--param", "out=sharded", "--gather", "--no-progress", "--report", scratch.path("merged.json"),
+        ])
+        #expect(gather.status == 0, "\(gather.stderr)")
+        #expect(gather.stderr.isEmpty, "\(gather.stderr)")
+        let expected = try Self.contents(of: scratch.path("w/single"))
+        #expect(expected.count == 6)
+        #expect(try Self.contents(of: scratch.path("w/sharded")) == expected)
+        let merged = try Self.decode(scratch.path("merged.json"))
+        #expect(merged.nodes.count == 5 * 5 + 1)
+        #expect(Set(merged.nodes.map(\.id)).count == merged.nodes.count)
+        #expect(merged.nodes.allSatisfy { $0.status == .succeeded }, "\(merged.nodes.map(\.status))")
+
+        // Without the store the values cannot cross.
+        let uncached = try await Flowrun.runOffPool([workflow, "--param", "out=sharded", "--gather", "--no-cache"])
+        #expect(uncached.status == 2)
+        #expect(uncached.stderr.contains("cannot run with --no-cache"), "\(uncached.stderr)")
+    }
+
+    @Test func aGatherWhoseValuesAreMissingNamesTheShardsAndRunsNothing() async throws {
+        let scratch = try Scratch()
+        let workflow = try Self.joining(in: scratch)
+        for index in 1...2 {
+            let shard = try await Flowrun.runOffPool([workflow, "--shard", "\(index)/2", "--no-progress", "--quiet"])
+            #expect(shard.status == 0, "\(shard.stderr)")
+        }
+        // Shard 2 ran items 2–4: its values' blobs are lost.
+        let journal = try Data(
+            contentsOf: URL(fileURLWithPath: scratch.path("w/.flowrun/join.yaml.shard-2-of-2.journal")))
+        let blobs = scratch.path("w/.flowrun/blobs")
+        for folder in try FileManager.default.contentsOfDirectory(atPath: blobs) {
+            for name in try FileManager.default.contentsOfDirectory(atPath: blobs + "/" + folder)
+            where journal.range(of: Data(name.utf8)) != nil {
+                try FileManager.default.removeItem(atPath: blobs + "/" + folder + "/" + name)
+            }
+        }
+        let gather = try await Flowrun.runOffPool([workflow, "--gather", "--no-progress"])
+        #expect(gather.status == 1, "\(gather.stdout)\(gather.stderr)")
+        #expect(
+            gather.stderr.contains(
+                "error: 3 values the gather reads are not in the store: shard 2/2 (items 2–4 of 'fetch', items 2–4 of 'sum'): sum[2]: its stored output cannot be used"
+            ), "\(gather.stderr)")
+        #expect(
+            gather.stderr.contains("run --shard 2/2 again with the same --state-dir, then --gather; nothing was run"))
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("w/out/joined.txt")), "the gather wrote")
+
+        // Shard 2 run again stores its values again, and the gather runs.
+        let again = try await Flowrun.runOffPool([workflow, "--shard", "2/2", "--no-progress"])
+        #expect(again.status == 0, "\(again.stderr)")
+        let retried = try await Flowrun.runOffPool([workflow, "--gather", "--no-progress"])
+        #expect(retried.status == 0, "\(retried.stderr)")
+        #expect(FileManager.default.fileExists(atPath: scratch.path("w/out/joined.txt")))
     }
 
     // MARK: report merge

@@ -15,6 +15,17 @@ public struct DecodeTask: TaskType {
     /// 2: ICC profiles converted to sRGB, 16-bit interlaced PNGs read correctly, PNG `eXIf` orientation, WebP.
     public var implementationVersion: String { "2 " + CodecVersions.description }
     public func makeOperation(_ context: NodeContext) -> FlowOperation { DecodeOperation(context: context) }
+
+    /// The shrink-on-load scale the decoder asks TurboJPEG for, given the picture's full size (`facts`,
+    /// `WIDTHxHEIGHT`) and the consumers: a stored image is reused only for consumers that would get the same.
+    public func outputVariant(facts: String, consumers: [NodeContext.Consumer], optimize: Bool) -> String? {
+        let size = facts.split(separator: "x").compactMap { Int($0) }
+        guard size.count == 2 else { return "unknown" }
+        let fraction =
+            optimize ? ConsumerAnalysis.keptFraction(consumers: consumers, width: size[0], height: size[1]) : nil
+        let factor = fraction.map { JPEGDecoder.scalingFactor(keeping: $0) } ?? (num: 1, denom: 1)
+        return "scale \(factor.num)/\(factor.denom)"
+    }
 }
 
 /// The operation of ``DecodeTask``.

@@ -81,6 +81,8 @@ open class FlowOperation: Operation, @unchecked Sendable {
         var hasFoundationDependencies = false
         /// The runner watching this operation, and the node's index in its plan.
         var lifecycle: (observer: any OperationLifecycle, index: Int)?
+        /// For a node restored from the store: what gives its output back, run instead of ``execute()``.
+        var restoring: (@Sendable () -> Outcome)?
     }
 
     // Value and lock together (NIOLockedValueBox's shape): every mutable property lives here, under one
@@ -350,7 +352,14 @@ open class FlowOperation: Operation, @unchecked Sendable {
             finish(.cancelled)
             return
         }
+        if let restoring = state.withLock({ $0.restoring }) { return finish(restoring()) }
         execute()
+    }
+
+    /// Makes the operation give back a stored output instead of executing: the node's provider protocols then
+    /// serve the restored value as they serve a computed one. Called once, before the operation is queued.
+    func restore(with read: @escaping @Sendable () -> Outcome) {
+        state.withLock { $0.restoring = read }
     }
 
     /// Connects the operation to the runner; called once, before the operation is queued.

@@ -32,12 +32,7 @@ final class PlannedNodes: Sendable {
 
     /// The consumers of a node, each able to look further down.
     func consumers(of index: Int) -> [NodeContext.Consumer] {
-        plan.nodes[index].dependents.map { dependent in
-            let node = plan.nodes[dependent]
-            return NodeContext.Consumer(
-                typeName: plan.task(of: node).type.value, parameters: plan.parameters(of: node),
-                consumers: { self.consumers(of: dependent) })
-        }
+        plan.consumers(of: index)
     }
 
     /// Every field of a node's context, made now.
@@ -52,5 +47,18 @@ final class PlannedNodes: Sendable {
             workflowDirectory: plan.workflow.directory, location: plan.workflow.tasks[taskIndex].location,
             consumers: { self.consumers(of: index) }, optimize: optimize, previews: previews, outputs: outputs,
             logger: logger)
+    }
+}
+
+extension Plan {
+    /// The consumers of a node, each able to look further down: what ``NodeContext/consumers`` gives the
+    /// operation, and what the store asks a task type about before the run.
+    func consumers(of index: Int) -> [NodeContext.Consumer] {
+        nodes[index].dependents.map { dependent in
+            let node = nodes[dependent]
+            return NodeContext.Consumer(
+                typeName: task(of: node).type.value, parameters: parameters(of: node),
+                consumers: { self.consumers(of: dependent) })
+        }
     }
 }

@@ -25,6 +25,8 @@ struct RunState: Sendable {
         /// Handed to an `OperationQueue` (as opposed to waiting in the ready heap).
         var admitted = false
         var attemptEnded = false
+        /// Restored from the store rather than run: it ends `cached` (see ``RunOptions/restoredNodes``).
+        var restored = false
         var pendingDependencies: Int32
         var pendingConsumers: Int32
         var lane: Int32 = 0
@@ -140,9 +142,10 @@ struct RunState: Sendable {
 
     /// Resolves the cached nodes, makes the nodes without pending dependencies ready and admits what the queues
     /// take.
-    mutating func start(cached: [Int] = []) -> Effects {
+    mutating func start(cached: [Int] = [], restored: [Int] = []) -> Effects {
         var effects = Effects()
         started = true
+        for index in restored { nodes[index].restored = true }
         for index in cached where nodes[index].status == .pending {
             setStatus(index, .cached)
             event(index, &effects)
@@ -240,7 +243,7 @@ struct RunState: Sendable {
         inFlight[Int(graph.queue[index])] -= 1
         switch result {
         case .succeeded:
-            setStatus(index, .succeeded)
+            setStatus(index, nodes[index].restored ? .cached : .succeeded)
             event(index, &effects)
             if nodes[index].pendingConsumers == 0, let operation = nodes[index].operation {
                 effects.released.append(operation)
@@ -370,7 +373,7 @@ struct RunState: Sendable {
         resolved += 1
         graph.forEachDependency(of: index) { dependency in
             nodes[dependency].pendingConsumers -= 1
-            if nodes[dependency].pendingConsumers == 0, nodes[dependency].status == .succeeded,
+            if nodes[dependency].pendingConsumers == 0, nodes[dependency].status.isDone,
                 let operation = nodes[dependency].operation
             {
                 effects.released.append(operation)

@@ -38,6 +38,8 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     private let claimed = Atomic<Bool>(false)
     private let startedAt = Date()
     private let originSeconds: Double
+    /// The nodes restored from the store (``RunOptions/restoredNodes``).
+    private let restored: Set<Int>
 
     /// Creates a runner for a plan.
     public init(plan: Plan, options: RunOptions = RunOptions()) {
@@ -55,6 +57,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
                 plan: plan, graph: NodeGraph(plan: plan, queueIndexOfTask: tasks.queueIndex),
                 queueLimits: queueNames.map { queues.limits[$0] ?? 1 }, recordsEvents: options.observer != nil))
         self.originSeconds = options.clock.nowSeconds
+        self.restored = Set(options.restoredNodes)
     }
 
     /// Runs every node and blocks the calling thread until all have finished, failed, been skipped or
@@ -105,7 +108,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     /// Makes the first nodes ready and hands them to their queues.
     private func begin() {
         enter()
-        apply(state.withLock { $0.start(cached: options.cachedNodes) })
+        apply(state.withLock { $0.start(cached: options.cachedNodes, restored: options.restoredNodes) })
         leave()
     }
 
@@ -186,6 +189,14 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
             operation.queuePriority = priority.foundationValue
         }
         for dependency in admission.dependencies { operation.addDependency(dependency) }
+        if restored.contains(index), let restore = options.restore {
+            operation.restore {
+                switch restore(index) {
+                case .success(let value): .success(value)
+                case .failure(let failure): .failure(failure)
+                }
+            }
+        }
         operation.attach(self, index: index)
         let cancellation = state.withLock { $0.store(operation, for: index) }
         // A cancel that raced with this launch still reaches the operation: it starts, sees it, and ends.
@@ -214,7 +225,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         let taskIndex = plan.nodes[index].taskIndex
         let result = retryable(result(of: operation, index: index), taskIndex: taskIndex)
         let artifact = options.previews ? operation.artifact : nil
-        if case .succeeded = result { options.nodeSucceeded?(index, operation) }
+        if case .succeeded = result, !restored.contains(index) { options.nodeSucceeded?(index, operation) }
         let warnings = operation.warnings
         // A finished operation has read its inputs: drop its edges. Otherwise each operation keeps its
         // dependencies alive, a chain stays in memory as one linked list, and freeing it recurses per link.

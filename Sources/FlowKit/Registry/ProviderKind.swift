@@ -6,16 +6,27 @@
 public struct ProviderKind: Sendable, Hashable, CustomStringConvertible, Comparable {
     /// The kind's name as shown in messages and `flowrun tasks`.
     public let name: String
+    /// The type of the values of this kind, when the store can keep them (`cache: true`, values read across
+    /// shards); `nil` for a kind that is not a value (`file`).
+    public let valueType: (any StorableOutput.Type)?
 
     /// Creates a kind. Use one constant per kind.
-    public init(_ name: String) { self.name = name }
+    /// - Parameters:
+    ///   - name: The kind's name.
+    ///   - valueType: The type of its values, if the store can keep them.
+    public init(_ name: String, valueType: (any StorableOutput.Type)? = nil) {
+        self.name = name
+        self.valueType = valueType
+    }
 
     public var description: String { name }
 
     public static func < (lhs: ProviderKind, rhs: ProviderKind) -> Bool { lhs.name < rhs.name }
+    public static func == (lhs: ProviderKind, rhs: ProviderKind) -> Bool { lhs.name == rhs.name }
+    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 
     /// Bytes with a source (``DataProvider``).
-    public static let data = ProviderKind("data")
+    public static let data = ProviderKind("data", valueType: DataPayload.self)
     /// A file written to disk (``FileProvider``).
     public static let file = ProviderKind("file")
 }

@@ -72,6 +72,15 @@ public protocol TaskType: Sendable {
     ///   - directory: The workflow's folder, which relative paths resolve against.
     ///   - cache: The task's `cache:` setting (`content` asks for a hash).
     func sourceIdentity(_ parameters: ParameterValues, directory: String, cache: CacheSetting?) -> SourceIdentity?
+
+    /// The choice a node makes from its consumers that changes its output — `decode`'s shrink-on-load scale —
+    /// or `nil` when its output depends on its key alone (the default). The store keeps it with a stored output
+    /// and reuses the output only while the choice for the current consumers is the same.
+    /// - Parameters:
+    ///   - facts: The output's ``StorableOutput/variantFacts`` (e.g. the picture's full size).
+    ///   - consumers: The node's consumers.
+    ///   - optimize: Whether the run allows equivalent-output shortcuts.
+    func outputVariant(facts: String, consumers: [NodeContext.Consumer], optimize: Bool) -> String?
 }
 
 extension TaskType {
@@ -86,6 +95,7 @@ extension TaskType {
         nil
     }
     public func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics) {}
+    public func outputVariant(facts: String, consumers: [NodeContext.Consumer], optimize: Bool) -> String? { nil }
     public func fileAccess(_ parameters: ParameterValues) -> FileAccess { .none }
 
     /// The spec of a parameter by name.

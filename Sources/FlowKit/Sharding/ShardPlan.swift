@@ -69,19 +69,47 @@ public struct ShardPlan: Sendable {
         }.joined(separator: ", ")
     }
 
-    /// The gather tasks that read values made in the shards — outputs that would have to cross from one machine
-    /// to another. A gather node that only waits for the shards (a `noop`, a `command` without `stdin: true` run
-    /// after the files are written) reads nothing from them.
+    /// The gather tasks that read values made in the shards — outputs that cross from one machine to another
+    /// through the store. A gather node that only waits for the shards (a `noop`, a `command` without
+    /// `stdin: true` run after the files are written) reads nothing from them.
     public var tasksReadingShardOutputs: [String] {
         var names: [String] = []
-        for (index, node) in plan.nodes.enumerated() where isGathered[index] {
-            let task = plan.task(of: node)
-            guard !names.contains(task.id.value), node.dependencies.contains(where: { !isGathered[$0] }) else {
-                continue
-            }
-            if reads(node) { names.append(task.id.value) }
+        for (index, node) in plan.nodes.enumerated() where isGathered[index] && readsShardOutputs(index) {
+            if !names.contains(plan.task(of: node).id.value) { names.append(plan.task(of: node).id.value) }
         }
         return names
+    }
+
+    /// The nodes run in the shards whose outputs a gather node reads, in plan order: a shard stores their
+    /// values, and the gather phase reads them back.
+    public var valueNodes: [Int] {
+        var crossing = [Bool](repeating: false, count: plan.nodes.count)
+        for index in plan.nodes.indices where isGathered[index] && readsShardOutputs(index) {
+            let input = plan.task(of: plan.nodes[index]).input?.value
+            for dependency in plan.nodes[index].dependencies where !isGathered[dependency] {
+                // Only what is read: a value (not a written file), from the `input:` task when one is named.
+                let task = plan.nodes[dependency].taskIndex
+                guard plan.taskTypes[task].provides?.valueType != nil,
+                    input == nil || input == plan.workflow.tasks[task].id.value
+                else { continue }
+                crossing[dependency] = true
+            }
+        }
+        return plan.nodes.indices.filter { crossing[$0] }
+    }
+
+    /// The shard that runs a node of an expanded task; `nil` for a node of no item (shard 1 runs it, and every
+    /// shard that needs it).
+    public func shard(of index: Int, count: Int) -> Shard? {
+        let node = plan.nodes[index]
+        guard let item = node.itemIndex else { return nil }
+        let shard = Shard.containing(item: item, of: nodeCounts[node.taskIndex], count: count)
+        return try? Shard(index: shard, count: count)
+    }
+
+    /// Whether a gathered node reads an output made in the shards.
+    private func readsShardOutputs(_ index: Int) -> Bool {
+        plan.nodes[index].dependencies.contains { !isGathered[$0] } && reads(plan.nodes[index])
     }
 
     /// Whether a node reads its dependencies' outputs. A task that accepts anything is taken to read them unless

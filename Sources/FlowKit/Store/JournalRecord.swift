@@ -11,14 +11,20 @@ public struct JournalRecord: Sendable, Equatable {
     public var inputs: NodeKeyInputs
     /// The file the node wrote, if it writes one.
     public var output: OutputRecord?
+    /// The node's output value, when the store keeps it (`cache: true`, or read across shards).
+    public var blob: BlobReference?
 
     /// Creates a record.
-    public init(run: String, node: String, key: NodeKey, inputs: NodeKeyInputs, output: OutputRecord? = nil) {
+    public init(
+        run: String, node: String, key: NodeKey, inputs: NodeKeyInputs, output: OutputRecord? = nil,
+        blob: BlobReference? = nil
+    ) {
         self.run = run
         self.node = node
         self.key = key
         self.inputs = inputs
         self.output = output
+        self.blob = blob
     }
 }
 
@@ -71,6 +77,13 @@ extension JournalRecord {
         } else {
             out.count(0)
         }
+        // Last and only when present, so records without a blob read as they always did.
+        if let blob {
+            out.string(blob.sha256)
+            out.integer(UInt64(bitPattern: blob.size))
+            out.string(blob.facts)
+            out.optionalString(blob.variant)
+        }
         return out.bytes
     }
 
@@ -108,13 +121,20 @@ extension JournalRecord {
                 stamp: FileStamp(size: Int64(bitPattern: size), modified: Int64(bitPattern: modified), inode: inode),
                 sha256: sha256)
         }
+        var blob: BlobReference?
+        if !input.isAtEnd {
+            guard let sha256 = input.string(), let size = input.integer(), let facts = input.string(),
+                let variant = input.optionalString()
+            else { return nil }
+            blob = BlobReference(sha256: sha256, size: Int64(bitPattern: size), facts: facts, variant: variant)
+        }
         guard input.isAtEnd else { return nil }
         self.init(
             run: run, node: node, key: NodeKey(hex: key),
             inputs: NodeKeyInputs(
                 type: type, implementation: implementation, options: options, parameters: parameters,
                 upstream: upstream, source: source),
-            output: output)
+            output: output, blob: blob)
     }
 }
 
@@ -188,6 +208,14 @@ struct ByteReader {
         let text = String(decoding: bytes.prefix(length), as: UTF8.self)
         bytes = bytes.dropFirst(length)
         return text
+    }
+
+    /// A length-prefixed byte array.
+    mutating func byteArray() -> [UInt8]? {
+        guard let length = count(), length <= bytes.count else { return nil }
+        let array = Array(bytes.prefix(length))
+        bytes = bytes.dropFirst(length)
+        return array
     }
 
     /// `.some(nil)` for an absent string, `nil` for damage.

@@ -29,6 +29,10 @@ public enum RunCause: Sendable, Equatable, CustomStringConvertible {
     case outputChanged(path: String)
     /// A node that runs reads this node's output, which is not kept.
     case neededBy(node: String)
+    /// A node that runs reads this node's output, and the stored one cannot be used (missing, damaged).
+    case storedOutputUnusable(String)
+    /// The stored output was made for other consumers: the choice the node makes from them (``TaskType/outputVariant(facts:consumers:optimize:)``) changed.
+    case storedForOtherConsumers(from: String?, to: String?)
 
     public var description: String {
         switch self {
@@ -49,6 +53,9 @@ public enum RunCause: Sendable, Equatable, CustomStringConvertible {
         case .outputMissing(let path): "output missing: \(path)"
         case .outputChanged(let path): "output changed since it was written: \(path)"
         case .neededBy(let node): "its output is needed by \(node), which runs"
+        case .storedOutputUnusable(let problem): "its stored output cannot be used: \(problem)"
+        case .storedForOtherConsumers(let old, let new):
+            "its stored output was made for other consumers (\(old ?? "none") → \(new ?? "none"))"
         }
     }
 

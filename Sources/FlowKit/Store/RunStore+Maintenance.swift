@@ -13,15 +13,22 @@ extension RunStore {
         public var lastRun: String?
         /// What was wrong with the journal.
         public var damage: String?
+        /// The stored outputs the workflow's latest results point at.
+        public var referencedBlobs: Int = 0
+        /// The blobs in the store, of every workflow it serves, and their bytes.
+        public var blobs: (count: Int, bytes: Int64) = (0, 0)
     }
 
     /// The status of a workflow's part of the store in `directory`; an absent store is empty.
     public static func status(directory: String, name: String) -> Status {
         let store = read(directory: directory, name: name)
         let bytes = FileStamp(path: journalPath(in: directory, name: name))?.size ?? 0
+        let stored = store.blobs.all()
         return Status(
             entries: store.latest.count, records: store.recordCount, bytes: bytes,
-            lastRun: store.latest.values.map(\.run).max(), damage: store.damage)
+            lastRun: store.latest.values.map(\.run).max(), damage: store.damage,
+            referencedBlobs: Set(store.latest.values.compactMap(\.blob?.sha256)).count,
+            blobs: (stored.count, stored.reduce(0) { $0 + $1.size }))
     }
 
     /// Empties a workflow's part of the store, or with `keepLast` keeps only each node's latest result (what the next run can reuse).
@@ -39,7 +46,25 @@ extension RunStore {
         } else if FileManager.default.fileExists(atPath: path) {
             try FileManager.default.removeItem(atPath: path)
         }
+        removeUnreferencedBlobs(in: directory)
         withExtendedLifetime(lock) {}
         return status(directory: directory, name: name)
+    }
+
+    /// Removes the blobs no journal of the store points at (every workflow's, every shard's), and the temporaries
+    /// of killed runs. A run of another workflow may be between writing a blob and journaling it; removing that
+    /// blob only means its node runs again next time.
+    /// - Returns: How many blobs were removed.
+    @discardableResult
+    public static func removeUnreferencedBlobs(in directory: String) -> Int {
+        let journals = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+            .filter { $0.hasSuffix(".journal") }
+        var referenced = Set<String>()
+        for journal in journals {
+            for record in Journal.read(atPath: directory + "/" + journal).records {
+                if let blob = record.blob { referenced.insert(blob.sha256) }
+            }
+        }
+        return BlobStore(storeDirectory: directory).removeAll(except: referenced)
     }
 }

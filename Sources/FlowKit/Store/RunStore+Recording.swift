@@ -1,22 +1,71 @@
 import Foundation
+import Synchronization
 
 extension RunStore {
-    /// Journals a node that succeeded in this run, with what it wrote, if it writes a file.
+    /// Journals a node that succeeded in this run, with what it wrote, if it writes a file, and its output as a
+    /// blob, if the decisions say it stores its value.
     /// - Parameters:
     ///   - index: The node's index in ``Plan/nodes``.
     ///   - plan: The plan being run.
     ///   - decisions: The keys and output paths computed before the run.
     ///   - run: This run's id (its start time, ISO 8601).
-    public func journal(_ index: Int, of plan: Plan, decisions: UpToDate, run: String) {
+    ///   - output: The node's output value.
+    public func journal(
+        _ index: Int, of plan: Plan, decisions: UpToDate, run: String, output value: (any Sendable)? = nil
+    ) {
         var output: OutputRecord?
         if let path = decisions.outputPaths[index] {
             // A file that cannot be read back is not recorded as written: the next run writes it again.
             guard let stamp = FileStamp(path: path), let digest = ContentDigest.ofFile(atPath: path) else { return }
             output = OutputRecord(path: path, stamp: stamp, sha256: digest)
         }
+        var blob: BlobReference?
+        if decisions.storesValue[index], let value = value as? any StorableOutput {
+            blob = store(value, of: index, in: plan, optimize: decisions.optimize)
+        }
         append(
             JournalRecord(
                 run: run, node: plan.nodes[index].id, key: decisions.keys[index], inputs: decisions.inputs[index],
-                output: output))
+                output: output, blob: blob))
+    }
+
+    /// Writes a node's output as a blob, with the choice it made from its consumers; `nil` after a failure, which
+    /// is reported once (a full disk, an unwritable folder: the run goes on, the node is not reused next time).
+    private func store(_ value: any StorableOutput, of index: Int, in plan: Plan, optimize: Bool) -> BlobReference? {
+        guard !blobsFailed.load(ordering: .relaxed) else { return nil }
+        do {
+            var reference = try blobs.write(value)
+            reference.variant = plan.taskTypes[plan.nodes[index].taskIndex].outputVariant(
+                facts: reference.facts, consumers: plan.consumers(of: index), optimize: optimize)
+            return reference
+        } catch {
+            if !blobsFailed.exchange(true, ordering: .relaxed) {
+                warn?("\(error); outputs with `cache: true` are not kept in this run, and run again next time")
+            }
+            return nil
+        }
+    }
+
+    /// Reads back the stored output of a node the decisions restore, for its readers.
+    /// - Returns: The value, or the node's failure when the blob was damaged or removed since the decision (it
+    ///   is then removed, so the next run makes the output anew).
+    public func restore(_ index: Int, of plan: Plan, decisions: UpToDate) -> Result<any Sendable, NodeFailure> {
+        let node = plan.nodes[index]
+        let task = plan.task(of: node)
+        guard let blob = decisions.records[index]?.blob,
+            let valueType = plan.taskTypes[node.taskIndex].provides?.valueType
+        else {
+            return .failure(
+                NodeFailure(.internalError, "no stored output to restore", node: node.id, location: task.location))
+        }
+        do {
+            return .success(try blobs.read(blob, as: valueType, verified: decisions.verifiedBlobs[blob.sha256]))
+        } catch {
+            unlink(blobs.path(of: blob.sha256))
+            return .failure(
+                NodeFailure(
+                    .io, "its stored output changed during the run: \(error); run again to make it anew",
+                    node: node.id, location: task.location))
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The store of a workflow's results across runs: a folder (`.flowrun/` beside the workflow by default) holding,
 /// per workflow file, the journal of its finished nodes and its lock (`NAME.yaml.journal`, `NAME.yaml.lock`), so
@@ -18,8 +19,14 @@ public final class RunStore: Sendable {
     public let recordCount: Int
     /// What was wrong with the journal, for one warning.
     public let damage: String?
+    /// The store's blobs: node outputs kept as values.
+    public let blobs: BlobStore
     private let lock: StoreLock?
     private let writer: JournalWriter?
+    /// Where a failure to write a blob is reported; `nil` for a store only read.
+    let warn: (@Sendable (String) -> Void)?
+    /// Whether writing a blob failed in this run: it is reported once, and no other is tried.
+    let blobsFailed = Atomic<Bool>(false)
 
     /// The folder name of a store beside its workflow.
     public static let defaultName = ".flowrun"
@@ -42,10 +49,13 @@ public final class RunStore: Sendable {
     public static func name(ofWorkflowAt path: String) -> String { (path as NSString).lastPathComponent }
 
     private init(
-        directory: String, name: String, contents: Journal.Contents, lock: StoreLock?, writer: JournalWriter?
+        directory: String, name: String, contents: Journal.Contents, lock: StoreLock?, writer: JournalWriter?,
+        warn: (@Sendable (String) -> Void)? = nil
     ) {
         self.directory = directory
         self.name = name
+        blobs = BlobStore(storeDirectory: directory)
+        self.warn = warn
         var latest: [String: JournalRecord] = [:]
         latest.reserveCapacity(contents.records.count)
         for record in contents.records { latest[record.node] = record }
@@ -86,7 +96,8 @@ public final class RunStore: Sendable {
             contents = compacted
         }
         let writer = try JournalWriter(path: path, intactLength: contents.intactLength, warn: warn)
-        return RunStore(directory: directory, name: name, contents: contents, lock: lock, writer: writer)
+        return RunStore(
+            directory: directory, name: name, contents: contents, lock: lock, writer: writer, warn: warn)
     }
 
     /// Journals a finished node. `durable` for a node that wrote a file.

@@ -11,7 +11,9 @@ import OrderedCollections
 ///   the store recorded a result with its key;
 /// - a node whose output is read is up to date when none of its readers runs — its key is then guaranteed by
 ///   theirs, whether or not its own record survived (a record batch lost to `kill -9` costs nothing);
-/// - `--force`, `--rerun TASK` (and everything downstream) and tasks that are never cached always run.
+/// - `--force`, `--rerun TASK` (and everything downstream) and tasks that are never cached always run;
+/// - a node whose reader runs is restored instead of run when the store kept its output as a blob (`cache: true`)
+///   and that blob is intact and was made for the same consumers (see ``restoredNodes``).
 public struct UpToDate: Sendable {
     /// What a run asks of the store.
     public struct Settings: Sendable {
@@ -21,28 +23,65 @@ public struct UpToDate: Sendable {
         public var rerun: Set<String>
         /// Whether operations may take equivalent-output shortcuts (part of every key).
         public var optimize: Bool
+        /// Where stored outputs are kept; `nil` neither stores nor restores any.
+        public var blobs: BlobStore?
+        /// Nodes whose outputs are stored whether or not they say `cache: true`, by index in ``Plan/nodes``: in a
+        /// shard, those a gather task reads.
+        public var keepValues: Set<Int>
+        /// Nodes whose recorded outputs are reused whatever their `cache:` setting or their task type's default,
+        /// by index in ``Plan/nodes``: in the gather phase, the values the shards made (the shards ran them).
+        public var readValues: Set<Int>
 
         /// Creates settings.
-        public init(force: Bool = false, rerun: Set<String> = [], optimize: Bool = true) {
+        public init(
+            force: Bool = false, rerun: Set<String> = [], optimize: Bool = true, blobs: BlobStore? = nil,
+            keepValues: Set<Int> = [], readValues: Set<Int> = []
+        ) {
+            self.readValues = readValues
             self.force = force
             self.rerun = rerun
             self.optimize = optimize
+            self.blobs = blobs
+            self.keepValues = keepValues
         }
     }
 
     /// What went into each node's key, by index in ``Plan/nodes``.
-    public let inputs: [NodeKeyInputs]
+    public private(set) var inputs: [NodeKeyInputs]
     /// Each node's key.
-    public let keys: [NodeKey]
+    public private(set) var keys: [NodeKey]
     /// Why each node runs, or `nil` for a node that is up to date.
-    public let causes: [RunCause?]
+    public private(set) var causes: [RunCause?]
     /// The file each node writes, resolved against the workflow's folder.
-    public let outputPaths: [String?]
+    public private(set) var outputPaths: [String?]
     /// The store's latest record of each node, where the decision used one.
-    public let records: [JournalRecord?]
+    public private(set) var records: [JournalRecord?]
+    /// Whether each node that runs stores its output as a blob: it says `cache: true` (or is in
+    /// ``Settings/keepValues``) and its output is a value the store can keep.
+    public private(set) var storesValue: [Bool]
+    /// The up-to-date nodes whose stored output a node that runs reads, ascending: what
+    /// ``RunOptions/restoredNodes`` takes. Their blobs were found intact.
+    public private(set) var restoredNodes: [Int]
+    /// Whether the run allows equivalent-output shortcuts (``Settings/optimize``).
+    public let optimize: Bool
+    /// The stamps of the blobs checked before the run, by name: a restore reads the same file without hashing
+    /// it again.
+    public let verifiedBlobs: [String: FileStamp]
+    /// Stored outputs found unusable (missing, damaged, made for other consumers), one line each: their nodes run.
+    public let unusableBlobs: [String]
 
-    /// The up-to-date nodes, ascending: what ``RunOptions/cachedNodes`` takes.
-    public var cachedNodes: [Int] { causes.indices.filter { causes[$0] == nil } }
+    /// The up-to-date nodes that are not restored, ascending: what ``RunOptions/cachedNodes`` takes.
+    public var cachedNodes: [Int] {
+        var restored = restoredNodes[...]
+        return causes.indices.filter { index in
+            guard causes[index] == nil else { return false }
+            if restored.first == index {
+                restored.removeFirst()
+                return false
+            }
+            return true
+        }
+    }
 
     /// Decides for every node of a plan.
     /// - Parameters:
@@ -89,26 +128,102 @@ public struct UpToDate: Sendable {
             }
         }
 
+        let storesValue = plan.nodes.indices.map { index in
+            settings.blobs != nil
+                && tasks[plan.nodes[index].taskIndex].storesValue(keep: settings.keepValues.contains(index))
+        }
         var causes = [RunCause?](repeating: nil, count: count)
         var records = [JournalRecord?](repeating: nil, count: count)
-        for index in plan.nodes.indices.reversed() {
-            let node = plan.nodes[index]
-            let task = tasks[node.taskIndex]
-            let reads = { (dependent: Int) in tasks[plan.nodes[dependent].taskIndex].readsInput }
-            let reader = node.dependents.first { causes[$0] != nil && reads($0) }
-            records[index] = latest[node.id]
-            causes[index] = Self.cause(
-                force: settings.force, rerunBy: rerunBy[index], changing: changing[index], cache: task.cache,
-                cachedByDefault: task.cachedByDefault, record: records[index], inputs: inputs[index],
-                key: keys[index], outputPath: outputPaths[index],
-                judgedOnRecord: !node.dependents.contains(where: reads),
-                reader: reader.map { plan.nodes[$0].id })
+        var restored: [Int] = []
+        var unusable: [String] = []
+        // Blobs checked (read whole and hashed), by name. A pass takes a blob not checked yet as intact and notes
+        // it; those are then checked at once, on every core, and the decisions made again until every blob they
+        // rest on was checked (once, unless one was found damaged).
+        var checked: [String: Result<FileStamp, BlobError>] = [:]
+        var pending: [String: (reference: BlobReference, type: any StorableOutput.Type)] = [:]
+        func problem(_ blob: BlobReference, _ type: any StorableOutput.Type) -> String? {
+            guard let result = checked[blob.sha256] else {
+                pending[blob.sha256] = (blob, type)
+                return nil
+            }
+            if case .failure(let error) = result { return error.description }
+            return nil
         }
+        repeat {
+            if let blobs = settings.blobs, !pending.isEmpty {
+                let batch = Array(pending.values)
+                for (blob, result) in zip(batch, blobs.check(batch)) { checked[blob.reference.sha256] = result }
+                pending = [:]
+            }
+            restored = []
+            unusable = []
+            for index in plan.nodes.indices.reversed() {
+                let node = plan.nodes[index]
+                let task = tasks[node.taskIndex]
+                let reads = { (dependent: Int) in tasks[plan.nodes[dependent].taskIndex].readsInput }
+                let reader = node.dependents.first { causes[$0] != nil && reads($0) }
+                records[index] = latest[node.id]
+                let readBack = settings.readValues.contains(index)
+                causes[index] = Self.cause(
+                    force: settings.force, rerunBy: rerunBy[index], changing: changing[index],
+                    cache: readBack ? .enabled : task.cache, cachedByDefault: readBack || task.cachedByDefault,
+                    record: records[index], inputs: inputs[index],
+                    key: keys[index], outputPath: outputPaths[index],
+                    judgedOnRecord: !node.dependents.contains(where: reads),
+                    reader: reader.map { plan.nodes[$0].id })
+                guard settings.blobs != nil, let valueType = task.valueType else { continue }
+                // Needed by a reader and otherwise up to date: the stored output serves, if it is intact.
+                if case .neededBy? = causes[index], let blob = records[index]?.blob {
+                    let current = task.type?.outputVariant(
+                        facts: blob.facts, consumers: plan.consumers(of: index), optimize: settings.optimize)
+                    if current != blob.variant {
+                        causes[index] = .storedForOtherConsumers(from: blob.variant, to: current)
+                    } else if let problem = problem(blob, valueType) {
+                        causes[index] = .storedOutputUnusable(problem)
+                        unusable.append("\(node.id): \(problem)")
+                    } else {
+                        causes[index] = nil
+                        restored.append(index)
+                    }
+                } else if causes[index] == nil, settings.keepValues.contains(index) {
+                    // A value the gather phase reads is up to date only while the store still holds it.
+                    if let blob = records[index]?.blob {
+                        if let problem = problem(blob, valueType) {
+                            causes[index] = .storedOutputUnusable(problem)
+                            unusable.append("\(node.id): \(problem)")
+                        }
+                    } else {
+                        causes[index] = .storedOutputUnusable("no value stored for the gather phase, which reads it")
+                    }
+                }
+            }
+        } while !pending.isEmpty
         self.inputs = inputs
         self.keys = keys
         self.causes = causes
         self.outputPaths = outputPaths
         self.records = records
+        self.storesValue = storesValue
+        optimize = settings.optimize
+        restoredNodes = restored.reversed()
+        unusableBlobs = unusable.reversed()
+        verifiedBlobs = checked.compactMapValues { try? $0.get() }
+    }
+
+    /// The decisions for some nodes of the plan, by their new indices (as ``Plan/restricted(to:)`` numbers them):
+    /// what the gather phase of a split run uses, having decided over the whole plan.
+    public func restricted(to nodes: [Int]) -> UpToDate {
+        var position = [Int](repeating: -1, count: keys.count)
+        for (newIndex, oldIndex) in nodes.enumerated() { position[oldIndex] = newIndex }
+        var copy = self
+        copy.inputs = nodes.map { inputs[$0] }
+        copy.keys = nodes.map { keys[$0] }
+        copy.causes = nodes.map { causes[$0] }
+        copy.outputPaths = nodes.map { outputPaths[$0] }
+        copy.records = nodes.map { records[$0] }
+        copy.storesValue = nodes.map { storesValue[$0] }
+        copy.restoredNodes = restoredNodes.compactMap { position[$0] >= 0 ? position[$0] : nil }
+        return copy
     }
 
     /// What the decisions need of a task, looked up once rather than per node (a class: read per node, never
@@ -122,6 +237,8 @@ public struct UpToDate: Sendable {
         let cachedByDefault: Bool
         let readsInput: Bool
         let directory: String
+        /// The type of the task's output values, when the store can keep them.
+        let valueType: (any StorableOutput.Type)?
         private(set) var sharedParameters: Resolved?
 
         /// A node's parameters, canonically encoded, and what the type makes of them.
@@ -141,11 +258,18 @@ public struct UpToDate: Sendable {
             cachedByDefault = type?.cachedByDefault ?? true
             readsInput = type?.readsInput ?? true
             directory = plan.workflow.directory
+            valueType = type?.provides?.valueType
             if task.parameters.isEmpty, type?.parameters.isEmpty ?? true {
                 sharedParameters = resolve(ParameterValues())
             } else if !task.usesItem, let firstNode {
                 sharedParameters = resolve(plan.parameters(of: plan.nodes[firstNode]))
             }
+        }
+
+        /// Whether a node of the task that runs stores its output: `cache: true` (or `content`), or `keep` (even
+        /// with `cache: false`: a value the gather phase reads must cross).
+        func storesValue(keep: Bool) -> Bool {
+            valueType != nil && (keep || cache == .enabled || cache == .content)
         }
 
         func resolve(_ parameters: ParameterValues) -> Resolved {

@@ -24,11 +24,10 @@ struct ExportOptions: ParsableArguments {
         }
     }
 
-    /// Loads the workflow, refuses what cannot be split, and warns about paths other machines may not see.
+    /// Loads the workflow and warns about paths other machines may not see.
     func load(terminal: Terminal) throws -> ExportedWorkflow {
         let plan = try workflow.loadPlan(terminal: terminal)
         let split = ShardPlan(plan: plan)
-        try RunPart.refuseShardOutputs(split, terminal: terminal)
         let exported = ExportedWorkflow(split: split, overrides: workflow.params)
         for path in exported.pathsOutsideFolder() {
             terminal.error(

@@ -1,0 +1,217 @@
+import Crypto
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A stored node output, as the journal points at it: the blob's SHA-256 (its name), its size, and what the
+/// task type needs to tell whether it still serves the node's consumers.
+public struct BlobReference: Sendable, Equatable {
+    /// The SHA-256 of the blob file, hex: its name in the store.
+    public var sha256: String
+    /// The blob's size in bytes.
+    public var size: Int64
+    /// The stored value's ``StorableOutput/variantFacts``.
+    public var facts: String
+    /// The choice the node made from its consumers when it made the value
+    /// (``TaskType/outputVariant(facts:consumers:optimize:)``), `nil` when there is none.
+    public var variant: String?
+
+    /// Creates a reference.
+    public init(sha256: String, size: Int64, facts: String = "", variant: String? = nil) {
+        self.sha256 = sha256
+        self.size = size
+        self.facts = facts
+        self.variant = variant
+    }
+}
+
+/// The store's content-addressed blobs: `blobs/ab/abcdef…` under the store folder, each named by the SHA-256 of
+/// its bytes, shared by every workflow of the store (equal outputs are kept once).
+///
+/// A blob is written to a temporary file and renamed into place, so a reader never sees half of one; it is
+/// checked against its name when read, so a damaged or replaced blob is a miss — the node runs again — never a
+/// wrong value. Each blob starts with a magic line and its value type's ``StorableOutput/storageTag``.
+public struct BlobStore: Sendable {
+    /// The blobs' folder: `blobs` in the store.
+    public let directory: String
+
+    static let magic = "flowrun blob 1"
+
+    /// The blobs of the store in `storeDirectory`.
+    public init(storeDirectory: String) {
+        directory = storeDirectory + "/blobs"
+    }
+
+    /// Where the blob named `sha256` lives.
+    public func path(of sha256: String) -> String {
+        directory + "/" + sha256.prefix(2) + "/" + sha256
+    }
+
+    /// Writes a value as a blob, atomically.
+    /// - Returns: Its reference (without variant).
+    /// - Throws: ``BlobError`` when the folder cannot be created or the disk is full; nothing is left behind.
+    public func write(_ value: any StorableOutput) throws(BlobError) -> BlobReference {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw BlobError("cannot create \(directory): \(String(cString: strerror(RunStore.errorCode(of: error))))")
+        }
+        let temporary = directory + "/.tmp-\(getpid())-\(UUID().uuidString)"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw BlobError("cannot create a blob in \(directory): \(Self.reason())") }
+        var closed = false
+        defer {
+            if !closed { close(descriptor) }
+        }
+        do {
+            var writer = BlobWriter(descriptor: descriptor)
+            writer.string(Self.magic)
+            writer.string(type(of: value).storageTag)
+            try value.store(into: &writer)
+            let (sha256, size) = try writer.finish()
+            closed = true
+            guard close(descriptor) == 0 else { throw BlobError(Self.reason()) }
+            let final = path(of: sha256)
+            let folder = (final as NSString).deletingLastPathComponent
+            guard mkdir(folder, 0o755) == 0 || errno == EEXIST, rename(temporary, final) == 0 else {
+                throw BlobError(Self.reason())
+            }
+            return BlobReference(sha256: sha256, size: size, facts: value.variantFacts)
+        } catch {
+            unlink(temporary)
+            throw BlobError("cannot write a blob in \(directory): \(error)")
+        }
+    }
+
+    /// Why a blob cannot be read back as a `type`, or `nil` when it is there, complete, its content matches its
+    /// name and it holds a value of that type.
+    public func problem(with reference: BlobReference, as type: any StorableOutput.Type) -> String? {
+        switch check(reference, as: type) {
+        case .success: nil
+        case .failure(let error): error.description
+        }
+    }
+
+    /// Checks a blob as ``problem(with:as:)`` does; on success, the stamp of the file checked, which
+    /// ``read(_:as:verified:)`` takes to skip hashing the same file again.
+    public func check(_ reference: BlobReference, as type: any StorableOutput.Type) -> Result<FileStamp, BlobError> {
+        do {
+            let (bytes, stamp) = try load(reference, verified: nil).get()
+            var reader = BlobReader(bytes[...])
+            try Self.readHeader(&reader, as: type)
+            return .success(stamp)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Checks several blobs at once, on every core (each is read whole and hashed).
+    public func check(_ blobs: [(reference: BlobReference, type: any StorableOutput.Type)]) -> [Result<
+        FileStamp, BlobError
+    >] {
+        let results = Mutex([Result<FileStamp, BlobError>?](repeating: nil, count: blobs.count))
+        DispatchQueue.concurrentPerform(iterations: blobs.count) { index in
+            let result = check(blobs[index].reference, as: blobs[index].type)
+            results.withLock { $0[index] = result }
+        }
+        return results.withLock { $0 }.map { $0 ?? .failure(BlobError("not checked")) }
+    }
+
+    private static func readHeader(_ reader: inout BlobReader, as type: any StorableOutput.Type) throws(BlobError) {
+        guard try reader.string() == magic else { throw BlobError("not a blob of this flowrun") }
+        let tag = try reader.string()
+        guard tag == type.storageTag else { throw BlobError("it holds '\(tag)', not '\(type.storageTag)'") }
+    }
+
+    /// Reads a blob back as a value of `type`, checking its SHA-256 against its name first — unless it is the
+    /// very file ``check(_:as:)`` hashed before (the same stamp: size, modification time, inode).
+    /// - Throws: ``BlobError`` saying what is wrong: missing, truncated, damaged, another type.
+    public func read(_ reference: BlobReference, as type: any StorableOutput.Type, verified: FileStamp? = nil)
+        throws(BlobError) -> any StorableOutput
+    {
+        let bytes = try load(reference, verified: verified).get().bytes
+        var reader = BlobReader(bytes[...])
+        try Self.readHeader(&reader, as: type)
+        let value = try type.init(restoring: &reader)
+        guard reader.isAtEnd else { throw BlobError("it has bytes after its value") }
+        return value
+    }
+
+    /// The blob's bytes, once checked against its name and size, and the file's stamp.
+    private func load(_ reference: BlobReference, verified: FileStamp?) -> Result<
+        (bytes: [UInt8], stamp: FileStamp), BlobError
+    > {
+        let path = path(of: reference.sha256)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            return .failure(
+                BlobError(errno == ENOENT ? "blob \(path) is missing" : "cannot read \(path): \(Self.reason())"))
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, Int64(info.st_size) == reference.size else {
+            return .failure(BlobError("blob \(path) has \(info.st_size) bytes, not \(reference.size)"))
+        }
+        let stamp = FileStamp(
+            size: Int64(info.st_size),
+            modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+            inode: UInt64(info.st_ino))
+        let count = Int(reference.size)
+        var failed = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var done = 0
+            while done < count {
+                let result = Glibc.read(descriptor, buffer.baseAddress.map { $0 + done }, count - done)
+                if result < 0, errno == EINTR { continue }
+                guard result > 0 else { break }
+                done += result
+            }
+            failed = done < count
+            initialized = failed ? 0 : count
+        }
+        if failed { return .failure(BlobError("cannot read \(path) whole")) }
+        guard stamp == verified || ContentDigest.of(bytes) == reference.sha256 else {
+            return .failure(BlobError("blob \(path) is damaged: its SHA-256 does not match its name"))
+        }
+        return .success((bytes, stamp))
+    }
+
+    private static func reason() -> String { String(cString: strerror(errno)) }
+
+    // MARK: Maintenance
+
+    /// Every blob in the store: its name and size.
+    public func all() -> [(sha256: String, size: Int64)] {
+        let manager = FileManager.default
+        guard let folders = try? manager.contentsOfDirectory(atPath: directory) else { return [] }
+        var blobs: [(String, Int64)] = []
+        for folder in folders where folder.count == 2 {
+            for name in (try? manager.contentsOfDirectory(atPath: directory + "/" + folder)) ?? [] {
+                if let stamp = FileStamp(path: directory + "/" + folder + "/" + name) {
+                    blobs.append((name, stamp.size))
+                }
+            }
+        }
+        return blobs
+    }
+
+    /// Removes every blob not in `kept`, and temporaries a killed run left; returns how many blobs it removed.
+    @discardableResult
+    public func removeAll(except kept: Set<String>) -> Int {
+        var removed = 0
+        for blob in all() where !kept.contains(blob.sha256) {
+            if unlink(path(of: blob.sha256)) == 0 { removed += 1 }
+        }
+        // A temporary whose writer is gone was left by a killed run; one whose writer lives is being written.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+            let parts = name.split(separator: "-")
+            guard parts.count > 2, parts[0] == ".tmp", let pid = Int32(parts[1]), kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
+            unlink(directory + "/" + name)
+        }
+        return removed
+    }
+}
