@@ -1,14 +1,15 @@
 import FlowKit
 import Foundation
 
-/// `decode`: JPEG or PNG bytes (recognised from the bytes, not the name) to an RGBA8 ``Image``.
+/// `decode`: JPEG, PNG or WebP bytes (recognised from the bytes, not the name) to an RGBA8 ``Image``; a timeout or
+/// Ctrl-C stops it midway.
 ///
 /// EXIF orientation is applied. With ``NodeContext/optimize``, a JPEG is decoded at a DCT scale (M/8: 1/2, 3/8, 1/4, …) when
 /// every consumer downsamples enough (shrink-on-load, see ``ConsumerAnalysis``).
 public struct DecodeTask: TaskType {
     public init() {}
     public var name: String { "decode" }
-    public var summary: String { "Decodes JPEG or PNG bytes (detected from the bytes) into an image." }
+    public var summary: String { "Decodes JPEG, PNG or WebP bytes (detected from the bytes) into an image." }
     public var parameters: [ParameterSpec] { [] }
     public var consumes: InputRequirement { .oneOf([.data]) }
     public var provides: ProviderKind? { .image }
