@@ -111,7 +111,14 @@ enum JPEGDecoder {
         }
         let oriented = header.orientedSize
         var factor = (num: 1, denom: 1)
-        if let fraction = keptFraction(oriented.width, oriented.height) { factor = scalingFactor(keeping: fraction) }
+        if let fraction = keptFraction(oriented.width, oriented.height) {
+            // A file dense with detail keeps more: see `ConsumerAnalysis.detailedMargin`.
+            let bitsPerPixel = Double(bytes.count * 8) / Double(header.width * header.height)
+            let detailed = bitsPerPixel > ConsumerAnalysis.detailedBitsPerPixel
+            factor = scalingFactor(
+                keeping: detailed
+                    ? fraction * ConsumerAnalysis.detailedMargin / ConsumerAnalysis.qualityMargin : fraction)
+        }
         let w = (header.width * factor.num + factor.denom - 1) / factor.denom
         let h = (header.height * factor.num + factor.denom - 1) / factor.denom
         let isCMYK = header.colorspace == Int32(TJCS_CMYK.rawValue) || header.colorspace == Int32(TJCS_YCCK.rawValue)

@@ -14,7 +14,8 @@ public struct DecodeTask: TaskType {
     public var consumes: InputRequirement { .oneOf([.data]) }
     public var provides: ProviderKind? { .image }
     /// 2: ICC profiles converted to sRGB, 16-bit interlaced PNGs read correctly, PNG `eXIf` orientation, WebP.
-    public var implementationVersion: String { "2 " + CodecVersions.description }
+    /// 3: shrink-on-load keeps more of a JPEG dense with detail.
+    public var implementationVersion: String { "3 " + CodecVersions.description }
     public func makeOperation(_ context: NodeContext) -> FlowOperation { DecodeOperation(context: context) }
 }
 
