@@ -90,7 +90,9 @@ public enum PNGCodec {
         let truncated = ["EOF", "read error", "truncated", "beyond end of data"].contains {
             text.localizedCaseInsensitiveContains($0)
         }
-        return ImageCodecError("\(truncated ? "PNG data is truncated" : "corrupt PNG data") (\(text))")
+        // libpng's stdio reader says only "Read Error" when the file runs out (a stop is reported before this).
+        let detail = text == "Read Error" ? "the file ends before the image does" : text
+        return ImageCodecError("\(truncated ? "PNG data is truncated" : "corrupt PNG data") (\(detail))")
     }
 
     /// Encodes an image as an 8-bit RGBA PNG (RGB when every pixel is opaque).

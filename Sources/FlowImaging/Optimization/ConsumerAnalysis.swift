@@ -37,7 +37,8 @@ public enum ConsumerAnalysis {
     /// costs a larger decode, never fidelity.
     public static let detailedMargin = 2.0
 
-    /// The compressed density above which a JPEG counts as detailed, in bits per pixel of its full size.
+    /// The compressed density above which a JPEG counts as detailed: bits of entropy-coded data (from the first scan
+    /// on) per pixel of its full size.
     public static let detailedBitsPerPixel = 2.2
 
     /// The largest DCT scale worth decoding at: above it a reduced decode saves too little.
