@@ -6,19 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-    const uint8_t *data;
-    size_t size;
-    size_t offset;
-} reader;
-
-static void read_bytes(png_structp png, png_bytep out, size_t count) {
-    reader *r = png_get_io_ptr(png);
-    if (count > r->size - r->offset) png_error(png, "read beyond end of data");
-    memcpy(out, r->data + r->offset, count);
-    r->offset += count;
-}
-
 // libpng's error callback must not return: record the message, then jump back to the setjmp below.
 static void on_error(png_structp png, png_const_charp message) {
     cflow_png_status *status = png_get_error_ptr(png);
@@ -31,10 +18,8 @@ static void on_warning(png_structp png, png_const_charp message) {
     (void)message;
 }
 
-cflow_png_status cflow_png_read_rgba8_via_rows(
-    const uint8_t *data, size_t size, uint32_t width, uint32_t height, uint8_t *rgba) {
+cflow_png_status cflow_png_read_rgba8_via_rows(FILE *file, uint32_t width, uint32_t height, uint8_t *rgba) {
     cflow_png_status status = {0, ""};
-    reader source = {data, size, 0};
     // Volatile: assigned after setjmp and read after a longjmp back to it.
     uint16_t *volatile samples = NULL;
     png_bytep *volatile rows = NULL;
@@ -53,7 +38,7 @@ cflow_png_status cflow_png_read_rgba8_via_rows(
         png_destroy_read_struct(&png, &info, NULL);
         return status;
     }
-    png_set_read_fn(png, &source, read_bytes);
+    png_init_io(png, file);
     png_read_info(png, info);
     if (png_get_image_width(png, info) != width || png_get_image_height(png, info) != height)
         png_error(png, "the header changed between reads");

@@ -90,11 +90,23 @@ public struct Image: Sendable {
     }
 
     /// Whether every pixel is fully opaque.
+    ///
+    /// Resize and write ask it of every image: the alpha bytes are tested eight pixels at a time, as the bits of
+    /// four 64-bit words (a byte at a time, the scan of a full-size photo cost a few per cent of the pipeline).
     public var isOpaque: Bool {
-        pixels.withUnsafeBufferPointer { buffer in
-            var index = 3
-            while index < buffer.count {
-                if buffer[index] != 255 { return false }
+        pixels.withUnsafeBytes { buffer in
+            let alpha: UInt64 = 0xFF00_0000_FF00_0000
+            var index = 0
+            while index + 32 <= buffer.count {
+                let a = buffer.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let b = buffer.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self)
+                let c = buffer.loadUnaligned(fromByteOffset: index + 16, as: UInt64.self)
+                let d = buffer.loadUnaligned(fromByteOffset: index + 24, as: UInt64.self)
+                if a & b & c & d & alpha != alpha { return false }
+                index += 32
+            }
+            while index + 4 <= buffer.count {
+                if buffer[index + 3] != 255 { return false }
                 index += 4
             }
             return true

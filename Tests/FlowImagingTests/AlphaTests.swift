@@ -35,4 +35,21 @@ import Testing
         }
         #expect(partlyVisible > 0, "the edge has partly transparent pixels")
     }
+
+    /// `isOpaque` tests eight pixels at a time and the rest one by one: a single pixel below 255 anywhere — in any
+    /// lane of a word, in the tail — makes the image not opaque.
+    @Test func isOpaqueSeesAnyTransparentPixel() {
+        let opaque = Image(width: 13, height: 3, filledWith: (10, 20, 30, 255))
+        #expect(opaque.isOpaque)
+        for pixel in 0..<(13 * 3) {
+            for alpha: UInt8 in [0, 254] {
+                var image = opaque
+                image.pixels[pixel * 4 + 3] = alpha
+                #expect(!image.isOpaque, "pixel \(pixel) with alpha \(alpha)")
+            }
+        }
+        var colourOnly = opaque
+        colourOnly.pixels[4] = 0
+        #expect(colourOnly.isOpaque, "only alpha counts")
+    }
 }

@@ -135,6 +135,36 @@ import Testing
         #expect(try ImageDecoder.decode(data, source: "").pixels == image.pixels)
     }
 
+    /// The chunk types of a PNG file, in order.
+    static func chunkTypes(_ png: Data) -> [String] {
+        let bytes = [UInt8](png)
+        var types: [String] = []
+        var at = 8
+        while at + 12 <= bytes.count {
+            let length = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+            types.append(String(decoding: bytes[at + 4..<at + 8], as: UTF8.self))
+            at += 12 + length
+        }
+        return types
+    }
+
+    @Test func pngKeepsTheProfileInAnICCPChunkInsteadOfSRGB() throws {
+        let image = try Self.tagged()
+        let plain = try Self.written(["path": .string("p.png")], image: image)
+        #expect(Self.chunkTypes(plain).contains("sRGB"), "untagged output says sRGB with libpng's chunk")
+        let data = try Self.written(["path": .string("k.png"), "keep": .list([.string("icc")])], image: image)
+        let types = Self.chunkTypes(data)
+        #expect(types.prefix(2) == ["IHDR", "iCCP"], "\(types)")
+        #expect(!types.contains("sRGB") && !types.contains("gAMA") && !types.contains("cHRM"), "\(types)")
+        let chunks = data.withUnsafeBytes { PNGChunks($0) }
+        let iccp = try #require(chunks.iccp)
+        #expect(iccp.starts(with: Array("ICC profile".utf8) + [0, 0]), "name, terminator, zlib method")
+        #expect(chunks.profile == ColorProfile.sRGB, "the chunk inflates to the profile's exact bytes")
+        let decoded = try ImageDecoder.decode(data, source: "")
+        #expect(decoded.pixels == image.pixels, "libpng reads the file; an sRGB profile changes no pixel")
+        #expect(decoded.metadata.icc == ColorProfile.sRGB)
+    }
+
     @Test(arguments: [false, true])
     func webPKeepsExifICCAndXMP(lossless: Bool) throws {
         var image = try Self.tagged()

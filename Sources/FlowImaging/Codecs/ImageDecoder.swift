@@ -11,14 +11,15 @@ public enum ImageDecoder {
     ///     enough for every consumer, or `nil` for a full decode. Only JPEG uses it (DCT scaling by M/8:
     ///     1/2, 3/8, 1/4, 1/8…); the image's ``Image/originalWidth`` and ``Image/originalHeight`` keep the full size.
     ///   - warn: Receives the decoder's warnings about a damaged but readable file (the image is still returned).
-    ///   - shouldContinue: Asked every few rows of a JPEG decode with the rows done; when it returns `false` the
-    ///     decode stops and throws.
+    ///   - shouldContinue: Asked as the decode goes with the work done — every few rows of a JPEG, before every
+    ///     read of a PNG's bytes, every part of a WebP fed to libwebp; when it returns `false` the decode stops and
+    ///     throws "the decode was stopped".
     /// - Throws: ``ImageCodecError`` naming the cause: unknown format, corrupt or truncated data.
     public static func decode(
         _ data: Data, source: String,
         keptFraction: (_ width: Int, _ height: Int) -> Double? = { _, _ in nil },
         warn: (String) -> Void = { _ in },
-        shouldContinue: (_ rowsDone: Int) -> Bool = { _ in true }
+        shouldContinue: (_ workDone: Int) -> Bool = { _ in true }
     )
         throws(ImageCodecError) -> Image
     {
@@ -32,8 +33,10 @@ public enum ImageDecoder {
                         try JPEGDecoder.decode(
                             bytes, source: source, keptFraction: keptFraction, warn: warn,
                             shouldContinue: shouldContinue))
-                case .png: return .success(try PNGCodec.decode(bytes, source: source))
-                case .webp: return .success(try WebPCodec.decode(bytes, source: source))
+                case .png:
+                    return .success(try PNGCodec.decode(bytes, source: source, shouldContinue: shouldContinue))
+                case .webp:
+                    return .success(try WebPCodec.decode(bytes, source: source, shouldContinue: shouldContinue))
                 }
             } catch {
                 return .failure(error)

@@ -35,8 +35,9 @@ public enum ImageEncoder {
     ///
     /// JPEG composites transparent pixels over ``EncodeOptions/background``; PNG and WebP keep alpha exactly. Kept
     /// EXIF is written with its orientation reset to 1 (the pixels are already upright); a kept colour profile is
-    /// the sRGB one, since `decode` converted the pixels (PNG says so with its `sRGB` chunk, which libpng writes
-    /// anyway). WebP gets its metadata chunks in the extended container (``WebPContainer``).
+    /// the sRGB one, since `decode` converted the pixels: JPEG gets it in `APP2` segments, PNG in an `iCCP` chunk
+    /// (instead of the `sRGB` chunk libpng writes otherwise), WebP in an `ICCP` chunk of the extended container
+    /// (``WebPContainer``), with the other metadata chunks.
     public static func encode(_ image: Image, _ options: EncodeOptions) throws(ImageCodecError) -> Data {
         let metadata = image.metadata.keeping(options.keep)
         switch options.format {
@@ -48,7 +49,7 @@ public enum ImageEncoder {
             return Data(JPEGSegments.inserting(metadata, into: [UInt8](jpeg)))
         case .png:
             let png = try PNGCodec.encode(image)
-            return Data(PNGCodec.inserting(ImageMetadata(exif: metadata.exif, xmp: metadata.xmp), into: [UInt8](png)))
+            return Data(PNGCodec.inserting(metadata, into: [UInt8](png)))
         case .webp:
             let webp = try WebPCodec.encode(image, quality: options.quality, lossless: options.lossless)
             return Data(

@@ -111,7 +111,14 @@ enum JPEGDecoder {
         }
         let oriented = header.orientedSize
         var factor = (num: 1, denom: 1)
-        if let fraction = keptFraction(oriented.width, oriented.height) { factor = scalingFactor(keeping: fraction) }
+        if let fraction = keptFraction(oriented.width, oriented.height) {
+            // A file dense with detail keeps more: see `ConsumerAnalysis.detailedMargin`.
+            let bitsPerPixel = Double(entropyCodedCount(bytes) * 8) / Double(header.width * header.height)
+            let detailed = bitsPerPixel > ConsumerAnalysis.detailedBitsPerPixel
+            factor = scalingFactor(
+                keeping: detailed
+                    ? fraction * ConsumerAnalysis.detailedMargin / ConsumerAnalysis.qualityMargin : fraction)
+        }
         let w = (header.width * factor.num + factor.denom - 1) / factor.denom
         let h = (header.height * factor.num + factor.denom - 1) / factor.denom
         let isCMYK = header.colorspace == Int32(TJCS_CMYK.rawValue) || header.colorspace == Int32(TJCS_YCCK.rawValue)
@@ -178,24 +185,38 @@ enum JPEGDecoder {
     /// file holds at least `blocks / 8` bytes; arithmetic coding has no such floor. A file whose markers cannot be
     /// walked (libjpeg tolerates some broken segment lengths) counts as Huffman-coded: the bound then applies.
     static func isArithmeticCoded(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let frameOrScan = firstMarker(in: bytes) { marker in
+            (0xC0...0xCF).contains(marker) && ![0xC4, 0xC8, 0xCC].contains(marker) || marker == 0xDA || marker == 0xD9
+        }
+        guard let marker = frameOrScan?.marker else { return false }
+        return (0xC9...0xCB).contains(marker) || (0xCD...0xCF).contains(marker)
+    }
+
+    /// The bytes from the first scan (SOS) to the end: the entropy-coded data, without the tables and metadata
+    /// before it, which would make a small file look dense. The whole file when its markers cannot be walked.
+    static func entropyCodedCount(_ bytes: UnsafeRawBufferPointer) -> Int {
+        bytes.count - (firstMarker(in: bytes) { $0 == 0xDA }?.offset ?? 0)
+    }
+
+    /// Walks the marker segments from the start of a JPEG to the first marker `stop` accepts: that marker and its
+    /// offset, or `nil` when the segments cannot be walked that far.
+    private static func firstMarker(
+        in bytes: UnsafeRawBufferPointer, where stop: (UInt8) -> Bool
+    ) -> (marker: UInt8, offset: Int)? {
         var i = 2
         while i + 4 <= bytes.count {
-            guard bytes[i] == 0xFF else { return false }
+            guard bytes[i] == 0xFF else { return nil }
             let marker = bytes[i + 1]
             if marker == 0xFF {
                 i += 1
                 continue
             }
-            switch marker {
-            case 0xC9...0xCB, 0xCD...0xCF: return true
-            case 0xC0...0xC3, 0xC5...0xC7, 0xDA, 0xD9: return false
-            default: break
-            }
+            if stop(marker) { return (marker, i) }
             let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
-            guard length >= 2 else { return false }
+            guard length >= 2 else { return nil }
             i += 2 + length
         }
-        return false
+        return nil
     }
 
     /// Adobe-inverted CMYK to RGBA in place: `R = C·K/255`, `G = M·K/255`, `B = Y·K/255`, opaque.

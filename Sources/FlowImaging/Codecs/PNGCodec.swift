@@ -3,7 +3,7 @@ internal import CPNG
 import Foundation
 
 /// Reads and writes PNG through libpng's simplified API (`png_image_*`), which reports errors in
-/// `image.message` instead of `longjmp`ing, so no C shim is needed.
+/// `image.message` instead of `longjmp`ing.
 ///
 /// Every PNG flavour — palette (with or without tRNS), gray, gray+alpha, RGB, RGBA, 8 or 16 bits — is read as
 /// 8-bit sRGB RGBA. 16-bit files without a gAMA or sRGB chunk are taken as sRGB-encoded, as browsers do
@@ -13,49 +13,76 @@ import Foundation
 /// applied, as for JPEG.
 public enum PNGCodec {
     /// Decodes a PNG file.
-    public static func decode(_ bytes: UnsafeRawBufferPointer, source: String) throws(ImageCodecError) -> Image {
+    ///
+    /// libpng reads the file through a ``CheckedStream`` as it decodes, row by row (pass by pass when interlaced),
+    /// so a long decode can stop midway.
+    /// - Parameter shouldContinue: Asked before each read of the file with the bytes read so far; `false` stops the
+    ///   decode, which then throws.
+    public static func decode(
+        _ bytes: UnsafeRawBufferPointer, source: String, shouldContinue: (_ bytesDone: Int) -> Bool = { _ in true }
+    ) throws(ImageCodecError) -> Image {
+        let chunks = PNGChunks(bytes)
+        let (result, stopped) = CheckedStream.reading(bytes, shouldContinue: shouldContinue) { file in
+            decodePixels(of: bytes, reading: file, chunks: chunks)
+        }
+        if stopped { throw ImageCodecError("the decode was stopped") }
+        let (width, height, pixels) = try result.get()
+        var decoded = Image(width: width, height: height, pixels: pixels, source: source)
+        decoded.metadata = ImageMetadata(exif: chunks.exif, icc: chunks.profile, xmp: chunks.xmp)
+        return decoded.oriented(chunks.orientation)
+    }
+
+    /// The RGBA8 pixels of the PNG `bytes`, read by libpng from `file` (a stream over `bytes`).
+    private static func decodePixels(
+        of bytes: UnsafeRawBufferPointer, reading file: UnsafeMutablePointer<FILE>?, chunks: PNGChunks
+    ) -> Result<(width: Int, height: Int, pixels: [UInt8]), ImageCodecError> {
+        guard let file else { return .failure(ImageCodecError("out of memory opening a PNG stream")) }
         var image = png_image()
         image.version = cflow_png_image_version
         defer { png_image_free(&image) }
-        guard png_image_begin_read_from_memory(&image, bytes.baseAddress, bytes.count) != 0 else {
-            throw ImageCodecError("corrupt PNG header (\(message(of: image)))")
+        guard png_image_begin_read_from_stdio(&image, file) != 0 else {
+            return .failure(ImageCodecError("corrupt PNG header (\(message(of: image)))"))
         }
         image.flags |= cflow_png_image_flag_16bit_srgb
         image.format = cflow_png_format_rgba
         let width = Int(image.width)
         let height = Int(image.height)
-        guard width > 0, height > 0 else { throw ImageCodecError("PNG has no pixels") }
-        guard width * height <= 1 << 28 else { throw ImageCodecError("PNG is too large (\(width)×\(height))") }
+        guard width > 0, height > 0 else { return .failure(ImageCodecError("PNG has no pixels")) }
+        guard width * height <= 1 << 28 else {
+            return .failure(ImageCodecError("PNG is too large (\(width)×\(height))"))
+        }
         // A header may claim any size: refuse a file too short to hold it before allocating the pixels. Its
         // rows, one filter byte each, are deflated, and deflate compresses at most 1032:1.
         let rowBits = width * bitsPerPixel(ofHeaderIn: bytes)
         let rawSize = height * (1 + (rowBits + 7) / 8)
         guard rawSize <= bytes.count * 1032 + 1024 else {
-            throw ImageCodecError(
-                "PNG data is truncated (\(bytes.count) bytes cannot hold \(width)×\(height) pixels, "
-                    + "\(rawSize) bytes before compression)")
+            return .failure(
+                ImageCodecError(
+                    "PNG data is truncated (\(bytes.count) bytes cannot hold \(width)×\(height) pixels, "
+                        + "\(rawSize) bytes before compression)"))
         }
-        let chunks = PNGChunks(bytes)
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         if chunks.bitDepth == 16 && chunks.isInterlaced {
+            // The row API reads the file again from its start.
+            rewind(file)
             let status = pixels.withUnsafeMutableBytes { out in
                 cflow_png_read_rgba8_via_rows(
-                    bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, UInt32(width),
-                    UInt32(height), out.baseAddress?.assumingMemoryBound(to: UInt8.self))
+                    file, UInt32(width), UInt32(height), out.baseAddress?.assumingMemoryBound(to: UInt8.self))
             }
             if status.status != 0 {
-                throw failure(
-                    withUnsafeBytes(of: status.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
+                return .failure(
+                    failure(
+                        withUnsafeBytes(of: status.message) {
+                            String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+                        }))
             }
         } else {
             let ok = pixels.withUnsafeMutableBytes { out in
                 png_image_finish_read(&image, nil, out.baseAddress, Int32(width * 4), nil)
             }
-            guard ok != 0 else { throw failure(message(of: image)) }
+            guard ok != 0 else { return .failure(failure(message(of: image))) }
         }
-        var decoded = Image(width: width, height: height, pixels: pixels, source: source)
-        decoded.metadata = ImageMetadata(exif: chunks.exif, icc: chunks.profile, xmp: chunks.xmp)
-        return decoded.oriented(chunks.orientation)
+        return .success((width, height, pixels))
     }
 
     /// The error for libpng's message, naming a file cut short as truncated.
@@ -63,7 +90,9 @@ public enum PNGCodec {
         let truncated = ["EOF", "read error", "truncated", "beyond end of data"].contains {
             text.localizedCaseInsensitiveContains($0)
         }
-        return ImageCodecError("\(truncated ? "PNG data is truncated" : "corrupt PNG data") (\(text))")
+        // libpng's stdio reader says only "Read Error" when the file runs out (a stop is reported before this).
+        let detail = text == "Read Error" ? "the file ends before the image does" : text
+        return ImageCodecError("\(truncated ? "PNG data is truncated" : "corrupt PNG data") (\(detail))")
     }
 
     /// Encodes an image as an 8-bit RGBA PNG (RGB when every pixel is opaque).
@@ -114,7 +143,11 @@ public enum PNGCodec {
         return output.prefix(Int(size))
     }
 
-    /// The PNG file with `eXIf` and XMP `iTXt` chunks for `metadata` inserted right after `IHDR`.
+    /// The PNG file with chunks for `metadata` right after `IHDR`: `iCCP` (the profile, deflated), `eXIf`, and XMP as
+    /// `iTXt`.
+    ///
+    /// With a profile, the `sRGB`, `gAMA` and `cHRM` chunks libpng wrote are dropped: the PNG specification allows
+    /// one colour-space description, and an `iCCP` takes precedence over the others in readers anyway.
     static func inserting(_ metadata: ImageMetadata, into png: [UInt8]) -> [UInt8] {
         var chunks: [UInt8] = []
         func append(_ type: String, _ body: [UInt8]) {
@@ -122,12 +155,34 @@ public enum PNGCodec {
             let crc = typed.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, uInt($0.count))) }
             chunks += bigEndian(UInt32(body.count)) + typed + bigEndian(crc)
         }
+        // iCCP: profile name (1–79 Latin-1 characters), 0, compression method 0 (zlib), the zlib stream.
+        if let icc = metadata.icc, let deflated = zlibCompressed(icc) {
+            append("iCCP", Array("ICC profile".utf8) + [0, 0] + deflated)
+        }
         if let exif = metadata.exif { append("eXIf", exif) }
         // iTXt: keyword, 0, not compressed, method 0, no language, 0, no translated keyword, 0, text.
         if let xmp = metadata.xmp { append("iTXt", PNGChunks.xmpKeyword + [0, 0, 0, 0] + xmp) }
         let afterHeader = 8 + 8 + 13 + 4
         guard !chunks.isEmpty, png.count > afterHeader else { return png }
-        return Array(png[..<afterHeader]) + chunks + Array(png[afterHeader...])
+        let replaced: Set<String> = metadata.icc == nil ? [] : ["sRGB", "gAMA", "cHRM"]
+        var rest: [UInt8] = []
+        var at = afterHeader
+        while at + 12 <= png.count {
+            let length = Int(png[at]) << 24 | Int(png[at + 1]) << 16 | Int(png[at + 2]) << 8 | Int(png[at + 3])
+            let end = at + 12 + length
+            guard end <= png.count else { return png }
+            if !replaced.contains(String(decoding: png[at + 4..<at + 8], as: UTF8.self)) { rest += png[at..<end] }
+            at = end
+        }
+        return Array(png[..<afterHeader]) + chunks + rest
+    }
+
+    /// `bytes` as a zlib stream at the best compression, or `nil` if zlib fails.
+    private static func zlibCompressed(_ bytes: [UInt8]) -> [UInt8]? {
+        var size = compressBound(uLong(bytes.count))
+        var out = [UInt8](repeating: 0, count: Int(size))
+        guard compress2(&out, &size, bytes, uLong(bytes.count), Z_BEST_COMPRESSION) == Z_OK else { return nil }
+        return Array(out.prefix(Int(size)))
     }
 
     private static func bigEndian(_ value: UInt32) -> [UInt8] {

@@ -6,31 +6,52 @@ import Foundation
 /// Decoding goes to RGBA8 with straight alpha; the metadata chunks of the extended format (`EXIF`, `ICCP`) are read
 /// by ``RIFFChunks``, and the EXIF orientation is applied as for JPEG. Encoding keeps alpha in both modes.
 public enum WebPCodec {
+    /// How many bytes of the file the incremental decoder is given between two `shouldContinue` checks: a few
+    /// milliseconds of decoding (lossy WebP compresses a photo about 10:1), and no measurable cost.
+    static let bytesPerCheck = 1 << 16
+
     /// Decodes a WebP file.
-    public static func decode(_ bytes: UnsafeRawBufferPointer, source: String) throws(ImageCodecError) -> Image {
+    ///
+    /// libwebp's incremental decoder (`WebPINewRGB`, `WebPIUpdate`) is given the file ``bytesPerCheck`` bytes
+    /// at a time, so that a long decode can stop in between: it decodes what each part allows, as a browser does
+    /// with a download.
+    /// - Parameter shouldContinue: Asked before each part but the first with the bytes given so far; `false` stops
+    ///   the decode, which then throws.
+    public static func decode(
+        _ bytes: UnsafeRawBufferPointer, source: String, shouldContinue: (_ bytesDone: Int) -> Bool = { _ in true }
+    ) throws(ImageCodecError) -> Image {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
             throw ImageCodecError("WebP data is empty")
         }
-        var config = WebPDecoderConfig()
-        guard WebPInitDecoderConfig(&config) != 0 else { throw ImageCodecError("cannot start libwebp") }
-        let status = WebPGetFeatures(base, bytes.count, &config.input)
+        var features = WebPBitstreamFeatures()
+        let status = WebPGetFeatures(base, bytes.count, &features)
         guard status == VP8_STATUS_OK else { throw failure(status, stage: "header") }
-        let width = Int(config.input.width)
-        let height = Int(config.input.height)
+        let width = Int(features.width)
+        let height = Int(features.height)
         guard width > 0, height > 0 else { throw ImageCodecError("WebP has no pixels") }
-        guard config.input.has_animation == 0 else {
+        guard features.has_animation == 0 else {
             throw ImageCodecError("animated WebP is not supported (decode takes still images)")
         }
+        var stopped = false
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         let decoded = pixels.withUnsafeMutableBufferPointer { out -> VP8StatusCode in
-            config.output.colorspace = MODE_RGBA
-            config.output.is_external_memory = 1
-            config.output.u.RGBA.rgba = out.baseAddress
-            config.output.u.RGBA.stride = Int32(width * 4)
-            config.output.u.RGBA.size = out.count
-            return WebPDecode(base, bytes.count, &config)
+            guard let decoder = WebPINewRGB(MODE_RGBA, out.baseAddress, out.count, Int32(width * 4)) else {
+                return VP8_STATUS_OUT_OF_MEMORY
+            }
+            defer { WebPIDelete(decoder) }
+            var given = 0
+            repeat {
+                if given > 0, !shouldContinue(given) {
+                    stopped = true
+                    return VP8_STATUS_SUSPENDED
+                }
+                given = min(bytes.count, given + bytesPerCheck)
+                let status = WebPIUpdate(decoder, base, given)
+                guard status == VP8_STATUS_SUSPENDED else { return status }
+            } while given < bytes.count
+            return VP8_STATUS_NOT_ENOUGH_DATA
         }
-        WebPFreeDecBuffer(&config.output)
+        if stopped { throw ImageCodecError("the decode was stopped") }
         guard decoded == VP8_STATUS_OK else { throw failure(decoded, stage: "data") }
         let chunks = RIFFChunks(bytes)
         var image = Image(width: width, height: height, pixels: pixels, source: source)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A resampling filter: how much an input pixel at distance `x` (in output-pixel units) contributes.
 public struct ResampleFilter: Sendable, Hashable {
@@ -63,7 +64,7 @@ public struct ResampleFilter: Sendable, Hashable {
 /// When reducing, the kernel is stretched by the reduction factor (support 3 becomes 3 × 3.3 = 10 input
 /// pixels at scale 0.3), so every input pixel contributes and thumbnails do not alias; this is Pillow's and
 /// libvips' convention, with pixel centres at `(x + 0.5) · in / out`.
-struct ResampleWeights {
+struct ResampleWeights: Sendable {
     /// The number of output pixels.
     let outputCount: Int
     /// The stride of ``weights``: the most taps any output pixel has.
@@ -74,6 +75,31 @@ struct ResampleWeights {
     let counts: [Int]
     /// `outputCount * stride` weights; the first `counts[i]` of row `i` are used, summing to 1.
     let weights: [Float]
+
+    /// The weights for these arguments, computed once and then reused: a batch of photos from one camera resizes
+    /// the same sizes over and over, and the sines of a 2048-pixel row cost more than its resample's bookkeeping.
+    static func cached(inputCount: Int, extent: Double, outputCount: Int, filter: ResampleFilter) -> ResampleWeights {
+        let key = CacheKey(inputCount: inputCount, extent: extent, outputCount: outputCount, filter: filter)
+        if let known = cache.withLock({ $0[key] }) { return known }
+        let computed = ResampleWeights(
+            inputCount: inputCount, extent: extent, outputCount: outputCount, filter: filter)
+        cache.withLock { entries in
+            // A few sizes recur; anything else is forgotten wholesale rather than kept without bound.
+            if entries.count >= cacheCapacity { entries.removeAll(keepingCapacity: true) }
+            entries[key] = computed
+        }
+        return computed
+    }
+
+    private struct CacheKey: Hashable {
+        var inputCount: Int
+        var extent: Double
+        var outputCount: Int
+        var filter: ResampleFilter
+    }
+
+    private static let cacheCapacity = 64
+    private static let cache = Mutex<[CacheKey: ResampleWeights]>([:])
 
     /// Computes the weights to resample `inputCount` pixels to `outputCount`.
     /// - Parameter extent: How many input pixels' worth of picture the output spans (defaults to `inputCount`;

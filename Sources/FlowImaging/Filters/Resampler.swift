@@ -35,12 +35,10 @@ enum Resampler {
         let shrunk = image.decodedScale < 1
         let extentX = shrunk ? Double(image.originalWidth) * image.decodedScale : Double(image.width)
         let extentY = shrunk ? Double(image.originalHeight) * image.decodedScale : Double(image.height)
-        let horizontal = ResampleWeights(
-            inputCount: image.width, extent: min(extentX, Double(image.width)),
-            outputCount: width, filter: filter)
-        let vertical = ResampleWeights(
-            inputCount: image.height, extent: min(extentY, Double(image.height)),
-            outputCount: height, filter: filter)
+        let horizontal = ResampleWeights.cached(
+            inputCount: image.width, extent: min(extentX, Double(image.width)), outputCount: width, filter: filter)
+        let vertical = ResampleWeights.cached(
+            inputCount: image.height, extent: min(extentY, Double(image.height)), outputCount: height, filter: filter)
         let pass = HorizontalPass(
             weights: horizontal, inWidth: image.width, matrix: matrix, premultiply: !image.isOpaque, kernel: kernel)
         let rows = image.height

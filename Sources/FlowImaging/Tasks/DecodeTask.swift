@@ -1,19 +1,21 @@
 import FlowKit
 import Foundation
 
-/// `decode`: JPEG or PNG bytes (recognised from the bytes, not the name) to an RGBA8 ``Image``.
+/// `decode`: JPEG, PNG or WebP bytes (recognised from the bytes, not the name) to an RGBA8 ``Image``; a timeout or
+/// Ctrl-C stops it midway.
 ///
 /// EXIF orientation is applied. With ``NodeContext/optimize``, a JPEG is decoded at a DCT scale (M/8: 1/2, 3/8, 1/4, …) when
 /// every consumer downsamples enough (shrink-on-load, see ``ConsumerAnalysis``).
 public struct DecodeTask: TaskType {
     public init() {}
     public var name: String { "decode" }
-    public var summary: String { "Decodes JPEG or PNG bytes (detected from the bytes) into an image." }
+    public var summary: String { "Decodes JPEG, PNG or WebP bytes (detected from the bytes) into an image." }
     public var parameters: [ParameterSpec] { [] }
     public var consumes: InputRequirement { .oneOf([.data]) }
     public var provides: ProviderKind? { .image }
     /// 2: ICC profiles converted to sRGB, 16-bit interlaced PNGs read correctly, PNG `eXIf` orientation, WebP.
-    public var implementationVersion: String { "2 " + CodecVersions.description }
+    /// 3: shrink-on-load keeps more of a JPEG dense with detail.
+    public var implementationVersion: String { "3 " + CodecVersions.description }
     public func makeOperation(_ context: NodeContext) -> FlowOperation { DecodeOperation(context: context) }
 
     /// The shrink-on-load scale the decoder asks TurboJPEG for, given the picture's full size (`facts`,

@@ -37,7 +37,8 @@ public struct WriteTask: TaskType {
     public var consumes: InputRequirement { .oneOf([.image, .data]) }
     public var provides: ProviderKind? { .file }
     /// 2: JPEG composites transparency over `background`; WebP; metadata kept on request.
-    public var implementationVersion: String { "2 " + CodecVersions.description }
+    /// 3: PNG keeps a profile in an `iCCP` chunk.
+    public var implementationVersion: String { "3 " + CodecVersions.description }
     public func outputPath(_ parameters: ParameterValues) -> String? { parameters.string("path") }
 
     public func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics) {
