@@ -20,19 +20,23 @@ public struct ProbeTask: TaskType {
     public var summary: String {
         "Test task: records its run, then succeeds, fails, or blocks until cancelled or released."
     }
-    public var parameters: [ParameterSpec] {
-        [
-            ParameterSpec(
-                "behavior", .oneOf(["succeed", "fail", "failTimes", "block"]), default: .string("succeed"),
-                summary: "What the node does."),
-            ParameterSpec(
-                "failures", .integer, default: .int(1), range: 0...100,
-                summary: "For failTimes: how many attempts fail."),
-            ParameterSpec("value", .string, summary: "Text to provide as data (default: the node id)."),
-            ParameterSpec(
-                "hold", .integer, default: .int(0), range: 0...10_000,
-                summary: "Milliseconds to hold a slot, ended early once the queue is full (to observe concurrency)."),
-        ]
+    /// The parameters of ``ProbeTask``.
+    public struct Parameters: TaskParameters {
+        /// What a probe node does.
+        public enum Behavior: String, CaseIterable, ParameterValue {
+            case succeed, fail, failTimes, block
+        }
+        @Parameter(help: "What the node does.")
+        public var behavior = Behavior.succeed
+        @Parameter(help: "For failTimes: how many attempts fail.", range: 0...100)
+        public var failures = 1
+        @Parameter(help: "Text to provide as data (default: the node id).")
+        public var value: String?
+        @Parameter(
+            help: "Milliseconds to hold a slot, ended early once the queue is full (to observe concurrency).",
+            range: 0...10_000)
+        public var hold = 0
+        public init() {}
     }
     public var consumes: InputRequirement { .anything }
     public var provides: ProviderKind? { .data }
@@ -45,10 +49,12 @@ public struct ProbeTask: TaskType {
 /// real asynchronous operation does, so probes cannot starve the few worker threads of a 2-core machine.
 public final class ProbeOperation: FlowOperation, DataProvider, @unchecked Sendable {
     private let recorder: ProbeRecorder
+    private let parameters: ProbeTask.Parameters
     private let ended = LockedBox(false)
 
     init(context: NodeContext, recorder: ProbeRecorder) {
         self.recorder = recorder
+        parameters = context.parameters(as: ProbeTask.Parameters.self)
         super.init(context: context)
     }
 
@@ -59,29 +65,27 @@ public final class ProbeOperation: FlowOperation, DataProvider, @unchecked Senda
             $0.providedData.map { String(decoding: $0.bytes, as: UTF8.self) }
         }
         recorder.started(context, inputs: inputs, queuePriority: queuePriority)
-        if context.parameters.string("behavior") == "block" {
+        if parameters.behavior == .block {
             recorder.didBlock(context.nodeID) { [self] in end(outcome()) }
             if isCancelled { end(.cancelled) }  // a cancel that came before the registration above
             return
         }
-        let hold = context.parameters.int("hold") ?? 0
-        guard hold > 0 else { return end(outcome()) }
-        recorder.hold(milliseconds: hold, queue: context.queueName) { [self] in end(outcome()) }
+        guard parameters.hold > 0 else { return end(outcome()) }
+        recorder.hold(milliseconds: parameters.hold, queue: context.queueName) { [self] in end(outcome()) }
     }
 
     public override func didCancel() {
-        if context.parameters.string("behavior") == "block" { end(.cancelled) }
+        if parameters.behavior == .block { end(.cancelled) }
     }
 
     private func outcome() -> Outcome {
-        let parameters = context.parameters
-        switch parameters.string("behavior") ?? "succeed" {
-        case "fail":
+        switch parameters.behavior {
+        case .fail:
             return .failure(context.failure(.invalidInput, "probe failed on purpose"))
-        case "failTimes" where context.attempt <= parameters.int("failures") ?? 1:
+        case .failTimes where context.attempt <= parameters.failures:
             return .failure(context.failure(.network, "probe attempt \(context.attempt) failed"))
         default:
-            let text = parameters.string("value") ?? context.nodeID
+            let text = parameters.value ?? context.nodeID
             return .success(TrackedPayload(DataPayload(Data(text.utf8), source: context.nodeID), recorder: recorder))
         }
     }
@@ -93,7 +97,7 @@ public final class ProbeOperation: FlowOperation, DataProvider, @unchecked Senda
             return !ended
         }
         guard first else { return }
-        if context.parameters.string("behavior") == "block" { recorder.didUnblock(context.nodeID) }
+        if parameters.behavior == .block { recorder.didUnblock(context.nodeID) }
         // Recorded before `finish`, which frees the queue slot: after it, the next node may already start.
         recorder.ended(context)
         finish(outcome)

@@ -25,7 +25,7 @@ import Testing
     func transparentColourDoesNotBleed(kernel: FilterKernel, filter: String) throws {
         try #require(FilterKernel.available.contains(kernel), "this CPU cannot run \(kernel)")
         let image = Self.redUnderTransparencyBesideGreen()
-        let resampleFilter = try #require(ResampleFilter(name: filter))
+        let resampleFilter = try #require(ResampleFilter(rawValue: filter))
         let out = try #require(
             Resampler.resample(image, width: 11, height: 2, filter: resampleFilter, matrix: nil, kernel: kernel))
         var partlyVisible = 0

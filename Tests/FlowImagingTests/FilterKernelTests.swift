@@ -12,7 +12,7 @@ import Testing
     func kernelMatchesTheReference(kernel: FilterKernel, filter: String) throws {
         try #require(FilterKernel.available.contains(kernel), "this CPU cannot run \(kernel)")
         let image = Fixtures.noise(width: 97, height: 61, seed: 11)
-        let resampleFilter = try #require(ResampleFilter(name: filter))
+        let resampleFilter = try #require(ResampleFilter(rawValue: filter))
         for (width, height) in Self.sizes {
             let out = try #require(
                 Resampler.resample(

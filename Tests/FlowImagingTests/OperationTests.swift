@@ -29,10 +29,10 @@ import Testing
     }
 
     @Test func shrinkOnLoadOnlyWhenEveryPathDownsamples() throws {
-        let thumb = consumer("resize", ["scale": .double(0.25)])
+        let thumb = consumer(ResizeTask(), ["scale": .double(0.25)])
         let optimised = DecodeOperation(
             context: context(
-                "decode", consumers: [consumer("sepia", then: [thumb])],
+                "decode", consumers: [consumer(SepiaTask(), then: [thumb])],
                 optimize: true))
         _ = run(optimised, after: BytesOperation(payload: DataPayload(try Self.jpeg(), source: "")))
         let small = try #require(optimised.providedImage)
@@ -41,7 +41,8 @@ import Testing
         #expect(small.width == Int(96 * eighths / 8) && small.originalWidth == 96, "got \(small.width)")
         #expect(small.width < 96)
 
-        let mixed = DecodeOperation(context: context("decode", consumers: [thumb, consumer("write")], optimize: true))
+        let mixed = DecodeOperation(
+            context: context("decode", consumers: [thumb, consumer(WriteTask())], optimize: true))
         _ = run(mixed, after: BytesOperation(payload: DataPayload(try Self.jpeg(), source: "")))
         #expect(mixed.providedImage?.width == 96, "a write needs the full image")
 
@@ -52,22 +53,22 @@ import Testing
 
     @Test func sepiaDefersOnlyBeforeADownsamplingResize() throws {
         let image = Fixtures.gradient(width: 40, height: 40)
-        let down = SepiaOperation(
-            context: context(
+        let down = sepiaOperation(
+            context(
                 "sepia", ["intensity": .double(0.8)],
-                consumers: [consumer("resize", ["width": .int(10)])], optimize: true))
+                consumers: [consumer(ResizeTask(), ["width": .int(10)])], optimize: true))
         _ = run(down, after: ImageSourceOperation(image))
         #expect(down.providedImage?.pendingColor == .sepia(intensity: 0.8))
         #expect(down.providedImage?.pixels == image.pixels)
 
-        let up = SepiaOperation(
-            context: context(
-                "sepia", consumers: [consumer("resize", ["scale": .double(2)])],
+        let up = sepiaOperation(
+            context(
+                "sepia", consumers: [consumer(ResizeTask(), ["scale": .double(2)])],
                 optimize: true))
         _ = run(up, after: ImageSourceOperation(image))
         #expect(up.providedImage?.pendingColor == nil)
 
-        let written = SepiaOperation(context: context("sepia", consumers: [consumer("write")], optimize: true))
+        let written = sepiaOperation(context("sepia", consumers: [consumer(WriteTask())], optimize: true))
         _ = run(written, after: ImageSourceOperation(image))
         #expect(written.providedImage?.pendingColor == nil)
         #expect(written.providedImage?.pixels == ColorMatrix.sepia(intensity: 1).applied(to: image.pixels))
@@ -87,13 +88,12 @@ import Testing
     /// decode → sepia 0.8 → resize ×0.3 → (image), literal and optimised.
     static func pipeline(_ jpeg: Data, optimize: Bool) throws -> Image {
         let resizeParameters: [String: Value] = ["scale": .double(0.3)]
-        let resize = consumer("resize", resizeParameters, then: [consumer("write")])
-        let sepia = consumer("sepia", ["intensity": .double(0.8)], then: [resize])
+        let resize = consumer(ResizeTask(), resizeParameters, then: [consumer(WriteTask())])
+        let sepia = consumer(SepiaTask(), ["intensity": .double(0.8)], then: [resize])
         let ops: [FlowOperation] = [
             BytesOperation(payload: DataPayload(jpeg, source: "p.jpg")),
             DecodeOperation(context: context("decode", consumers: [sepia], optimize: optimize)),
-            SepiaOperation(
-                context: context("sepia", ["intensity": .double(0.8)], consumers: [resize], optimize: optimize)),
+            sepiaOperation(context("sepia", ["intensity": .double(0.8)], consumers: [resize], optimize: optimize)),
             ResizeOperation(context: context("resize", resizeParameters, optimize: optimize)),
         ]
         runChain(ops)
@@ -120,7 +120,7 @@ import Testing
     }
 
     @Test func cancelledOperationFinishesCancelled() {
-        let sepia = SepiaOperation(context: context("sepia"))
+        let sepia = sepiaOperation(context("sepia"))
         sepia.cancel()
         let outcome = run(sepia, after: ImageSourceOperation(Fixtures.gradient(width: 4, height: 4)))
         if case .cancelled? = outcome {} else { Issue.record("expected cancelled, got \(String(describing: outcome))") }

@@ -39,12 +39,14 @@ import Testing
     }
 
     @Test func specIsReadFromParameters() {
-        let box = ResizeSpec(
-            parameters: ParameterValues(["width": .int(10), "height": .int(20), "fit": .string("cover")]))
-        #expect(box?.size == .box(width: 10, height: 20, fit: .cover))
-        #expect(ResizeSpec(parameters: ParameterValues(["scale": .double(0.3)]))?.size == .scale(0.3))
-        #expect(ResizeSpec(parameters: ParameterValues(["height": .int(7)]))?.size == .height(7))
-        #expect(ResizeSpec(parameters: ParameterValues(["filter": .string("nearest")])) == nil)
+        func spec(_ values: [String: Value]) -> ResizeSpec? {
+            ResizeSpec(ResizeTask.Parameters(ParameterValues(values)))
+        }
+        let box = spec(["width": .int(10), "height": .int(20), "fit": .string("cover"), "filter": .string("nearest")])
+        #expect(box == ResizeSpec(size: .box(width: 10, height: 20, fit: .cover), filter: .nearest))
+        #expect(spec(["scale": .double(0.3)]) == ResizeSpec(size: .scale(0.3), filter: .lanczos))
+        #expect(spec(["height": .int(7)])?.size == .height(7))
+        #expect(spec(["filter": .string("nearest")]) == nil)
     }
 
     @Test(arguments: [ResampleFilter.lanczos, .bilinear, .nearest], [(11, 7), (80, 50), (37, 23), (1, 1)])
@@ -152,7 +154,7 @@ import Testing
         let image = Fixtures.noise(width: 29, height: 23, seed: 5)
         let spec = ResizeSpec(
             size: .box(width: size.0, height: size.1, fit: .fill),
-            filter: try #require(ResampleFilter(name: filter)))
+            filter: try #require(ResampleFilter(rawValue: filter)))
         let out = image.resized(spec)
         let expected = Self.reference(image, width: size.0, height: size.1, filter: filter)
         let worst = zip(out.pixels, expected).map { abs(Int($0) - $1) }.max() ?? 0

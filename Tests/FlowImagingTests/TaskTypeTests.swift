@@ -10,9 +10,7 @@ import Testing
     static func diagnostics(_ type: any TaskType, _ values: [String: Value]) -> [String] {
         var locations: [String: FlowKit.SourceLocation] = [:]
         for key in values.keys { locations[key] = here }
-        var diagnostics = Diagnostics()
-        type.validate(ParameterValues(values, locations: locations), into: &diagnostics)
-        return diagnostics.all.map(\.message)
+        return type.validate(parameters: ParameterValues(values, locations: locations), task: "t").map(\.message)
     }
 
     @Test func standardRegistryHasTheImageTasks() {
@@ -27,9 +25,12 @@ import Testing
 
     @Test(
         arguments: [
-            ([:], "resize needs one of scale, width, height"),
-            (["scale": .double(0.5), "width": .int(3)], "resize takes scale or width, not both"),
-            (["width": .int(3), "fit": .string("cover")], "resize's fit needs both width and height"),
+            ([:], "task 't' (resize) needs one of 'scale', 'width', 'height'"),
+            (
+                ["scale": .double(0.5), "width": .int(3)],
+                "task 't' (resize) sets 'scale' and 'width', which exclude each other"
+            ),
+            (["width": .int(3), "fit": .string("cover")], "'fit' of task 't' needs 'height' as well"),
         ] as [([String: Value], String)])
     func resizeParameterRules(values: [String: Value], message: String) {
         #expect(Self.diagnostics(ResizeTask(), values) == [message])
@@ -54,11 +55,9 @@ import Testing
     }
 
     @Test func diagnosticsPointAtTheParameter() {
-        var diagnostics = Diagnostics()
-        WriteTask().validate(
-            ParameterValues(["path": .string("a.tiff")], locations: ["path": Self.here]),
-            into: &diagnostics)
-        #expect(diagnostics.all.first?.location == Self.here)
+        let diagnostics = WriteTask().validate(
+            parameters: ParameterValues(["path": .string("a.tiff")], locations: ["path": Self.here]), task: "t")
+        #expect(diagnostics.first?.location == Self.here)
     }
 
     @Test func parameterSpecsHaveRangesAndDefaults() {

@@ -110,8 +110,14 @@ func context(
 }
 
 /// A consumer description, as the runner gives it to upstream nodes.
-func consumer(_ type: String, _ parameters: [String: Value] = [:], then more: [NodeContext.Consumer] = [])
+func consumer(_ type: any TaskType, _ parameters: [String: Value] = [:], then more: [NodeContext.Consumer] = [])
     -> NodeContext.Consumer
 {
-    NodeContext.Consumer(typeName: type, parameters: ParameterValues(parameters)) { more }
+    NodeContext.Consumer(type: type, parameters: ParameterValues(parameters)) { more }
+}
+
+/// The operation a `sepia` node runs.
+func sepiaOperation(_ context: NodeContext) -> ColorMatrixOperation {
+    ColorMatrixOperation(
+        context: context, matrix: SepiaTask().colorMatrix(context.parameters(as: SepiaTask.Parameters.self)))
 }

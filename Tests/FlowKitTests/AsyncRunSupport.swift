@@ -36,7 +36,6 @@ struct GateTask: TaskType {
     let gate: Gate
     var name: String { "gate" }
     var summary: String { "waits for every gate to start" }
-    var parameters: [ParameterSpec] { [] }
     var consumes: InputRequirement { .anything }
     var provides: ProviderKind? { nil }
     func makeOperation(_ context: NodeContext) -> FlowOperation { GateOperation(context: context, gate: gate) }

@@ -94,8 +94,8 @@ import Testing
         #expect(try task("decode", in: plan).timeout == .seconds(10))
         let tone = try #require(plan.nodes.first { $0.id == "tone" })
         let mild = try #require(plan.nodes.first { $0.id == "mild" })
-        #expect(plan.parameters(of: tone).double("intensity") == 0.6)
-        #expect(plan.parameters(of: mild).double("intensity") == 0.2)
+        #expect(plan.parameters(of: tone)["intensity"]?.doubleValue == 0.6)
+        #expect(plan.parameters(of: mild)["intensity"]?.doubleValue == 0.2)
     }
 
     @Test func aPipelineIsImportedAsAGroupWithItsOwnParams() throws {
@@ -130,8 +130,8 @@ import Testing
         #expect(try task("save", in: plan).input?.value == "strong.tone")
         let soft = try #require(plan.nodes.first { $0.id == "soft.tone" })
         let strong = try #require(plan.nodes.first { $0.id == "strong.tone" })
-        #expect(plan.parameters(of: soft).double("intensity") == 0.2)
-        #expect(plan.parameters(of: strong).double("intensity") == 0.8)
+        #expect(plan.parameters(of: soft)["intensity"]?.doubleValue == 0.2)
+        #expect(plan.parameters(of: strong)["intensity"]?.doubleValue == 0.8)
         #expect(plan.workflow.groups.map(\.id) == ["soft", "strong"])
     }
 

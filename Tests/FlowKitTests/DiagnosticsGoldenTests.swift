@@ -14,7 +14,6 @@ enum TestTasks {
     struct Decode: TaskType {
         var name: String { "decode" }
         var summary: String { "Decodes JPEG or PNG bytes (test stand-in)." }
-        var parameters: [ParameterSpec] { [] }
         var consumes: InputRequirement { .oneOf([.data]) }
         var provides: ProviderKind? { TestTasks.image }
         func makeOperation(_ context: NodeContext) -> FlowOperation { NoopOperation(context: context) }
@@ -24,8 +23,8 @@ enum TestTasks {
     struct Sepia: TaskType {
         var name: String { "sepia" }
         var summary: String { "Sepia tone (test stand-in)." }
-        var parameters: [ParameterSpec] {
-            [ParameterSpec("intensity", .number, default: .double(1), range: 0...1, summary: "How strong, 0 to 1.")]
+        struct Parameters: TaskParameters {
+            @Parameter(help: "How strong, 0 to 1.", range: 0...1) var intensity = 1.0
         }
         var consumes: InputRequirement { .oneOf([TestTasks.image]) }
         var provides: ProviderKind? { TestTasks.image }
@@ -36,20 +35,19 @@ enum TestTasks {
     struct Resize: TaskType {
         var name: String { "resize" }
         var summary: String { "Resizes (test stand-in)." }
-        var parameters: [ParameterSpec] {
-            [
-                ParameterSpec("scale", .number, range: 0.001...100, summary: "Factor applied to both sides."),
-                ParameterSpec("width", .integer, range: 1...100_000, summary: "Target width in pixels."),
-                ParameterSpec("height", .integer, range: 1...100_000, summary: "Target height in pixels."),
-                ParameterSpec("fit", .oneOf(["contain", "cover", "fill"]), summary: "How width+height fit."),
-            ]
-        }
-        var constraints: [ParameterConstraint] {
-            [
-                .mutuallyExclusive(["scale", "width"]),
-                .mutuallyExclusive(["scale", "height"]),
-                .oneRequired(["scale", "width", "height"]),
-            ]
+        struct Parameters: TaskParameters {
+            enum Fit: String, CaseIterable, ParameterValue { case contain, cover, fill }
+            @Parameter(help: "Factor applied to both sides.", range: 0.001...100) var scale: Double?
+            @Parameter(help: "Target width in pixels.", range: 1...100_000) var width: Int?
+            @Parameter(help: "Target height in pixels.", range: 1...100_000) var height: Int?
+            @Parameter(help: "How width+height fit.") var fit: Fit?
+            static var rules: [ParameterRule<Self>] {
+                [
+                    .atMostOne(of: \.$scale, \.$width),
+                    .atMostOne(of: \.$scale, \.$height),
+                    .atLeastOne(of: \.$scale, \.$width, \.$height),
+                ]
+            }
         }
         var consumes: InputRequirement { .oneOf([TestTasks.image]) }
         var provides: ProviderKind? { TestTasks.image }
@@ -60,16 +58,14 @@ enum TestTasks {
     struct Write: TaskType {
         var name: String { "write" }
         var summary: String { "Writes a file (test stand-in)." }
-        var parameters: [ParameterSpec] {
-            [
-                ParameterSpec("path", .string, required: true, summary: "Where to write, interpolated."),
-                ParameterSpec("quality", .integer, default: .int(90), range: 1...100, summary: "JPEG quality."),
-            ]
+        struct Parameters: TaskParameters {
+            @Parameter(help: "Where to write, interpolated.") var path: String
+            @Parameter(help: "JPEG quality.", range: 1...100) var quality = 90
         }
         var consumes: InputRequirement { .oneOf([TestTasks.image, .data]) }
         var provides: ProviderKind? { .file }
-        func fileAccess(_ parameters: ParameterValues) -> FileAccess {
-            parameters.string("path").map { FileAccess(writes: [.init($0, from: "path")]) } ?? .none
+        func fileAccess(_ parameters: Parameters) -> FileAccess {
+            FileAccess(writes: [.init(parameters.path, from: parameters.$path.name)])
         }
         func makeOperation(_ context: NodeContext) -> FlowOperation { NoopOperation(context: context) }
     }

@@ -23,15 +23,17 @@ import Testing
         let seen = Mutex<[String: [String]]>([:])
         var name: String { "spy" }
         var summary: String { "records its consumers" }
-        var parameters: [ParameterSpec] { [ParameterSpec("tag", .string, summary: "a label")] }
+        struct Parameters: TaskParameters {
+            @Parameter(help: "a label") var tag: String?
+        }
         var consumes: InputRequirement { .anything }
         var provides: ProviderKind? { nil }
 
         func makeOperation(_ context: NodeContext) -> FlowOperation {
             let description = context.consumers.map { consumer in
-                let tag = consumer.parameters["tag"]?.stringValue ?? "-"
-                let below = consumer.consumers().map(\.typeName).joined(separator: "+")
-                return "\(consumer.typeName):\(tag)>\(below)"
+                let tag = Parameters(consumer.parameters).tag ?? "-"
+                let below = consumer.consumers().map(\.type.name).joined(separator: "+")
+                return "\(consumer.type.name):\(tag)>\(below)"
             }
             seen.withLock { $0[context.nodeID] = description.sorted() }
             return NoopOperation(context: context)
@@ -61,12 +63,14 @@ import Testing
         let seen = Mutex<[String: String]>([:])
         var name: String { "fields" }
         var summary: String { "records its context" }
-        var parameters: [ParameterSpec] { [ParameterSpec("size", .integer, default: .int(3), summary: "a number")] }
+        struct Parameters: TaskParameters {
+            @Parameter(help: "a number") var size = 3
+        }
         var consumes: InputRequirement { .anything }
         var provides: ProviderKind? { nil }
 
         static func describe(_ context: NodeContext) -> String {
-            let size = context.parameters["size"]?.intValue.map(String.init) ?? "-"
+            let size = String(context.parameters(as: Parameters.self).size)
             let item = context.item.map { "\($0)" } ?? "-"
             return [
                 context.nodeID, context.taskID, context.typeName, context.queueName,

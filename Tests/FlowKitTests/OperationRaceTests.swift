@@ -166,7 +166,6 @@ private struct ScriptedTask: TaskType {
 
     var name: String { "scripted" }
     var summary: String { "Runs a test's script." }
-    var parameters: [ParameterSpec] { [] }
     var consumes: InputRequirement { .anything }
     var provides: ProviderKind? { nil }
 

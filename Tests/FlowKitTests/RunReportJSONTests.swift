@@ -10,7 +10,6 @@ import Testing
     struct ArtifactTask: TaskType {
         var name: String { "artifact" }
         var summary: String { "Records a file for tests." }
-        var parameters: [ParameterSpec] { [] }
         var consumes: InputRequirement { .anything }
         var provides: ProviderKind? { nil }
         func makeOperation(_ context: NodeContext) -> FlowOperation { ArtifactOperation(context: context) }

@@ -105,9 +105,9 @@ package enum ImagingBenchmark {
         let writeParameters = ParameterValues(["path": .string(path), "quality": .int(quality)])
         let resizeParameters = ParameterValues(["scale": .double(scale)])
         let sepiaParameters = ParameterValues(["intensity": .double(intensity)])
-        let write = NodeContext.Consumer(typeName: "write", parameters: writeParameters) { [] }
-        let resize = NodeContext.Consumer(typeName: "resize", parameters: resizeParameters) { [write] }
-        let sepia = NodeContext.Consumer(typeName: "sepia", parameters: sepiaParameters) { [resize] }
+        let write = NodeContext.Consumer(type: WriteTask(), parameters: writeParameters) { [] }
+        let resize = NodeContext.Consumer(type: ResizeTask(), parameters: resizeParameters) { [write] }
+        let sepia = NodeContext.Consumer(type: SepiaTask(), parameters: sepiaParameters) { [resize] }
         let bytes = BytesOperation(payload: DataPayload(data, source: source))
         let ops: [FlowOperation] = [
             bytes,
@@ -115,8 +115,8 @@ package enum ImagingBenchmark {
                 context: NodeContext(
                     nodeID: "decode", typeName: "decode", consumers: [sepia],
                     optimize: optimize)),
-            SepiaOperation(
-                context: NodeContext(
+            SepiaTask().makeOperation(
+                NodeContext(
                     nodeID: "sepia", typeName: "sepia", parameters: sepiaParameters,
                     consumers: [resize], optimize: optimize)),
             ResizeOperation(

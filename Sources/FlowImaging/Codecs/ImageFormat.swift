@@ -1,7 +1,8 @@
+import FlowKit
 import Foundation
 
 /// An encoded image format FlowImaging reads and writes.
-public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
+public enum ImageFormat: String, Sendable, Hashable, CaseIterable, ParameterValue {
     /// JPEG (JFIF/Exif), through TurboJPEG.
     case jpeg
     /// PNG, through libpng's simplified API.

@@ -1,34 +1,40 @@
+import FlowKit
 import Foundation
 import Synchronization
 
 /// A resampling filter: how much an input pixel at distance `x` (in output-pixel units) contributes.
-public struct ResampleFilter: Sendable, Hashable {
-    private enum Kind: Sendable, Hashable { case lanczos3, bilinear, nearest }
+///
+/// A workflow names it by its ``rawValue`` (`filter: bilinear`); the cases are the allowed values.
+public struct ResampleFilter: Sendable, Hashable, CaseIterable, RawRepresentable, ParameterValue {
+    /// The kinds, named as a workflow writes them.
+    private enum Kind: String, Sendable, Hashable, CaseIterable { case lanczos, bilinear, nearest }
     private let kind: Kind
 
     /// Lanczos with three lobes: `sinc(x) · sinc(x / 3)` for |x| < 3. Sharp, little aliasing.
-    public static let lanczos = ResampleFilter(kind: .lanczos3)
+    public static let lanczos = ResampleFilter(kind: .lanczos)
     /// The triangle filter (bilinear when enlarging, a tent average when reducing).
     public static let bilinear = ResampleFilter(kind: .bilinear)
     /// The nearest input pixel; no averaging.
     public static let nearest = ResampleFilter(kind: .nearest)
 
+    /// Every filter, as `flowrun tasks` lists them.
+    public static var allCases: [ResampleFilter] { Kind.allCases.map(ResampleFilter.init(kind:)) }
+
     /// The filter named in a workflow: `lanczos`, `bilinear` or `nearest`.
-    public init?(name: String) {
-        switch name {
-        case "lanczos": self = .lanczos
-        case "bilinear": self = .bilinear
-        case "nearest": self = .nearest
-        default: return nil
-        }
+    public init?(rawValue: String) {
+        guard let kind = Kind(rawValue: rawValue) else { return nil }
+        self.kind = kind
     }
+
+    /// The name a workflow uses.
+    public var rawValue: String { kind.rawValue }
 
     private init(kind: Kind) { self.kind = kind }
 
     /// The half-width of the kernel at scale 1.
     var support: Double {
         switch kind {
-        case .lanczos3: 3
+        case .lanczos: 3
         case .bilinear: 1
         case .nearest: 0.5
         }
@@ -39,7 +45,7 @@ public struct ResampleFilter: Sendable, Hashable {
     /// The kernel's value at `x`.
     func weight(_ x: Double) -> Double {
         switch kind {
-        case .lanczos3:
+        case .lanczos:
             let ax = abs(x)
             guard ax < 3 else { return 0 }
             return sinc(ax) * sinc(ax / 3)

@@ -3,7 +3,7 @@ import FlowKit
 /// What a `resize` node asks for: a size rule and a filter, read from its parameters.
 public struct ResizeSpec: Sendable, Hashable {
     /// How `width` + `height` together are honoured.
-    public enum Fit: String, Sendable, Hashable, CaseIterable {
+    public enum Fit: String, Sendable, Hashable, CaseIterable, ParameterValue {
         /// The largest size inside the box, aspect kept.
         case contain
         /// The smallest size covering the box, aspect kept, then centre-cropped to the box.
@@ -36,18 +36,15 @@ public struct ResizeSpec: Sendable, Hashable {
     }
 
     /// Reads a spec from a `resize` node's parameters; `nil` when they name no size.
-    public init?(parameters: ParameterValues) {
-        let filter = parameters.string("filter").flatMap(ResampleFilter.init(name:)) ?? .lanczos
-        let width = parameters.int("width") ?? parameters.double("width").map { Int($0.rounded()) }
-        let height = parameters.int("height") ?? parameters.double("height").map { Int($0.rounded()) }
-        if let scale = parameters.double("scale") {
+    public init?(_ parameters: ResizeTask.Parameters) {
+        let filter = parameters.filter
+        if let scale = parameters.scale {
             self.init(size: .scale(scale), filter: filter)
-        } else if let width, let height {
-            let fit = parameters.string("fit").flatMap(Fit.init(rawValue:)) ?? .contain
-            self.init(size: .box(width: width, height: height, fit: fit), filter: filter)
-        } else if let width {
+        } else if let width = parameters.width, let height = parameters.height {
+            self.init(size: .box(width: width, height: height, fit: parameters.fit), filter: filter)
+        } else if let width = parameters.width {
             self.init(size: .width(width), filter: filter)
-        } else if let height {
+        } else if let height = parameters.height {
             self.init(size: .height(height), filter: filter)
         } else {
             return nil

@@ -4,14 +4,19 @@ import FlowKit
 ///
 /// Two optimisations use it, both only when ``NodeContext/optimize`` is set:
 ///
-/// - **Shrink-on-load** (`decode`): when every path from the decoder ends in a `resize` that keeps at most 3/8 of
-///   each side (so that ``ConsumerAnalysis/qualityMargin`` times that is at most ``ConsumerAnalysis/largestScale``) — possibly through pointwise colour tasks (`sepia`, `noir`), which do not care about size —
+/// Both key on what consumers' task types declare (``ResamplingTask``, ``PointwiseColorTask``, ``ColorMatrixTask``),
+/// never on their names, so a custom task that declares a capability gets the same treatment.
+///
+/// - **Shrink-on-load** (`decode`): when every path from the decoder ends in a ``ResamplingTask`` (`resize`) that
+///   keeps at most 3/8 of each side (so that ``ConsumerAnalysis/qualityMargin`` times that is at most
+///   ``ConsumerAnalysis/largestScale``) — possibly through ``PointwiseColorTask``s (`sepia`, `noir`), which do not
+///   care about size —
 ///   TurboJPEG decodes at a reduced DCT scale, M/8 (7/8 … 1/2 … 1/8), much cheaper than a full decode. The factor is
 ///   the smallest that still leaves ``ConsumerAnalysis/qualityMargin`` × the final size (``ConsumerAnalysis/detailedMargin``
 ///   × for a JPEG dense with detail), so the Lanczos pass still has real pixels to filter. `resize` computes its target from the original size the image remembers, and maps
 ///   coordinates through ``Image/decodedScale`` so the shrunk pixels line up exactly with the full image.
-/// - **Colour fused into the resize** (`sepia`): when every consumer is a `resize` that reduces the pixel count —
-///   or another `sepia` that will itself defer — the matrix is attached as ``Image/pendingColor`` and the resize
+/// - **Colour fused into the resize** (``ColorMatrixTask``, `sepia`): when every consumer is a ``ResamplingTask``
+///   that reduces the pixel count — or another ``ColorMatrixTask`` that will itself defer — the matrix is attached as ``Image/pendingColor`` and the resize
 ///   applies it to each source row as it reads it, rounded and clamped exactly as `sepia` would: the same pixels,
 ///   without writing and reading a full-size buffer. (Moving the matrix *after* the resample is not exact: clipping
 ///   does not commute with Lanczos' negative lobes.) `noir` is not deferred.
@@ -44,11 +49,9 @@ public enum ConsumerAnalysis {
     /// The largest DCT scale worth decoding at: above it a reduced decode saves too little.
     public static let largestScale = 0.75
 
-    /// The task types that change pixels one by one and keep the size.
-    static let pointwiseTypes: Set<String> = ["sepia", "noir"]
-
     /// The fraction of each side of an `width` × `height` original that is enough for every consumer, or `nil`
-    /// when some path needs the full resolution (no consumer, a `write`, an unknown task, an enlarging resize).
+    /// when some path needs the full resolution (no consumer, a `write`, a task without a capability, an
+    /// enlarging resize).
     public static func keptFraction(consumers: [NodeContext.Consumer], width: Int, height: Int) -> Double? {
         guard let needed = neededFraction(consumers: consumers, width: width, height: height) else { return nil }
         let withMargin = needed * qualityMargin
@@ -60,14 +63,15 @@ public enum ConsumerAnalysis {
         guard !consumers.isEmpty else { return nil }
         var needed = 0.0
         for consumer in consumers {
-            if consumer.typeName == "resize" {
-                guard let spec = ResizeSpec(parameters: consumer.parameters) else { return nil }
+            switch consumer.type {
+            case let resampling as any ResamplingTask:
+                guard let spec = resampling.resizeSpec(consumer.parameters) else { return nil }
                 needed = max(needed, spec.keptFraction(width: width, height: height))
-            } else if pointwiseTypes.contains(consumer.typeName) {
+            case is any PointwiseColorTask:
                 guard let fraction = neededFraction(consumers: consumer.consumers(), width: width, height: height)
                 else { return nil }
                 needed = max(needed, fraction)
-            } else {
+            default:
                 return nil
             }
         }
@@ -75,16 +79,16 @@ public enum ConsumerAnalysis {
     }
 
     /// Whether a colour matrix may be left pending for an image of this original size: every consumer is a
-    /// `resize` producing fewer pixels, or a `sepia` that may defer in turn.
+    /// ``ResamplingTask`` producing fewer pixels, or a ``ColorMatrixTask`` that may defer in turn.
     public static func mayDeferColor(consumers: [NodeContext.Consumer], width: Int, height: Int) -> Bool {
         guard !consumers.isEmpty else { return false }
         return consumers.allSatisfy { consumer in
-            switch consumer.typeName {
-            case "resize":
-                guard let spec = ResizeSpec(parameters: consumer.parameters) else { return false }
+            switch consumer.type {
+            case let resampling as any ResamplingTask:
+                guard let spec = resampling.resizeSpec(consumer.parameters) else { return false }
                 let out = spec.scaledSize(width: width, height: height)
                 return out.width * out.height < width * height
-            case "sepia":
+            case is any ColorMatrixTask:
                 return mayDeferColor(consumers: consumer.consumers(), width: width, height: height)
             default:
                 return false

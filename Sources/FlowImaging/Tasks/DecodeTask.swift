@@ -10,7 +10,6 @@ public struct DecodeTask: TaskType {
     public init() {}
     public var name: String { "decode" }
     public var summary: String { "Decodes JPEG, PNG or WebP bytes (detected from the bytes) into an image." }
-    public var parameters: [ParameterSpec] { [] }
     public var consumes: InputRequirement { .oneOf([.data]) }
     public var provides: ProviderKind? { .image }
     /// 2: ICC profiles converted to sRGB, 16-bit interlaced PNGs read correctly, PNG `eXIf` orientation, WebP.

@@ -1,11 +1,10 @@
 import FlowKit
 
 /// `noir`: black and white (Rec. 709 luma) with an S-shaped contrast curve.
-public struct NoirTask: TaskType {
+public struct NoirTask: PointwiseColorTask {
     public init() {}
     public var name: String { "noir" }
     public var summary: String { "Black and white with raised contrast (Rec. 709 luma, S-curve)." }
-    public var parameters: [ParameterSpec] { [] }
     public var consumes: InputRequirement { .oneOf([.image]) }
     public var provides: ProviderKind? { .image }
     public func makeOperation(_ context: NodeContext) -> FlowOperation { NoirOperation(context: context) }

@@ -1,43 +1,40 @@
 import FlowKit
 
 /// `resize`: resamples an image to a scale, a width, a height, or a box with a fit.
-public struct ResizeTask: TaskType {
+public struct ResizeTask: ResamplingTask {
     public init() {}
     public var name: String { "resize" }
     public var summary: String { "Resizes an image (Lanczos3 by default) by scale, width, height or a box." }
-    public var parameters: [ParameterSpec] {
-        [
-            ParameterSpec("scale", .number, range: 0.0001...64, summary: "A factor of the original size, e.g. 0.3."),
-            ParameterSpec("width", .integer, range: 1...65535, summary: "The width in pixels."),
-            ParameterSpec("height", .integer, range: 1...65535, summary: "The height in pixels."),
-            ParameterSpec(
-                "fit", .oneOf(ResizeSpec.Fit.allCases.map(\.rawValue)), default: .string("contain"),
-                summary: "With width and height: contain (inside the box), cover (fill and crop), fill (stretch)."),
-            ParameterSpec(
-                "filter", .oneOf(["lanczos", "bilinear", "nearest"]), default: .string("lanczos"),
-                summary: "The resampling filter."),
-        ]
-    }
     /// 2: resampling on premultiplied alpha, and a deferred colour matrix applied to the rows as they are read.
     public var implementationVersion: String { "2" }
     public var consumes: InputRequirement { .oneOf([.image]) }
     public var provides: ProviderKind? { .image }
 
-    public func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics) {
-        let given = ["scale", "width", "height"].filter { parameters[$0] != nil }
-        let anyLocation =
-            (given + ["fit", "filter"]).lazy.compactMap { parameters.location(of: $0) }.first ?? parameters.taskLocation
-        if given.isEmpty {
-            diagnostics.error(
-                "resize needs one of scale, width, height", at: anyLocation,
-                hint: "e.g. `scale: 0.5`, `width: 800`, or `width: 800` with `height: 600`")
-        } else if given.contains("scale"), given.count > 1 {
-            let other = given.first { $0 != "scale" } ?? "width"
-            diagnostics.error("resize takes scale or \(other), not both", at: parameters.location(of: other))
-        } else if parameters.isGiven("fit"), given != ["width", "height"] {
-            diagnostics.error("resize's fit needs both width and height", at: parameters.location(of: "fit"))
+    /// The parameters of ``ResizeTask``: one of scale, width or height, or width and height with a fit.
+    public struct Parameters: TaskParameters {
+        @Parameter(help: "A factor of the original size, e.g. 0.3.", range: 0.0001...64)
+        public var scale: Double?
+        @Parameter(help: "The width in pixels.", range: 1...65535)
+        public var width: Int?
+        @Parameter(help: "The height in pixels.", range: 1...65535)
+        public var height: Int?
+        @Parameter(help: "With width and height: contain (inside the box), cover (fill and crop), fill (stretch).")
+        public var fit = ResizeSpec.Fit.contain
+        @Parameter(help: "The resampling filter.")
+        public var filter = ResampleFilter.lanczos
+        public init() {}
+
+        public static var rules: [ParameterRule<Self>] {
+            [
+                .atLeastOne(of: \.$scale, \.$width, \.$height),
+                .atMostOne(of: \.$scale, \.$width),
+                .atMostOne(of: \.$scale, \.$height),
+                .given(\.$fit, requires: \.$width, \.$height),
+            ]
         }
     }
+
+    public func resizeSpec(_ parameters: Parameters) -> ResizeSpec? { ResizeSpec(parameters) }
 
     public func makeOperation(_ context: NodeContext) -> FlowOperation { ResizeOperation(context: context) }
 }
@@ -46,7 +43,9 @@ public struct ResizeTask: TaskType {
 /// applying any pending colour matrix to the rows as it reads them; it stops within a few rows when cancelled.
 public final class ResizeOperation: ImageOperation, @unchecked Sendable {
     public override func transform(_ image: Image) -> Image {
-        guard let spec = ResizeSpec(parameters: context.parameters) else { return image.materialized() }
+        guard let spec = ResizeSpec(context.parameters(as: ResizeTask.Parameters.self)) else {
+            return image.materialized()
+        }
         return image.resized(spec, shouldContinue: shouldContinue) ?? image
     }
 }

@@ -6,74 +6,16 @@ public struct WriteTask: TaskType {
     public init() {}
     public var name: String { "write" }
     public var summary: String { "Writes an image (JPEG, PNG or WebP) or bytes to a file, atomically." }
-    public var parameters: [ParameterSpec] {
-        [
-            ParameterSpec(
-                "path", .string, required: true,
-                summary: "The file to write; relative to the workflow's folder; parent folders are created."),
-            ParameterSpec(
-                "format", .oneOf(ImageFormat.allCases.map(\.rawValue)),
-                summary: "jpeg, png or webp; from the path's extension when absent."),
-            ParameterSpec(
-                "quality", .integer, default: .int(90), range: 1...100,
-                summary: "JPEG and lossy WebP quality, 1 to 100."),
-            ParameterSpec(
-                "progressive", .bool, default: .bool(false),
-                summary: "JPEG: write a progressive file (coarse to fine scans) instead of a baseline one."),
-            ParameterSpec(
-                "lossless", .bool, default: .bool(false), summary: "WebP: encode losslessly (alpha is always kept)."),
-            ParameterSpec(
-                "background", .string, default: .string("#ffffff"),
-                summary: "JPEG: the colour transparent pixels are composited over (#rrggbb, #rgb, white, black)."),
-            ParameterSpec(
-                "keep", .stringList,
-                summary: "Metadata copied from the decoded file: any of exif, icc, xmp (default none; EXIF "
-                    + "orientation reset to 1, as decode applied it)."),
-            ParameterSpec(
-                "overwrite", .bool, default: .bool(true),
-                summary: "Whether an existing file may be replaced; when false the node fails instead."),
-        ]
-    }
     public var consumes: InputRequirement { .oneOf([.image, .data]) }
     public var provides: ProviderKind? { .file }
     /// 2: JPEG composites transparency over `background`; WebP; metadata kept on request.
     /// 3: PNG keeps a profile in an `iCCP` chunk.
     public var implementationVersion: String { "3 " + CodecVersions.description }
-    public func outputPath(_ parameters: ParameterValues) -> String? { parameters.string("path") }
+    public func outputPath(_ parameters: Parameters) -> String? { parameters.path }
 
-    public func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics) {
-        if let background = parameters.string("background"), !background.contains("${"), RGBColor(background) == nil {
-            diagnostics.error(
-                "write's background '\(background)' is not a colour", at: parameters.location(of: "background"),
-                hint: "use #rrggbb, #rgb, white or black")
-        }
-        let kinds = ImageMetadata.Kind.allCases.map(\.rawValue)
-        for kind in parameters.stringList("keep") ?? [] where !kinds.contains(kind) && !kind.contains("${") {
-            diagnostics.error(
-                "write cannot keep '\(kind)'", at: parameters.location(of: "keep"),
-                hint: "keep takes any of \(kinds.joined(separator: ", "))")
-        }
-        // Data is written as it is, whatever the extension; only an image needs a format.
-        guard parameters.inputKind != .data, parameters.string("format") == nil, let path = parameters.string("path")
-        else { return }
-        // An interpolated path may only be known at run time; check what is literal.
-        guard !path.contains("${") || !(path as NSString).pathExtension.contains("}") else { return }
-        let ext = (path as NSString).pathExtension
-        if ext.isEmpty {
-            diagnostics.error(
-                "write needs a format: path '\(path)' has no extension", at: parameters.location(of: "path"),
-                hint: "add `format: jpeg`, `format: png` or `format: webp`, or end the path in .jpg, .png or .webp")
-        } else if ImageFormat(fileExtension: ext) == nil {
-            diagnostics.error(
-                "write's format from its extension: unknown extension '.\(ext)'",
-                at: parameters.location(of: "path"),
-                hint: "use .jpg, .jpeg, .png or .webp, or give `format: jpeg`, `format: png` or `format: webp`")
-        }
-    }
-
-    public func fileAccess(_ parameters: ParameterValues) -> FileAccess {
-        guard let path = parameters.string("path"), !path.isEmpty else { return .none }
-        return FileAccess(writes: [.init(path, from: "path")])
+    public func fileAccess(_ parameters: Parameters) -> FileAccess {
+        guard !parameters.path.isEmpty else { return .none }
+        return FileAccess(writes: [.init(parameters.path, from: parameters.$path.name)])
     }
 
     public func makeOperation(_ context: NodeContext) -> FlowOperation { WriteOperation(context: context) }
@@ -86,16 +28,16 @@ public final class WriteOperation: FlowOperation, FileProvider, @unchecked Senda
 
     public override func execute() {
         if finishIfCancelled() { return }
-        let parameters = context.parameters
-        guard let rawPath = parameters.string("path"), !rawPath.isEmpty else {
+        let parameters = context.parameters(as: WriteTask.Parameters.self)
+        let rawPath = parameters.path
+        guard !rawPath.isEmpty else {
             return finish(.failure(context.failure(.invalidInput, "write needs a path")))
         }
         let path = context.resolvePath(rawPath)
         let bytes: Data
         var preview: Data?
         if let image = input((any ImageProvider).self)?.providedImage {
-            let named = parameters.string("format").flatMap(ImageFormat.init(rawValue:))
-            guard let format = named ?? ImageFormat(fileExtension: (path as NSString).pathExtension) else {
+            guard let format = parameters.format ?? ImageFormat(fileExtension: (path as NSString).pathExtension) else {
                 let ext = (path as NSString).pathExtension
                 return finish(
                     .failure(
@@ -105,7 +47,7 @@ public final class WriteOperation: FlowOperation, FileProvider, @unchecked Senda
                                 + "give `format: jpeg`, `format: png` or `format: webp`"
                         )))
             }
-            let backgroundName = parameters.string("background") ?? "#ffffff"
+            let backgroundName = parameters.background
             guard let background = RGBColor(backgroundName) else {
                 return finish(
                     .failure(
@@ -114,10 +56,9 @@ public final class WriteOperation: FlowOperation, FileProvider, @unchecked Senda
                             "background '\(backgroundName)' is not a colour: use #rrggbb, #rgb, white or black")))
             }
             let options = EncodeOptions(
-                format: format, quality: parameters.int("quality") ?? 90,
-                progressive: parameters.bool("progressive") ?? false, lossless: parameters.bool("lossless") ?? false,
-                background: background,
-                keep: Set((parameters.stringList("keep") ?? []).compactMap(ImageMetadata.Kind.init(rawValue:))))
+                format: format, quality: parameters.quality, progressive: parameters.progressive,
+                lossless: parameters.lossless, background: background,
+                keep: Set((parameters.keep ?? []).compactMap(ImageMetadata.Kind.init(rawValue:))))
             do {
                 bytes = try ImageEncoder.encode(image, options)
                 if context.previews { preview = ImagePreview.jpeg(of: image) }
@@ -134,7 +75,7 @@ public final class WriteOperation: FlowOperation, FileProvider, @unchecked Senda
         }
         if finishIfCancelled() { return }
         if let refused = context.claimOutput(path) { return finish(.failure(refused)) }
-        let writer = AtomicFileWriter(path: path, overwrite: parameters.bool("overwrite") ?? true)
+        let writer = AtomicFileWriter(path: path, overwrite: parameters.overwrite)
         do {
             guard try writer.write(bytes, isCancelled: { isCancelled }) else { return finish(.cancelled) }
             if context.previews {

@@ -37,10 +37,14 @@ public struct NodeContext: Sendable {
         get { read(\.item) { nodes, index, _ in nodes.plan.nodes[index].item } }
         set { update { $0.item = newValue } }
     }
-    /// The resolved parameters, defaults included.
+    /// The resolved parameters, defaults included, by name (see ``parameters(as:)`` for the typed values).
     public var parameters: ParameterValues {
         get { read(\.parameters) { nodes, index, _ in nodes.parameters(of: index) } }
         set { update { $0.parameters = newValue } }
+    }
+    /// The resolved parameters, typed as the task type declares them: `context.parameters(as: Parameters.self)`.
+    public func parameters<Parameters: TaskParameters>(as type: Parameters.Type) -> Parameters {
+        Parameters(parameters)
     }
     /// The task id named by `input:`, when the task picks one among several providers.
     public var inputTaskID: String? {
@@ -96,16 +100,17 @@ public struct NodeContext: Sendable {
 
     /// A downstream node, as seen by its upstream.
     public struct Consumer: Sendable {
-        /// The consumer's task type name.
-        public var typeName: String
+        /// The consumer's task type, whose declared capabilities (protocols such as FlowImaging's
+        /// `PointwiseColorTask`) tell an optimisation what the consumer does with its input.
+        public var type: any TaskType
         /// The consumer's resolved parameters.
         public var parameters: ParameterValues
         /// The consumer's own consumers, for looking further down a chain.
         public var consumers: @Sendable () -> [Consumer]
 
         /// Creates a consumer description.
-        public init(typeName: String, parameters: ParameterValues, consumers: @escaping @Sendable () -> [Consumer]) {
-            self.typeName = typeName
+        public init(type: any TaskType, parameters: ParameterValues, consumers: @escaping @Sendable () -> [Consumer]) {
+            self.type = type
             self.parameters = parameters
             self.consumers = consumers
         }

@@ -57,7 +57,7 @@ extension Plan {
         nodes[index].dependents.map { dependent in
             let node = nodes[dependent]
             return NodeContext.Consumer(
-                typeName: task(of: node).type.value, parameters: parameters(of: node),
+                type: taskTypes[node.taskIndex], parameters: parameters(of: node),
                 consumers: { self.consumers(of: dependent) })
         }
     }

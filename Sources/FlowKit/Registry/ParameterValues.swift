@@ -1,7 +1,8 @@
 /// The parameters of one node after interpolation, with defaults filled in.
 ///
-/// Validation has checked every value against its ``ParameterSpec`` before an operation sees it, so the typed
-/// accessors return `nil` only for parameters that are absent and have no default.
+/// Generic code (the validator, the store's key) reads it by name; a task reads it typed, through its
+/// ``TaskParameters`` (`Parameters(values)`, or ``NodeContext/parameters(as:)`` in an operation), after
+/// validation has checked every value against the declaration.
 public struct ParameterValues: Sendable {
     private var values: [String: Value]
     private var locations: [String: SourceLocation]
@@ -38,29 +39,4 @@ public struct ParameterValues: Sendable {
 
     /// Where the parameter's value was written, for diagnostics and failures.
     public func location(of name: String) -> SourceLocation? { locations[name] }
-
-    /// The value as a string.
-    public func string(_ name: String) -> String? { values[name]?.stringValue }
-    /// The value as a number.
-    public func double(_ name: String) -> Double? { values[name]?.doubleValue }
-    /// The value as an integer.
-    public func int(_ name: String) -> Int? { values[name]?.intValue }
-    /// The value as a boolean.
-    public func bool(_ name: String) -> Bool? { values[name]?.boolValue }
-    /// The value as a duration (a duration string or a number of seconds).
-    public func duration(_ name: String) -> Duration? {
-        switch values[name] {
-        case .string(let text)?: Duration.parse(workflowText: text)
-        case let value?: value.doubleValue.map { .milliseconds(Int64(($0 * 1000).rounded())) }
-        case nil: nil
-        }
-    }
-    /// The value as a list of strings.
-    public func stringList(_ name: String) -> [String]? {
-        values[name]?.listValue?.map(\.description)
-    }
-    /// The value as a map of strings, in the order written.
-    public func stringMap(_ name: String) -> [(key: String, value: String)]? {
-        values[name]?.mapValue?.map { ($0.key, $0.value.description) }
-    }
 }

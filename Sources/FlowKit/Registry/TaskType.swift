@@ -4,11 +4,11 @@
 /// ## Implementation requirements
 ///
 /// - `name` is unique in a ``TaskRegistry`` and matches what users write after `type:`.
-/// - `parameters` lists every key the task accepts besides the common ones (`dependsOn`, `queue`, …);
-///   the validator rejects others with a did-you-mean and checks types, ranges and defaults.
+/// - ``Parameters`` declares every key the task accepts besides the common ones (`dependsOn`, `queue`, …), once
+///   (see ``TaskParameters``); the validator rejects others with a did-you-mean and checks types, ranges, rules
+///   and the declaration's own checks. The operation reads them typed: `context.parameters(as: Parameters.self)`.
 /// - `consumes` and `provides` are checked statically on every edge, so the operation made by
 ///   ``makeOperation(_:)`` can rely on finding its input among its dependencies.
-/// - ``validate(_:into:)`` adds checks that need several values at once; report, never throw.
 /// - ``makeOperation(_:)`` is called once per attempt and must return a fresh operation each time.
 ///
 /// A test you can copy:
@@ -28,24 +28,16 @@ public protocol TaskType: Sendable {
     var name: String { get }
     /// One line for `flowrun tasks`.
     var summary: String { get }
-    /// The task's own parameters.
-    var parameters: [ParameterSpec] { get }
-    /// Rules over several parameters (mutually exclusive keys, …).
-    var constraints: [ParameterConstraint] { get }
+    /// The task's own parameters, declared once (``NoParameters`` when it has none).
+    associatedtype Parameters: TaskParameters = NoParameters
     /// What the task needs from its dependencies.
     var consumes: InputRequirement { get }
     /// What the task provides to its dependents, or `nil`.
     var provides: ProviderKind? { get }
 
-    /// Checks the resolved parameters of one node beyond types and ranges.
-    /// - Parameters:
-    ///   - parameters: The node's parameters, defaults filled in.
-    ///   - diagnostics: Where to report problems, at ``ParameterValues/location(of:)``.
-    func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics)
-
     /// The files one node reads and writes, from its resolved parameters; the default is none. A task that
     /// writes files declares them so two nodes cannot silently write the same one.
-    func fileAccess(_ parameters: ParameterValues) -> FileAccess
+    func fileAccess(_ parameters: Parameters) -> FileAccess
 
     /// Makes the operation that runs one attempt of one node.
     func makeOperation(_ context: NodeContext) -> FlowOperation
@@ -62,7 +54,7 @@ public protocol TaskType: Sendable {
 
     /// The file a node writes, as written in the workflow (relative to its folder), for the store to check
     /// that it is still there and unchanged. Default `nil`.
-    func outputPath(_ parameters: ParameterValues) -> String?
+    func outputPath(_ parameters: Parameters) -> String?
 
     /// What a source node reads from outside the workflow, identified for its key — a local file by path,
     /// size, modification time and inode, or by its content's hash — or `nil` when its parameters say it all.
@@ -71,7 +63,7 @@ public protocol TaskType: Sendable {
     ///   - parameters: The node's parameters.
     ///   - directory: The workflow's folder, which relative paths resolve against.
     ///   - cache: The task's `cache:` setting (`content` asks for a hash).
-    func sourceIdentity(_ parameters: ParameterValues, directory: String, cache: CacheSetting?) -> SourceIdentity?
+    func sourceIdentity(_ parameters: Parameters, directory: String, cache: CacheSetting?) -> SourceIdentity?
 
     /// The choice a node makes from its consumers that changes its output — `decode`'s shrink-on-load scale —
     /// or `nil` when its output depends on its key alone (the default). The store keeps it with a stored output
@@ -84,22 +76,32 @@ public protocol TaskType: Sendable {
 }
 
 extension TaskType {
-    public var constraints: [ParameterConstraint] { [] }
     public var implementationVersion: String { "1" }
     public var cachedByDefault: Bool { true }
     public var readsInput: Bool { consumes != .none }
-    public func outputPath(_ parameters: ParameterValues) -> String? { nil }
-    public func sourceIdentity(_ parameters: ParameterValues, directory: String, cache: CacheSetting?)
-        -> SourceIdentity?
-    {
+    public func outputPath(_ parameters: Parameters) -> String? { nil }
+    public func sourceIdentity(_ parameters: Parameters, directory: String, cache: CacheSetting?) -> SourceIdentity? {
         nil
     }
-    public func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics) {}
     public func outputVariant(facts: String, consumers: [NodeContext.Consumer], optimize: Bool) -> String? { nil }
-    public func fileAccess(_ parameters: ParameterValues) -> FileAccess { .none }
+    public func fileAccess(_ parameters: Parameters) -> FileAccess { .none }
+
+    /// The declared parameters, for validation, `flowrun tasks` and the schema.
+    public var parameters: [ParameterSpec] { Parameters.declarations }
+    /// The declared rules over several parameters.
+    public var constraints: [ParameterConstraint] { Parameters.constraints }
 
     /// The spec of a parameter by name.
     public func parameter(named name: String) -> ParameterSpec? {
         parameters.first { $0.name == name }
+    }
+
+    /// ``fileAccess(_:)`` of a node's parameters as the plan holds them.
+    public func fileAccess(_ values: ParameterValues) -> FileAccess { fileAccess(Parameters(values)) }
+    /// ``outputPath(_:)`` of a node's parameters as the plan holds them.
+    public func outputPath(_ values: ParameterValues) -> String? { outputPath(Parameters(values)) }
+    /// ``sourceIdentity(_:directory:cache:)`` of a node's parameters as the plan holds them.
+    public func sourceIdentity(_ values: ParameterValues, directory: String, cache: CacheSetting?) -> SourceIdentity? {
+        sourceIdentity(Parameters(values), directory: directory, cache: cache)
     }
 }

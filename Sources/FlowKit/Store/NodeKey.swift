@@ -21,7 +21,8 @@ public struct NodeKey: Sendable, Hashable, CustomStringConvertible {
 /// timeout and `continueOnError`, and the node's id (two nodes with the same inputs do the same work).
 public struct NodeKeyInputs: Sendable, Equatable {
     /// Bumped when the store's encoding or its decisions change; older journals then miss.
-    public static let storeFormatVersion = "1"
+    /// 2: a duration parameter is encoded as its number of seconds (`1s`, `1000ms` and `1` alike).
+    public static let storeFormatVersion = "2"
 
     /// The task type's name.
     public var type: String
@@ -69,9 +70,13 @@ public struct NodeKeyInputs: Sendable, Equatable {
         return NodeKey(hex: ContentDigest.hex(SHA256.hash(data: out.bytes)))
     }
 
-    /// A value in canonical form: JSON-like, numbers in their shortest exact form (`1` and `1.0` of a number
-    /// parameter alike), map keys sorted. Also what `--explain` shows (`0.8 → 0.5`).
+    /// A value in canonical form, as its declared type reads it: JSON-like, numbers in their shortest exact form
+    /// (`1` and `1.0` of a number parameter alike), a duration as its seconds (`2m` and `120s` alike), map keys
+    /// sorted. Also what `--explain` shows (`0.8 → 0.5`).
     public static func canonical(_ value: Value, as type: ParameterSpec.ValueType? = nil) -> String {
+        if case .duration? = type, let duration = Duration(parameter: value) {
+            return canonical(duration.parameterValue)
+        }
         switch value {
         case .null: return "null"
         case .bool(let flag): return flag ? "true" : "false"

@@ -21,14 +21,17 @@ struct CommandInvocation: Sendable {
     var programName: String { argv.first ?? executable }
 
     /// Resolves the node's parameters, or fails with a message that says what is missing.
-    static func resolve(_ context: NodeContext) -> Result<CommandInvocation, NodeFailure> {
-        guard let argv = context.parameters.stringList("argv"), let program = argv.first, !program.isEmpty else {
+    static func resolve(
+        _ parameters: CommandTask.Parameters, context: NodeContext
+    ) -> Result<CommandInvocation, NodeFailure> {
+        let argv = parameters.argv
+        guard let program = argv.first, !program.isEmpty else {
             return .failure(context.failure(.invalidInput, "'argv' needs at least the program to run"))
         }
         var environment = ProcessInfo.processInfo.environment
-        for (name, value) in context.parameters.stringMap("env") ?? [] { environment[name] = value }
+        for (name, value) in parameters.env ?? [:] { environment[name] = value }
 
-        let written = context.parameters.string("workingDirectory")
+        let written = parameters.workingDirectory
         let directory = absolute(context.resolvePath(written ?? "."))
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {

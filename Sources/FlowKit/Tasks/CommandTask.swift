@@ -10,9 +10,6 @@ import Foundation
 ///   dependsOn: [fetch]
 /// ```
 public struct CommandTask: TaskType {
-    /// The default of `maxOutputBytes`: 64 MiB.
-    public static let defaultMaxOutputBytes = 64 << 20
-
     public init() {}
 
     /// Kills (SIGKILL) the process group of every program that `command` nodes are running, for a process that
@@ -21,38 +18,32 @@ public struct CommandTask: TaskType {
     public static func killRunningPrograms() { CommandRun.killAll() }
     public var name: String { "command" }
     public var summary: String { "Runs a program (no shell) and provides its standard output as data." }
-    public var parameters: [ParameterSpec] {
-        [
-            ParameterSpec(
-                "argv", .stringList, required: true,
-                summary:
-                    "The program and its arguments, passed verbatim; argv[0] is looked up on PATH when it has no slash."
-            ),
-            ParameterSpec(
-                "env", .stringMap, summary: "Environment variables added to (or replacing) the inherited ones."),
-            ParameterSpec(
-                "workingDirectory", .string,
-                summary:
-                    "The program's working directory, relative to the workflow file (default: the workflow's folder)."),
-            ParameterSpec(
-                "stdin", .bool, default: .bool(false),
-                summary: "Feed the upstream data to the program's standard input (otherwise it reads /dev/null)."),
-            ParameterSpec(
-                "maxOutputBytes", .integer, default: .int(CommandTask.defaultMaxOutputBytes),
-                range: 0...Double(Int.max), summary: "Fail (and stop the program) when standard output grows past this."
-            ),
-        ]
+    /// The parameters of ``CommandTask``.
+    public struct Parameters: TaskParameters {
+        @Parameter(
+            help: "The program and its arguments, passed verbatim; argv[0] is looked up on PATH when it has no slash.")
+        public var argv: [String]
+        @Parameter(help: "Environment variables added to (or replacing) the inherited ones.")
+        public var env: StringMap?
+        @Parameter(
+            help: "The program's working directory, relative to the workflow file (default: the workflow's folder).")
+        public var workingDirectory: String?
+        @Parameter(help: "Feed the upstream data to the program's standard input (otherwise it reads /dev/null).")
+        public var stdin = false
+        @Parameter(help: "Fail (and stop the program) when standard output grows past this.", range: 0...)
+        public var maxOutputBytes = 64 << 20
+        public init() {}
+
+        public func validate(reading input: ProviderKind?, into diagnostics: inout Diagnostics) {
+            if argv.first?.isEmpty ?? true {
+                diagnostics.error("'argv' needs at least the program to run", at: $argv.location)
+            }
+        }
     }
     /// Any dependency may only order the run; with `stdin: true` the one providing data feeds the program.
     public var consumes: InputRequirement { .anything }
     public var provides: ProviderKind? { .data }
     public var cachedByDefault: Bool { false }
-
-    public func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics) {
-        if let argv = parameters.stringList("argv"), argv.first?.isEmpty ?? true {
-            diagnostics.error("'argv' needs at least the program to run", at: parameters.location(of: "argv"))
-        }
-    }
 
     public func makeOperation(_ context: NodeContext) -> FlowOperation { CommandOperation(context: context) }
 }
@@ -84,8 +75,9 @@ public final class CommandOperation: FlowOperation, DataProvider, @unchecked Sen
     public var providedData: DataPayload? { output(as: DataPayload.self) }
 
     public override func execute() {
+        let parameters = context.parameters(as: CommandTask.Parameters.self)
         var stdinBytes: Data?
-        if context.parameters.bool("stdin") ?? false {
+        if parameters.stdin {
             guard let input = input((any DataProvider).self)?.providedData else {
                 return finish(
                     .failure(
@@ -95,13 +87,13 @@ public final class CommandOperation: FlowOperation, DataProvider, @unchecked Sen
             stdinBytes = input.bytes
         }
         let invocation: CommandInvocation
-        switch CommandInvocation.resolve(context) {
+        switch CommandInvocation.resolve(parameters, context: context) {
         case .success(let resolved): invocation = resolved
         case .failure(let failure): return finish(.failure(failure))
         }
-        let maxOutput = context.parameters.int("maxOutputBytes") ?? CommandTask.defaultMaxOutputBytes
         let newRun = CommandRun(
-            invocation: invocation, stdin: stdinBytes, maxOutputBytes: maxOutput, terminationGrace: terminationGrace,
+            invocation: invocation, stdin: stdinBytes, maxOutputBytes: parameters.maxOutputBytes,
+            terminationGrace: terminationGrace,
             context: context)
         run.withLock { $0 = newRun }
         // `didCancel()` may have run before the run was stored; the run checks before it spawns.

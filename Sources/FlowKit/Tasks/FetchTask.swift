@@ -2,24 +2,21 @@ import Foundation
 
 /// `fetch`: reads bytes from an http(s) URL, a file URL or a path relative to the workflow file.
 public struct FetchTask: TaskType {
-    /// The default of `maxBytes`: 64 MiB.
-    public static let defaultMaxBytes = 64 << 20
     /// How many redirects one fetch follows before it fails.
     public static let maxRedirects = 5
 
     public init() {}
     public var name: String { "fetch" }
     public var summary: String { "Reads bytes from an http(s) URL, a file: URL or a path relative to the workflow." }
-    public var parameters: [ParameterSpec] {
-        [
-            ParameterSpec(
-                "url", .string, required: true,
-                summary: "http(s) URL, file: URL, or a path relative to the workflow file."),
-            ParameterSpec(
-                "maxBytes", .integer, default: .int(FetchTask.defaultMaxBytes), range: 1...Double(Int.max),
-                summary: "Fail when the body is larger than this (checked while streaming)."),
-            ParameterSpec("headers", .stringMap, summary: "Extra HTTP request headers."),
-        ]
+    /// The parameters of ``FetchTask``.
+    public struct Parameters: TaskParameters {
+        @Parameter(help: "http(s) URL, file: URL, or a path relative to the workflow file.")
+        public var url: String
+        @Parameter(help: "Fail when the body is larger than this (checked while streaming).", range: 1...)
+        public var maxBytes = 64 << 20
+        @Parameter(help: "Extra HTTP request headers.")
+        public var headers: StringMap?
+        public init() {}
     }
     public var consumes: InputRequirement { .none }
     public var provides: ProviderKind? { .data }
@@ -27,11 +24,8 @@ public struct FetchTask: TaskType {
     /// A local file by path and stamp (or content hash with `cache: content`). An http(s) URL is not
     /// revalidated, so it counts as changed on every run, unless the task says `cache: true`: then the URL is
     /// trusted to name content that does not change.
-    public func sourceIdentity(_ parameters: ParameterValues, directory: String, cache: CacheSetting?)
-        -> SourceIdentity?
-    {
-        let written = parameters.string("url") ?? ""
-        switch FetchSource.parse(written, directory: directory, failure: { NodeFailure($0, $1, node: "") }) {
+    public func sourceIdentity(_ parameters: Parameters, directory: String, cache: CacheSetting?) -> SourceIdentity? {
+        switch FetchSource.parse(parameters.url, directory: directory, failure: { NodeFailure($0, $1, node: "") }) {
         case .success(.file(let path)): return .file(atPath: path, byContent: cache == .content)
         case .success(.http(let url)):
             let identity = "url \(url.absoluteString)"
@@ -40,9 +34,9 @@ public struct FetchTask: TaskType {
         }
     }
 
-    public func fileAccess(_ parameters: ParameterValues) -> FileAccess {
-        guard let path = parameters.string("url").flatMap(FetchSource.localPath) else { return .none }
-        return FileAccess(reads: [.init(path, from: "url")])
+    public func fileAccess(_ parameters: Parameters) -> FileAccess {
+        guard let path = FetchSource.localPath(parameters.url) else { return .none }
+        return FileAccess(reads: [.init(path, from: parameters.$url.name)])
     }
 
     public func makeOperation(_ context: NodeContext) -> FlowOperation { FetchOperation(context: context) }
@@ -63,8 +57,9 @@ public final class FetchOperation: FlowOperation, DataProvider, @unchecked Senda
     public var providedData: DataPayload? { output(as: DataPayload.self) }
 
     public override func execute() {
-        let written = context.parameters.string("url") ?? ""
-        let maxBytes = context.parameters.int("maxBytes") ?? FetchTask.defaultMaxBytes
+        let parameters = context.parameters(as: FetchTask.Parameters.self)
+        let written = parameters.url
+        let maxBytes = parameters.maxBytes
         switch FetchSource.parse(written, context: context) {
         case .failure(let failure):
             finish(.failure(failure))
@@ -72,7 +67,7 @@ public final class FetchOperation: FlowOperation, DataProvider, @unchecked Senda
             let reader = FetchFileReader(path: path, written: written, maxBytes: maxBytes, context: context)
             finish(reader.read(isCancelled: { [unowned self] in isCancelled }))
         case .success(.http(let url)):
-            startTransfer(url: url, written: written, maxBytes: maxBytes)
+            startTransfer(url: url, written: written, maxBytes: maxBytes, headers: parameters.headers ?? [:])
         }
     }
 
@@ -80,10 +75,9 @@ public final class FetchOperation: FlowOperation, DataProvider, @unchecked Senda
         transfer.withLock { $0 }?.cancel()
     }
 
-    private func startTransfer(url: URL, written: String, maxBytes: Int) {
-        let headers = context.parameters.stringMap("headers") ?? []
+    private func startTransfer(url: URL, written: String, maxBytes: Int, headers: StringMap) {
         let newTransfer = FetchTransfer(
-            url: url, source: written, headers: headers, maxBytes: maxBytes, context: context
+            url: url, source: written, headers: Array(headers), maxBytes: maxBytes, context: context
         ) { [self] outcome in
             transfer.withLock { $0 = nil }
             finish(outcome)

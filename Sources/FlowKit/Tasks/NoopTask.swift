@@ -3,7 +3,6 @@ public struct NoopTask: TaskType {
     public init() {}
     public var name: String { "noop" }
     public var summary: String { "Does nothing and succeeds; for tests and graph skeletons." }
-    public var parameters: [ParameterSpec] { [] }
     public var consumes: InputRequirement { .anything }
     public var provides: ProviderKind? { nil }
     public var readsInput: Bool { false }

@@ -6,12 +6,16 @@ public struct SleepTask: TaskType {
     public init() {}
     public var name: String { "sleep" }
     public var summary: String { "Waits for a duration; cancellable mid-sleep." }
-    public var parameters: [ParameterSpec] {
-        [ParameterSpec("duration", .duration, required: true, summary: "How long to wait: 250ms, 20s, 2m.")]
-    }
     public var consumes: InputRequirement { .none }
     public var provides: ProviderKind? { nil }
     public func makeOperation(_ context: NodeContext) -> FlowOperation { SleepOperation(context: context) }
+
+    /// The parameters of ``SleepTask``.
+    public struct Parameters: TaskParameters {
+        @Parameter(help: "How long to wait: 250ms, 20s, 2m.")
+        public var duration: Duration
+        public init() {}
+    }
 }
 
 /// The operation of ``SleepTask``: a timer, not a blocked thread, so sleeping nodes hold no worker.
@@ -19,7 +23,7 @@ public final class SleepOperation: FlowOperation, @unchecked Sendable {
     private let timer = LockedBox<(any DispatchSourceTimer)?>(nil)
 
     public override func execute() {
-        let duration = context.parameters.duration("duration") ?? .zero
+        let duration = context.parameters(as: SleepTask.Parameters.self).duration
         let source = DispatchSource.makeTimerSource(queue: .global())
         source.setEventHandler { [weak self] in self?.wake(cancelled: false) }
         source.schedule(deadline: .now() + duration.seconds)

@@ -119,7 +119,7 @@ struct ExportedWorkflow {
         for node in plan.nodes where seenTasks.insert(node.taskIndex).inserted {
             let parameters = plan.parameters(of: node)
             for name in parameters.names.sorted() where name == "url" || name == "path" || name == "workingDirectory" {
-                if let text = parameters.string(name) { check(text) }
+                if let text = parameters[name]?.stringValue { check(text) }
             }
         }
         return found

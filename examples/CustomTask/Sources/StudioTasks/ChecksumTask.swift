@@ -7,9 +7,14 @@ public struct ChecksumTask: TaskType {
     public init() {}
     public var name: String { "checksum" }
     public var summary: String { "Computes the CRC-32 of its input data, as a line of text." }
-    public var parameters: [ParameterSpec] {
-        [ParameterSpec("uppercase", .bool, default: .bool(false), summary: "Print hex digits in upper case.")]
+
+    /// The parameters of ``ChecksumTask``.
+    public struct Parameters: TaskParameters {
+        @Parameter(help: "Print hex digits in upper case.")
+        public var uppercase = false
+        public init() {}
     }
+
     public var consumes: InputRequirement { .oneOf([.data]) }
     public var provides: ProviderKind? { .data }
     public func makeOperation(_ context: NodeContext) -> FlowOperation { ChecksumOperation(context: context) }
@@ -25,7 +30,7 @@ public final class ChecksumOperation: FlowOperation, DataProvider, @unchecked Se
         }
         var hex = String(CRC32.checksum(input.bytes), radix: 16)
         hex = String(repeating: "0", count: 8 - hex.count) + hex
-        if context.parameters.bool("uppercase") == true { hex = hex.uppercased() }
+        if context.parameters(as: ChecksumTask.Parameters.self).uppercase { hex = hex.uppercased() }
         let name = input.source.split(separator: "/").last.map(String.init) ?? input.source
         finish(.success(DataPayload(Data("crc32 \(hex)  \(name)\n".utf8), source: input.source)))
     }

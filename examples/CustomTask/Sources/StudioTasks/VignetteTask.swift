@@ -3,23 +3,26 @@ import FlowKit
 
 /// `vignette`: darkens an image towards its corners, like an old lens.
 ///
-/// An image task in a few lines: the descriptor declares the parameters (with ranges the validator checks
-/// before anything runs) and the kinds (image in, image out); the operation subclasses FlowImaging's
-/// `ImageOperation`, which reads the input image, checks cancellation and provides the output.
-public struct VignetteTask: TaskType {
+/// An image task in a few lines: the descriptor declares the parameters once (with ranges the validator checks
+/// before anything runs) and the kinds (image in, image out); the operation reads them typed and subclasses
+/// FlowImaging's `ImageOperation`, which reads the input image, checks cancellation and provides the output.
+///
+/// It declares `PointwiseColorTask`: each pixel's new colour depends on that pixel alone (and its position), and
+/// the size is kept, so a `decode` before it still decodes at a reduced scale when a `resize` downsamples after it.
+public struct VignetteTask: PointwiseColorTask {
     public init() {}
     public var name: String { "vignette" }
     public var summary: String { "Darkens the image towards its corners." }
-    public var parameters: [ParameterSpec] {
-        [
-            ParameterSpec(
-                "strength", .number, default: .double(0.6), range: 0...1,
-                summary: "How dark the corners get: 0 leaves the image alone, 1 makes them black."),
-            ParameterSpec(
-                "radius", .number, default: .double(0.5), range: 0...1.5,
-                summary: "Where the darkening starts, as a fraction of the half-diagonal."),
-        ]
+
+    /// The parameters of ``VignetteTask``.
+    public struct Parameters: TaskParameters {
+        @Parameter(help: "How dark the corners get: 0 leaves the image alone, 1 makes them black.", range: 0...1)
+        public var strength = 0.6
+        @Parameter(help: "Where the darkening starts, as a fraction of the half-diagonal.", range: 0...1.5)
+        public var radius = 0.5
+        public init() {}
     }
+
     public var consumes: InputRequirement { .oneOf([.image]) }
     public var provides: ProviderKind? { .image }
     public func makeOperation(_ context: NodeContext) -> FlowOperation { VignetteOperation(context: context) }
@@ -28,10 +31,8 @@ public struct VignetteTask: TaskType {
 /// The operation of ``VignetteTask``.
 public final class VignetteOperation: ImageOperation, @unchecked Sendable {
     public override func transform(_ image: Image) -> Image {
-        Vignette(
-            strength: context.parameters.double("strength") ?? 0.6,
-            radius: context.parameters.double("radius") ?? 0.5
-        ).applied(to: image.materialized())
+        let parameters = context.parameters(as: VignetteTask.Parameters.self)
+        return Vignette(strength: parameters.strength, radius: parameters.radius).applied(to: image.materialized())
     }
 }
 

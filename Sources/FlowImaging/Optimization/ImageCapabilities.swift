@@ -1,0 +1,43 @@
+import FlowKit
+
+/// A task type that computes each output pixel from the input pixel at the same place alone (its colour, and at
+/// most its position relative to the whole picture, as a vignette does), and keeps the size: it does not care at
+/// which resolution the picture was decoded.
+///
+/// The declaration is what the optimiser keys on, not the type's name: shrink-on-load (see ``ConsumerAnalysis``)
+/// looks through such a task to the resize behind it, since decoding fewer pixels changes nothing it does.
+///
+/// ```swift
+/// public struct TintTask: PointwiseColorTask { … }
+/// ```
+public protocol PointwiseColorTask: TaskType {}
+
+/// A pointwise colour task whose change is a ``ColorMatrix``: its operation is a ``ColorMatrixOperation``, which
+/// leaves the matrix pending on the image for a downsampling resize to apply to the rows it reads (the same
+/// pixels, without a full-size pass), when ``ConsumerAnalysis/mayDeferColor(consumers:width:height:)`` allows.
+///
+/// ## Implementation requirements
+///
+/// Implement ``colorMatrix(_:)``; the default ``TaskType/makeOperation(_:)`` runs it.
+public protocol ColorMatrixTask: PointwiseColorTask {
+    /// The matrix one node applies, from its parameters.
+    func colorMatrix(_ parameters: Parameters) -> ColorMatrix
+}
+
+extension ColorMatrixTask {
+    public func makeOperation(_ context: NodeContext) -> FlowOperation {
+        ColorMatrixOperation(context: context, matrix: colorMatrix(context.parameters(as: Parameters.self)))
+    }
+}
+
+/// A task type that resamples its image as a ``ResizeSpec`` says, computing the target from the image's original
+/// size (``Image/originalWidth``), so shrink-on-load may decode fewer pixels for it.
+public protocol ResamplingTask: TaskType {
+    /// What one node asks for; `nil` when its parameters name no size.
+    func resizeSpec(_ parameters: Parameters) -> ResizeSpec?
+}
+
+extension ResamplingTask {
+    /// ``resizeSpec(_:)`` of a node's parameters as the plan holds them.
+    public func resizeSpec(_ values: ParameterValues) -> ResizeSpec? { resizeSpec(Parameters(values)) }
+}

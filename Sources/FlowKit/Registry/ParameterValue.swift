@@ -1,0 +1,126 @@
+// Not used here, but needed: with `Int` extended in a file without it, Swift 6.3 attributes `timespec`'s members
+// to SwiftOverlayShims and rejects `tv_sec` in the files that import only Foundation (#MemberImportVisibility).
+import Foundation
+
+/// A Swift type a task parameter may have: it names its workflow type (checked before anything runs) and reads
+/// itself from a checked workflow value.
+///
+/// FlowKit provides `String`, `Double`, `Int`, `Bool`, `Duration`, `[String]`, ``StringMap``, ``Value`` (any value,
+/// the task checks it) and `Optional` of each. An enumeration of string raw values declares a choice: conform
+/// it with `enum Fit: String, CaseIterable, ParameterValue { case contain, cover }` and its cases are the
+/// allowed values, listed by `flowrun tasks` and the JSON Schema.
+public protocol ParameterValue: Sendable {
+    /// The workflow type the validator checks a value against.
+    static var parameterType: ParameterSpec.ValueType { get }
+    /// Whether the parameter may be absent without a default (`Optional`).
+    static var isOptional: Bool { get }
+    /// The value of an absent optional parameter (`nil`), or `nil` when absence is not a value.
+    static var absent: Self? { get }
+    /// Reads a value the validator has checked against ``parameterType``; `nil` when it does not fit.
+    init?(parameter value: Value)
+    /// The value as written in a workflow, for defaults shown by `flowrun tasks` and the schema.
+    var parameterValue: Value { get }
+}
+
+extension ParameterValue {
+    public static var isOptional: Bool { false }
+    public static var absent: Self? { nil }
+}
+
+extension Optional: ParameterValue where Wrapped: ParameterValue {
+    public static var parameterType: ParameterSpec.ValueType { Wrapped.parameterType }
+    public static var isOptional: Bool { true }
+    public static var absent: Self? { .some(nil) }
+    public init?(parameter value: Value) {
+        guard let wrapped = Wrapped(parameter: value) else { return nil }
+        self = wrapped
+    }
+    public var parameterValue: Value { self?.parameterValue ?? .null }
+}
+
+extension String: ParameterValue {
+    public static var parameterType: ParameterSpec.ValueType { .string }
+    public init?(parameter value: Value) {
+        switch value {
+        case .string, .int, .double, .bool: self = value.description
+        default: return nil
+        }
+    }
+    public var parameterValue: Value { .string(self) }
+}
+
+extension Double: ParameterValue {
+    public static var parameterType: ParameterSpec.ValueType { .number }
+    public init?(parameter value: Value) {
+        guard let number = value.doubleValue else { return nil }
+        self = number
+    }
+    public var parameterValue: Value { .double(self) }
+}
+
+extension Int: ParameterValue {
+    public static var parameterType: ParameterSpec.ValueType { .integer }
+    public init?(parameter value: Value) {
+        guard let number = value.intValue else { return nil }
+        self = number
+    }
+    public var parameterValue: Value { .int(self) }
+}
+
+extension Bool: ParameterValue {
+    public static var parameterType: ParameterSpec.ValueType { .bool }
+    public init?(parameter value: Value) {
+        guard let flag = value.boolValue else { return nil }
+        self = flag
+    }
+    public var parameterValue: Value { .bool(self) }
+}
+
+extension Duration: ParameterValue {
+    public static var parameterType: ParameterSpec.ValueType { .duration }
+    /// A duration string (`250ms`, `20s`, `2m`) or a number of seconds.
+    public init?(parameter value: Value) {
+        switch value {
+        case .string(let text):
+            guard let duration = Duration.parse(workflowText: text) else { return nil }
+            self = duration
+        case let value:
+            guard let seconds = value.doubleValue, seconds >= 0 else { return nil }
+            self = .milliseconds(Int64((seconds * 1000).rounded()))
+        }
+    }
+    /// The duration in seconds.
+    public var parameterValue: Value { .double(seconds) }
+}
+
+extension Array: ParameterValue where Element == String {
+    public static var parameterType: ParameterSpec.ValueType { .stringList }
+    /// A list of scalars, or one string as a list of one.
+    public init?(parameter value: Value) {
+        switch value {
+        case .list(let items):
+            guard items.allSatisfy({ $0.listValue == nil && $0.mapValue == nil }) else { return nil }
+            self = items.map(\.description)
+        case .string(let text): self = [text]
+        default: return nil
+        }
+    }
+    public var parameterValue: Value { .list(map(Value.string)) }
+}
+
+extension Value: ParameterValue {
+    /// Any value: the task checks it itself.
+    public static var parameterType: ParameterSpec.ValueType { .any }
+    public init?(parameter value: Value) { self = value }
+    public var parameterValue: Value { self }
+}
+
+extension ParameterValue where Self: RawRepresentable & CaseIterable, RawValue == String {
+    /// One of the cases' raw values.
+    public static var parameterType: ParameterSpec.ValueType { .oneOf(allCases.map(\.rawValue)) }
+    public init?(parameter value: Value) {
+        guard let text = value.stringValue else { return nil }
+        self.init(rawValue: text)
+    }
+    public var parameterValue: Value { .string(rawValue) }
+}

@@ -1,0 +1,119 @@
+/// The parameters of a task type, declared once: one ``Parameter`` property per parameter, rules over several
+/// of them, and checks that need more than one value. From this declaration FlowKit derives `flowrun tasks`, the
+/// JSON Schema, validation with located diagnostics, the store's key, and the typed value an operation reads
+/// (`context.parameters(as: Parameters.self).intensity`, where a misspelt name does not compile).
+///
+/// ## Implementation requirements
+///
+/// - Every stored property is a ``Parameter``; its name is the key in the workflow.
+/// - `init()` makes the declared defaults (a public type writes `public init() {}`).
+/// - ``rules`` names parameters through their projected values (`\.$scale`), never by string.
+/// - ``validate(reading:into:)`` reports at the parameter's `$name.location`; it never throws.
+public protocol TaskParameters: Decodable, Sendable {
+    /// The declared parameters, each with its default.
+    init()
+    /// Rules over several parameters, such as "at most one of scale and width".
+    static var rules: [ParameterRule<Self>] { get }
+    /// Checks one node's values beyond their types, ranges and rules (a colour name, a list's items).
+    /// - Parameters:
+    ///   - input: The kind the node reads, as the graph tells before anything runs; `nil` when it reads nothing.
+    ///   - diagnostics: Where to report problems.
+    func validate(reading input: ProviderKind?, into diagnostics: inout Diagnostics)
+}
+
+extension TaskParameters {
+    public static var rules: [ParameterRule<Self>] { [] }
+    public func validate(reading input: ProviderKind?, into diagnostics: inout Diagnostics) {}
+
+    /// The parameters of one node, typed; absent parameters get their declared defaults.
+    ///
+    /// Validation has checked the values against the declaration before any operation reads them, so a value
+    /// that does not fit is a programming error (a context made by hand with the wrong values).
+    public init(_ values: ParameterValues) {
+        var filled = values
+        for spec in Self.declarations where filled[spec.name] == nil {
+            filled[spec.name] = spec.defaultValue
+        }
+        do {
+            self = try Self(from: ParametersDecoder(values: filled))
+        } catch {
+            preconditionFailure("\(Self.self) cannot read its parameters: \(error)")
+        }
+    }
+
+    /// Every declared parameter, in declaration order.
+    public static var declarations: [ParameterSpec] {
+        DeclarationCache.shared.declarations(of: Self.self)
+    }
+
+    /// The ``rules`` with the parameters named.
+    public static var constraints: [ParameterConstraint] { rules.map(\.constraint) }
+
+    /// The declaration read from a default instance: each property's label (without the wrapper's `_`) and the
+    /// ``Parameter`` behind it.
+    fileprivate static func readDeclarations() -> [ParameterSpec] {
+        Mirror(reflecting: Self()).children.map { child in
+            let label = child.label.map { $0.hasPrefix("_") ? String($0.dropFirst()) : $0 } ?? "?"
+            guard let declaration = child.value as? any ParameterDeclaration else {
+                preconditionFailure("\(Self.self).\(label) is not declared with @Parameter")
+            }
+            return declaration.spec(named: label)
+        }
+    }
+
+    /// An instance whose projected values carry their names, to resolve key paths in ``rules``.
+    static var named: Self {
+        do {
+            return try Self(from: ParametersDecoder(values: ParameterValues()))
+        } catch {
+            preconditionFailure("\(Self.self) cannot read its parameters: \(error)")
+        }
+    }
+}
+
+/// A task type without parameters.
+public struct NoParameters: TaskParameters {
+    public init() {}
+}
+
+/// A rule over several parameters of one task type, naming them by key path so a misspelt name does not compile.
+public struct ParameterRule<Parameters: TaskParameters>: Sendable {
+    /// The rule with the parameters named.
+    public let constraint: ParameterConstraint
+
+    /// At most one of these may be given.
+    public static func atMostOne(of keys: KeyPath<Parameters, ParameterInfo>...) -> Self {
+        Self(constraint: .mutuallyExclusive(names(keys)))
+    }
+
+    /// At least one of these must be given.
+    public static func atLeastOne(of keys: KeyPath<Parameters, ParameterInfo>...) -> Self {
+        Self(constraint: .oneRequired(names(keys)))
+    }
+
+    /// `key` may only be given together with every one of `others`.
+    public static func given(
+        _ key: KeyPath<Parameters, ParameterInfo>, requires others: KeyPath<Parameters, ParameterInfo>...
+    ) -> Self {
+        Self(constraint: .requires(key: names([key])[0], requires: names(others)))
+    }
+
+    private static func names(_ keys: [KeyPath<Parameters, ParameterInfo>]) -> [String] {
+        let named = Parameters.named
+        return keys.map { named[keyPath: $0].name }
+    }
+}
+
+/// The declarations of each ``TaskParameters`` type, read once: a run asks for them per node.
+private final class DeclarationCache: Sendable {
+    static let shared = DeclarationCache()
+    private let byType = LockedBox<[ObjectIdentifier: [ParameterSpec]]>([:])
+
+    func declarations<P: TaskParameters>(of type: P.Type) -> [ParameterSpec] {
+        let key = ObjectIdentifier(type)
+        if let known = byType.withLock({ $0[key] }) { return known }
+        let read = P.readDeclarations()
+        byType.withLock { $0[key] = read }
+        return read
+    }
+}
