@@ -85,8 +85,9 @@ import Testing
     }
 
     @Test func aDeclaredResamplingTaskIsAskedForItsOwnSpec() throws {
-        #expect(try Self.decodedWidth(consumers: [consumer(Halve(), ["times": .int(3)])]) < 96)
-        #expect(try Self.decodedWidth(consumers: [consumer(Halve(), ["times": .int(1)])]) == 96)
+        let eighth = try Self.decodedWidth(consumers: [consumer(Halve(), ["times": .int(3)])])
+        let half = try Self.decodedWidth(consumers: [consumer(Halve(), ["times": .int(1)])])
+        #expect(eighth < half && half < 96, "1/8 → \(eighth) px, 1/2 → \(half) px")
     }
 
     @Test func aDeclaredColorMatrixTaskDefersItsMatrixIntoADownsamplingResize() throws {
