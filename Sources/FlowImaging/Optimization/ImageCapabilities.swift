@@ -39,5 +39,7 @@ public protocol ResamplingTask: TaskType {
 
 extension ResamplingTask {
     /// ``resizeSpec(_:)`` of a node's parameters as the plan holds them.
-    public func resizeSpec(_ values: ParameterValues) -> ResizeSpec? { resizeSpec(Parameters(values)) }
+    public func resizeSpec(_ values: ParameterValues) -> ResizeSpec? {
+        Parameters(complete: values).flatMap(resizeSpec)
+    }
 }

@@ -41,6 +41,12 @@ extension TaskParameters {
         }
     }
 
+    /// The parameters of one node, or `nil` when a required one is missing (a workflow still being validated).
+    public init?(complete values: ParameterValues) {
+        guard Self.declarations.allSatisfy({ !$0.isRequired || values[$0.name] != nil }) else { return nil }
+        self.init(values)
+    }
+
     /// Every declared parameter, in declaration order.
     public static var declarations: [ParameterSpec] {
         DeclarationCache.shared.declarations(of: Self.self)

@@ -96,12 +96,17 @@ extension TaskType {
         parameters.first { $0.name == name }
     }
 
-    /// ``fileAccess(_:)`` of a node's parameters as the plan holds them.
-    public func fileAccess(_ values: ParameterValues) -> FileAccess { fileAccess(Parameters(values)) }
-    /// ``outputPath(_:)`` of a node's parameters as the plan holds them.
-    public func outputPath(_ values: ParameterValues) -> String? { outputPath(Parameters(values)) }
-    /// ``sourceIdentity(_:directory:cache:)`` of a node's parameters as the plan holds them.
+    /// ``fileAccess(_:)`` of a node's parameters as the plan holds them; none while a required one is missing.
+    public func fileAccess(_ values: ParameterValues) -> FileAccess {
+        Parameters(complete: values).map(fileAccess) ?? .none
+    }
+    /// ``outputPath(_:)`` of a node's parameters as the plan holds them; `nil` while a required one is missing.
+    public func outputPath(_ values: ParameterValues) -> String? {
+        Parameters(complete: values).flatMap(outputPath)
+    }
+    /// ``sourceIdentity(_:directory:cache:)`` of a node's parameters as the plan holds them; `nil` while a required
+    /// one is missing.
     public func sourceIdentity(_ values: ParameterValues, directory: String, cache: CacheSetting?) -> SourceIdentity? {
-        sourceIdentity(Parameters(values), directory: directory, cache: cache)
+        Parameters(complete: values).flatMap { sourceIdentity($0, directory: directory, cache: cache) }
     }
 }

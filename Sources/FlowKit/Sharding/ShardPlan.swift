@@ -120,7 +120,7 @@ public struct ShardPlan: Sendable {
         guard type.consumes == .anything else { return false }
         switch type.name {
         case NoopTask().name: return false
-        case CommandTask().name: return CommandTask.Parameters(plan.parameters(of: node)).stdin
+        case CommandTask().name: return CommandTask.Parameters(complete: plan.parameters(of: node))?.stdin == true
         default: return true
         }
     }
