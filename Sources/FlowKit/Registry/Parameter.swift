@@ -51,6 +51,11 @@ public struct Parameter<Wrapped: ParameterValue>: Sendable {
         self.init(value: nil, help: help, range: range)
     }
 
+    /// A number without a default, with a lower bound.
+    public init(help: String, range: PartialRangeFrom<Double>) {
+        self.init(value: nil, help: help, range: range.lowerBound...Double(Int.max))
+    }
+
     private init(value: Wrapped?, help: String, range: ClosedRange<Double>?) {
         self.value = value
         self.defaultValue = value

@@ -92,13 +92,15 @@ extension TaskType {
             case .oneRequired(let keys):
                 if !keys.contains(where: values.isGiven) {
                     diagnostics.error(
-                        "\(what) needs one of \(quoted(keys).joined(separator: ", "))", at: values.taskLocation)
+                        "\(what) needs one of \(quoted(keys).joined(separator: ", "))", at: values.taskLocation,
+                        hint: "add one of: \(keys.joined(separator: ", "))")
                 }
             case .requires(let key, let others):
                 guard values.isGiven(key) else { continue }
                 for other in others where !values.isGiven(other) {
                     diagnostics.error(
-                        "'\(key)' of task '\(task)' needs '\(other)' as well", at: values.location(of: key))
+                        "'\(key)' of task '\(task)' needs '\(other)' as well", at: values.location(of: key),
+                        hint: "add '\(other):', or remove '\(key):'")
                 }
             }
         }
