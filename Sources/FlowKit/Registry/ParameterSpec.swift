@@ -1,4 +1,5 @@
-/// One parameter of a task type: its name, type, default and allowed range.
+/// One parameter of a task type as validation, `flowrun tasks` and the schema see it: its name, type, default and
+/// allowed range, derived from the type's ``Parameter`` declaration.
 public struct ParameterSpec: Sendable {
     /// The type of a parameter value.
     public enum ValueType: Sendable, Hashable, CustomStringConvertible {
@@ -42,8 +43,8 @@ public struct ParameterSpec: Sendable {
     /// One line for `flowrun tasks` and the JSON Schema.
     public let summary: String
 
-    /// Creates a parameter description.
-    public init(
+    /// Creates a parameter description; task types declare theirs with ``Parameter``, from which this is derived.
+    init(
         _ name: String, _ type: ValueType, default defaultValue: Value? = nil, required isRequired: Bool = false,
         range: ClosedRange<Double>? = nil, summary: String
     ) {
