@@ -64,6 +64,7 @@ import Testing
             ("unknown top-level key", "version: 1\nnmae: x\ntasks:\n  a: { type: noop }\n"),
             ("unknown task key", "version: 1\ntasks:\n  a: { type: sleep, duraton: 1s }\n"),
             ("missing required parameter", "version: 1\ntasks:\n  a: { type: sleep }\n"),
+            ("parameters that exclude each other", "version: 1\ntasks:\n  a: { type: resize, scale: 0.5, width: 9 }\n"),
             ("wrong version", "version: 2\ntasks:\n  a: { type: noop }\n"),
             ("unknown type", "version: 1\ntasks:\n  a: { type: sleeep }\n"),
             ("bad queue limit", "version: 1\nqueues: { q: { maxConcurrent: 0 } }\ntasks:\n  a: { type: noop }\n"),

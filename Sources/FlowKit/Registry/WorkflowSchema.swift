@@ -152,13 +152,13 @@ public enum WorkflowSchema {
                 properties[parameter.name] = parameterSchema(parameter)
                 if parameter.isRequired { required.append(parameter.name) }
             }
-            return [
-                "if": ["properties": ["type": ["const": type.name]], "required": ["type"]],
-                "then": [
-                    "properties": properties, "required": required, "additionalProperties": false,
-                    "description": type.summary,
-                ],
+            var then: [String: Any] = [
+                "properties": properties, "required": required, "additionalProperties": false,
+                "description": type.summary,
             ]
+            let exclusions = exclusivePairs(type.constraints)
+            if !exclusions.isEmpty { then["allOf"] = exclusions.map { ["not": ["required": $0]] } }
+            return ["if": ["properties": ["type": ["const": type.name]], "required": ["type"]], "then": then]
         }
         let typed: [String: Any] = [
             "required": ["type"],
@@ -176,6 +176,15 @@ public enum WorkflowSchema {
             ],
         ]
         return ["type": "object", "if": ["required": ["uses"]], "then": imported, "else": typed]
+    }
+
+    /// The pairs of parameters a task may not both set. Only these of the rules are in the schema: the others may
+    /// be met by `defaults:`, which the schema of one task cannot see.
+    private static func exclusivePairs(_ constraints: [ParameterConstraint]) -> [[String]] {
+        constraints.flatMap { constraint -> [[String]] in
+            guard case .mutuallyExclusive(let keys) = constraint else { return [] }
+            return keys.indices.flatMap { first in keys[(first + 1)...].map { [keys[first], $0] } }
+        }
     }
 
     /// `defaults:`: the task keys that may have a default, and each task type's parameters.
