@@ -49,11 +49,13 @@ extension TaskParameters {
 
     /// Every declared parameter, in declaration order.
     public static var declarations: [ParameterSpec] {
-        DeclarationCache.shared.declarations(of: Self.self)
+        DeclarationCache.shared.declaration(of: Self.self).specs
     }
 
     /// The ``rules`` with the parameters named.
-    public static var constraints: [ParameterConstraint] { rules.map(\.constraint) }
+    public static var constraints: [ParameterConstraint] {
+        DeclarationCache.shared.declaration(of: Self.self).constraints
+    }
 
     /// The declaration read from a default instance: each property's label (without the wrapper's `_`) and the
     /// ``Parameter`` behind it.
@@ -110,15 +112,21 @@ public struct ParameterRule<Parameters: TaskParameters>: Sendable {
     }
 }
 
-/// The declarations of each ``TaskParameters`` type, read once: a run asks for them per node.
+/// The declaration of each ``TaskParameters`` type, read once: validation asks for it per node.
 private final class DeclarationCache: Sendable {
-    static let shared = DeclarationCache()
-    private let byType = LockedBox<[ObjectIdentifier: [ParameterSpec]]>([:])
+    struct Declaration {
+        var specs: [ParameterSpec]
+        var constraints: [ParameterConstraint]
+    }
 
-    func declarations<P: TaskParameters>(of type: P.Type) -> [ParameterSpec] {
+    static let shared = DeclarationCache()
+    private let byType = LockedBox<[ObjectIdentifier: Declaration]>([:])
+
+    func declaration<P: TaskParameters>(of type: P.Type) -> Declaration {
         let key = ObjectIdentifier(type)
         if let known = byType.withLock({ $0[key] }) { return known }
-        let read = P.readDeclarations()
+        // Read outside the lock: a type's `rules` may itself ask for its declaration (the lock is not recursive).
+        let read = Declaration(specs: P.readDeclarations(), constraints: P.rules.map(\.constraint))
         byType.withLock { $0[key] = read }
         return read
     }
