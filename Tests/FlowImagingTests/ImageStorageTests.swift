@@ -37,8 +37,8 @@ import Testing
 
     @Test func decodesBlobIsTiedToTheShrinkOnLoadScaleItsConsumersAskFor() {
         let decode = DecodeTask()
-        let thumbnail = [consumer("sepia", then: [consumer("resize", ["scale": .double(0.1)])])]
-        let large = [consumer("resize", ["scale": .double(0.9)])]
+        let thumbnail = [consumer(SepiaTask(), then: [consumer(ResizeTask(), ["scale": .double(0.1)])])]
+        let large = [consumer(ResizeTask(), ["scale": .double(0.9)])]
         let small = decode.outputVariant(facts: "4000x3000", consumers: thumbnail, optimize: true)
         #expect(small == "scale 1/4")  // 0.1 × the quality margin 1.5 → the smallest M/8 above 0.15
         #expect(decode.outputVariant(facts: "4000x3000", consumers: large, optimize: true) == "scale 1/1")
