@@ -86,8 +86,9 @@ let package = Package(
         ),
         .testTarget(
             name: "FlowKitTests",
+            // FlowImaging for its task types only: the goldens run against the registry `flowrun` uses.
             dependencies: [
-                "FlowKit", "FlowKitTesting",
+                "FlowKit", "FlowKitTesting", "FlowImaging",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             resources: [.copy("Fixtures")],

@@ -60,8 +60,8 @@ struct GraphRenderer: GraphDrawing {
         }
         let byTask = nodesByTask
         out += Self.dotClusters(plan) { byTask[$0].map { plan.nodes[$0].id } }
-        for node in plan.nodes {
-            for dependency in node.dependencies {
+        for (index, node) in plan.nodes.enumerated() {
+            for dependency in plan.dependencies(of: index) {
                 out += "  \(Self.quoted(plan.nodes[dependency].id)) -> \(Self.quoted(node.id));\n"
             }
         }
@@ -77,7 +77,7 @@ struct GraphRenderer: GraphDrawing {
         let byTask = nodesByTask
         out += Self.mermaidSubgraphs(plan) { byTask[$0].map { "n\($0)" } }
         for (index, node) in plan.nodes.enumerated() {
-            for dependency in node.dependencies { out += "  n\(dependency) --> n\(index)\n" }
+            for dependency in plan.dependencies(of: index) { out += "  n\(dependency) --> n\(index)\n" }
         }
         return out
     }
@@ -92,11 +92,11 @@ struct GraphRenderer: GraphDrawing {
         }
         let graph = Graph(
             workflow: plan.workflow.name,
-            nodes: plan.nodes.map { node in
+            nodes: plan.nodes.enumerated().map { index, node in
                 let task = plan.task(of: node)
                 return .init(
                     id: node.id, task: task.id.value, type: task.type.value, queue: task.queueName,
-                    dependsOn: node.dependencies.map { plan.nodes[$0].id }, item: node.item?.description)
+                    dependsOn: plan.dependencies(of: index).map { plan.nodes[$0].id }, item: node.item?.description)
             })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -27,8 +27,9 @@ struct PlanPrinter {
                 var line =
                     "  " + node.id.padded(to: idWidth) + "  " + task.type.value.padded(to: typeWidth)
                     + "  " + task.queueName.padded(to: queueWidth)
-                if !node.dependencies.isEmpty {
-                    line += "  ← " + Self.summarize(node.dependencies.map { plan.nodes[$0].id })
+                let dependencies = plan.dependencies(of: index)
+                if !dependencies.isEmpty {
+                    line += "  ← " + Self.summarize(dependencies.map { plan.nodes[$0].id })
                 }
                 out += line.trailingSpacesTrimmed + "\n"
             }

@@ -135,7 +135,7 @@ struct GatherValues {
         let crossing = Set(split.valueNodes)
         var needed = Set<Int>()
         for index in phase.nodesToRun {
-            for dependency in split.plan.nodes[index].dependencies where crossing.contains(dependency) {
+            for dependency in split.plan.dependencies(of: index) where crossing.contains(dependency) {
                 needed.insert(dependency)
             }
         }

@@ -1,79 +1,18 @@
+import FlowImaging
 import Foundation
 import Testing
 
 @testable import FlowKit
 
-// MARK: - Test task types
+// MARK: - The registry
 
-/// Image-like task types for validation tests. The real image tasks live in FlowImaging, which FlowKitTests
-/// does not import; these declare the same names, parameters and kinds, and run nothing.
+/// Loading helpers over the registry the `flowrun` binary uses — FlowKit's built-ins plus FlowImaging's image
+/// tasks — so every message a test pins down is one the real tool prints.
 enum TestTasks {
-    static let image = ProviderKind("image")
+    /// The real registry: `noop`, `sleep`, `command`, `fetch`, `decode`, `sepia`, `noir`, `resize`, `write`.
+    static let registry = TaskRegistry.standard
 
-    /// `decode`: data → image.
-    struct Decode: TaskType {
-        var name: String { "decode" }
-        var summary: String { "Decodes JPEG or PNG bytes (test stand-in)." }
-        var consumes: InputRequirement { .oneOf([.data]) }
-        var provides: ProviderKind? { TestTasks.image }
-        func makeOperation(_ context: NodeContext) -> FlowOperation { NoopOperation(context: context) }
-    }
-
-    /// `sepia`: image → image, `intensity` 0…1.
-    struct Sepia: TaskType {
-        var name: String { "sepia" }
-        var summary: String { "Sepia tone (test stand-in)." }
-        struct Parameters: TaskParameters {
-            @Parameter(help: "How strong, 0 to 1.", range: 0...1) var intensity = 1.0
-        }
-        var consumes: InputRequirement { .oneOf([TestTasks.image]) }
-        var provides: ProviderKind? { TestTasks.image }
-        func makeOperation(_ context: NodeContext) -> FlowOperation { NoopOperation(context: context) }
-    }
-
-    /// `resize`: image → image, one of `scale`, `width`, `height`.
-    struct Resize: TaskType {
-        var name: String { "resize" }
-        var summary: String { "Resizes (test stand-in)." }
-        struct Parameters: TaskParameters {
-            enum Fit: String, CaseIterable, ParameterValue { case contain, cover, fill }
-            @Parameter(help: "Factor applied to both sides.", range: 0.001...100) var scale: Double?
-            @Parameter(help: "Target width in pixels.", range: 1...100_000) var width: Int?
-            @Parameter(help: "Target height in pixels.", range: 1...100_000) var height: Int?
-            @Parameter(help: "How width+height fit.") var fit: Fit?
-            static var rules: [ParameterRule<Self>] {
-                [
-                    .atMostOne(of: \.$scale, \.$width),
-                    .atMostOne(of: \.$scale, \.$height),
-                    .atLeastOne(of: \.$scale, \.$width, \.$height),
-                ]
-            }
-        }
-        var consumes: InputRequirement { .oneOf([TestTasks.image]) }
-        var provides: ProviderKind? { TestTasks.image }
-        func makeOperation(_ context: NodeContext) -> FlowOperation { NoopOperation(context: context) }
-    }
-
-    /// `write`: image or data → file.
-    struct Write: TaskType {
-        var name: String { "write" }
-        var summary: String { "Writes a file (test stand-in)." }
-        struct Parameters: TaskParameters {
-            @Parameter(help: "Where to write, interpolated.") var path: String
-            @Parameter(help: "JPEG quality.", range: 1...100) var quality = 90
-        }
-        var consumes: InputRequirement { .oneOf([TestTasks.image, .data]) }
-        var provides: ProviderKind? { .file }
-        func fileAccess(_ parameters: Parameters) -> FileAccess {
-            FileAccess(writes: [.init(parameters.path, from: parameters.$path.name)])
-        }
-        func makeOperation(_ context: NodeContext) -> FlowOperation { NoopOperation(context: context) }
-    }
-
-    /// The built-ins plus the stand-ins.
-    static let registry = TaskRegistry.builtIn.adding(Decode(), Sepia(), Resize(), Write())
-
-    /// A loader with the stand-in registry and an explicit environment, so results never depend on the
+    /// A loader with the real registry and an explicit environment, so results never depend on the
     /// machine running the tests.
     static func loader(
         params: [(name: String, value: String)] = [], environment: [String: String] = [:],

@@ -18,11 +18,15 @@ import Testing
     private func ids(_ plan: Plan) -> [String] { plan.nodes.map(\.id) }
 
     private func node(_ id: String, in plan: Plan) throws -> PlannedNode {
-        try #require(plan.nodes.first { $0.id == id }, "no node \(id)")
+        try plan.nodes[index(id, in: plan)]
+    }
+
+    private func index(_ id: String, in plan: Plan) throws -> Int {
+        try #require(plan.nodes.firstIndex { $0.id == id }, "no node \(id)")
     }
 
     private func dependencies(of id: String, in plan: Plan) throws -> [String] {
-        try node(id, in: plan).dependencies.map { plan.nodes[$0].id }
+        try plan.dependencies(of: index(id, in: plan)).map { plan.nodes[$0].id }
     }
 
     // MARK: forEach sources
@@ -44,7 +48,7 @@ import Testing
         let plan = try planFixture("sepia-thumbnails")
         #expect(try dependencies(of: "index", in: plan) == ["save[0]", "save[1]", "save[2]"])
         #expect(try node("index", in: plan).item == nil)
-        #expect(try node("save[1]", in: plan).dependents.map { plan.nodes[$0].id } == ["index"])
+        #expect(try plan.dependents(of: index("save[1]", in: plan)).map { plan.nodes[$0].id } == ["index"])
     }
 
     @Test func listParamExpands() throws {
@@ -187,8 +191,8 @@ import Testing
         #expect(waves == [["a", "b", "f"], ["c", "d"], ["e"]])
         #expect(try dependencies(of: "d", in: plan) == ["a", "b"])
         // Every node comes after its dependencies.
-        for (index, node) in plan.nodes.enumerated() {
-            #expect(node.dependencies.allSatisfy { $0 < index })
+        for index in plan.nodes.indices {
+            #expect(plan.dependencies(of: index).allSatisfy { $0 < index })
         }
     }
 

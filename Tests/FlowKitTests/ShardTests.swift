@@ -109,9 +109,9 @@ import Testing
         let split = ShardPlan(plan: plan)
         let gather = plan.restricted(to: split.gatherNodes)
         #expect(gather.nodes.map(\.id) == ["all", "last"])
-        #expect(gather.nodes[0].dependencies.isEmpty)
-        #expect(gather.nodes[1].dependencies == [0])
-        #expect(gather.nodes[0].dependents == [1])
+        #expect(gather.dependencies(of: 0).isEmpty)
+        #expect(gather.dependencies(of: 1) == [0])
+        #expect(gather.dependents(of: 0) == [1])
     }
 
     // MARK: The gather phase
@@ -126,7 +126,7 @@ import Testing
                 status: failed ? .failed : .succeeded, attempts: 1, code: failed ? "io" : nil,
                 cause: failed ? "disk on fire" : nil, location: nil, continueOnError: false,
                 spans: [RunReport.Span(start: 0, end: 0.5, lane: 0, attempt: 1)],
-                dependencies: node.dependencies.compactMap { position[$0] })
+                dependencies: plan.dependencies(of: index).compactMap { position[$0] })
         }
         var report = RunReport(
             workflow: "w", path: "w.yaml", startedAt: Date(timeIntervalSince1970: 1000), duration: 1,

@@ -30,7 +30,8 @@ import Synchronization
 /// }
 /// ```
 open class FlowOperation: Operation, @unchecked Sendable {
-    /// How an attempt ended.
+    /// How an attempt ended: what a task hands over with ``finish(_:)``, and what the runner records for the
+    /// node. Its ``status`` is the same ending without the payload, in the vocabulary reports and progress use.
     public enum Outcome: Sendable {
         /// The work is done; the value is the node's output (or `nil` for tasks that provide nothing).
         case success((any Sendable)?)
@@ -58,14 +59,11 @@ open class FlowOperation: Operation, @unchecked Sendable {
         var hasEnded: Bool { self == .finishing || self == .finished }
     }
 
-    /// How an attempt ended, without its payload: what the runner reads on every completion.
-    enum Ending: Sendable { case succeeded, failed, cancelled }
-
     private struct State: Sendable {
         var phase = Phase.ready
         // The outcome, kept apart: copying an `Outcome` goes through a multi-payload enum's value witness,
-        // and the runner reads the ending of every node.
-        var ending: Ending?
+        // and the runner reads the ending of every node. One of `succeeded`, `failed` and `cancelled`.
+        var ending: NodeStatus?
         var output: (any Sendable)?
         var failure: NodeFailure?
         var artifact: Artifact?
@@ -287,7 +285,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
             case .succeeded?: .success(state.output)
             case .failed?: state.failure.map { .failure($0) }
             case .cancelled?: .cancelled
-            case nil: nil
+            default: nil
             }
         }
     }
@@ -296,7 +294,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
     public final var cancellationReason: CancellationReason? { state.withLock { $0.cancellationReason } }
 
     /// How the operation ended and why it was cancelled, if it was, read together.
-    final var endingAndReason: (Ending?, CancellationReason?) {
+    final var endingAndReason: (NodeStatus?, CancellationReason?) {
         state.withLock { ($0.ending, $0.cancellationReason) }
     }
 
@@ -365,6 +363,17 @@ open class FlowOperation: Operation, @unchecked Sendable {
     /// Connects the operation to the runner; called once, before the operation is queued.
     func attach(_ observer: any OperationLifecycle, index: Int) {
         state.withLock { $0.lifecycle = (observer, index) }
+    }
+}
+
+extension FlowOperation.Outcome {
+    /// The node status this outcome gives: `succeeded`, `failed` or `cancelled`.
+    public var status: NodeStatus {
+        switch self {
+        case .success: .succeeded
+        case .failure: .failed
+        case .cancelled: .cancelled
+        }
     }
 }
 

@@ -1,19 +1,17 @@
 import Logging
 
-/// What every ``NodeContext`` of a run reads its fields from: the plan, the task table and the run options,
-/// shared by all of them, so the runner makes a context per attempt without copying any field.
+/// What every ``NodeContext`` of a run reads its fields from: the plan and the run options, shared by all of
+/// them, so the runner makes a context per attempt without copying any field.
 final class PlannedNodes: Sendable {
     let plan: Plan
-    let tasks: TaskTable
     let optimize: Bool
     let previews: Bool
     let logger: Logger
     /// The files this run's nodes have written.
     let outputs = OutputLedger()
 
-    init(plan: Plan, tasks: TaskTable, options: RunOptions) {
+    init(plan: Plan, options: RunOptions) {
         self.plan = plan
-        self.tasks = tasks
         optimize = options.optimize
         previews = options.previews
         logger = options.logger
@@ -25,9 +23,9 @@ final class PlannedNodes: Sendable {
     }
 
     /// A node's parameters; a node whose parameters depend on its item resolves them on every call, so the
-    /// runner gives such nodes contexts with their fields already made (see ``TaskTable/sharesParameters(_:)``).
+    /// runner gives such nodes contexts with their fields already made (see ``Plan/sharedParameters``).
     func parameters(of index: Int) -> ParameterValues {
-        tasks.parameters(of: index, in: plan)
+        plan.parameters(of: plan.nodes[index])
     }
 
     /// The consumers of a node, each able to look further down.
@@ -54,7 +52,7 @@ extension Plan {
     /// The consumers of a node, each able to look further down: what ``NodeContext/consumers`` gives the
     /// operation, and what the store asks a task type about before the run.
     func consumers(of index: Int) -> [NodeContext.Consumer] {
-        nodes[index].dependents.map { dependent in
+        dependents(of: index).map { dependent in
             let node = nodes[dependent]
             return NodeContext.Consumer(
                 type: taskTypes[node.taskIndex], parameters: parameters(of: node),

@@ -28,18 +28,16 @@ extension RunState {
     /// A node failed, was cancelled or skipped: dependents that run only after success are skipped (and
     /// theirs, transitively); the others count it as ended and decide once all their dependencies have.
     mutating func endDownstream(of root: Int, because cause: String, _ effects: inout Effects) {
-        var stack = [root]
-        while let ended = stack.popLast() {
-            graph.forEachDependent(of: ended) { dependent in
-                guard nodes[dependent].status == .pending else { return }
-                if conditions[plan.nodes[dependent].taskIndex] == .success {
-                    skip(dependent, because: cause, &effects)
-                    stack.append(dependent)
-                    return
-                }
-                nodes[dependent].pendingDependencies -= 1
-                if nodes[dependent].pendingDependencies == 0, !cancelled { settle(dependent, &effects) }
+        let graph = self.graph
+        GraphAlgorithms.visit(from: CollectionOfOne(root), successors: graph.forEachDependent) { dependent in
+            guard nodes[dependent].status == .pending else { return false }
+            if conditions[plan.nodes[dependent].taskIndex] == .success {
+                skip(dependent, because: cause, &effects)
+                return true
             }
+            nodes[dependent].pendingDependencies -= 1
+            if nodes[dependent].pendingDependencies == 0, !cancelled { settle(dependent, &effects) }
+            return false
         }
     }
 

@@ -86,25 +86,24 @@ extension RunState {
         setStatus(index, .cancelled)
         event(index, &effects, failure: failures[index])
         resolve(index, &effects)
-        var stack = [index]
-        while let upstream = stack.popLast() {
-            graph.forEachDependent(of: upstream) { dependent in
-                if plan.workflow.tasks[plan.nodes[dependent].taskIndex].gather {
-                    releaseGatheredInput(of: dependent, &effects)
-                } else if nodes[dependent].status == .pending {
-                    if let cause = withdrawal(of: dependent) {
-                        failures[dependent] = NodeFailure(.cancelled, cause, node: plan.nodes[dependent].id)
-                        setStatus(dependent, .cancelled)
-                    } else {
-                        failures[dependent] = NodeFailure(
-                            .upstream, "upstream \(plan.nodes[index].id) was cancelled", node: plan.nodes[dependent].id)
-                        setStatus(dependent, .skipped)
-                    }
-                    event(dependent, &effects, failure: failures[dependent])
-                    resolve(dependent, &effects)
-                    stack.append(dependent)
-                }
+        let graph = self.graph
+        GraphAlgorithms.visit(from: CollectionOfOne(index), successors: graph.forEachDependent) { dependent in
+            if plan.workflow.tasks[plan.nodes[dependent].taskIndex].gather {
+                releaseGatheredInput(of: dependent, &effects)
+                return false
             }
+            guard nodes[dependent].status == .pending else { return false }
+            if let cause = withdrawal(of: dependent) {
+                failures[dependent] = NodeFailure(.cancelled, cause, node: plan.nodes[dependent].id)
+                setStatus(dependent, .cancelled)
+            } else {
+                failures[dependent] = NodeFailure(
+                    .upstream, "upstream \(plan.nodes[index].id) was cancelled", node: plan.nodes[dependent].id)
+                setStatus(dependent, .skipped)
+            }
+            event(dependent, &effects, failure: failures[dependent])
+            resolve(dependent, &effects)
+            return true
         }
     }
 

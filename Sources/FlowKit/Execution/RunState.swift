@@ -118,8 +118,9 @@ struct RunState: Sendable {
     var boostCeiling = 0
     private static let statuses = NodeStatus.allCases
 
-    init(plan: Plan, graph: NodeGraph, queueLimits: [Int], recordsEvents: Bool) {
+    init(plan: Plan, queueLimits: [Int], recordsEvents: Bool) {
         self.plan = plan
+        let graph = plan.graph
         self.graph = graph
         self.recordsEvents = recordsEvents
         conditions = plan.workflow.tasks.map(\.runIf)
@@ -234,7 +235,7 @@ struct RunState: Sendable {
     /// Records how a node's attempt ended; what to do about it goes into `effects` (filled in place: returning
     /// the struct copied it on every completion).
     mutating func finish(
-        _ index: Int, result: AttemptResult, retries: Int, failFast: Bool, retry policy: RetryPolicy,
+        _ index: Int, result: FlowOperation.Outcome, retries: Int, failFast: Bool, retry policy: RetryPolicy,
         into effects: inout Effects
     ) {
         guard nodes[index].admitted else { return }  // never admitted: nothing to finish
@@ -242,7 +243,7 @@ struct RunState: Sendable {
         effects.cancelTimer = timers.removeValue(forKey: index)
         inFlight[Int(graph.queue[index])] -= 1
         switch result {
-        case .succeeded:
+        case .success:
             setStatus(index, nodes[index].restored ? .cached : .succeeded)
             event(index, &effects)
             if nodes[index].pendingConsumers == 0, let operation = nodes[index].operation {
@@ -256,16 +257,16 @@ struct RunState: Sendable {
                 }
             }
             resolve(index, &effects)
-        case .failed where withdrawal(of: index) != nil, .cancelled where withdrawal(of: index) != nil:
+        case .failure where withdrawal(of: index) != nil, .cancelled where withdrawal(of: index) != nil:
             // However the attempt ended once the app cancelled the node, the app's cancellation decides.
             settleWithdrawn(index, &effects)
-        case .failed(let failure) where failure.isTransient && nodes[index].attempts <= retries && !cancelled:
+        case .failure(let failure) where failure.isTransient && nodes[index].attempts <= retries && !cancelled:
             nodes[index].operation = nil
             let delay = failure.retryAfter ?? policy.delay(afterAttempt: nodes[index].attempts)
             setStatus(index, .retrying)
             event(index, &effects, failure: failure, retryDelay: delay)
             effects.retry = (index, delay)
-        case .failed(let failure):
+        case .failure(let failure):
             nodes[index].operation = nil
             failures[index] = failure
             setStatus(index, .failed)
@@ -412,8 +413,7 @@ extension RunState {
             cause: failure?.message,
             location: failure?.location?.description, continueOnError: plan.workflow.tasks[task].continueOnError,
             spans: spans,
-            // The plan's own list (report nodes are in plan order): a retain, not a copy.
-            dependencies: plan.nodes[index].dependencies, artifact: artifacts[index],
+            dependencies: plan.dependencies(of: index), artifact: artifacts[index],
             missingInputs: missingInputs(of: index), warnings: warnings[index])
     }
 

@@ -18,7 +18,6 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     private let options: RunOptions
     let queues: QueueSet
     private let failFast: Bool
-    private let tasks: TaskTable
     private let plannedNodes: PlannedNodes
     let state: Mutex<RunState>
     private let done = DispatchSemaphore(value: 0)
@@ -49,13 +48,11 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         self.queues = queues
         self.failFast = options.failFast ?? plan.workflow.failFast
         let queueNames = Array(plan.workflow.queues.keys)
-        let tasks = TaskTable(plan: plan, operationQueues: queues.queues)
-        self.tasks = tasks
-        self.plannedNodes = PlannedNodes(plan: plan, tasks: tasks, options: options)
+        self.plannedNodes = PlannedNodes(plan: plan, options: options)
         self.state = Mutex(
             RunState(
-                plan: plan, graph: NodeGraph(plan: plan, queueIndexOfTask: tasks.queueIndex),
-                queueLimits: queueNames.map { queues.limits[$0] ?? 1 }, recordsEvents: options.observer != nil))
+                plan: plan, queueLimits: queueNames.map { queues.limits[$0] ?? 1 },
+                recordsEvents: options.observer != nil))
         self.originSeconds = options.clock.nowSeconds
         self.restored = Set(options.restoredNodes)
     }
@@ -149,8 +146,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
             // The usual case on a completion: one node, no batching to do.
             for admission in admissions {
                 let operation = makeOperation(admission)
-                tasks.operationQueue(of: plan.nodes[admission.index].taskIndex)
-                    .addOperations([operation], waitUntilFinished: false)
+                operationQueue(of: admission.index).addOperations([operation], waitUntilFinished: false)
             }
             return
         }
@@ -158,7 +154,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         var batches: [(queue: OperationQueue, operations: [Operation])] = []
         for admission in admissions {
             let operation = makeOperation(admission)
-            let queue = tasks.operationQueue(of: plan.nodes[admission.index].taskIndex)
+            let queue = operationQueue(of: admission.index)
             if let slot = batches.firstIndex(where: { $0.queue === queue }) {
                 batches[slot].operations.append(operation)
             } else {
@@ -170,16 +166,21 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         }
     }
 
+    /// The `OperationQueue` a node runs on.
+    private func operationQueue(of index: Int) -> OperationQueue {
+        queues.queues[Int(plan.graph.queue[index])]
+    }
+
     private func makeOperation(_ admission: RunState.Admission) -> FlowOperation {
         let index = admission.index
         let taskIndex = plan.nodes[index].taskIndex
         // Nodes whose parameters depend on their item get them resolved once, here; the others read every
         // field from the plan when asked.
         let context =
-            tasks.sharesParameters(taskIndex)
+            plan.sharedParameters[taskIndex] != nil
             ? NodeContext(planned: plannedNodes, index: index, attempt: admission.attempt)
             : NodeContext(fields: plannedNodes.fields(of: index, attempt: admission.attempt))
-        let operation = tasks.type(of: taskIndex).makeOperation(context)
+        let operation = plan.taskTypes[taskIndex].makeOperation(context)
         // Foundation's setter takes the operation's lock: skip it for the default. A node the app prioritised
         // goes ahead of the operations its queue already holds, as it went ahead in the ready heap.
         let priority = plan.workflow.tasks[taskIndex].priority
@@ -225,7 +226,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         let taskIndex = plan.nodes[index].taskIndex
         let result = retryable(result(of: operation, index: index), taskIndex: taskIndex)
         let artifact = options.previews ? operation.artifact : nil
-        if case .succeeded = result, !restored.contains(index) { options.nodeSucceeded?(index, operation) }
+        if case .success = result, !restored.contains(index) { options.nodeSucceeded?(index, operation) }
         let warnings = operation.warnings
         // A finished operation has read its inputs: drop its edges. Otherwise each operation keeps its
         // dependencies alive, a chain stays in memory as one linked list, and freeing it recurses per link.
@@ -246,14 +247,14 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     /// A failure as the retry loop should see it: not retryable when the task's `retryOn` (or, without it,
     /// the failure itself) says another attempt would only repeat it; a server's `Retry-After` at most the
     /// task's timeout.
-    private func retryable(_ result: AttemptResult, taskIndex: Int) -> AttemptResult {
+    private func retryable(_ result: FlowOperation.Outcome, taskIndex: Int) -> FlowOperation.Outcome {
         // Only failures read the task: a success touches none of its fields.
-        guard case .failed(var failure) = result, plan.workflow.tasks[taskIndex].retries > 0 else { return result }
+        guard case .failure(var failure) = result, plan.workflow.tasks[taskIndex].retries > 0 else { return result }
         failure.isTransient = RetryRule.allows(failure, under: plan.workflow.tasks[taskIndex].retryOn)
         if let wait = failure.retryAfter {
             failure.retryAfter = min(wait, plan.workflow.tasks[taskIndex].timeout ?? options.retry.maxDelay)
         }
-        return .failed(failure)
+        return .failure(failure)
     }
 
     func operationDidFinish() {
@@ -281,26 +282,27 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         }
     }
 
-    /// Maps an operation's outcome to a node result, telling a timeout from a cancelled run.
+    /// The outcome the runner records for an attempt, without its output (that stays with the operation),
+    /// telling a timeout from a cancelled run.
     ///
     /// A failure is the operation's own word and wins over any cancel that raced it: an operation cancelled
     /// while it failed still failed for its own cause. Only an operation that stopped because it was cancelled
     /// reads the reason, so a timeout is reported as one.
-    private func result(of operation: FlowOperation, index: Int) -> AttemptResult {
+    private func result(of operation: FlowOperation, index: Int) -> FlowOperation.Outcome {
         let (ending, reason) = operation.endingAndReason
         let nodeID = plan.nodes[index].id
         let location = plan.workflow.tasks[plan.nodes[index].taskIndex].location
         switch ending {
         case .succeeded?:
-            return .succeeded
+            return .success(nil)
         case .failed?:
             var failure = operation.failure ?? NodeFailure(.internalError, "failed without a cause", node: nodeID)
             if failure.nodeID.isEmpty { failure.nodeID = nodeID }
             if failure.location == nil { failure.location = location }
-            return .failed(failure)
-        case .cancelled?, nil:
+            return .failure(failure)
+        default:
             if case .timedOut(let limit)? = reason {
-                return .failed(
+                return .failure(
                     NodeFailure(
                         .timedOut, "timed out after \(limit.shortDescription)", node: nodeID, location: location))
             }
@@ -369,11 +371,4 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         report.taskList = .specs(plan.workflow.tasks)
         return report
     }
-}
-
-/// How one attempt ended, as the runner sees it.
-enum AttemptResult: Sendable {
-    case succeeded
-    case failed(NodeFailure)
-    case cancelled
 }

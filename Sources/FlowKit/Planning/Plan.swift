@@ -1,4 +1,5 @@
-/// One concrete node of a run: a task, or one item of an expanded task.
+/// One concrete node of a run: a task, or one item of an expanded task. Its edges are the plan's
+/// (``Plan/dependencies(of:)``, ``Plan/dependents(of:)``).
 public struct PlannedNode: Sendable {
     /// The node id: the task id, or `task[i]` for item `i` of an expanded task.
     public let id: String
@@ -8,16 +9,17 @@ public struct PlannedNode: Sendable {
     public let item: Value?
     /// The item's position in its list, if expanded.
     public let itemIndex: Int?
-    /// The nodes this one depends on, by index in ``Plan/nodes``.
-    public internal(set) var dependencies: [Int]
-    /// The nodes that depend on this one.
-    public internal(set) var dependents: [Int]
 
     /// The item as a ``Scope`` sees it: the value and its index.
     var scopeItem: (value: Value, index: Int)? { item.map { ($0, itemIndex ?? 0) } }
 }
 
 /// A validated workflow expanded into its concrete node graph: what a run executes and a dry run prints.
+///
+/// The one representation of a run's work: per node its identity (``nodes``) and its place in the graph (the
+/// graph's compressed rows, with queue, priority and depth), per task what planning resolved once — type,
+/// queue, input kind and, when they do not depend on the item, parameters. The runner reads all of it in
+/// place and builds no table of its own.
 public struct Plan: Sendable {
     /// The workflow the plan comes from.
     public let workflow: Workflow
@@ -29,40 +31,77 @@ public struct Plan: Sendable {
     public let params: [String: Value]
     /// The nodes, every one after its dependencies.
     public internal(set) var nodes: [PlannedNode]
+    /// The edges between ``nodes``, and each node's queue, priority and depth.
+    internal(set) var graph: NodeGraph
     /// What each task reads, by task index (see ``ParameterValues/inputKind``).
     let inputKinds: [ProviderKind?]
     /// Each task's type, by task index: resolved when planning, so the runner never looks a name up.
     let taskTypes: [any TaskType]
     /// Each task's queue, by task index, as a position in ``Workflow/queues``.
     let queueIndices: [Int]
+    /// Each task's parameters when every node of it has the same (none mentions `${item…}`), by task index:
+    /// resolved and checked once, when planning; `nil` for tasks whose nodes resolve their own.
+    let sharedParameters: [ParameterValues?]
 
     /// The task a node comes from.
     public func task(of node: PlannedNode) -> TaskSpec { workflow.tasks[node.taskIndex] }
+
+    /// The nodes a node depends on, by index in ``nodes``, in increasing order.
+    public func dependencies(of index: Int) -> [Int] {
+        var result: [Int] = []
+        result.reserveCapacity(graph.dependencyCount(of: index))
+        graph.forEachDependency(of: index) { result.append($0) }
+        return result
+    }
+
+    /// The nodes that depend on a node, by index in ``nodes``, in increasing order.
+    public func dependents(of index: Int) -> [Int] {
+        var result: [Int] = []
+        result.reserveCapacity(graph.dependentCount(of: index))
+        graph.forEachDependent(of: index) { result.append($0) }
+        return result
+    }
 
     /// The scope a node's references resolve in.
     public func scope(of node: PlannedNode) -> Scope {
         Scope(params: params, environment: environment, item: node.scopeItem, group: task(of: node).group)
     }
 
-    /// A node's parameters, resolved and defaulted. Planning checked them, so no diagnostics are expected.
-    public func parameters(of node: PlannedNode) -> ParameterValues {
-        var ignored = Diagnostics()
+    /// A node's parameters, resolved and defaulted. Planning checked them; a problem found now (a plan
+    /// restricted or re-resolved against other values) is reported in `diagnostics`.
+    func parameters(of node: PlannedNode, diagnostics: inout Diagnostics) -> ParameterValues {
+        if let shared = sharedParameters[node.taskIndex] { return shared }
         return ParameterValidator(
             task: task(of: node), type: taskTypes[node.taskIndex], inputKind: inputKinds[node.taskIndex]
         )
-        .resolve(in: scope(of: node), diagnostics: &ignored)
+        .resolve(in: scope(of: node), diagnostics: &diagnostics)
+    }
+
+    /// A node's parameters, resolved and defaulted. Planning checked those of every node of the plan; where a
+    /// problem must be reported, use the runner's view (``NodeContext/parameters``), which fails the node.
+    public func parameters(of node: PlannedNode) -> ParameterValues {
+        var checkedWhenPlanning = Diagnostics()
+        return parameters(of: node, diagnostics: &checkedWhenPlanning)
     }
 
     /// The nodes in topological waves: wave 0 has no dependencies, wave n depends only on earlier waves.
     public func waves() -> [[Int]] {
-        var level = [Int](repeating: 0, count: nodes.count)
+        let levels = GraphAlgorithms.levels(
+            order: nodes.indices, count: nodes.count, predecessors: graph.forEachDependency)
         var waves: [[Int]] = []
-        for (index, node) in nodes.enumerated() {
-            let wave = node.dependencies.map { level[$0] + 1 }.max() ?? 0
-            level[index] = wave
-            if wave == waves.count { waves.append([]) }
-            waves[wave].append(index)
+        for (index, level) in levels.enumerated() {
+            if level == waves.count { waves.append([]) }
+            waves[level].append(index)
         }
         return waves
+    }
+
+    /// The plan of some of its nodes: `nodes` (indices in plan order) with the edges between them. Edges to
+    /// nodes left out are dropped — the caller knows those have run elsewhere, or asked for less.
+    public func restricted(to nodes: [Int]) -> Plan {
+        var copy = self
+        copy.nodes = nodes.map { self.nodes[$0] }
+        copy.graph = graph.restricted(to: nodes)
+        return copy
     }
 }

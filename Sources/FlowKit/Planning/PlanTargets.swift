@@ -6,19 +6,18 @@ extension Plan {
     ///   - diagnostics: Where unknown targets are reported (with a did-you-mean), at no place in the file.
     /// - Returns: The restricted plan, or `nil` when a target is unknown.
     public func restricted(to targets: [String], diagnostics: inout Diagnostics) -> Plan? {
-        var keep = [Bool](repeating: false, count: nodes.count)
-        var stack: [Int] = []
+        var roots: [Int] = []
         let nodeIndex = Dictionary(
             nodes.enumerated().map { ($0.element.id, $0.offset) }, uniquingKeysWith: { a, _ in a })
         let taskIndex = workflow.taskIndex()
         for target in targets {
             if let index = nodeIndex[target] {
-                stack.append(index)
+                roots.append(index)
             } else if let task = taskIndex[target] {
-                stack.append(contentsOf: nodes.indices.filter { nodes[$0].taskIndex == task })
+                roots.append(contentsOf: nodes.indices.filter { nodes[$0].taskIndex == task })
             } else if workflow.groups.contains(where: { $0.id == target }) {
                 // An imported pipeline: every task in it, nested pipelines included.
-                stack.append(
+                roots.append(
                     contentsOf: nodes.indices.filter {
                         let group = workflow.tasks[nodes[$0].taskIndex].group ?? ""
                         return group == target || group.hasPrefix(target + ".")
@@ -28,26 +27,8 @@ extension Plan {
             }
         }
         if diagnostics.hasErrors { return nil }
-        while let index = stack.popLast() {
-            guard !keep[index] else { continue }
-            keep[index] = true
-            stack.append(contentsOf: nodes[index].dependencies)
-        }
-        var newIndex = [Int](repeating: -1, count: nodes.count)
-        var kept: [PlannedNode] = []
-        for index in nodes.indices where keep[index] {
-            newIndex[index] = kept.count
-            var node = nodes[index]
-            node.dependencies = node.dependencies.map { newIndex[$0] }
-            node.dependents = []
-            kept.append(node)
-        }
-        for index in kept.indices {
-            for dependency in kept[index].dependencies { kept[dependency].dependents.append(index) }
-        }
-        var plan = self
-        plan.nodes = kept
-        return plan
+        let keep = GraphAlgorithms.reachable(from: roots, count: nodes.count, successors: graph.forEachDependency)
+        return restricted(to: nodes.indices.filter { keep[$0] })
     }
 
     private func reportUnknown(_ target: String, taskIndex: [String: Int], diagnostics: inout Diagnostics) {

@@ -21,6 +21,14 @@ struct Planner {
         var firstNode = [Int](repeating: 0, count: workflow.tasks.count)
         var nodeCount = [Int](repeating: 0, count: workflow.tasks.count)
         var nodes: [PlannedNode] = []
+        // A task's queue, priority and depth are every one of its nodes': the graph keeps them per node, where
+        // the runner reads them. An undeclared queue has been reported; no plan is made then.
+        let queues = workflow.tasks.map { workflow.queues.index(forKey: $0.queueName) }
+        let priorities = workflow.tasks.map { Int8(PriorityName.allCases.firstIndex(of: $0.priority) ?? 2) }
+        let depths = GraphAlgorithms.levels(order: order, count: workflow.tasks.count) { task, body in
+            context.upstream[task].forEach(body)
+        }
+        var graph = NodeGraph.Builder()
 
         for taskIndex in order {
             let task = workflow.tasks[taskIndex]
@@ -36,8 +44,9 @@ struct Planner {
                     "the workflow expands to more than \(ForEachExpansion.maxItems) nodes", at: task.id.location)
                 return nil
             }
+            var dependencies: [Int] = []
             for index in 0..<nodeCount[taskIndex] {
-                var dependencies: [Int] = []
+                dependencies.removeAll(keepingCapacity: true)
                 for upstream in context.upstream[taskIndex] {
                     let start = firstNode[upstream]
                     let count = nodeCount[upstream]
@@ -48,24 +57,24 @@ struct Planner {
                     }
                 }
                 dependencies.sort()
+                graph.append(
+                    dependencies: dependencies, queue: Int32(queues[taskIndex] ?? 0),
+                    priority: priorities[taskIndex], depth: Int32(depths[taskIndex]))
                 nodes.append(
                     PlannedNode(
                         id: items == nil ? task.id.value : "\(task.id.value)[\(index)]",
-                        taskIndex: taskIndex, item: items?[index], itemIndex: items == nil ? nil : index,
-                        dependencies: dependencies, dependents: []))
+                        taskIndex: taskIndex, item: items?[index], itemIndex: items == nil ? nil : index))
             }
         }
-        for index in nodes.indices {
-            for dependency in nodes[index].dependencies { nodes[dependency].dependents.append(index) }
-        }
         let inputKinds = workflow.tasks.map { KindValidator.inputKind(of: $0, context) }
-        checkParameters(of: nodes, inputKinds: inputKinds, params: params, diagnostics: &diagnostics)
+        let sharedParameters = checkParameters(
+            of: nodes, inputKinds: inputKinds, params: params, diagnostics: &diagnostics)
         // Every task's type and queue are resolved here, once: a plan holds no name the runner could fail to
         // find. The decoder and the queue validator have reported whatever does not resolve.
         var types: [any TaskType] = []
         var queueIndices: [Int] = []
-        for task in workflow.tasks {
-            guard let type = context.type(of: task), let queue = workflow.queues.index(forKey: task.queueName) else {
+        for (task, queue) in zip(workflow.tasks, queues) {
+            guard let type = context.type(of: task), let queue else {
                 if !diagnostics.hasErrors {
                     diagnostics.error(
                         "task '\(task.id.value)' has no registered type or no declared queue", at: task.id.location)
@@ -77,7 +86,8 @@ struct Planner {
         }
         return Plan(
             workflow: workflow, registry: context.registry, environment: context.environment, params: params,
-            nodes: nodes, inputKinds: inputKinds, taskTypes: types, queueIndices: queueIndices)
+            nodes: nodes, graph: graph.build(), inputKinds: inputKinds, taskTypes: types, queueIndices: queueIndices,
+            sharedParameters: sharedParameters)
     }
 
     private func domain(of task: TaskSpec, domains: [Domain?], scope: Scope, diagnostics: inout Diagnostics) -> Domain?
@@ -130,17 +140,18 @@ struct Planner {
 
     /// Resolves and checks every node's parameters, and the files they name. Tasks whose values do not mention
     /// `${item…}` are checked once; the others per node, with repeated messages folded by ``Diagnostics``.
+    /// - Returns: The parameters of each task checked once, by task index, for every node of it to share.
     private func checkParameters(
         of nodes: [PlannedNode], inputKinds: [ProviderKind?], params: [String: Value], diagnostics: inout Diagnostics
-    ) {
+    ) -> [ParameterValues?] {
         // Tasks whose values do not mention the item, resolved once; those of them that name files, with them.
-        var checked = [Bool](repeating: false, count: context.workflow.tasks.count)
+        var shared = [ParameterValues?](repeating: nil, count: context.workflow.tasks.count)
         var sharedFiles: [Int: (access: FileAccess, values: ParameterValues)] = [:]
         var files = FileCollisionValidator(nodes: nodes, workflow: context.workflow)
         for (index, node) in nodes.enumerated() {
             // Every node of such a task writes the same files: recorded per node, so a forEach task writing one
             // fixed path collides with itself.
-            if checked[node.taskIndex] {
+            if shared[node.taskIndex] != nil {
                 if let (access, values) = sharedFiles[node.taskIndex] {
                     files.record(access, of: index, locations: values, diagnostics: &diagnostics)
                 }
@@ -154,11 +165,12 @@ struct Planner {
                 .resolve(in: scope, diagnostics: &diagnostics)
             let access = type.fileAccess(values)
             if !task.usesItem {
-                checked[node.taskIndex] = true
+                shared[node.taskIndex] = values
                 if access != .none { sharedFiles[node.taskIndex] = (access, values) }
             }
             if access != .none { files.record(access, of: index, locations: values, diagnostics: &diagnostics) }
         }
         files.finish(diagnostics: &diagnostics)
+        return shared
     }
 }

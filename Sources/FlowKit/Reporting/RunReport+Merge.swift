@@ -49,7 +49,7 @@ extension RunReport {
         for index in ordered.indices {
             var dependsOn = ordered[index].dependsOn
             if let plan, let planIndex, let own = planIndex[ordered[index].node.id] {
-                dependsOn = plan.nodes[own].dependencies.map { plan.nodes[$0].id }
+                dependsOn = plan.dependencies(of: own).map { plan.nodes[$0].id }
             }
             ordered[index].node.dependencies = dependsOn.compactMap { position[$0] }.sorted()
         }

@@ -56,7 +56,7 @@ public struct GatherPhase: Sendable {
         for index in split.gatherNodes {
             let node = plan.nodes[index]
             var cause: String?
-            for dependency in node.dependencies {
+            for dependency in plan.dependencies(of: index) {
                 if let inherited = blocked[dependency] {
                     cause = inherited
                 } else if !split.isGathered[dependency], let record = statuses[plan.nodes[dependency].id],

@@ -21,7 +21,9 @@ public struct ShardPlan: Sendable {
         var counts = [Int](repeating: 0, count: plan.workflow.tasks.count)
         for (index, node) in plan.nodes.enumerated() {
             counts[node.taskIndex] += 1
-            gathered[index] = plan.task(of: node).gather || node.dependencies.contains { gathered[$0] }
+            var afterGather = false
+            plan.graph.forEachDependency(of: index) { afterGather = afterGather || gathered[$0] }
+            gathered[index] = plan.task(of: node).gather || afterGather
         }
         isGathered = gathered
         nodeCounts = counts
@@ -43,7 +45,7 @@ public struct ShardPlan: Sendable {
         // What a selected node needs runs in its shard too: nodes come after their dependencies, so one pass
         // from the end reaches every upstream node.
         for index in plan.nodes.indices.reversed() where selected[index] {
-            for dependency in plan.nodes[index].dependencies { selected[dependency] = true }
+            plan.graph.forEachDependency(of: index) { selected[$0] = true }
         }
         return plan.nodes.indices.filter { selected[$0] }
     }
@@ -86,7 +88,7 @@ public struct ShardPlan: Sendable {
         var crossing = [Bool](repeating: false, count: plan.nodes.count)
         for index in plan.nodes.indices where isGathered[index] && readsShardOutputs(index) {
             let input = plan.task(of: plan.nodes[index]).input?.value
-            for dependency in plan.nodes[index].dependencies where !isGathered[dependency] {
+            for dependency in plan.dependencies(of: index) where !isGathered[dependency] {
                 // Only what is read: a value (not a written file), from the `input:` task when one is named.
                 let task = plan.nodes[dependency].taskIndex
                 guard plan.taskTypes[task].provides?.valueType != nil,
@@ -109,7 +111,7 @@ public struct ShardPlan: Sendable {
 
     /// Whether a gathered node reads an output made in the shards.
     private func readsShardOutputs(_ index: Int) -> Bool {
-        plan.nodes[index].dependencies.contains { !isGathered[$0] } && reads(plan.nodes[index])
+        plan.dependencies(of: index).contains { !isGathered[$0] } && reads(plan.nodes[index])
     }
 
     /// Whether a node reads its dependencies' outputs. A task that accepts anything is taken to read them unless
@@ -123,22 +125,5 @@ public struct ShardPlan: Sendable {
         case CommandTask().name: return CommandTask.Parameters(complete: plan.parameters(of: node))?.stdin == true
         default: return true
         }
-    }
-}
-
-extension Plan {
-    /// The plan of some of its nodes: `nodes` (indices in plan order) with the edges between them. Edges to
-    /// nodes left out are dropped — the caller knows those have run elsewhere.
-    public func restricted(to nodes: [Int]) -> Plan {
-        var position = [Int](repeating: -1, count: self.nodes.count)
-        for (newIndex, oldIndex) in nodes.enumerated() { position[oldIndex] = newIndex }
-        var copy = self
-        copy.nodes = nodes.map { oldIndex in
-            var node = self.nodes[oldIndex]
-            node.dependencies = node.dependencies.compactMap { position[$0] >= 0 ? position[$0] : nil }
-            node.dependents = node.dependents.compactMap { position[$0] >= 0 ? position[$0] : nil }
-            return node
-        }
-        return copy
     }
 }

@@ -116,7 +116,7 @@ public struct UpToDate: Sendable {
             let nodeInputs = NodeKeyInputs(
                 type: task.typeName, implementation: task.implementation, options: options,
                 parameters: resolved.canonical,
-                upstream: node.dependencies.map { .init(node: plan.nodes[$0].id, key: keys[$0]) },
+                upstream: plan.dependencies(of: index).map { .init(node: plan.nodes[$0].id, key: keys[$0]) },
                 source: source.map { $0.changesEveryRun ? "\($0) run \(runNonce)" : $0.description })
             inputs.append(nodeInputs)
             keys.append(nodeInputs.key)
@@ -124,7 +124,7 @@ public struct UpToDate: Sendable {
             if settings.rerun.contains(task.id) {
                 rerunBy[index] = task.id
             } else {
-                rerunBy[index] = node.dependencies.lazy.compactMap { rerunBy[$0] }.first
+                rerunBy[index] = plan.dependencies(of: index).lazy.compactMap { rerunBy[$0] }.first
             }
         }
 
@@ -161,7 +161,8 @@ public struct UpToDate: Sendable {
                 let node = plan.nodes[index]
                 let task = tasks[node.taskIndex]
                 let reads = { (dependent: Int) in tasks[plan.nodes[dependent].taskIndex].readsInput }
-                let reader = node.dependents.first { causes[$0] != nil && reads($0) }
+                let dependents = plan.dependents(of: index)
+                let reader = dependents.first { causes[$0] != nil && reads($0) }
                 records[index] = latest[node.id]
                 let readBack = settings.readValues.contains(index)
                 causes[index] = Self.cause(
@@ -169,7 +170,7 @@ public struct UpToDate: Sendable {
                     cache: readBack ? .enabled : task.cache, cachedByDefault: readBack || task.cachedByDefault,
                     record: records[index], inputs: inputs[index],
                     key: keys[index], outputPath: outputPaths[index],
-                    judgedOnRecord: !node.dependents.contains(where: reads),
+                    judgedOnRecord: !dependents.contains(where: reads),
                     reader: reader.map { plan.nodes[$0].id })
                 guard settings.blobs != nil, let valueType = task.valueType else { continue }
                 // Needed by a reader and otherwise up to date: the stored output serves, if it is intact.

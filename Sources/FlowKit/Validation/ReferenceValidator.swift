@@ -5,7 +5,7 @@ import OrderedCollections
 struct ReferenceValidator {
     func validate(_ context: ValidationContext, into diagnostics: inout Diagnostics) {
         let expanded = context.expandedTasks()
-        for task in context.workflow.tasks {
+        for (index, task) in context.workflow.tasks.enumerated() {
             // The params a task sees: its group's own, by their names inside the pipeline.
             let prefix = task.group.map { "\($0)." } ?? ""
             let params = context.workflow.params.keys.filter { $0.hasPrefix(prefix) }
@@ -17,7 +17,7 @@ struct ReferenceValidator {
                 nodes.append(YAMLNode(.scalar(path.value, .plain), at: path.location))
             default: break
             }
-            let inForEach = expanded.contains(task.id.value)
+            let inForEach = expanded[index]
             for node in nodes {
                 for (reference, location) in ReferenceScanner.references(in: node, diagnostics: &diagnostics) {
                     switch reference {

@@ -29,7 +29,7 @@ struct ValidationContext {
             return result
         }
         self.upstream = upstream
-        self.order = GraphOrder.topological(upstream: upstream)
+        self.order = GraphAlgorithms.topologicalSort(count: upstream.count) { upstream[$0] }
     }
 
     /// The registered type of a task, if known.
@@ -42,44 +42,19 @@ struct ValidationContext {
         }
     }
 
-    /// The tasks that run once per item: those with `forEach`, and those that depend (not as `gather`) on
-    /// an expanded task. A walk from the `forEach` tasks along dependents, so it works on cyclic graphs too.
-    func expandedTasks() -> Set<String> {
-        var dependents: [String: [TaskSpec]] = [:]
-        for task in workflow.tasks {
-            for entry in task.dependsOn { dependents[entry.value, default: []].append(task) }
-        }
-        var expanded = Set(workflow.tasks.filter { $0.forEach != nil }.map(\.id.value))
-        var stack = Array(expanded)
-        while let id = stack.popLast() {
-            for dependent in dependents[id] ?? [] where !dependent.gather {
-                if expanded.insert(dependent.id.value).inserted { stack.append(dependent.id.value) }
+    /// The tasks that run once per item, by task index: those with `forEach`, and those that depend (not as
+    /// `gather`) on an expanded task. A walk from the `forEach` tasks along dependents, so it works on cyclic
+    /// graphs too.
+    func expandedTasks() -> [Bool] {
+        let tasks = workflow.tasks
+        var dependents = [[Int]](repeating: [], count: tasks.count)
+        for (index, task) in tasks.enumerated() where !task.gather {
+            for entry in task.dependsOn {
+                if let dependency = taskIndex[entry.value] { dependents[dependency].append(index) }
             }
         }
-        return expanded
-    }
-}
-
-/// Orders tasks so every task comes after its dependencies.
-enum GraphOrder {
-    /// Kahn's algorithm over task indexes, given each task's distinct dependencies. `nil` when there is a cycle.
-    static func topological(upstream: [[Int]]) -> [Int]? {
-        let count = upstream.count
-        var indegree = [Int](repeating: 0, count: count)
-        var dependents = [[Int]](repeating: [], count: count)
-        for (index, dependencies) in upstream.enumerated() {
-            indegree[index] = dependencies.count
-            for dependency in dependencies { dependents[dependency].append(index) }
-        }
-        var order = (0..<count).filter { indegree[$0] == 0 }
-        var cursor = 0
-        while cursor < order.count {
-            for next in dependents[order[cursor]] {
-                indegree[next] -= 1
-                if indegree[next] == 0 { order.append(next) }
-            }
-            cursor += 1
-        }
-        return order.count == count ? order : nil
+        return GraphAlgorithms.reachable(
+            from: tasks.indices.filter { tasks[$0].forEach != nil }, count: tasks.count,
+            successors: { task, body in dependents[task].forEach(body) })
     }
 }
