@@ -103,17 +103,22 @@ struct LoadBenchmark {
                         context = ValidationContext(
                             workflow: try! #require(workflow), registry: .builtIn, environment: [:])
                     })
-                let ctx = try #require(context)
+                var ctx = try #require(context)
                 phases["validate", default: []].append(
                     clock.measure {
-                        DependencyValidator().validate(ctx, into: &diagnostics)
-                        CycleValidator().validate(ctx, into: &diagnostics)
-                        QueueValidator().validate(ctx, into: &diagnostics)
-                        ReferenceValidator().validate(ctx, into: &diagnostics)
-                        KindValidator().validate(ctx, into: &diagnostics)
+                        for validator in ValidationPass.validators where validator.stage == .tasks {
+                            validator.validate(ctx, into: &diagnostics)
+                        }
                     })
                 phases["plan", default: []].append(
-                    clock.measure { _ = Planner(context: ctx).plan(diagnostics: &diagnostics) })
+                    clock.measure {
+                        let planner = Planner(context: ctx)
+                        ctx.expansion = planner.expand(diagnostics: &diagnostics)
+                        for validator in ValidationPass.validators where validator.stage == .nodes {
+                            validator.validate(ctx, into: &diagnostics)
+                        }
+                        _ = ctx.expansion.flatMap { planner.plan($0, diagnostics: &diagnostics) }
+                    })
             }
             let line = ["parse", "decode", "context", "validate", "plan"].map { name in
                 let sorted = phases[name, default: []].sorted()

@@ -85,13 +85,8 @@ public struct WorkflowLoader: Sendable {
         sources.merge(importer.sources) { first, _ in first }
         applyOverrides(to: &workflow, grouped: true, diagnostics: &diagnostics)
 
-        let context = ValidationContext(workflow: workflow, registry: registry, environment: environment)
-        DependencyValidator().validate(context, into: &diagnostics)
-        CycleValidator().validate(context, into: &diagnostics)
-        QueueValidator().validate(context, into: &diagnostics)
-        ReferenceValidator().validate(context, into: &diagnostics)
-        KindValidator().validate(context, into: &diagnostics)
-        var plan = Planner(context: context).plan(diagnostics: &diagnostics)
+        var plan = ValidationPass.plan(
+            workflow, registry: registry, environment: environment, diagnostics: &diagnostics)
         if !targets.isEmpty, !diagnostics.hasErrors {
             plan = plan?.restricted(to: targets, diagnostics: &diagnostics)
         }

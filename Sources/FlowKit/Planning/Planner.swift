@@ -1,7 +1,7 @@
 import OrderedCollections
 
-/// Expands a validated workflow into its node graph: `forEach` lists into per-item nodes, element-wise
-/// zipping of downstream tasks, `gather` fan-in, and each node's parameters checked.
+/// Expands a workflow into its node graph — `forEach` lists into per-item nodes, element-wise zipping of
+/// downstream tasks, `gather` fan-in — and, once ``ValidationPass`` has found nothing wrong, makes the plan.
 struct Planner {
     let context: ValidationContext
 
@@ -11,7 +11,9 @@ struct Planner {
         var items: [Value]
     }
 
-    func plan(diagnostics: inout Diagnostics) -> Plan? {
+    /// Expands every task into its nodes, reporting the `forEach` lists that cannot be read or zipped.
+    /// - Returns: The nodes and their graph, or `nil` when the tasks have a cycle or expand to too many nodes.
+    func expand(diagnostics: inout Diagnostics) -> Expansion? {
         let workflow = context.workflow
         guard let order = context.order else { return nil }
         let params = workflow.params.reduce(into: [String: Value]()) { $0[$1.key] = $1.value.value }
@@ -22,7 +24,7 @@ struct Planner {
         var nodeCount = [Int](repeating: 0, count: workflow.tasks.count)
         var nodes: [PlannedNode] = []
         // A task's queue, priority and depth are every one of its nodes': the graph keeps them per node, where
-        // the runner reads them. An undeclared queue has been reported; no plan is made then.
+        // the runner reads them. An undeclared queue has been reported (QueueValidator); no plan is made then.
         let queues = workflow.tasks.map { workflow.queues.index(forKey: $0.queueName) }
         let priorities = workflow.tasks.map { Int8(PriorityName.allCases.firstIndex(of: $0.priority) ?? 2) }
         let depths = GraphAlgorithms.levels(order: order, count: workflow.tasks.count) { task, body in
@@ -66,40 +68,46 @@ struct Planner {
                         taskIndex: taskIndex, item: items?[index], itemIndex: items == nil ? nil : index))
             }
         }
-        let inputKinds = workflow.tasks.map { KindValidator.inputKind(of: $0, context) }
-        let sharedParameters = checkParameters(
-            of: nodes, inputKinds: inputKinds, params: params, diagnostics: &diagnostics)
-        // Every task's type and queue are resolved here, once: a plan holds no name the runner could fail to
-        // find. The decoder and the queue validator have reported whatever does not resolve.
+        return Expansion(
+            nodes: nodes, graph: graph.build(), params: params,
+            inputKinds: workflow.tasks.map { KindValidator.inputKind(of: $0, context) })
+    }
+
+    /// The plan of a workflow the pass found nothing wrong with: every task's type and queue resolved once, so a
+    /// plan holds no name the runner could fail to find, and the parameters its nodes share resolved once.
+    func plan(_ expansion: Expansion, diagnostics: inout Diagnostics) -> Plan? {
+        let workflow = context.workflow
         var types: [any TaskType] = []
         var queueIndices: [Int] = []
-        for (task, queue) in zip(workflow.tasks, queues) {
-            guard let type = context.type(of: task), let queue else {
-                if !diagnostics.hasErrors {
-                    diagnostics.error(
-                        "task '\(task.id.value)' has no registered type or no declared queue", at: task.id.location)
-                }
+        for task in workflow.tasks {
+            guard let type = context.type(of: task), let queue = workflow.queues.index(forKey: task.queueName) else {
+                diagnostics.error(
+                    "task '\(task.id.value)' has no registered type or no declared queue", at: task.id.location)
                 return nil
             }
             types.append(type)
             queueIndices.append(queue)
         }
+        var sharedParameters = [ParameterValues?](repeating: nil, count: workflow.tasks.count)
+        for node in expansion.nodes where sharedParameters[node.taskIndex] == nil {
+            let task = workflow.tasks[node.taskIndex]
+            guard !task.usesItem else { continue }
+            sharedParameters[node.taskIndex] = ParameterValidator(
+                task: task, type: types[node.taskIndex], inputKind: expansion.inputKinds[node.taskIndex]
+            )
+            .resolve(in: expansion.scope(of: node, in: context), diagnostics: &diagnostics)
+        }
         return Plan(
-            workflow: workflow, registry: context.registry, environment: context.environment, params: params,
-            nodes: nodes, graph: graph.build(), inputKinds: inputKinds, taskTypes: types, queueIndices: queueIndices,
-            sharedParameters: sharedParameters)
+            workflow: workflow, registry: context.registry, environment: context.environment,
+            params: expansion.params, nodes: expansion.nodes, graph: expansion.graph, inputKinds: expansion.inputKinds,
+            taskTypes: types, queueIndices: queueIndices, sharedParameters: sharedParameters)
     }
 
     private func domain(of task: TaskSpec, domains: [Domain?], scope: Scope, diagnostics: inout Diagnostics) -> Domain?
     {
         var own: Domain?
         if let spec = task.forEach {
-            if task.gather {
-                diagnostics.error(
-                    "task '\(task.id.value)' has both 'forEach' and 'gather: true'", at: spec.location,
-                    hint: "a gather task runs once over its dependencies' items; drop one of the two")
-                return nil
-            }
+            guard !task.gather else { return nil }  // reported by GatherValidator
             guard
                 let items = ForEachExpansion.items(
                     of: spec, task: task, scope: scope, directory: context.workflow.directory,
@@ -111,16 +119,7 @@ struct Planner {
             guard let index = context.taskIndex[entry.value], let domain = domains[index] else { return nil }
             return (domain, entry)
         }
-        if task.gather {
-            if inherited.isEmpty {
-                diagnostics.error(
-                    "task '\(task.id.value)' has 'gather: true' but depends on no forEach task", at: task.id.location,
-                    hint:
-                        "gather collects the items of an expanded dependency; remove 'gather' or depend on a forEach task"
-                )
-            }
-            return nil
-        }
+        if task.gather { return nil }  // once over every item; GatherValidator checks it has some
         var chosen = own
         for (domain, entry) in inherited {
             guard let current = chosen else {
@@ -136,41 +135,5 @@ struct Planner {
             }
         }
         return chosen
-    }
-
-    /// Resolves and checks every node's parameters, and the files they name. Tasks whose values do not mention
-    /// `${item…}` are checked once; the others per node, with repeated messages folded by ``Diagnostics``.
-    /// - Returns: The parameters of each task checked once, by task index, for every node of it to share.
-    private func checkParameters(
-        of nodes: [PlannedNode], inputKinds: [ProviderKind?], params: [String: Value], diagnostics: inout Diagnostics
-    ) -> [ParameterValues?] {
-        // Tasks whose values do not mention the item, resolved once; those of them that name files, with them.
-        var shared = [ParameterValues?](repeating: nil, count: context.workflow.tasks.count)
-        var sharedFiles: [Int: (access: FileAccess, values: ParameterValues)] = [:]
-        var files = FileCollisionValidator(nodes: nodes, workflow: context.workflow)
-        for (index, node) in nodes.enumerated() {
-            // Every node of such a task writes the same files: recorded per node, so a forEach task writing one
-            // fixed path collides with itself.
-            if shared[node.taskIndex] != nil {
-                if let (access, values) = sharedFiles[node.taskIndex] {
-                    files.record(access, of: index, locations: values, diagnostics: &diagnostics)
-                }
-                continue
-            }
-            let task = context.workflow.tasks[node.taskIndex]
-            guard let type = context.type(of: task) else { continue }
-            let scope = Scope(
-                params: params, environment: context.environment, item: node.scopeItem, group: task.group)
-            let values = ParameterValidator(task: task, type: type, inputKind: inputKinds[node.taskIndex])
-                .resolve(in: scope, diagnostics: &diagnostics)
-            let access = type.fileAccess(values)
-            if !task.usesItem {
-                shared[node.taskIndex] = values
-                if access != .none { sharedFiles[node.taskIndex] = (access, values) }
-            }
-            if access != .none { files.record(access, of: index, locations: values, diagnostics: &diagnostics) }
-        }
-        files.finish(diagnostics: &diagnostics)
-        return shared
     }
 }

@@ -1,5 +1,5 @@
 /// Finds dependency cycles and reports each with its full path, `a → b → c → a`, and a note at every edge.
-struct CycleValidator {
+struct CycleValidator: WorkflowValidator {
     func validate(_ context: ValidationContext, into diagnostics: inout Diagnostics) {
         let tasks = context.workflow.tasks
         // Edges follow dependsOn: task → each task it depends on, with the entry's location.

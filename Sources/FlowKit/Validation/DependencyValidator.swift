@@ -1,5 +1,5 @@
 /// Checks `dependsOn` entries: known ids, no self-dependency, no repeats.
-struct DependencyValidator {
+struct DependencyValidator: WorkflowValidator {
     func validate(_ context: ValidationContext, into diagnostics: inout Diagnostics) {
         let ids = context.workflow.tasks.map(\.id.value)
         for task in context.workflow.tasks {

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Finds nodes that would write one file, and writes to a file the workflow reads: either way one node's
-/// output would silently replace another's file. Fed node by node while planning resolves parameters.
+/// output would silently replace another's file. Fed node by node by ``NodeParameterValidator``, which resolves
+/// the parameters that name the files.
 struct FileCollisionValidator {
     /// One node's use of one file.
     private struct Use {

@@ -1,6 +1,6 @@
 /// Type-checks every edge statically: a task that consumes a kind must have exactly one dependency that
 /// provides it, or an `input:` that picks one.
-struct KindValidator {
+struct KindValidator: WorkflowValidator {
     func validate(_ context: ValidationContext, into diagnostics: inout Diagnostics) {
         for task in context.workflow.tasks {
             guard let type = context.type(of: task) else { continue }

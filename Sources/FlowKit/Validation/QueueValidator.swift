@@ -1,7 +1,7 @@
 import OrderedCollections
 
 /// Checks that every task's `queue` is declared (`default` always is).
-struct QueueValidator {
+struct QueueValidator: WorkflowValidator {
     func validate(_ context: ValidationContext, into diagnostics: inout Diagnostics) {
         let names = Array(context.workflow.queues.keys)
         for task in context.workflow.tasks {

@@ -2,7 +2,7 @@ import OrderedCollections
 
 /// Checks every `${…}` in task parameters and `forEach`: known params and environment variables, item
 /// references only in tasks that run per item.
-struct ReferenceValidator {
+struct ReferenceValidator: WorkflowValidator {
     func validate(_ context: ValidationContext, into diagnostics: inout Diagnostics) {
         let expanded = context.expandedTasks()
         for (index, task) in context.workflow.tasks.enumerated() {

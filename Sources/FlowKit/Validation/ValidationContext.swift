@@ -10,6 +10,8 @@ struct ValidationContext {
     /// The tasks in dependency order, or `nil` when there is a cycle. Computed once: the reference
     /// validator and the planner both need it.
     let order: [Int]?
+    /// The nodes the tasks expand to, for the validators of the ``ValidationStage/nodes`` stage; `nil` before.
+    var expansion: Expansion?
 
     init(workflow: Workflow, registry: TaskRegistry, environment: [String: String]) {
         self.workflow = workflow

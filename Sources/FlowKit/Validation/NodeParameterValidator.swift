@@ -1,0 +1,38 @@
+/// Resolves and checks every node's parameters — types, ranges, constraints, then the task type's own
+/// ``TaskType/validate(_:into:)`` — and the files they name (``FileCollisionValidator``). Tasks whose values do
+/// not mention `${item…}` are checked once; the others per node, with repeated messages folded by
+/// ``Diagnostics``.
+struct NodeParameterValidator: WorkflowValidator {
+    var stage: ValidationStage { .nodes }
+
+    func validate(_ context: ValidationContext, into diagnostics: inout Diagnostics) {
+        guard let expansion = context.expansion else { return }
+        let tasks = context.workflow.tasks
+        let usesItem = tasks.map(\.usesItem)
+        var checked = [Bool](repeating: false, count: tasks.count)
+        // Tasks whose values do not mention the item that name files, with them.
+        var sharedFiles: [Int: (access: FileAccess, values: ParameterValues)] = [:]
+        var files = FileCollisionValidator(nodes: expansion.nodes, workflow: context.workflow)
+        for (index, node) in expansion.nodes.enumerated() {
+            // Every node of such a task writes the same files: recorded per node, so a forEach task writing one
+            // fixed path collides with itself.
+            if checked[node.taskIndex] {
+                if let (access, values) = sharedFiles[node.taskIndex] {
+                    files.record(access, of: index, locations: values, diagnostics: &diagnostics)
+                }
+                continue
+            }
+            let task = tasks[node.taskIndex]
+            guard let type = context.type(of: task) else { continue }
+            let values = ParameterValidator(task: task, type: type, inputKind: expansion.inputKinds[node.taskIndex])
+                .resolve(in: expansion.scope(of: node, in: context), diagnostics: &diagnostics)
+            let access = type.fileAccess(values)
+            if !usesItem[node.taskIndex] {
+                checked[node.taskIndex] = true
+                if access != .none { sharedFiles[node.taskIndex] = (access, values) }
+            }
+            if access != .none { files.record(access, of: index, locations: values, diagnostics: &diagnostics) }
+        }
+        files.finish(diagnostics: &diagnostics)
+    }
+}

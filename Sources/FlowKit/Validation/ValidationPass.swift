@@ -1,0 +1,41 @@
+/// Validates a workflow in one pass and makes its plan: every validator of ``validators`` in order, the task
+/// checks first, then the `forEach` expansion (which reports the lists it cannot read), then the node checks.
+/// Every problem found on the way is in the diagnostics; a plan is made only when there is none.
+enum ValidationPass {
+    /// Every check of a workflow, in the order they run. The decoder reports only what keeps a file from being
+    /// read as a workflow (YAML shapes, keys, value types); what a workflow means is checked here.
+    static let validators: [any WorkflowValidator] = [
+        TaskTypeValidator(),
+        DependencyValidator(),
+        CycleValidator(),
+        QueueValidator(),
+        ReferenceValidator(),
+        KindValidator(),
+        GatherValidator(),
+        NodeParameterValidator(),
+    ]
+
+    /// Checks the workflow and, when nothing is wrong, plans it.
+    /// - Parameters:
+    ///   - workflow: The decoded workflow, pipelines imported and `--param` overrides applied.
+    ///   - registry: The task types.
+    ///   - environment: What `${env.NAME}` reads.
+    ///   - diagnostics: Where every problem goes.
+    /// - Returns: The plan, or `nil` when an error was reported (now or before the pass).
+    static func plan(
+        _ workflow: Workflow, registry: TaskRegistry, environment: [String: String], diagnostics: inout Diagnostics
+    ) -> Plan? {
+        var context = ValidationContext(workflow: workflow, registry: registry, environment: environment)
+        for validator in validators where validator.stage == .tasks {
+            validator.validate(context, into: &diagnostics)
+        }
+        let planner = Planner(context: context)
+        guard let expansion = planner.expand(diagnostics: &diagnostics) else { return nil }
+        context.expansion = expansion
+        for validator in validators where validator.stage == .nodes {
+            validator.validate(context, into: &diagnostics)
+        }
+        guard !diagnostics.hasErrors else { return nil }
+        return planner.plan(expansion, diagnostics: &diagnostics)
+    }
+}
