@@ -182,7 +182,7 @@ public struct NodeContext: Sendable {
     private var fields: Fields {
         switch storage {
         case .fields(let box): box.fields
-        case .planned(let nodes, let index, let attempt): nodes.fields(of: index, attempt: attempt)
+        case .planned(let nodes, let index, let attempt): nodes.fields(of: index, attempt: attempt).0
         }
     }
 

@@ -77,3 +77,30 @@ public struct NodeFailure: Error, Sendable, CustomStringConvertible {
     /// The message, as the summary prints it after the node id.
     public var description: String { message }
 }
+
+extension NodeFailure {
+    /// The failure of a node whose parameters did not resolve when it was about to run: its errors' messages,
+    /// at the first one's place in the file, never retried (the same values would fail again).
+    init(invalidParameters diagnostics: Diagnostics, node nodeID: String) {
+        let errors = diagnostics.sorted.filter { $0.severity == .error }
+        self.init(
+            .invalidInput, errors.map(\.message).joined(separator: "; "), node: nodeID,
+            location: errors.first?.location)
+        isTransient = false
+    }
+}
+
+/// The operation of a node that cannot run: it finishes at once with its failure, so the node ends as any
+/// failed node does (reported, dependents skipped) without its task's operation being made.
+final class FailedOperation: FlowOperation, @unchecked Sendable {
+    private let cause: NodeFailure
+
+    init(context: NodeContext, failure: NodeFailure) {
+        cause = failure
+        super.init(context: context)
+    }
+
+    override func execute() {
+        finish(.failure(cause))
+    }
+}

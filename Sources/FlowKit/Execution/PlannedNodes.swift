@@ -33,18 +33,22 @@ final class PlannedNodes: Sendable {
         plan.consumers(of: index)
     }
 
-    /// Every field of a node's context, made now.
-    func fields(of index: Int, attempt: Int) -> NodeContext.Fields {
+    /// Every field of a node's context, made now, and the failure of the node when its parameters do not
+    /// resolve (they depend on its item, and planning saw other items).
+    func fields(of index: Int, attempt: Int) -> (NodeContext.Fields, failure: NodeFailure?) {
         let taskIndex = plan.nodes[index].taskIndex
+        var diagnostics = Diagnostics()
+        let parameters = plan.parameters(of: plan.nodes[index], diagnostics: &diagnostics)
         // Field by field, in place: copying a whole `PlannedNode` or `TaskSpec` costs a retain per field.
-        return NodeContext.Fields(
+        let fields = NodeContext.Fields(
             nodeID: plan.nodes[index].id, taskID: plan.workflow.tasks[taskIndex].id.value,
             typeName: plan.workflow.tasks[taskIndex].type.value, queueName: plan.workflow.tasks[taskIndex].queueName,
-            itemIndex: plan.nodes[index].itemIndex, item: plan.nodes[index].item, parameters: parameters(of: index),
+            itemIndex: plan.nodes[index].itemIndex, item: plan.nodes[index].item, parameters: parameters,
             inputTaskID: plan.workflow.tasks[taskIndex].input?.value, attempt: attempt,
             workflowDirectory: plan.workflow.directory, location: plan.workflow.tasks[taskIndex].location,
             consumers: { self.consumers(of: index) }, optimize: optimize, previews: previews, outputs: outputs,
             logger: logger)
+        return (fields, diagnostics.hasErrors ? NodeFailure(invalidParameters: diagnostics, node: fields.nodeID) : nil)
     }
 }
 

@@ -174,13 +174,19 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     private func makeOperation(_ admission: RunState.Admission) -> FlowOperation {
         let index = admission.index
         let taskIndex = plan.nodes[index].taskIndex
-        // Nodes whose parameters depend on their item get them resolved once, here; the others read every
-        // field from the plan when asked.
-        let context =
-            plan.sharedParameters[taskIndex] != nil
-            ? NodeContext(planned: plannedNodes, index: index, attempt: admission.attempt)
-            : NodeContext(fields: plannedNodes.fields(of: index, attempt: admission.attempt))
-        let operation = plan.taskTypes[taskIndex].makeOperation(context)
+        // Nodes whose parameters depend on their item get them resolved once, here — a node whose parameters do
+        // not resolve fails with the diagnostics instead of running; the others read every field from the plan
+        // when asked.
+        let operation: FlowOperation
+        if plan.sharedParameters[taskIndex] != nil {
+            operation = plan.taskTypes[taskIndex].makeOperation(
+                NodeContext(planned: plannedNodes, index: index, attempt: admission.attempt))
+        } else {
+            let (fields, failure) = plannedNodes.fields(of: index, attempt: admission.attempt)
+            operation =
+                failure.map { FailedOperation(context: NodeContext(fields: fields), failure: $0) }
+                ?? plan.taskTypes[taskIndex].makeOperation(NodeContext(fields: fields))
+        }
         // Foundation's setter takes the operation's lock: skip it for the default. A node the app prioritised
         // goes ahead of the operations its queue already holds, as it went ahead in the ready heap.
         let priority = plan.workflow.tasks[taskIndex].priority
