@@ -47,7 +47,7 @@ enum GraphAlgorithms {
     ///   - count: The number of nodes.
     ///   - successors: Each node's outgoing edges, in order; positions in this list are the steps' `edge`.
     ///   - body: Called with each cycle's steps, first node first.
-    static func findCycles(count: Int, successors: (Int) -> [Int], _ body: ([CycleStep]) -> Void) {
+    static func findCycles(count: Int, successors: (Int) -> [Int], onCycle body: ([CycleStep]) -> Void) {
         enum Mark { case unvisited, onPath, done }
         let edges = (0..<count).map(successors)
         var mark = [Mark](repeating: .unvisited, count: count)

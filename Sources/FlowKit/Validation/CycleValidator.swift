@@ -9,18 +9,20 @@ struct CycleValidator: WorkflowValidator {
                 return (target, entry.location)
             }
         }
-        GraphAlgorithms.findCycles(count: tasks.count, successors: { edges[$0].map(\.target) }) { steps in
-            let taken = steps.map { edges[$0.node][$0.edge] }
-            let path = (steps.map { tasks[$0.node].id.value } + [tasks[steps[0].node].id.value])
-                .joined(separator: " → ")
-            let notes = zip(steps, taken).map { step, edge in
-                Diagnostic.note(
-                    "'\(tasks[step.node].id.value)' depends on '\(tasks[edge.target].id.value)' here",
-                    at: edge.location)
-            }
-            diagnostics.error(
-                "dependency cycle: \(path)", at: taken.first?.location,
-                hint: "remove one of these dependencies to break the cycle", notes: notes)
-        }
+        GraphAlgorithms.findCycles(
+            count: tasks.count, successors: { edges[$0].map(\.target) },
+            onCycle: { steps in
+                let taken = steps.map { edges[$0.node][$0.edge] }
+                let path = (steps.map { tasks[$0.node].id.value } + [tasks[steps[0].node].id.value])
+                    .joined(separator: " → ")
+                let notes = zip(steps, taken).map { step, edge in
+                    Diagnostic.note(
+                        "'\(tasks[step.node].id.value)' depends on '\(tasks[edge.target].id.value)' here",
+                        at: edge.location)
+                }
+                diagnostics.error(
+                    "dependency cycle: \(path)", at: taken.first?.location,
+                    hint: "remove one of these dependencies to break the cycle", notes: notes)
+            })
     }
 }
