@@ -42,12 +42,11 @@ public struct ShardPlan: Sendable {
                 selected[index] = shard.index == 1
             }
         }
-        // What a selected node needs runs in its shard too: nodes come after their dependencies, so one pass
-        // from the end reaches every upstream node.
-        for index in plan.nodes.indices.reversed() where selected[index] {
-            plan.graph.forEachDependency(of: index) { selected[$0] = true }
-        }
-        return plan.nodes.indices.filter { selected[$0] }
+        // What a selected node needs runs in its shard too.
+        let needed = GraphAlgorithms.reachable(
+            from: plan.nodes.indices.filter { selected[$0] }, count: plan.nodes.count,
+            successors: plan.graph.forEachDependency)
+        return plan.nodes.indices.filter { needed[$0] }
     }
 
     /// The nodes of the gather phase, in plan order.
