@@ -110,11 +110,16 @@ import Testing
         let full = Self.decode(data) { _ in true }
         #expect(full.error == nil)
         let timeout = full.seconds / 10
-        let stopped = Self.decode(data) { $0 < timeout }
-        #expect(stopped.error == "the decode was stopped")
-        #expect(
-            stopped.seconds < full.seconds / 2,
-            "stopped after \(stopped.seconds) s with a \(timeout) s timeout; a full decode took \(full.seconds) s")
+        // Up to three tries, as a loaded machine may pause one: a decode that cannot stop midway fails them all.
+        var tries: [String] = []
+        for _ in 0..<3 {
+            let stopped = Self.decode(data) { $0 < timeout }
+            #expect(stopped.error == "the decode was stopped")
+            if stopped.seconds < full.seconds / 2 { return }
+            tries.append("stopped after \(stopped.seconds) s")
+        }
+        Issue.record(
+            "\(tries.joined(separator: "; ")) with a \(timeout) s timeout; a full decode took \(full.seconds) s")
     }
 
     /// A `decode` node cancelled during a long PNG decode ends cancelled, without an image, long before the decode
@@ -134,24 +139,31 @@ import Testing
             full = min(full, fullStart.duration(to: clock.now))
         }
 
-        let decode = DecodeOperation(context: context("decode"))
-        let upstream = BytesOperation(payload: payload)
-        decode.addDependency(upstream)
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 2
-        let start = clock.now
-        queue.addOperations([upstream, decode], waitUntilFinished: false)
-        // As a timeout would: the cancel comes from another thread while the decode runs.
-        Thread.sleep(forTimeInterval: Self.seconds(full) / 10)
-        let cancelledAt = start.duration(to: clock.now)
-        decode.cancel(reason: .timedOut(.milliseconds(1)))
-        queue.waitUntilAllOperationsAreFinished()
-        let taken = start.duration(to: clock.now)
-        guard case .cancelled? = decode.outcome else {
-            Issue.record("expected cancelled, got \(String(describing: decode.outcome))")
-            return
+        // Up to three tries: a decode that is not stopped midway takes a whole decode's time on every try, while
+        // a loaded machine may delay one try's threads past the bound.
+        var tries: [String] = []
+        for _ in 0..<3 {
+            let decode = DecodeOperation(context: context("decode"))
+            let upstream = BytesOperation(payload: payload)
+            decode.addDependency(upstream)
+            let queue = OperationQueue()
+            queue.maxConcurrentOperationCount = 2
+            let start = clock.now
+            queue.addOperations([upstream, decode], waitUntilFinished: false)
+            // As a timeout would: the cancel comes from another thread while the decode runs.
+            Thread.sleep(forTimeInterval: Self.seconds(full) / 10)
+            let cancelledAt = start.duration(to: clock.now)
+            decode.cancel(reason: .timedOut(.milliseconds(1)))
+            queue.waitUntilAllOperationsAreFinished()
+            let taken = start.duration(to: clock.now)
+            guard case .cancelled? = decode.outcome else {
+                Issue.record("expected cancelled, got \(String(describing: decode.outcome))")
+                return
+            }
+            #expect(decode.providedImage == nil)
+            if taken < full / 2 { return }
+            tries.append("cancelled at \(cancelledAt) (a tenth of \(full)), ended after \(taken)")
         }
-        #expect(decode.providedImage == nil)
-        #expect(taken < full / 2, "cancelled at \(cancelledAt) (a tenth of \(full)), ended after \(taken)")
+        Issue.record("never ended within half a full decode: \(tries.joined(separator: "; "))")
     }
 }
