@@ -5,6 +5,7 @@ extension LocalHTTPServer {
     ///
     /// Replies are values, so a test states the whole behaviour of a route up front:
     /// ```swift
+    /// let server = try LocalHTTPServer()
     /// server.route("/flaky", .sequence([.status(503), .status(503), .ok(Data("done".utf8))]))
     /// server.route("/slow", .delayed(.milliseconds(200), .ok(Data("late".utf8))))
     /// ```
