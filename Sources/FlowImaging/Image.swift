@@ -26,15 +26,15 @@ public struct Image: Sendable {
     /// The height of the full-resolution image this one represents (equal to ``height`` unless shrunk on load).
     public var originalHeight: Int
     /// A colour matrix still to be applied to every pixel; `nil` when the pixels are final.
-    public var pendingColor: ColorMatrix?
+    package var pendingColor: ColorMatrix?
     /// The factor the decoder scaled the original by (1, or e.g. 1/2 after shrink-on-load).
     ///
     /// The stored pixels cover exactly `originalWidth × decodedScale` pixels' worth of picture, which may be less
     /// than ``width`` (683 px at 1/2 decode to 342 pixels, the last one half covered); `resize` maps coordinates
     /// with it so that a shrunk image lines up with the full one.
-    public var decodedScale: Double
+    package var decodedScale: Double
     /// The EXIF, colour profile and XMP of the file it was decoded from, for `write`'s `keep`.
-    public var metadata = ImageMetadata()
+    package var metadata = ImageMetadata()
 
     /// Creates an image from RGBA8 pixels.
     /// - Parameters:

@@ -4,30 +4,30 @@ import CFlowKernels
 ///
 /// `sepia` is one of these; so is a pending colour step deferred past a resize (see ``Image/pendingColor``):
 /// a matrix is linear, so it commutes with resampling up to rounding and clipping.
-public struct ColorMatrix: Sendable, Hashable {
+package struct ColorMatrix: Sendable, Hashable {
     /// The rows: `R' = row0 · (R, G, B)`, and so on. The fourth lane is ignored.
-    public var row0: SIMD4<Float>
+    package var row0: SIMD4<Float>
     /// The second row (G').
-    public var row1: SIMD4<Float>
+    package var row1: SIMD4<Float>
     /// The third row (B').
-    public var row2: SIMD4<Float>
+    package var row2: SIMD4<Float>
 
     /// Creates a matrix from its rows (three values each).
-    public init(_ row0: (Float, Float, Float), _ row1: (Float, Float, Float), _ row2: (Float, Float, Float)) {
+    package init(_ row0: (Float, Float, Float), _ row1: (Float, Float, Float), _ row2: (Float, Float, Float)) {
         self.row0 = SIMD4(row0.0, row0.1, row0.2, 0)
         self.row1 = SIMD4(row1.0, row1.1, row1.2, 0)
         self.row2 = SIMD4(row2.0, row2.1, row2.2, 0)
     }
 
     /// The identity.
-    public static let identity = ColorMatrix((1, 0, 0), (0, 1, 0), (0, 0, 1))
+    package static let identity = ColorMatrix((1, 0, 0), (0, 1, 0), (0, 0, 1))
 
     /// The classic sepia-tone matrix.
-    public static let sepiaTone = ColorMatrix((0.393, 0.769, 0.189), (0.349, 0.686, 0.168), (0.272, 0.534, 0.131))
+    package static let sepiaTone = ColorMatrix((0.393, 0.769, 0.189), (0.349, 0.686, 0.168), (0.272, 0.534, 0.131))
 
     /// The sepia matrix blended with the identity: `I * (1 - k) + S * k`.
     /// - Parameter intensity: `k`, from 0 (unchanged) to 1 (full sepia); clamped to that range.
-    public static func sepia(intensity: Double) -> ColorMatrix {
+    package static func sepia(intensity: Double) -> ColorMatrix {
         let k = Float(min(max(intensity, 0), 1))
         let i = identity
         let s = sepiaTone
@@ -39,7 +39,7 @@ public struct ColorMatrix: Sendable, Hashable {
     }
 
     /// The matrix that applies `self` first and then `next`.
-    public func followed(by next: ColorMatrix) -> ColorMatrix {
+    package func followed(by next: ColorMatrix) -> ColorMatrix {
         // (next · self): column j of self is (row0[j], row1[j], row2[j]).
         func row(_ r: SIMD4<Float>) -> SIMD4<Float> { r[0] * row0 + r[1] * row1 + r[2] * row2 }
         var m = self
@@ -57,13 +57,13 @@ public struct ColorMatrix: Sendable, Hashable {
     }
 
     /// Applies the matrix to RGBA8 pixels in place.
-    public func apply(to pixels: inout [UInt8]) {
+    package func apply(to pixels: inout [UInt8]) {
         pixels = applied(to: pixels)
     }
 
     /// The RGBA8 pixels with the matrix applied, in a new buffer (the input usually still belongs to the upstream
     /// node, so writing in place would copy it first anyway); see ``apply(from:to:count:kernel:)``.
-    public func applied(to pixels: [UInt8]) -> [UInt8] {
+    package func applied(to pixels: [UInt8]) -> [UInt8] {
         applied(to: pixels, kernel: .best)
     }
 

@@ -1,9 +1,9 @@
 import FlowKit
 
 /// What a `resize` node asks for: a size rule and a filter, read from its parameters.
-public struct ResizeSpec: Sendable, Hashable {
+package struct ResizeSpec: Sendable, Hashable {
     /// How `width` + `height` together are honoured.
-    public enum Fit: String, Sendable, Hashable, CaseIterable {
+    package enum Fit: String, Sendable, Hashable, CaseIterable {
         /// The largest size inside the box, aspect kept.
         case contain
         /// The smallest size covering the box, aspect kept, then centre-cropped to the box.
@@ -13,7 +13,7 @@ public struct ResizeSpec: Sendable, Hashable {
     }
 
     /// The size rule.
-    public enum Size: Sendable, Hashable {
+    package enum Size: Sendable, Hashable {
         /// A factor of the original size.
         case scale(Double)
         /// A width; the height keeps the aspect ratio.
@@ -25,18 +25,18 @@ public struct ResizeSpec: Sendable, Hashable {
     }
 
     /// The size rule.
-    public var size: Size
+    package var size: Size
     /// The resampling filter.
-    public var filter: ResampleFilter
+    package var filter: ResampleFilter
 
     /// Creates a spec.
-    public init(size: Size, filter: ResampleFilter = .lanczos) {
+    package init(size: Size, filter: ResampleFilter = .lanczos) {
         self.size = size
         self.filter = filter
     }
 
     /// Reads a spec from a `resize` node's parameters; `nil` when they name no size.
-    public init?(parameters: ParameterValues) {
+    package init?(parameters: ParameterValues) {
         let filter = parameters.string("filter").flatMap(ResampleFilter.init(name:)) ?? .lanczos
         let width = parameters.int("width") ?? parameters.double("width").map { Int($0.rounded()) }
         let height = parameters.int("height") ?? parameters.double("height").map { Int($0.rounded()) }
@@ -55,7 +55,7 @@ public struct ResizeSpec: Sendable, Hashable {
     }
 
     /// The size the whole picture is resampled to, before any crop (`cover`), for an original size.
-    public func scaledSize(width: Int, height: Int) -> (width: Int, height: Int) {
+    package func scaledSize(width: Int, height: Int) -> (width: Int, height: Int) {
         let w = Double(width)
         let h = Double(height)
         func clamp(_ v: Double) -> Int { max(1, Int(v.rounded())) }
@@ -78,7 +78,7 @@ public struct ResizeSpec: Sendable, Hashable {
     }
 
     /// The size of the result for an original size.
-    public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
+    package func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
         if case .box(let bw, let bh, .cover) = size { return (max(1, bw), max(1, bh)) }
         return scaledSize(width: width, height: height)
     }
@@ -86,7 +86,7 @@ public struct ResizeSpec: Sendable, Hashable {
     /// The largest fraction of the original size, over both axes, that the resampling keeps.
     ///
     /// Shrink-on-load decodes at a DCT scale no smaller than this (times a safety margin).
-    public func keptFraction(width: Int, height: Int) -> Double {
+    package func keptFraction(width: Int, height: Int) -> Double {
         let scaled = scaledSize(width: width, height: height)
         return max(Double(scaled.width) / Double(width), Double(scaled.height) / Double(height))
     }
@@ -95,7 +95,7 @@ public struct ResizeSpec: Sendable, Hashable {
 extension Image {
     /// The image resized as `spec` says, computed against ``originalWidth`` × ``originalHeight``, with any
     /// ``pendingColor`` applied to each row as it is read (the same pixels as applying it first).
-    public func resized(_ spec: ResizeSpec) -> Image {
+    package func resized(_ spec: ResizeSpec) -> Image {
         resized(spec) { _ in true } ?? self
     }
 
@@ -123,7 +123,7 @@ extension Image {
     }
 
     /// The centre `width` × `height` of the image (sizes clamped to the image's).
-    public func cropped(toWidth targetWidth: Int, height targetHeight: Int) -> Image {
+    package func cropped(toWidth targetWidth: Int, height targetHeight: Int) -> Image {
         let w = min(targetWidth, width)
         let h = min(targetHeight, height)
         let x0 = (width - w) / 2

@@ -30,7 +30,7 @@ public enum YAMLDocument {
     ///   - limits: Depth and alias bounds.
     ///   - diagnostics: Where problems are reported.
     /// - Returns: The root node, or `nil` for an empty document or a fatal error.
-    public static func parse(
+    package static func parse(
         _ bytes: [UInt8], path: String, limits: Limits = Limits(), diagnostics: inout Diagnostics
     ) -> YAMLNode? {
         var aliases: [AliasUse] = []
