@@ -10,7 +10,7 @@ against PackageDescription. The examples see only `public` declarations: `swiftc
 package name, as a client package's compiler does, and with the flags SwiftPM used for the package's own targets
 (module and C header search paths). Errors point at the line of the article or doc comment.
 
-Usage: scripts/check-doc-examples.py [--skip-build] [--list]
+Usage: scripts/check-doc-examples.py [--skip-build] [--bin-path DIR] [--sources DIR] [--list]
 Exit status: 0 when every example compiles, 1 when one does not, 2 when the modules cannot be found.
 """
 
@@ -106,9 +106,14 @@ def doc_comment_blocks(path: Path) -> list[Block]:
     return blocks
 
 
-def units() -> list[Unit]:
+def shown(path: Path) -> str:
+    """A path as messages show it: relative to the repository when inside it."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def units(sources: Path) -> list[Unit]:
     found = []
-    for module_folder in sorted(path for path in (ROOT / "Sources").iterdir() if path.is_dir()):
+    for module_folder in sorted(path for path in sources.iterdir() if path.is_dir()):
         module = module_folder.name
         for article in sorted(module_folder.glob("*.docc/**/*.md")):
             blocks = fenced_blocks(article.read_text().split("\n"), article, 1)
@@ -162,7 +167,7 @@ def imports_for(module: str) -> list[str]:
 
 def source_file(block: Block, index: int, module: str) -> str:
     """The block as a Swift file whose line directives point back at the documentation."""
-    location = f'#sourceLocation(file: "{block.path.relative_to(ROOT)}", line: {block.line})'
+    location = f'#sourceLocation(file: "{shown(block.path)}", line: {block.line})'
     lines = block.lines
     imports = [line for line in lines if IMPORT.match(line)]
     needs_testing = any("@Test" in line or "#expect" in line or "#require" in line for line in lines)
@@ -179,7 +184,7 @@ def source_file(block: Block, index: int, module: str) -> str:
 def check_manifest(block: Block, folder: Path) -> subprocess.CompletedProcess:
     manifest_api = Path(shutil.which("swiftc")).resolve().parent.parent / "lib/swift/pm/ManifestAPI"
     file = folder / "Package.swift"
-    location = f'#sourceLocation(file: "{block.path.relative_to(ROOT)}", line: {block.line})'
+    location = f'#sourceLocation(file: "{shown(block.path)}", line: {block.line})'
     file.write_text("\n".join([location] + block.lines + [""]))
     return subprocess.run(
         ["swiftc", "-typecheck", "-swift-version", "6", "-I", str(manifest_api)]
@@ -218,19 +223,21 @@ def check(unit: Unit, flags: list[str], work: Path) -> subprocess.CompletedProce
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--skip-build", action="store_true", help="use the modules already in .build")
+    parser.add_argument("--bin-path", type=Path, help="the build folder holding Modules/ (default: SwiftPM's)")
+    parser.add_argument("--sources", type=Path, default=ROOT / "Sources", help="the folder of module folders")
     parser.add_argument("--list", action="store_true", help="list the examples and check nothing")
     options = parser.parse_args()
 
-    found = units()
+    found = units(options.sources.resolve())
     if options.list:
         for unit in found:
             for block in unit.blocks:
                 kind = "manifest" if block.is_manifest else "statements" if block.is_statements else "declarations"
-                print(f"{block.path.relative_to(ROOT)}:{block.line}: {unit.name} ({kind})")
+                print(f"{shown(block.path)}:{block.line}: {unit.name} ({kind})")
         return 0
     if not options.skip_build:
         subprocess.run(["swift", "build"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-    bin_path = Path(
+    bin_path = options.bin_path or Path(
         subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     )
     if not (bin_path / "Modules" / "FlowKit.swiftmodule").exists():
@@ -242,7 +249,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="doc-examples-") as work:
         for unit in found:
             result = check(unit, flags, Path(work))
-            where = f"{unit.blocks[0].path.relative_to(ROOT)}:{unit.blocks[0].line}"
+            where = f"{shown(unit.blocks[0].path)}:{unit.blocks[0].line}"
             if result.returncode == 0:
                 print(f"PASS {where} ({len(unit.blocks)} block{'s' if len(unit.blocks) > 1 else ''})")
             else:
