@@ -10,8 +10,11 @@ against PackageDescription. The examples see only `public` declarations: `swiftc
 package name, as a client package's compiler does, and with the flags SwiftPM used for the package's own targets
 (module and C header search paths). Errors point at the line of the article or doc comment.
 
+It also checks that every ``Symbol`` link of those articles and doc comments names a public declaration (from the
+modules' symbol graphs): a link to a `package` or `internal` one is broken in the published documentation.
+
 Usage: scripts/check-doc-examples.py [--skip-build] [--bin-path DIR] [--sources DIR] [--list]
-Exit status: 0 when every example compiles, 1 when one does not, 2 when the modules cannot be found.
+Exit status: 0 when every example compiles and every link resolves, 1 otherwise, 2 when the modules cannot be found.
 """
 
 import argparse
@@ -36,6 +39,9 @@ DECLARATION_START = re.compile(
     r"actor|func|typealias|@|#if|#else|#endif|}|//|/\*|\*)"
 )
 IMPORT = re.compile(r"^import\s+(\w+)")
+# A DocC symbol link: ``Runner/run()``.
+LINK = re.compile(r"``([^`\s]+)``")
+TARGET = "x86_64-unknown-linux-gnu" if os.uname().machine == "x86_64" else f"{os.uname().machine}-unknown-linux-gnu"
 
 
 @dataclass
@@ -90,10 +96,10 @@ def fenced_blocks(lines: list[str], path: Path, first_line: int, prefix: str = "
     return blocks
 
 
-def doc_comment_blocks(path: Path) -> list[Block]:
-    """The examples in the `///` comments of the public declarations of one Swift file."""
+def public_doc_comments(path: Path) -> list[tuple[int, list[str]]]:
+    """The `///` comments of the public declarations of one Swift file: the line of each and its lines."""
     lines = path.read_text().split("\n")
-    blocks, start = [], None
+    comments, start = [], None
     for index, line in enumerate(lines):
         if line.strip().startswith("///"):
             start = index if start is None else start
@@ -101,9 +107,55 @@ def doc_comment_blocks(path: Path) -> list[Block]:
         if start is not None and ATTRIBUTE_LINE.match(line):
             continue
         if start is not None and PUBLIC_DECLARATION.match(line):
-            blocks += fenced_blocks(lines[start:index], path, start + 1, prefix="///")
+            comments.append((start + 1, [line for line in lines[start:index] if line.strip().startswith("///")]))
         start = None
-    return blocks
+    return comments
+
+
+def doc_comment_blocks(path: Path) -> list[Block]:
+    """The examples in the `///` comments of the public declarations of one Swift file."""
+    return sum((fenced_blocks(lines, path, first, prefix="///") for first, lines in public_doc_comments(path)), [])
+
+
+def symbol_links(sources: Path) -> list[tuple[Path, int, str]]:
+    """Every ``Symbol`` link of the articles and of the doc comments of public declarations, with its place."""
+    found = []
+    for module_folder in sorted(path for path in sources.iterdir() if path.is_dir()):
+        for article in sorted(module_folder.glob("*.docc/**/*.md")):
+            for number, line in enumerate(article.read_text().split("\n"), start=1):
+                found += [(article, number, link) for link in LINK.findall(line)]
+        for source in sorted(module_folder.rglob("*.swift")):
+            for first, lines in public_doc_comments(source):
+                for number, line in enumerate(lines, start=first):
+                    found += [(source, number, link) for link in LINK.findall(line)]
+    return found
+
+
+def public_symbols(modules: list[str], flags: list[str], work: Path) -> set[str]:
+    """The paths (`Runner/cancel(item:cause:)`) of the public symbols of the modules, from their symbol graphs."""
+    paths = set(modules)
+    for module in modules:
+        output = work / f"symbols-{module}"
+        output.mkdir()
+        subprocess.run(
+            ["swift-symbolgraph-extract", "-module-name", module, "-minimum-access-level", "public"]
+            + ["-target", TARGET, "-output-dir", str(output)]
+            + flags,
+            check=True,
+            capture_output=True,
+        )
+        for graph in output.glob("*.symbols.json"):
+            for symbol in json.loads(graph.read_text())["symbols"]:
+                paths.add("/".join(symbol["pathComponents"]))
+    return paths
+
+
+def resolves(link: str, symbols: set[str]) -> bool:
+    """Whether a link names a public symbol: by its path, or (as DocC resolves it within a type) by its end."""
+    components = [re.sub(r"-swift\.[a-z.]+$", "", part) for part in link.split("#")[0].split("/")]
+    components = components[1:] if len(components) > 1 and components[0] in symbols else components
+    path = "/".join(components)
+    return path in symbols or any(symbol.endswith("/" + path) for symbol in symbols)
 
 
 def shown(path: Path) -> str:
@@ -240,7 +292,8 @@ def main() -> int:
     bin_path = options.bin_path or Path(
         subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     )
-    if not (bin_path / "Modules" / "FlowKit.swiftmodule").exists():
+    modules = bin_path / "Modules"
+    if not (modules / "FlowKit.swiftmodule").exists():
         print(f"check-doc-examples: no FlowKit module in {bin_path}/Modules: run `swift build` first", file=sys.stderr)
         return 2
     flags = compiler_flags(bin_path) + ["-module-cache-path", str(ROOT / ".build" / "doc-examples-cache")]
@@ -256,8 +309,17 @@ def main() -> int:
                 failures += 1
                 print(f"FAIL {where}")
                 print((result.stdout + result.stderr).rstrip())
-    print(f"{len(found) - failures} of {len(found)} documentation examples compile")
-    return 1 if failures else 0
+        print(f"{len(found) - failures} of {len(found)} documentation examples compile")
+        # Symbol links: a link to a declaration that is not public is broken in the published documentation.
+        folders = options.sources.resolve().iterdir()
+        built = [folder.name for folder in folders if (modules / f"{folder.name}.swiftmodule").exists()]
+        symbols = public_symbols(built, flags, Path(work))
+        links = symbol_links(options.sources.resolve())
+        broken = [(path, line, link) for path, line, link in links if not resolves(link, symbols)]
+        for path, line, link in broken:
+            print(f"{shown(path)}:{line}: error: ``{link}`` names no public declaration")
+        print(f"{len(links) - len(broken)} of {len(links)} symbol links name public declarations")
+    return 1 if failures or broken else 0
 
 
 if __name__ == "__main__":

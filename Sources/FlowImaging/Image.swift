@@ -8,7 +8,7 @@ import FlowKit
 /// computes its target from the original size, so `scale: 0.3` means 30 % of the photo, whatever scale
 /// the decoder chose.
 ///
-/// An image may also carry ``pendingColor``: a colour matrix that a colour task (`sepia`) did not apply yet
+/// An image may also carry a pending colour matrix that a colour task (`sepia`) did not apply yet
 /// because every consumer is a downsampling `resize`, which applies it to the rows as it reads them (no full-size
 /// buffer in between).
 /// Anything else that reads pixels calls ``materialized()`` first.
@@ -74,13 +74,13 @@ public struct Image: Sendable {
     /// The number of bytes in one row.
     public var bytesPerRow: Int { width * 4 }
 
-    /// The RGBA value of one pixel (of the stored pixels, ignoring ``pendingColor``).
+    /// The RGBA value of one pixel (of the stored pixels, ignoring a pending colour matrix).
     public subscript(x: Int, y: Int) -> SIMD4<UInt8> {
         let index = (y * width + x) * 4
         return SIMD4(pixels[index], pixels[index + 1], pixels[index + 2], pixels[index + 3])
     }
 
-    /// The image with ``pendingColor`` applied, and nothing pending.
+    /// The image with its pending colour matrix applied, and nothing pending.
     public func materialized() -> Image {
         guard let matrix = pendingColor else { return self }
         var copy = self

@@ -61,7 +61,7 @@ extension LocalHTTPServer {
         }
     }
 
-    /// The bytes ``Reply/stream(byteCount:chunked:)`` sends: byte `i` is `i % 251`, so truncation and
+    /// The bytes ``Reply/stream(byteCount:chunked:pause:)`` sends: byte `i` is `i % 251`, so truncation and
     /// reordering show up in comparisons.
     public static func patternBytes(_ count: Int) -> Data {
         Data((0..<count).map { UInt8($0 % 251) })

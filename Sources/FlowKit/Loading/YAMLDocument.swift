@@ -1,6 +1,6 @@
 internal import CYAML
 
-/// Parses YAML text into a ``YAMLNode`` tree with libyaml, keeping every node's line and column.
+/// Parses YAML text into a tree of nodes with libyaml, keeping every node's line and column.
 ///
 /// Beyond what libyaml checks, parsing rejects what a workflow file must never contain: duplicate keys,
 /// non-scalar keys, several documents, and — so a hostile file cannot eat memory or the stack — aliases that
