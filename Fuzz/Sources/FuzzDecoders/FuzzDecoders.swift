@@ -1,7 +1,7 @@
 // libFuzzer target: bytes → ImageDecoder (JPEG via TurboJPEG, PNG via libpng, EXIF orientation), full and
 // shrink-on-load decodes, plus the PNG decoder and the EXIF reader on their own.
 import CFuzzer
-import FlowImaging
+@_spi(Fuzzing) import FlowImaging
 import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")
