@@ -106,9 +106,7 @@ def public_doc_comments(path: Path) -> list[tuple[int, list[str]]]:
             continue
         if start is not None and ATTRIBUTE_LINE.match(line):
             continue
-        # `@_spi(…) public` declarations are public only to the clients that import the SPI, and not published.
-        spi = any("@_spi(" in attribute for attribute in lines[start:index + 1]) if start is not None else False
-        if start is not None and PUBLIC_DECLARATION.match(line) and not spi:
+        if start is not None and PUBLIC_DECLARATION.match(line):
             comments.append((start + 1, [line for line in lines[start:index] if line.strip().startswith("///")]))
         start = None
     return comments

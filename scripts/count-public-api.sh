@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Counts the declarations each Swift module of flowrun exports: those declared `public` or `open` (what another
-# package may use), those public only to clients that import an SPI (`@_spi(Fuzzing) public`: the fuzz targets),
-# and those declared `package` (what only this package's targets and tests may use).
+# package may use), beside those declared `package` (what only this package's targets and tests may use).
 # Usage: scripts/count-public-api.sh [Sources folder]   — prints one row per module and a total.
 # A declaration is a line whose modifiers (after any attributes) include the access level; `public import` is an
 # import, not a declaration, and lines in comments and multi-line strings that look like code are not expected.
@@ -15,16 +14,14 @@ declarations() {  # access-level pattern, module folder: the declaration lines
         { grep -vE "^[[:space:]]*(@[A-Za-z_]+(\([^)]*\))?[[:space:]]+)*$1[[:space:]]+import[[:space:]]" || true; }
 }
 
-printf '%-16s %8s %8s %8s\n' module public spi package
-total_public=0 total_spi=0 total_package=0
+printf '%-16s %8s %8s\n' module public package
+total_public=0 total_package=0
 for folder in "$sources"/*/; do
     module=$(basename "$folder")
     compgen -G "$folder*.swift" >/dev/null || [[ -n $(find "$folder" -name '*.swift' -print -quit) ]] || continue
-    exported=$(declarations '(public|open)' "$folder")
-    public=$({ grep -v '@_spi(' <<<"$exported" || true; } | grep -c . || true)
-    spi=$({ grep '@_spi(' <<<"$exported" || true; } | grep -c . || true)
+    public=$(declarations '(public|open)' "$folder" | grep -c . || true)
     package=$(declarations 'package' "$folder" | grep -c . || true)
-    printf '%-16s %8d %8d %8d\n' "$module" "$public" "$spi" "$package"
-    total_public=$((total_public + public)) total_spi=$((total_spi + spi)) total_package=$((total_package + package))
+    printf '%-16s %8d %8d\n' "$module" "$public" "$package"
+    total_public=$((total_public + public)) total_package=$((total_package + package))
 done
-printf '%-16s %8d %8d %8d\n' total "$total_public" "$total_spi" "$total_package"
+printf '%-16s %8d %8d\n' total "$total_public" "$total_package"

@@ -26,7 +26,7 @@ public struct Image: Sendable {
     /// The height of the full-resolution image this one represents (equal to ``height`` unless shrunk on load).
     public var originalHeight: Int
     /// A colour matrix still to be applied to every pixel; `nil` when the pixels are final.
-    @_spi(Fuzzing) public var pendingColor: ColorMatrix?
+    package var pendingColor: ColorMatrix?
     /// The factor the decoder scaled the original by (1, or e.g. 1/2 after shrink-on-load).
     ///
     /// The stored pixels cover exactly `originalWidth × decodedScale` pixels' worth of picture, which may be less

@@ -9,18 +9,18 @@ import Foundation
 ///   a: { type: probe, behavior: failTimes, failures: 2 }
 ///   b: { type: probe, behavior: block, dependsOn: a }   # runs until cancelled or released
 /// ```
-public struct ProbeTask: TaskType {
+package struct ProbeTask: TaskType {
     /// What every probe node reports to.
-    public let recorder: ProbeRecorder
+    package let recorder: ProbeRecorder
 
     /// Creates the task type around a recorder.
-    public init(recorder: ProbeRecorder) { self.recorder = recorder }
+    package init(recorder: ProbeRecorder) { self.recorder = recorder }
 
-    public var name: String { "probe" }
-    public var summary: String {
+    package var name: String { "probe" }
+    package var summary: String {
         "Test task: records its run, then succeeds, fails, or blocks until cancelled or released."
     }
-    public var parameters: [ParameterSpec] {
+    package var parameters: [ParameterSpec] {
         [
             ParameterSpec(
                 "behavior", .oneOf(["succeed", "fail", "failTimes", "block"]), default: .string("succeed"),
@@ -34,16 +34,16 @@ public struct ProbeTask: TaskType {
                 summary: "Milliseconds to hold a slot, ended early once the queue is full (to observe concurrency)."),
         ]
     }
-    public var consumes: InputRequirement { .anything }
-    public var provides: ProviderKind? { .data }
-    public func makeOperation(_ context: NodeContext) -> FlowOperation {
+    package var consumes: InputRequirement { .anything }
+    package var provides: ProviderKind? { .data }
+    package func makeOperation(_ context: NodeContext) -> FlowOperation {
         ProbeOperation(context: context, recorder: recorder)
     }
 }
 
 /// The operation of ``ProbeTask``. It never parks its thread: `hold` and `block` finish from callbacks, as a
 /// real asynchronous operation does, so probes cannot starve the few worker threads of a 2-core machine.
-public final class ProbeOperation: FlowOperation, DataProvider, @unchecked Sendable {
+package final class ProbeOperation: FlowOperation, DataProvider, @unchecked Sendable {
     private let recorder: ProbeRecorder
     private let ended = LockedBox(false)
 
@@ -52,9 +52,9 @@ public final class ProbeOperation: FlowOperation, DataProvider, @unchecked Senda
         super.init(context: context)
     }
 
-    public var providedData: DataPayload? { output(as: TrackedPayload.self)?.payload }
+    package var providedData: DataPayload? { output(as: TrackedPayload.self)?.payload }
 
-    public override func execute() {
+    package override func execute() {
         let inputs = inputs((any DataProvider).self).compactMap {
             $0.providedData.map { String(decoding: $0.bytes, as: UTF8.self) }
         }
@@ -69,7 +69,7 @@ public final class ProbeOperation: FlowOperation, DataProvider, @unchecked Senda
         recorder.hold(milliseconds: hold, queue: context.queueName) { [self] in end(outcome()) }
     }
 
-    public override func didCancel() {
+    package override func didCancel() {
         if context.parameters.string("behavior") == "block" { end(.cancelled) }
     }
 

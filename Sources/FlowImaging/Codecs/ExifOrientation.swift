@@ -1,7 +1,7 @@
 /// The eight EXIF orientations (tag 0x0112): how the stored pixels must be turned to be shown upright.
 ///
 /// Browsers apply it (CSS `image-orientation: from-image` is the default), and so does `decode`.
-@_spi(Fuzzing) public enum ExifOrientation: Int, Sendable, Hashable, CaseIterable {
+package enum ExifOrientation: Int, Sendable, Hashable, CaseIterable {
     /// Stored upright.
     case up = 1
     /// Mirrored left to right.
@@ -26,7 +26,7 @@
     ///
     /// Walks the markers from SOI to SOS; in the TIFF structure, honours both byte orders (`II`, `MM`) and
     /// reads tag 0x0112 (type SHORT) of IFD0. Never reads out of bounds.
-    @_spi(Fuzzing) public static func read<Bytes: RandomAccessCollection<UInt8>>(jpeg bytes: Bytes) -> ExifOrientation
+    package static func read<Bytes: RandomAccessCollection<UInt8>>(jpeg bytes: Bytes) -> ExifOrientation
     where Bytes.Index == Int {
         let b = bytes
         let start = b.startIndex

@@ -52,12 +52,12 @@ package enum ImageFormat: String, Sendable, Hashable, CaseIterable {
 }
 
 /// Why an image could not be decoded or encoded: a message that names the cause, as the codec reported it.
-@_spi(Fuzzing) public struct ImageCodecError: Error, Sendable, CustomStringConvertible, Equatable {
+package struct ImageCodecError: Error, Sendable, CustomStringConvertible, Equatable {
     /// What went wrong, e.g. `JPEG data is truncated (Premature end of JPEG file)`.
     package var message: String
 
     /// Creates an error.
     package init(_ message: String) { self.message = message }
 
-    @_spi(Fuzzing) public var description: String { message }
+    package var description: String { message }
 }

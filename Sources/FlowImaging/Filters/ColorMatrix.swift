@@ -4,7 +4,7 @@ import CFlowKernels
 ///
 /// `sepia` is one of these; so is a pending colour step deferred past a resize (see ``Image/pendingColor``):
 /// a matrix is linear, so it commutes with resampling up to rounding and clipping.
-@_spi(Fuzzing) public struct ColorMatrix: Sendable, Hashable {
+package struct ColorMatrix: Sendable, Hashable {
     /// The rows: `R' = row0 · (R, G, B)`, and so on. The fourth lane is ignored.
     package var row0: SIMD4<Float>
     /// The second row (G').
@@ -27,7 +27,7 @@ import CFlowKernels
 
     /// The sepia matrix blended with the identity: `I * (1 - k) + S * k`.
     /// - Parameter intensity: `k`, from 0 (unchanged) to 1 (full sepia); clamped to that range.
-    @_spi(Fuzzing) public static func sepia(intensity: Double) -> ColorMatrix {
+    package static func sepia(intensity: Double) -> ColorMatrix {
         let k = Float(min(max(intensity, 0), 1))
         let i = identity
         let s = sepiaTone

@@ -2,16 +2,16 @@ import Foundation
 import Synchronization
 
 /// A resampling filter: how much an input pixel at distance `x` (in output-pixel units) contributes.
-@_spi(Fuzzing) public struct ResampleFilter: Sendable, Hashable {
+package struct ResampleFilter: Sendable, Hashable {
     private enum Kind: Sendable, Hashable { case lanczos3, bilinear, nearest }
     private let kind: Kind
 
     /// Lanczos with three lobes: `sinc(x) · sinc(x / 3)` for |x| < 3. Sharp, little aliasing.
-    @_spi(Fuzzing) public static let lanczos = ResampleFilter(kind: .lanczos3)
+    package static let lanczos = ResampleFilter(kind: .lanczos3)
     /// The triangle filter (bilinear when enlarging, a tent average when reducing).
-    @_spi(Fuzzing) public static let bilinear = ResampleFilter(kind: .bilinear)
+    package static let bilinear = ResampleFilter(kind: .bilinear)
     /// The nearest input pixel; no averaging.
-    @_spi(Fuzzing) public static let nearest = ResampleFilter(kind: .nearest)
+    package static let nearest = ResampleFilter(kind: .nearest)
 
     /// The filter named in a workflow: `lanczos`, `bilinear` or `nearest`.
     package init?(name: String) {

@@ -1,9 +1,9 @@
 import FlowKit
 
 /// What a `resize` node asks for: a size rule and a filter, read from its parameters.
-@_spi(Fuzzing) public struct ResizeSpec: Sendable, Hashable {
+package struct ResizeSpec: Sendable, Hashable {
     /// How `width` + `height` together are honoured.
-    @_spi(Fuzzing) public enum Fit: String, Sendable, Hashable, CaseIterable {
+    package enum Fit: String, Sendable, Hashable, CaseIterable {
         /// The largest size inside the box, aspect kept.
         case contain
         /// The smallest size covering the box, aspect kept, then centre-cropped to the box.
@@ -13,7 +13,7 @@ import FlowKit
     }
 
     /// The size rule.
-    @_spi(Fuzzing) public enum Size: Sendable, Hashable {
+    package enum Size: Sendable, Hashable {
         /// A factor of the original size.
         case scale(Double)
         /// A width; the height keeps the aspect ratio.
@@ -30,7 +30,7 @@ import FlowKit
     package var filter: ResampleFilter
 
     /// Creates a spec.
-    @_spi(Fuzzing) public init(size: Size, filter: ResampleFilter = .lanczos) {
+    package init(size: Size, filter: ResampleFilter = .lanczos) {
         self.size = size
         self.filter = filter
     }
@@ -95,7 +95,7 @@ import FlowKit
 extension Image {
     /// The image resized as `spec` says, computed against ``originalWidth`` × ``originalHeight``, with any
     /// ``pendingColor`` applied to each row as it is read (the same pixels as applying it first).
-    @_spi(Fuzzing) public func resized(_ spec: ResizeSpec) -> Image {
+    package func resized(_ spec: ResizeSpec) -> Image {
         resized(spec) { _ in true } ?? self
     }
 

@@ -1,11 +1,11 @@
 import FlowKit
 
 /// `resize`: resamples an image to a scale, a width, a height, or a box with a fit.
-public struct ResizeTask: TaskType {
-    public init() {}
-    public var name: String { "resize" }
-    public var summary: String { "Resizes an image (Lanczos3 by default) by scale, width, height or a box." }
-    public var parameters: [ParameterSpec] {
+package struct ResizeTask: TaskType {
+    package init() {}
+    package var name: String { "resize" }
+    package var summary: String { "Resizes an image (Lanczos3 by default) by scale, width, height or a box." }
+    package var parameters: [ParameterSpec] {
         [
             ParameterSpec("scale", .number, range: 0.0001...64, summary: "A factor of the original size, e.g. 0.3."),
             ParameterSpec("width", .integer, range: 1...65535, summary: "The width in pixels."),
@@ -19,11 +19,11 @@ public struct ResizeTask: TaskType {
         ]
     }
     /// 2: resampling on premultiplied alpha, and a deferred colour matrix applied to the rows as they are read.
-    public var implementationVersion: String { "2" }
-    public var consumes: InputRequirement { .oneOf([.image]) }
-    public var provides: ProviderKind? { .image }
+    package var implementationVersion: String { "2" }
+    package var consumes: InputRequirement { .oneOf([.image]) }
+    package var provides: ProviderKind? { .image }
 
-    public func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics) {
+    package func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics) {
         let given = ["scale", "width", "height"].filter { parameters[$0] != nil }
         let anyLocation =
             (given + ["fit", "filter"]).lazy.compactMap { parameters.location(of: $0) }.first ?? parameters.taskLocation
@@ -39,13 +39,13 @@ public struct ResizeTask: TaskType {
         }
     }
 
-    public func makeOperation(_ context: NodeContext) -> FlowOperation { ResizeOperation(context: context) }
+    package func makeOperation(_ context: NodeContext) -> FlowOperation { ResizeOperation(context: context) }
 }
 
 /// The operation of ``ResizeTask``: two-pass separable resampling computed against the image's original size,
 /// applying any pending colour matrix to the rows as it reads them; it stops within a few rows when cancelled.
-public final class ResizeOperation: ImageOperation, @unchecked Sendable {
-    public override func transform(_ image: Image) -> Image {
+package final class ResizeOperation: ImageOperation, @unchecked Sendable {
+    package override func transform(_ image: Image) -> Image {
         guard let spec = ResizeSpec(parameters: context.parameters) else { return image.materialized() }
         return image.resized(spec, shouldContinue: shouldContinue) ?? image
     }

@@ -1,28 +1,28 @@
 import FlowKit
 
 /// `sepia`: the classic sepia-tone matrix blended with the original by `intensity`.
-public struct SepiaTask: TaskType {
-    public init() {}
-    public var name: String { "sepia" }
-    public var summary: String { "Tones an image sepia (the classic matrix, blended with the original by intensity)." }
-    public var parameters: [ParameterSpec] {
+package struct SepiaTask: TaskType {
+    package init() {}
+    package var name: String { "sepia" }
+    package var summary: String { "Tones an image sepia (the classic matrix, blended with the original by intensity)." }
+    package var parameters: [ParameterSpec] {
         [
             ParameterSpec(
                 "intensity", .number, default: .double(1.0), range: 0...1,
                 summary: "How much sepia: 0 leaves the image unchanged, 1 is full sepia.")
         ]
     }
-    public var consumes: InputRequirement { .oneOf([.image]) }
-    public var provides: ProviderKind? { .image }
-    public func makeOperation(_ context: NodeContext) -> FlowOperation { SepiaOperation(context: context) }
+    package var consumes: InputRequirement { .oneOf([.image]) }
+    package var provides: ProviderKind? { .image }
+    package func makeOperation(_ context: NodeContext) -> FlowOperation { SepiaOperation(context: context) }
 }
 
 /// The operation of ``SepiaTask``.
 ///
 /// With ``NodeContext/optimize`` and only downsampling `resize` consumers, it applies nothing and attaches the
 /// matrix as ``Image/pendingColor`` instead (see ``ConsumerAnalysis``).
-public final class SepiaOperation: ImageOperation, @unchecked Sendable {
-    public override func transform(_ image: Image) -> Image {
+package final class SepiaOperation: ImageOperation, @unchecked Sendable {
+    package override func transform(_ image: Image) -> Image {
         let matrix = ColorMatrix.sepia(intensity: context.parameters.double("intensity") ?? 1)
         var image = image
         let combined = image.pendingColor.map { $0.followed(by: matrix) } ?? matrix

@@ -2,11 +2,11 @@ import FlowKit
 import Foundation
 
 /// `write`: encodes an image (or passes bytes through) and writes it atomically to `path`.
-public struct WriteTask: TaskType {
-    public init() {}
-    public var name: String { "write" }
-    public var summary: String { "Writes an image (JPEG, PNG or WebP) or bytes to a file, atomically." }
-    public var parameters: [ParameterSpec] {
+package struct WriteTask: TaskType {
+    package init() {}
+    package var name: String { "write" }
+    package var summary: String { "Writes an image (JPEG, PNG or WebP) or bytes to a file, atomically." }
+    package var parameters: [ParameterSpec] {
         [
             ParameterSpec(
                 "path", .string, required: true,
@@ -34,14 +34,14 @@ public struct WriteTask: TaskType {
                 summary: "Whether an existing file may be replaced; when false the node fails instead."),
         ]
     }
-    public var consumes: InputRequirement { .oneOf([.image, .data]) }
-    public var provides: ProviderKind? { .file }
+    package var consumes: InputRequirement { .oneOf([.image, .data]) }
+    package var provides: ProviderKind? { .file }
     /// 2: JPEG composites transparency over `background`; WebP; metadata kept on request.
     /// 3: PNG keeps a profile in an `iCCP` chunk.
-    public var implementationVersion: String { "3 " + CodecVersions.description }
-    public func outputPath(_ parameters: ParameterValues) -> String? { parameters.string("path") }
+    package var implementationVersion: String { "3 " + CodecVersions.description }
+    package func outputPath(_ parameters: ParameterValues) -> String? { parameters.string("path") }
 
-    public func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics) {
+    package func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics) {
         if let background = parameters.string("background"), !background.contains("${"), RGBColor(background) == nil {
             diagnostics.error(
                 "write's background '\(background)' is not a colour", at: parameters.location(of: "background"),
@@ -71,20 +71,20 @@ public struct WriteTask: TaskType {
         }
     }
 
-    public func fileAccess(_ parameters: ParameterValues) -> FileAccess {
+    package func fileAccess(_ parameters: ParameterValues) -> FileAccess {
         guard let path = parameters.string("path"), !path.isEmpty else { return .none }
         return FileAccess(writes: [.init(path, from: "path")])
     }
 
-    public func makeOperation(_ context: NodeContext) -> FlowOperation { WriteOperation(context: context) }
+    package func makeOperation(_ context: NodeContext) -> FlowOperation { WriteOperation(context: context) }
 }
 
 /// The operation of ``WriteTask``.
-public final class WriteOperation: FlowOperation, FileProvider, @unchecked Sendable {
+package final class WriteOperation: FlowOperation, FileProvider, @unchecked Sendable {
     /// The file written, once finished.
-    public var providedFile: FileOutput? { output(as: FileOutput.self) }
+    package var providedFile: FileOutput? { output(as: FileOutput.self) }
 
-    public override func execute() {
+    package override func execute() {
         if finishIfCancelled() { return }
         let parameters = context.parameters
         guard let rawPath = parameters.string("path"), !rawPath.isEmpty else {

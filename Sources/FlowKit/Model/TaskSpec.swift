@@ -1,7 +1,7 @@
 import OrderedCollections
 
 /// One entry of `tasks:`, as written.
-public struct TaskSpec: Sendable {
+package struct TaskSpec: Sendable {
     /// The task id, at its key.
     package var id: Located<String>
     /// The `type`, at its value.

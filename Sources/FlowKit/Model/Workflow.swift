@@ -2,7 +2,7 @@ import OrderedCollections
 
 /// A workflow as written: the parsed, type-checked form of one YAML file, with locations kept per key and
 /// value so later diagnostics point at the exact token.
-public struct Workflow: Sendable {
+package struct Workflow: Sendable {
     /// The path of the file, as given.
     package var path: String
     /// The folder relative paths in the workflow are resolved against.
@@ -58,7 +58,7 @@ package struct TaskGroup: Sendable {
 }
 
 /// A named operation queue: `queues: { download: { maxConcurrent: 4, qos: utility } }`.
-public struct QueueSpec: Sendable {
+package struct QueueSpec: Sendable {
     /// The queue's name.
     package var name: String
     /// How many nodes may run at once; `nil` for the default (the number of cores).
@@ -79,7 +79,7 @@ public struct QueueSpec: Sendable {
     }
 
     /// The name of the queue every task without `queue:` runs on.
-    public static let defaultName = "default"
+    package static let defaultName = "default"
 }
 
 /// The `qos` of a queue, as written.

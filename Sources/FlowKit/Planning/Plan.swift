@@ -1,17 +1,17 @@
 /// One concrete node of a run: a task, or one item of an expanded task.
-public struct PlannedNode: Sendable {
+package struct PlannedNode: Sendable {
     /// The node id: the task id, or `task[i]` for item `i` of an expanded task.
-    public let id: String
+    package let id: String
     /// The index of the node's task in ``Workflow/tasks``.
-    public let taskIndex: Int
+    package let taskIndex: Int
     /// The node's item and its index, if expanded.
-    public let item: Value?
+    package let item: Value?
     /// The item's position in its list, if expanded.
-    public let itemIndex: Int?
+    package let itemIndex: Int?
     /// The nodes this one depends on, by index in ``Plan/nodes``.
-    public internal(set) var dependencies: [Int]
+    package internal(set) var dependencies: [Int]
     /// The nodes that depend on this one.
-    public internal(set) var dependents: [Int]
+    package internal(set) var dependents: [Int]
 
     /// The item as a ``Scope`` sees it: the value and its index.
     var scopeItem: (value: Value, index: Int)? { item.map { ($0, itemIndex ?? 0) } }
@@ -20,15 +20,15 @@ public struct PlannedNode: Sendable {
 /// A validated workflow expanded into its concrete node graph: what a run executes and a dry run prints.
 public struct Plan: Sendable {
     /// The workflow the plan comes from.
-    public let workflow: Workflow
+    package let workflow: Workflow
     /// The task types.
-    public let registry: TaskRegistry
+    package let registry: TaskRegistry
     /// The environment `${env.*}` resolves against.
-    public let environment: [String: String]
+    package let environment: [String: String]
     /// The params after overrides, by name.
-    public let params: [String: Value]
+    package let params: [String: Value]
     /// The nodes, every one after its dependencies.
-    public internal(set) var nodes: [PlannedNode]
+    package internal(set) var nodes: [PlannedNode]
     /// What each task reads, by task index (see ``ParameterValues/inputKind``).
     let inputKinds: [ProviderKind?]
     /// Each task's type, by task index: resolved when planning, so the runner never looks a name up.
@@ -37,15 +37,15 @@ public struct Plan: Sendable {
     let queueIndices: [Int]
 
     /// The task a node comes from.
-    public func task(of node: PlannedNode) -> TaskSpec { workflow.tasks[node.taskIndex] }
+    package func task(of node: PlannedNode) -> TaskSpec { workflow.tasks[node.taskIndex] }
 
     /// The scope a node's references resolve in.
-    public func scope(of node: PlannedNode) -> Scope {
+    package func scope(of node: PlannedNode) -> Scope {
         Scope(params: params, environment: environment, item: node.scopeItem, group: task(of: node).group)
     }
 
     /// A node's parameters, resolved and defaulted. Planning checked them, so no diagnostics are expected.
-    public func parameters(of node: PlannedNode) -> ParameterValues {
+    package func parameters(of node: PlannedNode) -> ParameterValues {
         var ignored = Diagnostics()
         return ParameterValidator(
             task: task(of: node), type: taskTypes[node.taskIndex], inputKind: inputKinds[node.taskIndex]
@@ -54,7 +54,7 @@ public struct Plan: Sendable {
     }
 
     /// The nodes in topological waves: wave 0 has no dependencies, wave n depends only on earlier waves.
-    public func waves() -> [[Int]] {
+    package func waves() -> [[Int]] {
         var level = [Int](repeating: 0, count: nodes.count)
         var waves: [[Int]] = []
         for (index, node) in nodes.enumerated() {

@@ -5,7 +5,7 @@ extension Plan {
     ///   - targets: Task ids and node ids, as given on the command line.
     ///   - diagnostics: Where unknown targets are reported (with a did-you-mean), at no place in the file.
     /// - Returns: The restricted plan, or `nil` when a target is unknown.
-    public func restricted(to targets: [String], diagnostics: inout Diagnostics) -> Plan? {
+    package func restricted(to targets: [String], diagnostics: inout Diagnostics) -> Plan? {
         var keep = [Bool](repeating: false, count: nodes.count)
         var stack: [Int] = []
         let nodeIndex = Dictionary(

@@ -9,19 +9,19 @@ import Foundation
 ///   stdin: true          # feed the upstream data to the program
 ///   dependsOn: [fetch]
 /// ```
-public struct CommandTask: TaskType {
+package struct CommandTask: TaskType {
     /// The default of `maxOutputBytes`: 64 MiB.
-    public static let defaultMaxOutputBytes = 64 << 20
+    package static let defaultMaxOutputBytes = 64 << 20
 
-    public init() {}
+    package init() {}
 
     /// Kills (SIGKILL) the process group of every program that `command` nodes are running, for a process that
     /// exits without waiting for them (flowrun's second Ctrl-C), so that none outlives it: they lead their own
     /// process groups, where the terminal's Ctrl-C does not reach them.
-    public static func killRunningPrograms() { CommandRun.killAll() }
-    public var name: String { "command" }
-    public var summary: String { "Runs a program (no shell) and provides its standard output as data." }
-    public var parameters: [ParameterSpec] {
+    package static func killRunningPrograms() { CommandRun.killAll() }
+    package var name: String { "command" }
+    package var summary: String { "Runs a program (no shell) and provides its standard output as data." }
+    package var parameters: [ParameterSpec] {
         [
             ParameterSpec(
                 "argv", .stringList, required: true,
@@ -44,17 +44,17 @@ public struct CommandTask: TaskType {
         ]
     }
     /// Any dependency may only order the run; with `stdin: true` the one providing data feeds the program.
-    public var consumes: InputRequirement { .anything }
-    public var provides: ProviderKind? { .data }
-    public var cachedByDefault: Bool { false }
+    package var consumes: InputRequirement { .anything }
+    package var provides: ProviderKind? { .data }
+    package var cachedByDefault: Bool { false }
 
-    public func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics) {
+    package func validate(_ parameters: ParameterValues, into diagnostics: inout Diagnostics) {
         if let argv = parameters.stringList("argv"), argv.first?.isEmpty ?? true {
             diagnostics.error("'argv' needs at least the program to run", at: parameters.location(of: "argv"))
         }
     }
 
-    public func makeOperation(_ context: NodeContext) -> FlowOperation { CommandOperation(context: context) }
+    package func makeOperation(_ context: NodeContext) -> FlowOperation { CommandOperation(context: context) }
 }
 
 /// The operation of ``CommandTask``: spawns the program, streams its input and output, and stops it
@@ -63,27 +63,27 @@ public struct CommandTask: TaskType {
 /// The output is a ``DataPayload`` of the program's standard output whose `source` is the command line.
 /// A non-zero exit or a death by signal fails the node with code ``NodeFailure/Code/process`` and the tail
 /// of the program's standard error.
-public final class CommandOperation: FlowOperation, DataProvider, @unchecked Sendable {
+package final class CommandOperation: FlowOperation, DataProvider, @unchecked Sendable {
     /// How long a cancelled program has between SIGTERM and SIGKILL.
-    public let terminationGrace: Duration
+    package let terminationGrace: Duration
     /// The running program, so ``didCancel()`` can stop it; cleared when it ends.
     private let run = LockedBox<CommandRun?>(nil)
 
     /// Creates the operation with the default two-second termination grace period.
-    public override convenience init(context: NodeContext) {
+    package override convenience init(context: NodeContext) {
         self.init(context: context, terminationGrace: .seconds(2))
     }
 
     /// Creates the operation with a chosen termination grace period (tests use a short one).
-    public init(context: NodeContext, terminationGrace: Duration) {
+    package init(context: NodeContext, terminationGrace: Duration) {
         self.terminationGrace = terminationGrace
         super.init(context: context)
     }
 
     /// The program's standard output, once the operation has succeeded.
-    public var providedData: DataPayload? { output(as: DataPayload.self) }
+    package var providedData: DataPayload? { output(as: DataPayload.self) }
 
-    public override func execute() {
+    package override func execute() {
         var stdinBytes: Data?
         if context.parameters.bool("stdin") ?? false {
             guard let input = input((any DataProvider).self)?.providedData else {
@@ -114,7 +114,7 @@ public final class CommandOperation: FlowOperation, DataProvider, @unchecked Sen
         }
     }
 
-    public override func didCancel() {
+    package override func didCancel() {
         run.withLock { $0 }?.cancel()
     }
 }

@@ -1,16 +1,16 @@
 import Foundation
 
 /// `fetch`: reads bytes from an http(s) URL, a file URL or a path relative to the workflow file.
-public struct FetchTask: TaskType {
+package struct FetchTask: TaskType {
     /// The default of `maxBytes`: 64 MiB.
-    public static let defaultMaxBytes = 64 << 20
+    package static let defaultMaxBytes = 64 << 20
     /// How many redirects one fetch follows before it fails.
-    public static let maxRedirects = 5
+    package static let maxRedirects = 5
 
-    public init() {}
-    public var name: String { "fetch" }
-    public var summary: String { "Reads bytes from an http(s) URL, a file: URL or a path relative to the workflow." }
-    public var parameters: [ParameterSpec] {
+    package init() {}
+    package var name: String { "fetch" }
+    package var summary: String { "Reads bytes from an http(s) URL, a file: URL or a path relative to the workflow." }
+    package var parameters: [ParameterSpec] {
         [
             ParameterSpec(
                 "url", .string, required: true,
@@ -21,13 +21,13 @@ public struct FetchTask: TaskType {
             ParameterSpec("headers", .stringMap, summary: "Extra HTTP request headers."),
         ]
     }
-    public var consumes: InputRequirement { .none }
-    public var provides: ProviderKind? { .data }
+    package var consumes: InputRequirement { .none }
+    package var provides: ProviderKind? { .data }
 
     /// A local file by path and stamp (or content hash with `cache: content`). An http(s) URL is not
     /// revalidated, so it counts as changed on every run, unless the task says `cache: true`: then the URL is
     /// trusted to name content that does not change.
-    public func sourceIdentity(_ parameters: ParameterValues, directory: String, cache: CacheSetting?)
+    package func sourceIdentity(_ parameters: ParameterValues, directory: String, cache: CacheSetting?)
         -> SourceIdentity?
     {
         let written = parameters.string("url") ?? ""
@@ -40,12 +40,12 @@ public struct FetchTask: TaskType {
         }
     }
 
-    public func fileAccess(_ parameters: ParameterValues) -> FileAccess {
+    package func fileAccess(_ parameters: ParameterValues) -> FileAccess {
         guard let path = parameters.string("url").flatMap(FetchSource.localPath) else { return .none }
         return FileAccess(reads: [.init(path, from: "url")])
     }
 
-    public func makeOperation(_ context: NodeContext) -> FlowOperation { FetchOperation(context: context) }
+    package func makeOperation(_ context: NodeContext) -> FlowOperation { FetchOperation(context: context) }
 }
 
 /// The operation of ``FetchTask``: downloads over HTTP(S) with a streaming size limit, or reads a file.
@@ -54,15 +54,15 @@ public struct FetchTask: TaskType {
 /// its own `URLSession` (see `FetchSessionDelegate` for why), follows at most ``FetchTask/maxRedirects``
 /// http(s) redirects, and ends at once when `cancel()` is called (Ctrl-C or the node's `timeout`); file reads
 /// check for cancellation between chunks.
-public final class FetchOperation: FlowOperation, DataProvider, @unchecked Sendable {
+package final class FetchOperation: FlowOperation, DataProvider, @unchecked Sendable {
     /// The transfer in flight, so ``didCancel()`` can stop it. Cleared when it ends, which also breaks the
     /// operation → transfer → completion → operation cycle.
     private let transfer = LockedBox<FetchTransfer?>(nil)
 
     /// The fetched bytes, once the operation has succeeded.
-    public var providedData: DataPayload? { output(as: DataPayload.self) }
+    package var providedData: DataPayload? { output(as: DataPayload.self) }
 
-    public override func execute() {
+    package override func execute() {
         let written = context.parameters.string("url") ?? ""
         let maxBytes = context.parameters.int("maxBytes") ?? FetchTask.defaultMaxBytes
         switch FetchSource.parse(written, context: context) {
@@ -76,7 +76,7 @@ public final class FetchOperation: FlowOperation, DataProvider, @unchecked Senda
         }
     }
 
-    public override func didCancel() {
+    package override func didCancel() {
         transfer.withLock { $0 }?.cancel()
     }
 
