@@ -6,7 +6,7 @@ import Foundation
 /// Equal stamps are taken as equal files (as Make, Ninja and Bazel do for sources); a different stamp sends
 /// the store to the content's hash before it calls a file changed, so a touched but identical file still counts
 /// as unchanged.
-package struct FileStamp: Sendable, Hashable, CustomStringConvertible {
+public struct FileStamp: Sendable, Hashable, CustomStringConvertible {
     /// The size in bytes.
     package var size: Int64
     /// The modification time, in nanoseconds since 1970.
@@ -30,7 +30,7 @@ package struct FileStamp: Sendable, Hashable, CustomStringConvertible {
         inode = UInt64(info.st_ino)
     }
 
-    package var description: String { "size \(size) mtime \(modified) inode \(inode)" }
+    public var description: String { "size \(size) mtime \(modified) inode \(inode)" }
 }
 
 /// SHA-256 digests of files and bytes, as lowercase hex.
