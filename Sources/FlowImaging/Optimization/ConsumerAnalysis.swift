@@ -35,11 +35,11 @@ package enum ConsumerAnalysis {
     /// ≥ 51.8 dB. The compressed size is known before decoding and counts the coefficients a reduced decode would
     /// drop, so it decides before any work is done; a file that is large for other reasons (big metadata) only
     /// costs a larger decode, never fidelity.
-    public static let detailedMargin = 2.0
+    package static let detailedMargin = 2.0
 
     /// The compressed density above which a JPEG counts as detailed: bits of entropy-coded data (from the first scan
     /// on) per pixel of its full size.
-    public static let detailedBitsPerPixel = 2.2
+    package static let detailedBitsPerPixel = 2.2
 
     /// The largest DCT scale worth decoding at: above it a reduced decode saves too little.
     package static let largestScale = 0.75
