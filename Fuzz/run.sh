@@ -27,8 +27,9 @@ esac
 cd "$here"
 build="$here/.build-fuzz"
 [ "$sanitize" = "fuzzer,address" ] || build="$here/.build-fuzz-${sanitize//,/-}"
+# -enable-testing: the targets reach the decoders and the resampler, which are not public API, by @testable import.
 swift build -c release --build-path "$build" --product "$product" \
-    -Xswiftc "-sanitize=$sanitize" -Xswiftc -parse-as-library >&2
+    -Xswiftc "-sanitize=$sanitize" -Xswiftc -parse-as-library -Xswiftc -enable-testing >&2
 
 corpus="$here/corpus/$target"
 seeds="$here/corpus/$target-seeds"

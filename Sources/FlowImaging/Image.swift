@@ -8,7 +8,7 @@ import FlowKit
 /// computes its target from the original size, so `scale: 0.3` means 30 % of the photo, whatever scale
 /// the decoder chose.
 ///
-/// An image may also carry ``pendingColor``: a colour matrix that a colour task (`sepia`) did not apply yet
+/// An image may also carry a pending colour matrix that a colour task (`sepia`) did not apply yet
 /// because every consumer is a downsampling `resize`, which applies it to the rows as it reads them (no full-size
 /// buffer in between).
 /// Anything else that reads pixels calls ``materialized()`` first.
@@ -26,15 +26,15 @@ public struct Image: Sendable {
     /// The height of the full-resolution image this one represents (equal to ``height`` unless shrunk on load).
     public var originalHeight: Int
     /// A colour matrix still to be applied to every pixel; `nil` when the pixels are final.
-    public var pendingColor: ColorMatrix?
+    package var pendingColor: ColorMatrix?
     /// The factor the decoder scaled the original by (1, or e.g. 1/2 after shrink-on-load).
     ///
     /// The stored pixels cover exactly `originalWidth × decodedScale` pixels' worth of picture, which may be less
     /// than ``width`` (683 px at 1/2 decode to 342 pixels, the last one half covered); `resize` maps coordinates
     /// with it so that a shrunk image lines up with the full one.
-    public var decodedScale: Double
+    package var decodedScale: Double
     /// The EXIF, colour profile and XMP of the file it was decoded from, for `write`'s `keep`.
-    public var metadata = ImageMetadata()
+    package var metadata = ImageMetadata()
 
     /// Creates an image from RGBA8 pixels.
     /// - Parameters:
@@ -74,13 +74,13 @@ public struct Image: Sendable {
     /// The number of bytes in one row.
     public var bytesPerRow: Int { width * 4 }
 
-    /// The RGBA value of one pixel (of the stored pixels, ignoring ``pendingColor``).
+    /// The RGBA value of one pixel (of the stored pixels, ignoring a pending colour matrix).
     public subscript(x: Int, y: Int) -> SIMD4<UInt8> {
         let index = (y * width + x) * 4
         return SIMD4(pixels[index], pixels[index + 1], pixels[index + 2], pixels[index + 3])
     }
 
-    /// The image with ``pendingColor`` applied, and nothing pending.
+    /// The image with its pending colour matrix applied, and nothing pending.
     public func materialized() -> Image {
         guard let matrix = pendingColor else { return self }
         var copy = self

@@ -15,12 +15,12 @@ import Synchronization
 ///
 /// A library should not change process-wide allocator settings behind its host's back, so this is opt-in:
 /// `flowrun`'s `main` calls it once at start-up, and so does the benchmark.
-public enum ImageMemory {
+package enum ImageMemory {
     private static let configured = Mutex(false)
 
     /// Keeps large freed buffers for reuse instead of returning them to the kernel. Idempotent; a no-op where
     /// glibc is not the allocator.
-    public static func keepLargeBuffersForReuse() {
+    package static func keepLargeBuffersForReuse() {
         configured.withLock { done in
             guard !done else { return }
             done = true

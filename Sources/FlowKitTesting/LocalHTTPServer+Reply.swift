@@ -5,6 +5,7 @@ extension LocalHTTPServer {
     ///
     /// Replies are values, so a test states the whole behaviour of a route up front:
     /// ```swift
+    /// let server = try LocalHTTPServer()
     /// server.route("/flaky", .sequence([.status(503), .status(503), .ok(Data("done".utf8))]))
     /// server.route("/slow", .delayed(.milliseconds(200), .ok(Data("late".utf8))))
     /// ```
@@ -60,7 +61,7 @@ extension LocalHTTPServer {
         }
     }
 
-    /// The bytes ``Reply/stream(byteCount:chunked:)`` sends: byte `i` is `i % 251`, so truncation and
+    /// The bytes ``Reply/stream(byteCount:chunked:pause:)`` sends: byte `i` is `i % 251`, so truncation and
     /// reordering show up in comparisons.
     public static func patternBytes(_ count: Int) -> Data {
         Data((0..<count).map { UInt8($0 % 251) })

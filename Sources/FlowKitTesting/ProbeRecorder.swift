@@ -3,21 +3,21 @@ import Foundation
 
 /// Records what probe nodes did: start and end order, the inputs each saw, the most nodes running at once
 /// per queue, and how many outputs are alive.
-public final class ProbeRecorder: @unchecked Sendable {
+package final class ProbeRecorder: @unchecked Sendable {
     /// One probe attempt as observed.
-    public struct Entry: Sendable {
+    package struct Entry: Sendable {
         /// The node id.
-        public var nodeID: String
+        package var nodeID: String
         /// The attempt number.
-        public var attempt: Int
+        package var attempt: Int
         /// The texts of the data inputs it saw, in order.
-        public var inputs: [String]
+        package var inputs: [String]
         /// Order of the start among all events.
-        public var startSequence: Int
+        package var startSequence: Int
         /// Order of the end among all events.
-        public var endSequence: Int?
+        package var endSequence: Int?
         /// The operation's `queuePriority` when it started.
-        public var queuePriority: Operation.QueuePriority = .normal
+        package var queuePriority: Operation.QueuePriority = .normal
     }
 
     private let condition = NSCondition()
@@ -34,7 +34,7 @@ public final class ProbeRecorder: @unchecked Sendable {
     private var waiters: [String: [@Sendable () -> Void]] = [:]
 
     /// Creates a recorder; `queueLimits` lets `hold` end early once a queue is full.
-    public init(queueLimits: [String: Int] = [:]) {
+    package init(queueLimits: [String: Int] = [:]) {
         self.limits = queueLimits
     }
 
@@ -113,7 +113,7 @@ public final class ProbeRecorder: @unchecked Sendable {
     /// Lets a probe blocked in `block` behaviour succeed.
     /// - Returns: Whether that node was blocked.
     @discardableResult
-    public func release(_ nodeID: String) -> Bool {
+    package func release(_ nodeID: String) -> Bool {
         guard let release = locked({ releases[nodeID] }) else { return false }
         release()
         return true
@@ -122,7 +122,7 @@ public final class ProbeRecorder: @unchecked Sendable {
     /// Blocks until a node has started (its first attempt), or `timeout` passes.
     /// - Returns: Whether it started.
     @discardableResult
-    public func waitUntilStarted(_ nodeID: String, timeout: TimeInterval = 10) -> Bool {
+    package func waitUntilStarted(_ nodeID: String, timeout: TimeInterval = 10) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock()
         defer { condition.unlock() }
@@ -151,7 +151,7 @@ public final class ProbeRecorder: @unchecked Sendable {
     /// Wait for this rather than reading ``outputsAlive`` as soon as `Runner.run()` returns: the thread that
     /// finished the last node still holds that node's output while its `finish(_:)` call returns (the argument
     /// lives in the caller's frame), a moment after the runner has let `run()` return.
-    public func outputsAliveOnceReleased(timeout: TimeInterval = 5) -> Int {
+    package func outputsAliveOnceReleased(timeout: TimeInterval = 5) -> Int {
         let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock()
         defer { condition.unlock() }
@@ -161,7 +161,7 @@ public final class ProbeRecorder: @unchecked Sendable {
 
     /// Blocks until `count` probes are blocked in `block` behaviour.
     @discardableResult
-    public func waitUntilBlocked(_ count: Int, timeout: TimeInterval = 10) -> Bool {
+    package func waitUntilBlocked(_ count: Int, timeout: TimeInterval = 10) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock()
         defer { condition.unlock() }
@@ -172,15 +172,15 @@ public final class ProbeRecorder: @unchecked Sendable {
     }
 
     /// Every attempt seen, in start order.
-    public var all: [Entry] { locked { entries } }
+    package var all: [Entry] { locked { entries } }
     /// The entry of a node's last attempt.
-    public func entry(_ nodeID: String) -> Entry? { locked { entries.last { $0.nodeID == nodeID } } }
+    package func entry(_ nodeID: String) -> Entry? { locked { entries.last { $0.nodeID == nodeID } } }
     /// The most nodes that ran at once on a queue.
-    public func peakConcurrency(of queue: String) -> Int { locked { peak[queue] ?? 0 } }
+    package func peakConcurrency(of queue: String) -> Int { locked { peak[queue] ?? 0 } }
     /// How many outputs are alive now.
-    public var outputsAlive: Int { locked { liveOutputs } }
+    package var outputsAlive: Int { locked { liveOutputs } }
     /// The most outputs alive at once.
-    public var peakOutputsAlive: Int { locked { peakOutputs } }
+    package var peakOutputsAlive: Int { locked { peakOutputs } }
 
     private static func queue(of context: NodeContext) -> String {
         context.queueName

@@ -9,45 +9,45 @@ import Foundation
 ///   a: { type: probe, behavior: failTimes, failures: 2 }
 ///   b: { type: probe, behavior: block, dependsOn: a }   # runs until cancelled or released
 /// ```
-public struct ProbeTask: TaskType {
+package struct ProbeTask: TaskType {
     /// What every probe node reports to.
-    public let recorder: ProbeRecorder
+    package let recorder: ProbeRecorder
 
     /// Creates the task type around a recorder.
-    public init(recorder: ProbeRecorder) { self.recorder = recorder }
+    package init(recorder: ProbeRecorder) { self.recorder = recorder }
 
-    public var name: String { "probe" }
-    public var summary: String {
+    package var name: String { "probe" }
+    package var summary: String {
         "Test task: records its run, then succeeds, fails, or blocks until cancelled or released."
     }
     /// The parameters of ``ProbeTask``.
-    public struct Parameters: TaskParameters {
+    package struct Parameters: TaskParameters {
         /// What a probe node does.
-        public enum Behavior: String, CaseIterable, ParameterValue {
+        package enum Behavior: String, CaseIterable, ParameterValue {
             case succeed, fail, failTimes, block
         }
         @Parameter(help: "What the node does.")
-        public var behavior = Behavior.succeed
+        package var behavior = Behavior.succeed
         @Parameter(help: "For failTimes: how many attempts fail.", range: 0...100)
-        public var failures = 1
+        package var failures = 1
         @Parameter(help: "Text to provide as data (default: the node id).")
-        public var value: String?
+        package var value: String?
         @Parameter(
             help: "Milliseconds to hold a slot, ended early once the queue is full (to observe concurrency).",
             range: 0...10_000)
-        public var hold = 0
-        public init() {}
+        package var hold = 0
+        package init() {}
     }
-    public var consumes: InputRequirement { .anything }
-    public var provides: ProviderKind? { .data }
-    public func makeOperation(_ context: NodeContext) -> FlowOperation {
+    package var consumes: InputRequirement { .anything }
+    package var provides: ProviderKind? { .data }
+    package func makeOperation(_ context: NodeContext) -> FlowOperation {
         ProbeOperation(context: context, recorder: recorder)
     }
 }
 
 /// The operation of ``ProbeTask``. It never parks its thread: `hold` and `block` finish from callbacks, as a
 /// real asynchronous operation does, so probes cannot starve the few worker threads of a 2-core machine.
-public final class ProbeOperation: FlowOperation, DataProvider, @unchecked Sendable {
+package final class ProbeOperation: FlowOperation, DataProvider, @unchecked Sendable {
     private let recorder: ProbeRecorder
     private let parameters: ProbeTask.Parameters
     private let ended = LockedBox(false)
@@ -58,9 +58,9 @@ public final class ProbeOperation: FlowOperation, DataProvider, @unchecked Senda
         super.init(context: context)
     }
 
-    public var providedData: DataPayload? { output(as: TrackedPayload.self)?.payload }
+    package var providedData: DataPayload? { output(as: TrackedPayload.self)?.payload }
 
-    public override func execute() {
+    package override func execute() {
         let inputs = inputs((any DataProvider).self).compactMap {
             $0.providedData.map { String(decoding: $0.bytes, as: UTF8.self) }
         }
@@ -74,7 +74,7 @@ public final class ProbeOperation: FlowOperation, DataProvider, @unchecked Senda
         recorder.hold(milliseconds: parameters.hold, queue: context.queueName) { [self] in end(outcome()) }
     }
 
-    public override func didCancel() {
+    package override func didCancel() {
         if parameters.behavior == .block { end(.cancelled) }
     }
 

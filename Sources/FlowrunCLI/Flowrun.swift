@@ -3,13 +3,18 @@ import FlowKit
 import Foundation
 import Synchronization
 
-/// The `flowrun` command line as a library, so a package can ship its own `flowrun` with more task types:
+/// The `flowrun` command line as a library, so a package can ship its own `flowrun` with more task types: the
+/// `main.swift` of its executable calls ``run(registry:arguments:)`` with the standard registry and its own types.
 ///
 /// ```swift
-/// // Sources/my-flowrun/main.swift
 /// import FlowImaging
+/// import FlowKit
 /// import FlowrunCLI
-/// FlowrunMain.run(registry: TaskRegistry.standard.adding(VignetteTask()))
+///
+/// /// Everything `flowrun` does, with one more task type (`VignetteTask` in `examples/CustomTask`, say).
+/// func myFlowrun(adding yourTask: any TaskType) -> Never {
+///     FlowrunMain.run(registry: TaskRegistry.standard.adding(yourTask))
+/// }
 /// ```
 public enum FlowrunMain {
     /// Parses the arguments, runs the command and exits with flowrun's exit codes: 0 success, 1 a node

@@ -1,8 +1,9 @@
 // libFuzzer target: bytes → ImageDecoder (JPEG via TurboJPEG, PNG via libpng, EXIF orientation), full and
 // shrink-on-load decodes, plus the PNG decoder and the EXIF reader on their own.
 import CFuzzer
-import FlowImaging
 import Foundation
+
+@testable import FlowImaging
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDecoders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

@@ -3,7 +3,8 @@
 // colour matrix — the resampling kernels (portable Swift, or AVX2 in C where the CPU has it) on every shape
 // of window, row length and edge. Checks the output's size and that a constant image stays constant.
 import CFuzzer
-import FlowImaging
+
+@testable import FlowImaging
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzResize(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

@@ -1,7 +1,7 @@
 /// The eight EXIF orientations (tag 0x0112): how the stored pixels must be turned to be shown upright.
 ///
 /// Browsers apply it (CSS `image-orientation: from-image` is the default), and so does `decode`.
-public enum ExifOrientation: Int, Sendable, Hashable, CaseIterable {
+package enum ExifOrientation: Int, Sendable, Hashable, CaseIterable {
     /// Stored upright.
     case up = 1
     /// Mirrored left to right.
@@ -20,13 +20,13 @@ public enum ExifOrientation: Int, Sendable, Hashable, CaseIterable {
     case left = 8
 
     /// Whether width and height swap.
-    public var swapsAxes: Bool { rawValue >= 5 }
+    package var swapsAxes: Bool { rawValue >= 5 }
 
     /// Reads the orientation from a JPEG's APP1 Exif segment; `.up` when there is none or it is malformed.
     ///
     /// Walks the markers from SOI to SOS; in the TIFF structure, honours both byte orders (`II`, `MM`) and
     /// reads tag 0x0112 (type SHORT) of IFD0. Never reads out of bounds.
-    public static func read<Bytes: RandomAccessCollection<UInt8>>(jpeg bytes: Bytes) -> ExifOrientation
+    package static func read<Bytes: RandomAccessCollection<UInt8>>(jpeg bytes: Bytes) -> ExifOrientation
     where Bytes.Index == Int {
         let b = bytes
         let start = b.startIndex
@@ -57,7 +57,7 @@ public enum ExifOrientation: Int, Sendable, Hashable, CaseIterable {
 
     /// Reads the orientation from a bare TIFF structure (a PNG's `eXIf` chunk); `.up` when it has none or it is
     /// malformed.
-    public static func read(tiff bytes: [UInt8]) -> ExifOrientation {
+    package static func read(tiff bytes: [UInt8]) -> ExifOrientation {
         tiffOrientation(bytes, from: 0, to: bytes.count) ?? .up
     }
 
@@ -107,7 +107,7 @@ public enum ExifOrientation: Int, Sendable, Hashable, CaseIterable {
 
 extension Image {
     /// The image turned upright according to an EXIF orientation, as browsers show it.
-    public func oriented(_ orientation: ExifOrientation) -> Image {
+    package func oriented(_ orientation: ExifOrientation) -> Image {
         guard orientation != .up else { return self }
         let w = width
         let h = height

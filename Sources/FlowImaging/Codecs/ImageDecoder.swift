@@ -1,7 +1,7 @@
 import Foundation
 
 /// Decodes JPEG, PNG or WebP bytes, recognised from their magic bytes, into an ``Image``.
-public enum ImageDecoder {
+package enum ImageDecoder {
     /// Decodes an image file: its pixels, turned upright by its EXIF orientation and converted to sRGB from its ICC
     /// profile, if any (see ``ColorProfile``), and its metadata (``Image/metadata``).
     /// - Parameters:
@@ -15,7 +15,7 @@ public enum ImageDecoder {
     ///     read of a PNG's bytes, every part of a WebP fed to libwebp; when it returns `false` the decode stops and
     ///     throws "the decode was stopped".
     /// - Throws: ``ImageCodecError`` naming the cause: unknown format, corrupt or truncated data.
-    public static func decode(
+    package static func decode(
         _ data: Data, source: String,
         keptFraction: (_ width: Int, _ height: Int) -> Double? = { _, _ in nil },
         warn: (String) -> Void = { _ in },

@@ -1,22 +1,22 @@
 import Foundation
 
 /// How `write` encodes an image: the format and its options.
-public struct EncodeOptions: Sendable, Hashable {
+package struct EncodeOptions: Sendable, Hashable {
     /// The format.
-    public var format: ImageFormat
+    package var format: ImageFormat
     /// JPEG and lossy WebP quality, 1…100.
-    public var quality: Int
+    package var quality: Int
     /// JPEG only: progressive (several scans, coarse to fine) rather than baseline.
-    public var progressive: Bool
+    package var progressive: Bool
     /// WebP only: lossless (VP8L) rather than lossy.
-    public var lossless: Bool
+    package var lossless: Bool
     /// JPEG only: the colour transparent pixels are composited over (JPEG has no alpha).
-    public var background: RGBColor
+    package var background: RGBColor
     /// The metadata copied from the decoded file into the output.
-    public var keep: Set<ImageMetadata.Kind>
+    package var keep: Set<ImageMetadata.Kind>
 
     /// Creates options; the defaults are `write`'s.
-    public init(
+    package init(
         format: ImageFormat, quality: Int = 90, progressive: Bool = false, lossless: Bool = false,
         background: RGBColor = .white, keep: Set<ImageMetadata.Kind> = []
     ) {
@@ -30,7 +30,7 @@ public struct EncodeOptions: Sendable, Hashable {
 }
 
 /// Encodes images as JPEG, PNG or WebP, with the metadata asked for.
-public enum ImageEncoder {
+package enum ImageEncoder {
     /// Encodes an image; a pending colour matrix is applied first.
     ///
     /// JPEG composites transparent pixels over ``EncodeOptions/background``; PNG and WebP keep alpha exactly. Kept
@@ -38,7 +38,7 @@ public enum ImageEncoder {
     /// the sRGB one, since `decode` converted the pixels: JPEG gets it in `APP2` segments, PNG in an `iCCP` chunk
     /// (instead of the `sRGB` chunk libpng writes otherwise), WebP in an `ICCP` chunk of the extended container
     /// (``WebPContainer``), with the other metadata chunks.
-    public static func encode(_ image: Image, _ options: EncodeOptions) throws(ImageCodecError) -> Data {
+    package static func encode(_ image: Image, _ options: EncodeOptions) throws(ImageCodecError) -> Data {
         let metadata = image.metadata.keeping(options.keep)
         switch options.format {
         case .jpeg:

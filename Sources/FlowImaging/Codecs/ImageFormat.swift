@@ -2,7 +2,7 @@ import FlowKit
 import Foundation
 
 /// An encoded image format FlowImaging reads and writes.
-public enum ImageFormat: String, Sendable, Hashable, CaseIterable, ParameterValue {
+package enum ImageFormat: String, Sendable, Hashable, CaseIterable, ParameterValue {
     /// JPEG (JFIF/Exif), through TurboJPEG.
     case jpeg
     /// PNG, through libpng's simplified API.
@@ -11,7 +11,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, ParameterValu
     case webp
 
     /// Recognises a format from its magic bytes, never from a name.
-    public static func sniff<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> ImageFormat? {
+    package static func sniff<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> ImageFormat? {
         let head = Array(bytes.prefix(8))
         if head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF { return .jpeg }
         if head == pngSignature { return .png }
@@ -42,7 +42,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, ParameterValu
     static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     /// The format a file extension names (`jpg`, `jpeg`, `png`, `webp`, any case), if any.
-    public init?(fileExtension: String) {
+    package init?(fileExtension: String) {
         switch fileExtension.lowercased() {
         case "jpg", "jpeg", "jpe", "jfif": self = .jpeg
         case "png": self = .png
@@ -53,12 +53,12 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, ParameterValu
 }
 
 /// Why an image could not be decoded or encoded: a message that names the cause, as the codec reported it.
-public struct ImageCodecError: Error, Sendable, CustomStringConvertible, Equatable {
+package struct ImageCodecError: Error, Sendable, CustomStringConvertible, Equatable {
     /// What went wrong, e.g. `JPEG data is truncated (Premature end of JPEG file)`.
-    public var message: String
+    package var message: String
 
     /// Creates an error.
-    public init(_ message: String) { self.message = message }
+    package init(_ message: String) { self.message = message }
 
-    public var description: String { message }
+    package var description: String { message }
 }

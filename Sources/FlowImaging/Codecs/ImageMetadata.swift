@@ -3,16 +3,16 @@
 /// `decode` has already applied what the pixels need — the EXIF orientation, the colour profile (converted to
 /// sRGB) — so what is kept describes the pixels as they are: ``icc`` then holds an sRGB profile, and a kept EXIF
 /// block has its orientation reset to 1 when written.
-public struct ImageMetadata: Sendable, Hashable {
+package struct ImageMetadata: Sendable, Hashable {
     /// The EXIF block as a bare TIFF structure (without JPEG's "Exif\0\0" prefix), or `nil`.
-    public var exif: [UInt8]?
+    package var exif: [UInt8]?
     /// The ICC colour profile describing the pixels, or `nil` when the file had none (sRGB is then assumed).
-    public var icc: [UInt8]?
+    package var icc: [UInt8]?
     /// The XMP packet (XML), or `nil`.
-    public var xmp: [UInt8]?
+    package var xmp: [UInt8]?
 
     /// No metadata.
-    public init(exif: [UInt8]? = nil, icc: [UInt8]? = nil, xmp: [UInt8]? = nil) {
+    package init(exif: [UInt8]? = nil, icc: [UInt8]? = nil, xmp: [UInt8]? = nil) {
         self.exif = exif
         self.icc = icc
         self.xmp = xmp
@@ -24,7 +24,7 @@ public struct ImageMetadata: Sendable, Hashable {
     static let xmpPrefix = Array("http://ns.adobe.com/xap/1.0/\0".utf8)
 
     /// The EXIF orientation, `.up` when there is no EXIF or no valid tag.
-    public var orientation: ExifOrientation {
+    package var orientation: ExifOrientation {
         exif.map { ExifOrientation.read(tiff: $0) } ?? .up
     }
 
@@ -47,7 +47,7 @@ public struct ImageMetadata: Sendable, Hashable {
     }
 
     /// The kinds of metadata `write` can keep.
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
+    package enum Kind: String, Sendable, Hashable, CaseIterable {
         case exif, icc, xmp
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 
 /// Encodes RGBA8 images as JPEG (baseline or progressive) with 4:2:0 chroma through TurboJPEG (alpha is dropped:
 /// ``ImageEncoder`` composites over a background first).
-public enum JPEGEncoder {
+package enum JPEGEncoder {
     /// The pixel layouts ``encode(pixels:width:height:layout:quality:)`` accepts.
     package enum Layout: Sendable {
         case gray, rgb, rgba, cmyk
@@ -16,7 +16,7 @@ public enum JPEGEncoder {
     ///   - image: The image; a pending colour matrix is applied first.
     ///   - quality: 1…100 (libjpeg's scale).
     /// - Returns: The JPEG file.
-    public static func encode(_ image: Image, quality: Int) throws(ImageCodecError) -> Data {
+    package static func encode(_ image: Image, quality: Int) throws(ImageCodecError) -> Data {
         let pixels = image.pendingColor == nil ? image.pixels : image.materialized().pixels
         return try encode(pixels: pixels, width: image.width, height: image.height, layout: .rgba, quality: quality)
     }

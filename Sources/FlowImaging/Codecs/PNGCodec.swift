@@ -11,14 +11,14 @@ import Foundation
 /// (in C, `cflow_png_read_rgba8_via_rows`): libpng 1.6.39's simplified API gets every other row of them wrong when it
 /// both de-interlaces and reduces to 8 bits (pnggroup/libpng#853). The EXIF orientation of an `eXIf` chunk is
 /// applied, as for JPEG.
-public enum PNGCodec {
+package enum PNGCodec {
     /// Decodes a PNG file.
     ///
     /// libpng reads the file through a ``CheckedStream`` as it decodes, row by row (pass by pass when interlaced),
     /// so a long decode can stop midway.
     /// - Parameter shouldContinue: Asked before each read of the file with the bytes read so far; `false` stops the
     ///   decode, which then throws.
-    public static func decode(
+    package static func decode(
         _ bytes: UnsafeRawBufferPointer, source: String, shouldContinue: (_ bytesDone: Int) -> Bool = { _ in true }
     ) throws(ImageCodecError) -> Image {
         let chunks = PNGChunks(bytes)
@@ -96,7 +96,7 @@ public enum PNGCodec {
     }
 
     /// Encodes an image as an 8-bit RGBA PNG (RGB when every pixel is opaque).
-    public static func encode(_ image: Image) throws(ImageCodecError) -> Data {
+    package static func encode(_ image: Image) throws(ImageCodecError) -> Data {
         let image = image.materialized()
         if image.isOpaque {
             var rgb = [UInt8](repeating: 0, count: image.width * image.height * 3)

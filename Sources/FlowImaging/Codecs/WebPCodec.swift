@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Decoding goes to RGBA8 with straight alpha; the metadata chunks of the extended format (`EXIF`, `ICCP`) are read
 /// by ``RIFFChunks``, and the EXIF orientation is applied as for JPEG. Encoding keeps alpha in both modes.
-public enum WebPCodec {
+package enum WebPCodec {
     /// How many bytes of the file the incremental decoder is given between two `shouldContinue` checks: a few
     /// milliseconds of decoding (lossy WebP compresses a photo about 10:1), and no measurable cost.
     static let bytesPerCheck = 1 << 16
@@ -17,7 +17,7 @@ public enum WebPCodec {
     /// with a download.
     /// - Parameter shouldContinue: Asked before each part but the first with the bytes given so far; `false` stops
     ///   the decode, which then throws.
-    public static func decode(
+    package static func decode(
         _ bytes: UnsafeRawBufferPointer, source: String, shouldContinue: (_ bytesDone: Int) -> Bool = { _ in true }
     ) throws(ImageCodecError) -> Image {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
@@ -63,7 +63,7 @@ public enum WebPCodec {
     /// - Parameters:
     ///   - quality: 1…100, for lossy encoding.
     ///   - lossless: Whether to encode losslessly (VP8L); `quality` then sets the effort.
-    public static func encode(_ image: Image, quality: Int, lossless: Bool) throws(ImageCodecError) -> Data {
+    package static func encode(_ image: Image, quality: Int, lossless: Bool) throws(ImageCodecError) -> Data {
         let image = image.materialized()
         var output: UnsafeMutablePointer<UInt8>? = nil
         let size = image.pixels.withUnsafeBufferPointer { rgba -> Int in

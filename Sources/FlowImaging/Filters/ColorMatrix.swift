@@ -2,7 +2,7 @@ import CFlowKernels
 
 /// A 3×3 matrix applied to the R, G, B of every pixel (alpha untouched), results rounded and clamped to 0…255.
 ///
-/// `sepia` is one of these; so is a pending colour step deferred past a resize (see ``Image/pendingColor``):
+/// `sepia` is one of these; so is a pending colour step deferred past a resize (the image's pending colour):
 /// a matrix is linear, so it commutes with resampling up to rounding and clipping.
 public struct ColorMatrix: Sendable, Hashable {
     /// The rows: `R' = row0 · (R, G, B)`, and so on. The fourth lane is ignored.
@@ -57,13 +57,13 @@ public struct ColorMatrix: Sendable, Hashable {
     }
 
     /// Applies the matrix to RGBA8 pixels in place.
-    public func apply(to pixels: inout [UInt8]) {
+    package func apply(to pixels: inout [UInt8]) {
         pixels = applied(to: pixels)
     }
 
     /// The RGBA8 pixels with the matrix applied, in a new buffer (the input usually still belongs to the upstream
     /// node, so writing in place would copy it first anyway); see ``apply(from:to:count:kernel:)``.
-    public func applied(to pixels: [UInt8]) -> [UInt8] {
+    package func applied(to pixels: [UInt8]) -> [UInt8] {
         applied(to: pixels, kernel: .best)
     }
 

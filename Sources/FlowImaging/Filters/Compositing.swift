@@ -1,20 +1,20 @@
 /// An opaque sRGB colour, as `write`'s `background` names it: `#rrggbb`, `#rgb`, `white` or `black`.
-public struct RGBColor: Sendable, Hashable, CustomStringConvertible {
+package struct RGBColor: Sendable, Hashable, CustomStringConvertible {
     /// The red, green and blue levels, 0…255.
-    public var red, green, blue: UInt8
+    package var red, green, blue: UInt8
 
     /// Creates a colour from its levels.
-    public init(red: UInt8, green: UInt8, blue: UInt8) {
+    package init(red: UInt8, green: UInt8, blue: UInt8) {
         self.red = red
         self.green = green
         self.blue = blue
     }
 
     /// White, the default background: what a page behind a transparent picture usually is.
-    public static let white = RGBColor(red: 255, green: 255, blue: 255)
+    package static let white = RGBColor(red: 255, green: 255, blue: 255)
 
     /// Parses `#rrggbb`, `#rgb` (hex digits, any case), `white` or `black`; `nil` otherwise.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         switch text.lowercased() {
         case "white": self = .white
         case "black": self.init(red: 0, green: 0, blue: 0)
@@ -32,7 +32,7 @@ public struct RGBColor: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         "#"
             + [red, green, blue].map {
                 String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16)
@@ -44,7 +44,7 @@ public struct RGBColor: Sendable, Hashable, CustomStringConvertible {
 extension Image {
     /// The image composited over an opaque colour (`out = c·α + background·(1 − α)`, rounded), fully opaque: what
     /// a format without alpha (JPEG) must store, instead of the colour hidden under transparent pixels.
-    public func composited(over background: RGBColor) -> Image {
+    package func composited(over background: RGBColor) -> Image {
         let image = materialized()
         guard !image.isOpaque else { return image }
         let bg = [UInt32(background.red), UInt32(background.green), UInt32(background.blue)]

@@ -4,14 +4,14 @@ import Foundation
 ///
 /// The curve is ImageMagick's and libvips' "sigmoidal contrast" with gain 6 centred at 50 %, rescaled so that
 /// 0 stays 0 and 255 stays 255: `s(u) = 1 / (1 + e^(6 (0.5 − u)))`, `out = 255 (s(u) − s(0)) / (s(1) − s(0))`.
-public enum Noir {
+package enum Noir {
     /// The contrast gain of the S-curve.
-    public static let gain = 6.0
+    package static let gain = 6.0
     /// Where the S-curve is centred, as a fraction of full scale.
-    public static let midpoint = 0.5
+    package static let midpoint = 0.5
 
     /// The 256-entry tone curve, rounded to the nearest level.
-    public static let curve: [UInt8] = {
+    package static let curve: [UInt8] = {
         func s(_ u: Double) -> Double { 1 / (1 + exp(gain * (midpoint - u))) }
         let lo = s(0)
         let hi = s(1)
@@ -22,7 +22,7 @@ public enum Noir {
     }()
 
     /// Turns RGBA8 pixels black and white in place; alpha is untouched.
-    public static func apply(to pixels: inout [UInt8]) {
+    package static func apply(to pixels: inout [UInt8]) {
         pixels = applied(to: pixels)
     }
 
@@ -30,7 +30,7 @@ public enum Noir {
     /// node, so writing in place would copy it first anyway); alpha is untouched.
     ///
     /// Luma in 15-bit fixed point (coefficients 6966, 23436, 2366, summing to 2¹⁵), rounded, then the table.
-    public static func applied(to pixels: [UInt8]) -> [UInt8] {
+    package static func applied(to pixels: [UInt8]) -> [UInt8] {
         applied(to: pixels) { _ in true } ?? pixels
     }
 

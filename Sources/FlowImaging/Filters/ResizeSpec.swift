@@ -36,7 +36,7 @@ public struct ResizeSpec: Sendable, Hashable {
     }
 
     /// Reads a spec from a `resize` node's parameters; `nil` when they name no size.
-    public init?(_ parameters: ResizeTask.Parameters) {
+    package init?(_ parameters: ResizeTask.Parameters) {
         let filter = parameters.filter
         if let scale = parameters.scale {
             self.init(size: .scale(scale), filter: filter)
@@ -52,7 +52,7 @@ public struct ResizeSpec: Sendable, Hashable {
     }
 
     /// The size the whole picture is resampled to, before any crop (`cover`), for an original size.
-    public func scaledSize(width: Int, height: Int) -> (width: Int, height: Int) {
+    package func scaledSize(width: Int, height: Int) -> (width: Int, height: Int) {
         let w = Double(width)
         let h = Double(height)
         func clamp(_ v: Double) -> Int { max(1, Int(v.rounded())) }
@@ -75,7 +75,7 @@ public struct ResizeSpec: Sendable, Hashable {
     }
 
     /// The size of the result for an original size.
-    public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
+    package func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
         if case .box(let bw, let bh, .cover) = size { return (max(1, bw), max(1, bh)) }
         return scaledSize(width: width, height: height)
     }
@@ -83,7 +83,7 @@ public struct ResizeSpec: Sendable, Hashable {
     /// The largest fraction of the original size, over both axes, that the resampling keeps.
     ///
     /// Shrink-on-load decodes at a DCT scale no smaller than this (times a safety margin).
-    public func keptFraction(width: Int, height: Int) -> Double {
+    package func keptFraction(width: Int, height: Int) -> Double {
         let scaled = scaledSize(width: width, height: height)
         return max(Double(scaled.width) / Double(width), Double(scaled.height) / Double(height))
     }
@@ -92,7 +92,7 @@ public struct ResizeSpec: Sendable, Hashable {
 extension Image {
     /// The image resized as `spec` says, computed against ``originalWidth`` × ``originalHeight``, with any
     /// ``pendingColor`` applied to each row as it is read (the same pixels as applying it first).
-    public func resized(_ spec: ResizeSpec) -> Image {
+    package func resized(_ spec: ResizeSpec) -> Image {
         resized(spec) { _ in true } ?? self
     }
 
@@ -120,7 +120,7 @@ extension Image {
     }
 
     /// The centre `width` × `height` of the image (sizes clamped to the image's).
-    public func cropped(toWidth targetWidth: Int, height targetHeight: Int) -> Image {
+    package func cropped(toWidth targetWidth: Int, height targetHeight: Int) -> Image {
         let w = min(targetWidth, width)
         let h = min(targetHeight, height)
         let x0 = (width - w) / 2

@@ -20,7 +20,7 @@ import FlowKit
 ///   applies it to each source row as it reads it, rounded and clamped exactly as `sepia` would: the same pixels,
 ///   without writing and reading a full-size buffer. (Moving the matrix *after* the resample is not exact: clipping
 ///   does not commute with Lanczos' negative lobes.) `noir` is not deferred.
-public enum ConsumerAnalysis {
+package enum ConsumerAnalysis {
     /// The decoded image keeps at least this multiple of the final size on each side.
     ///
     /// Measured on the benchmark corpus (decode → sepia 0.8 → resize ×0.3) through the CLI, against Pillow's
@@ -28,7 +28,7 @@ public enum ConsumerAnalysis {
     /// 97.5 % of channel values within 2 levels of the literal pipeline (mean 0.4 level); a margin of 2 (decode at
     /// 5/8) gives 86–100 photos/s (2.9–3.5×) with 99.6 %. The differences are at edges — DCT scaling vs Lanczos —
     /// and invisible in a thumbnail; `--no-optimize` gives the literal result.
-    public static let qualityMargin = 1.5
+    package static let qualityMargin = 1.5
 
     /// The margin for a JPEG dense with fine detail (more than ``detailedBitsPerPixel``): 2, so that a reduction
     /// to 30 % decodes at 5/8 rather than 1/2.
@@ -40,19 +40,19 @@ public enum ConsumerAnalysis {
     /// ≥ 51.8 dB. The compressed size is known before decoding and counts the coefficients a reduced decode would
     /// drop, so it decides before any work is done; a file that is large for other reasons (big metadata) only
     /// costs a larger decode, never fidelity.
-    public static let detailedMargin = 2.0
+    package static let detailedMargin = 2.0
 
     /// The compressed density above which a JPEG counts as detailed: bits of entropy-coded data (from the first scan
     /// on) per pixel of its full size.
-    public static let detailedBitsPerPixel = 2.2
+    package static let detailedBitsPerPixel = 2.2
 
     /// The largest DCT scale worth decoding at: above it a reduced decode saves too little.
-    public static let largestScale = 0.75
+    package static let largestScale = 0.75
 
     /// The fraction of each side of an `width` × `height` original that is enough for every consumer, or `nil`
     /// when some path needs the full resolution (no consumer, a `write`, a task without a capability, an
     /// enlarging resize).
-    public static func keptFraction(consumers: [NodeContext.Consumer], width: Int, height: Int) -> Double? {
+    package static func keptFraction(consumers: [NodeContext.Consumer], width: Int, height: Int) -> Double? {
         guard let needed = neededFraction(consumers: consumers, width: width, height: height) else { return nil }
         let withMargin = needed * qualityMargin
         return withMargin <= largestScale ? withMargin : nil
@@ -80,7 +80,7 @@ public enum ConsumerAnalysis {
 
     /// Whether a colour matrix may be left pending for an image of this original size: every consumer is a
     /// ``ResamplingTask`` producing fewer pixels, or a ``ColorMatrixTask`` that may defer in turn.
-    public static func mayDeferColor(consumers: [NodeContext.Consumer], width: Int, height: Int) -> Bool {
+    package static func mayDeferColor(consumers: [NodeContext.Consumer], width: Int, height: Int) -> Bool {
         guard !consumers.isEmpty else { return false }
         return consumers.allSatisfy { consumer in
             switch consumer.type {

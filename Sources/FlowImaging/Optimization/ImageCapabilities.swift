@@ -4,17 +4,32 @@ import FlowKit
 /// most its position relative to the whole picture, as a vignette does), and keeps the size: it does not care at
 /// which resolution the picture was decoded.
 ///
-/// The declaration is what the optimiser keys on, not the type's name: shrink-on-load (see ``ConsumerAnalysis``)
+/// The declaration is what the optimiser keys on, not the type's name: shrink-on-load
 /// looks through such a task to the resize behind it, since decoding fewer pixels changes nothing it does.
 ///
 /// ```swift
-/// public struct TintTask: PointwiseColorTask { … }
+/// public struct InvertTask: PointwiseColorTask {
+///     public init() {}
+///     public var name: String { "invert" }
+///     public var summary: String { "Inverts every colour." }
+///     public var consumes: InputRequirement { .oneOf([.image]) }
+///     public var provides: ProviderKind? { .image }
+///     public func makeOperation(_ context: NodeContext) -> FlowOperation { InvertOperation(context: context) }
+/// }
+///
+/// public final class InvertOperation: ImageOperation, @unchecked Sendable {
+///     public override func transform(_ image: Image) -> Image {
+///         var image = image.materialized()
+///         image.pixels = image.pixels.map { 255 - $0 }
+///         return image
+///     }
+/// }
 /// ```
 public protocol PointwiseColorTask: TaskType {}
 
 /// A pointwise colour task whose change is a ``ColorMatrix``: its operation is a ``ColorMatrixOperation``, which
 /// leaves the matrix pending on the image for a downsampling resize to apply to the rows it reads (the same
-/// pixels, without a full-size pass), when ``ConsumerAnalysis/mayDeferColor(consumers:width:height:)`` allows.
+/// pixels, without a full-size pass), when the optimiser allows (only downsampling resizes read it).
 ///
 /// ## Implementation requirements
 ///

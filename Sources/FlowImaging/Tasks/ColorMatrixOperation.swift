@@ -4,7 +4,7 @@ import FlowKit
 /// on the image.
 ///
 /// With ``NodeContext/optimize`` and only downsampling resize consumers, it applies nothing and attaches the
-/// combined matrix as ``Image/pendingColor`` instead (see ``ConsumerAnalysis``).
+/// combined matrix to the image as its pending colour instead, for the resize to apply.
 public final class ColorMatrixOperation: ImageOperation, @unchecked Sendable {
     /// The node's matrix.
     public let matrix: ColorMatrix

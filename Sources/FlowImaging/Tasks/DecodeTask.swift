@@ -6,20 +6,20 @@ import Foundation
 ///
 /// EXIF orientation is applied. With ``NodeContext/optimize``, a JPEG is decoded at a DCT scale (M/8: 1/2, 3/8, 1/4, …) when
 /// every consumer downsamples enough (shrink-on-load, see ``ConsumerAnalysis``).
-public struct DecodeTask: TaskType {
-    public init() {}
-    public var name: String { "decode" }
-    public var summary: String { "Decodes JPEG, PNG or WebP bytes (detected from the bytes) into an image." }
-    public var consumes: InputRequirement { .oneOf([.data]) }
-    public var provides: ProviderKind? { .image }
+package struct DecodeTask: TaskType {
+    package init() {}
+    package var name: String { "decode" }
+    package var summary: String { "Decodes JPEG, PNG or WebP bytes (detected from the bytes) into an image." }
+    package var consumes: InputRequirement { .oneOf([.data]) }
+    package var provides: ProviderKind? { .image }
     /// 2: ICC profiles converted to sRGB, 16-bit interlaced PNGs read correctly, PNG `eXIf` orientation, WebP.
     /// 3: shrink-on-load keeps more of a JPEG dense with detail.
-    public var implementationVersion: String { "3 " + CodecVersions.description }
-    public func makeOperation(_ context: NodeContext) -> FlowOperation { DecodeOperation(context: context) }
+    package var implementationVersion: String { "3 " + CodecVersions.description }
+    package func makeOperation(_ context: NodeContext) -> FlowOperation { DecodeOperation(context: context) }
 
     /// The shrink-on-load scale the decoder asks TurboJPEG for, given the picture's full size (`facts`,
     /// `WIDTHxHEIGHT`) and the consumers: a stored image is reused only for consumers that would get the same.
-    public func outputVariant(facts: String, consumers: [NodeContext.Consumer], optimize: Bool) -> String? {
+    package func outputVariant(facts: String, consumers: [NodeContext.Consumer], optimize: Bool) -> String? {
         let size = facts.split(separator: "x").compactMap { Int($0) }
         guard size.count == 2 else { return "unknown" }
         let fraction =
@@ -30,11 +30,11 @@ public struct DecodeTask: TaskType {
 }
 
 /// The operation of ``DecodeTask``.
-public final class DecodeOperation: FlowOperation, ImageProvider, @unchecked Sendable {
+package final class DecodeOperation: FlowOperation, ImageProvider, @unchecked Sendable {
     /// The decoded image, once finished.
-    public var providedImage: Image? { output(as: Image.self) }
+    package var providedImage: Image? { output(as: Image.self) }
 
-    public override func execute() {
+    package override func execute() {
         if finishIfCancelled() { return }
         guard let payload = input((any DataProvider).self)?.providedData else {
             return finish(.failure(context.failure(.invalidInput, "no input data (the upstream node provided none)")))

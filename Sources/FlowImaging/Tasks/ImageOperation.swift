@@ -22,7 +22,7 @@ open class ImageOperation: FlowOperation, ImageProvider, @unchecked Sendable {
     /// Computes the output from the input image. Runs once, on the operation's thread.
     ///
     /// Long kernels should stop early when the operation is cancelled (return anything: the base then finishes as
-    /// cancelled); pass ``shouldContinue`` to the built-in kernels that take one.
+    /// cancelled); ask ``shouldContinue(_:)`` every few rows.
     open func transform(_ image: Image) -> Image { image }
 
     /// A progress check for kernels: `false` once the operation is cancelled (a timeout or Ctrl-C).

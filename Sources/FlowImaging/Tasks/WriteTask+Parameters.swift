@@ -2,7 +2,7 @@ import FlowKit
 import Foundation
 
 extension WriteTask {
-    /// The parameters of ``WriteTask``.
+    /// The parameters of the `write` task.
     public struct Parameters: TaskParameters {
         @Parameter(help: "The file to write; relative to the workflow's folder; parent folders are created.")
         public var path: String

@@ -2,31 +2,31 @@ import FlowKit
 import Foundation
 
 /// `write`: encodes an image (or passes bytes through) and writes it atomically to `path`.
-public struct WriteTask: TaskType {
-    public init() {}
-    public var name: String { "write" }
-    public var summary: String { "Writes an image (JPEG, PNG or WebP) or bytes to a file, atomically." }
-    public var consumes: InputRequirement { .oneOf([.image, .data]) }
-    public var provides: ProviderKind? { .file }
+package struct WriteTask: TaskType {
+    package init() {}
+    package var name: String { "write" }
+    package var summary: String { "Writes an image (JPEG, PNG or WebP) or bytes to a file, atomically." }
+    package var consumes: InputRequirement { .oneOf([.image, .data]) }
+    package var provides: ProviderKind? { .file }
     /// 2: JPEG composites transparency over `background`; WebP; metadata kept on request.
     /// 3: PNG keeps a profile in an `iCCP` chunk.
-    public var implementationVersion: String { "3 " + CodecVersions.description }
-    public func outputPath(_ parameters: Parameters) -> String? { parameters.path }
+    package var implementationVersion: String { "3 " + CodecVersions.description }
+    package func outputPath(_ parameters: Parameters) -> String? { parameters.path }
 
-    public func fileAccess(_ parameters: Parameters) -> FileAccess {
+    package func fileAccess(_ parameters: Parameters) -> FileAccess {
         guard !parameters.path.isEmpty else { return .none }
         return FileAccess(writes: [.init(parameters.path, from: parameters.$path.name)])
     }
 
-    public func makeOperation(_ context: NodeContext) -> FlowOperation { WriteOperation(context: context) }
+    package func makeOperation(_ context: NodeContext) -> FlowOperation { WriteOperation(context: context) }
 }
 
 /// The operation of ``WriteTask``.
-public final class WriteOperation: FlowOperation, FileProvider, @unchecked Sendable {
+package final class WriteOperation: FlowOperation, FileProvider, @unchecked Sendable {
     /// The file written, once finished.
-    public var providedFile: FileOutput? { output(as: FileOutput.self) }
+    package var providedFile: FileOutput? { output(as: FileOutput.self) }
 
-    public override func execute() {
+    package override func execute() {
         if finishIfCancelled() { return }
         let parameters = context.parameters(as: WriteTask.Parameters.self)
         let rawPath = parameters.path

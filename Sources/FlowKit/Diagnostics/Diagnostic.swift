@@ -109,10 +109,10 @@ public struct Diagnostics: Sendable {
 }
 
 /// Thrown when a workflow cannot be loaded or planned; carries every diagnostic found.
-public struct WorkflowError: Error, Sendable {
+package struct WorkflowError: Error, Sendable {
     /// The diagnostics, at least one of them an error.
-    public var diagnostics: Diagnostics
+    package var diagnostics: Diagnostics
 
     /// Wraps a collection of diagnostics.
-    public init(_ diagnostics: Diagnostics) { self.diagnostics = diagnostics }
+    package init(_ diagnostics: Diagnostics) { self.diagnostics = diagnostics }
 }

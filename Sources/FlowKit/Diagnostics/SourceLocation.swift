@@ -26,14 +26,14 @@ public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConver
 }
 
 /// A value together with where it was written.
-public struct Located<Wrapped: Sendable>: Sendable {
+package struct Located<Wrapped: Sendable>: Sendable {
     /// The value.
-    public var value: Wrapped
+    package var value: Wrapped
     /// Where the value stands in the workflow file.
-    public var location: SourceLocation
+    package var location: SourceLocation
 
     /// Creates a located value.
-    public init(_ value: Wrapped, at location: SourceLocation) {
+    package init(_ value: Wrapped, at location: SourceLocation) {
         self.value = value
         self.location = location
     }

@@ -1,5 +1,5 @@
 /// Finds the name a user probably meant, for "did you mean" hints.
-public enum Suggestion {
+package enum Suggestion {
     /// The candidate closest to `name` by edit distance, if it is close enough to be a plausible typo.
     ///
     /// Distance counts a swap of two neighbouring letters as one edit (`fecth` → `fetch`). A candidate
@@ -10,7 +10,7 @@ public enum Suggestion {
     ///   - name: What the user wrote.
     ///   - candidates: The names valid at that spot.
     /// - Returns: The best candidate, or `nil`.
-    public static func closest(to name: String, in candidates: some Sequence<String>) -> String? {
+    package static func closest(to name: String, in candidates: some Sequence<String>) -> String? {
         var best: (name: String, distance: Int)?
         let lowered = name.lowercased()
         let loweredScalars = Array(lowered.unicodeScalars)
@@ -39,7 +39,7 @@ public enum Suggestion {
 
     /// The optimal-string-alignment distance between two strings over Unicode scalars: insertions,
     /// deletions, substitutions and swaps of neighbours each cost one.
-    public static func editDistance(_ a: String, _ b: String) -> Int {
+    package static func editDistance(_ a: String, _ b: String) -> Int {
         editDistance(Array(a.unicodeScalars), Array(b.unicodeScalars), limit: .max)
     }
 

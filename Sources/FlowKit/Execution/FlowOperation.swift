@@ -154,7 +154,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
     }
 
     /// The warnings recorded with ``warn(_:)``, in order.
-    public final var warnings: [String] { state.withLock { $0.warnings } }
+    package final var warnings: [String] { state.withLock { $0.warnings } }
 
     /// Finishes as cancelled if the operation has been cancelled.
     /// - Returns: Whether it finished; return from `execute()` when it did.
@@ -174,7 +174,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
     ///
     /// The output is freed now even while Foundation still holds the operation (a queue keeps a finished
     /// operation until its own bookkeeping is done); ``outcome`` reads `.success(nil)` from then on.
-    public final func releaseOutput() {
+    package final func releaseOutput() {
         let released = state.withLock { state -> (any Sendable)? in
             defer { state.output = nil }
             return state.output
@@ -189,14 +189,19 @@ open class FlowOperation: Operation, @unchecked Sendable {
     }
 
     /// The file recorded with ``record(_:)``, if any.
-    public final var artifact: Artifact? { state.withLock { $0.artifact } }
+    package final var artifact: Artifact? { state.withLock { $0.artifact } }
 
     // MARK: Inputs
 
     /// The one dependency that conforms to a provider protocol, honouring the task's `input:` key.
     ///
     /// ```swift
-    /// let data = input((any DataProvider).self)?.providedData
+    /// final class ByteCountOperation: FlowOperation, @unchecked Sendable {
+    ///     override func execute() {
+    ///         let data = input((any DataProvider).self)?.providedData
+    ///         finish(.success(data?.bytes.count))
+    ///     }
+    /// }
     /// ```
     public final func input<Provider>(_ type: Provider.Type) -> Provider? {
         inputs(type).first
@@ -279,7 +284,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
     // MARK: State
 
     /// How the operation ended, once it has.
-    public final var outcome: Outcome? {
+    package final var outcome: Outcome? {
         state.withLock { state -> Outcome? in
             switch state.ending {
             case .succeeded?: .success(state.output)
@@ -306,7 +311,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
     /// Only the first cancel counts, and only while the operation has not begun to finish: an operation that
     /// already has an outcome keeps it (a failure racing Ctrl-C, fail-fast or its own timeout stays a failure),
     /// and ``didCancel()`` runs at most once.
-    public final func cancel(reason: CancellationReason) {
+    package final func cancel(reason: CancellationReason) {
         let wasExecuting = state.withLock { state -> Bool? in
             guard state.cancellationReason == nil, !state.phase.hasEnded else { return nil }
             state.cancellationReason = reason
@@ -317,7 +322,8 @@ open class FlowOperation: Operation, @unchecked Sendable {
         if wasExecuting { didCancel() }
     }
 
-    /// Cancels the operation as ``cancel(reason:)`` does, for a cancelled run.
+    /// Cancels the operation for a cancelled run (``CancellationReason/runCancelled``); ``didCancel()`` runs if it
+    /// was executing.
     public final override func cancel() {
         cancel(reason: .runCancelled)
     }

@@ -47,7 +47,7 @@ public struct NodeContext: Sendable {
         Parameters(parameters)
     }
     /// The task id named by `input:`, when the task picks one among several providers.
-    public var inputTaskID: String? {
+    package var inputTaskID: String? {
         get { read(\.inputTaskID) { nodes, index, _ in nodes.task(of: index).input?.value } }
         set { update { $0.inputTaskID = newValue } }
     }
@@ -88,7 +88,7 @@ public struct NodeContext: Sendable {
         set { update { $0.previews = newValue } }
     }
     /// The files the nodes of this run have written (see ``claimOutput(_:)``).
-    public var outputs: OutputLedger {
+    package var outputs: OutputLedger {
         get { read(\.outputs) { nodes, _, _ in nodes.outputs } }
         set { update { $0.outputs = newValue } }
     }
@@ -117,7 +117,7 @@ public struct NodeContext: Sendable {
     }
 
     /// Creates a context; the runner does this for every attempt, tests may too.
-    public init(
+    package init(
         nodeID: String, taskID: String? = nil, typeName: String, queueName: String = QueueSpec.defaultName,
         itemIndex: Int? = nil, item: Value? = nil,
         parameters: ParameterValues = ParameterValues(), inputTaskID: String? = nil, attempt: Int = 1,
@@ -209,7 +209,7 @@ public struct NodeContext: Sendable {
     }
 
     /// Resolves a path from a workflow against the workflow's folder; absolute paths stay as they are.
-    public static func resolve(_ path: String, in directory: String) -> String {
+    package static func resolve(_ path: String, in directory: String) -> String {
         if path.hasPrefix("/") || directory.isEmpty || directory == "." { return path }
         return directory.hasSuffix("/") ? directory + path : directory + "/" + path
     }

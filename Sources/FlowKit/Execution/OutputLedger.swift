@@ -3,16 +3,16 @@ import Foundation
 /// The files the nodes of one run have written, by real path: a write whose path was only known at run time
 /// (or reaches a file through another spelling, such as a symbolic link) must not replace a file an earlier
 /// node of the same run wrote.
-public final class OutputLedger: Sendable {
+package final class OutputLedger: Sendable {
     private let writers = LockedBox<[String: String]>([:])
 
     /// Creates an empty ledger; the runner makes one per run.
-    public init() {}
+    package init() {}
 
     /// Claims a file for a node.
     /// - Returns: `nil` when the file is the node's own (new, or written by an earlier attempt of the node),
     ///   or the id of the node that wrote it earlier in the run.
-    public func claim(_ path: String, for nodeID: String) -> String? {
+    package func claim(_ path: String, for nodeID: String) -> String? {
         let key = Self.realPath(path)
         return writers.withLock { writers in
             if let writer = writers[key], writer != nodeID { return writer }

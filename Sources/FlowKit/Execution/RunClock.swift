@@ -71,7 +71,7 @@ public struct RetryPolicy: Sendable {
     }
 
     /// The delay before attempt `attempt + 1`, after `attempt` attempts failed (1-based).
-    public func delay(afterAttempt attempt: Int) -> Duration {
+    package func delay(afterAttempt attempt: Int) -> Duration {
         let exponential = baseDelay.seconds * Double(1 << min(max(attempt - 1, 0), 20))
         let capped = min(exponential, maxDelay.seconds)
         let spread = jitter ? Double.random(in: 0.5...1.0) : 1.0

@@ -10,10 +10,10 @@ import Foundation
 /// GREETING="hello\nworld"
 /// PATTERN='${not.interpolated}'
 /// ```
-public enum DotEnvFile {
+package enum DotEnvFile {
     /// Reads a file; a file that cannot be read is one error.
     /// - Returns: The variables, later lines overriding earlier ones, and the text for source snippets.
-    public static func load(path: String, diagnostics: inout Diagnostics) -> (values: [String: String], text: String) {
+    package static func load(path: String, diagnostics: inout Diagnostics) -> (values: [String: String], text: String) {
         guard let data = FileManager.default.contents(atPath: path) else {
             diagnostics.error("cannot read env file '\(path)': no such file (or it is a folder)", at: nil)
             return ([:], "")
@@ -23,7 +23,7 @@ public enum DotEnvFile {
     }
 
     /// Parses dotenv text; `path` names it in diagnostics.
-    public static func parse(_ text: String, path: String, diagnostics: inout Diagnostics) -> [String: String] {
+    package static func parse(_ text: String, path: String, diagnostics: inout Diagnostics) -> [String: String] {
         var values: [String: String] = [:]
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
             $0.hasSuffix("\r") ? $0.dropLast() : $0

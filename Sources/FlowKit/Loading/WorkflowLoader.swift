@@ -5,10 +5,12 @@ import OrderedCollections
 /// problem found on the way, never only the first.
 ///
 /// ```swift
-/// let loader = WorkflowLoader(registry: .standard, paramOverrides: [("outDir", "out")])
-/// switch loader.plan(path: "workflows/sepia.yaml") {
-/// case .success(let plan): …
-/// case .failure(let error): print(DiagnosticRenderer(sources: error.sources).render(error.diagnostics))
+/// let loader = WorkflowLoader(registry: .builtIn, paramOverrides: [("outDir", "out")])
+/// let result = loader.plan(path: "workflows/hello.yaml")
+/// if let plan = result.plan {
+///     print(Runner(plan: plan).run().exitCode)
+/// } else {
+///     print(DiagnosticRenderer(sources: result.sources).render(result.diagnostics))
 /// }
 /// ```
 public struct WorkflowLoader: Sendable {

@@ -1,6 +1,6 @@
 internal import CYAML
 
-/// Parses YAML text into a ``YAMLNode`` tree with libyaml, keeping every node's line and column.
+/// Parses YAML text into a tree of nodes with libyaml, keeping every node's line and column.
 ///
 /// Beyond what libyaml checks, parsing rejects what a workflow file must never contain: duplicate keys,
 /// non-scalar keys, several documents, and — so a hostile file cannot eat memory or the stack — aliases that
@@ -30,7 +30,7 @@ public enum YAMLDocument {
     ///   - limits: Depth and alias bounds.
     ///   - diagnostics: Where problems are reported.
     /// - Returns: The root node, or `nil` for an empty document or a fatal error.
-    public static func parse(
+    package static func parse(
         _ bytes: [UInt8], path: String, limits: Limits = Limits(), diagnostics: inout Diagnostics
     ) -> YAMLNode? {
         var aliases: [AliasUse] = []

@@ -1,9 +1,9 @@
 import OrderedCollections
 
 /// A YAML node with the place it was written: the tree libyaml's events are assembled into.
-public struct YAMLNode: Sendable {
+package struct YAMLNode: Sendable {
     /// How a scalar was written, which decides how it is typed and where its text starts.
-    public enum ScalarStyle: Sendable, Hashable {
+    package enum ScalarStyle: Sendable, Hashable {
         /// Unquoted: typed by the YAML 1.2 core schema (`3` is an integer, `true` a boolean).
         case plain
         /// Quoted or block (`"3"`, `'3'`, `|`): always a string.
@@ -11,43 +11,43 @@ public struct YAMLNode: Sendable {
     }
 
     /// The node's content.
-    public enum Content: Sendable {
+    package enum Content: Sendable {
         case scalar(String, ScalarStyle)
         case sequence([YAMLNode])
         case mapping([YAMLPair])
     }
 
     /// The content.
-    public var content: Content
+    package var content: Content
     /// Where the node starts.
-    public var location: SourceLocation
+    package var location: SourceLocation
 
     /// Creates a node.
-    public init(_ content: Content, at location: SourceLocation) {
+    package init(_ content: Content, at location: SourceLocation) {
         self.content = content
         self.location = location
     }
 
     /// The scalar's text, if this is a scalar.
-    public var scalar: String? {
+    package var scalar: String? {
         if case .scalar(let text, _) = content { return text }
         return nil
     }
 
     /// The entries, if this is a mapping.
-    public var mapping: [YAMLPair]? {
+    package var mapping: [YAMLPair]? {
         if case .mapping(let pairs) = content { return pairs }
         return nil
     }
 
     /// The items, if this is a sequence.
-    public var sequence: [YAMLNode]? {
+    package var sequence: [YAMLNode]? {
         if case .sequence(let items) = content { return items }
         return nil
     }
 
     /// What kind of node this is, for messages ("expected a map, found a list").
-    public var kindName: String {
+    package var kindName: String {
         switch content {
         case .scalar(let text, let style): style == .plain ? Value(plainScalar: text).typeName : "a string"
         case .sequence: "a list"
@@ -56,7 +56,7 @@ public struct YAMLNode: Sendable {
     }
 
     /// The node as a plain value, with scalars typed by the core schema.
-    public var value: Value {
+    package var value: Value {
         switch content {
         case .scalar(let text, .plain): Value(plainScalar: text)
         case .scalar(let text, .quoted): .string(text)
@@ -67,7 +67,7 @@ public struct YAMLNode: Sendable {
     }
 
     /// The number of nodes in this subtree, this one included.
-    public var nodeCount: Int {
+    package var nodeCount: Int {
         switch content {
         case .scalar: 1
         case .sequence(let items): items.reduce(1) { $0 + $1.nodeCount }
@@ -77,14 +77,14 @@ public struct YAMLNode: Sendable {
 }
 
 /// A key and its value in a YAML mapping.
-public struct YAMLPair: Sendable {
+package struct YAMLPair: Sendable {
     /// The key node (a scalar in workflow files).
-    public var key: YAMLNode
+    package var key: YAMLNode
     /// The value node.
-    public var value: YAMLNode
+    package var value: YAMLNode
 
     /// Creates a pair.
-    public init(key: YAMLNode, value: YAMLNode) {
+    package init(key: YAMLNode, value: YAMLNode) {
         self.key = key
         self.value = value
     }

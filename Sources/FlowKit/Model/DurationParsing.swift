@@ -3,7 +3,7 @@ extension Duration {
     ///
     /// A unit is required: a bare number, a negative or non-finite amount is rejected.
     /// - Returns: The duration, or `nil` when the text is not a duration.
-    public static func parse(workflowText text: String) -> Duration? {
+    package static func parse(workflowText text: String) -> Duration? {
         let trimmed = text.trimmingSpaces()
         let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
         for unit in units where trimmed.hasSuffix(unit.suffix) {
@@ -17,12 +17,12 @@ extension Duration {
     }
 
     /// The duration as seconds in a `Double`.
-    public var seconds: Double {
+    package var seconds: Double {
         self / .seconds(1)  // a division of two integers as doubles: cheaper than splitting into `components`
     }
 
     /// A short human form: `250ms`, `20s`, `1.5s`, `2m`.
-    public var shortDescription: String {
+    package var shortDescription: String {
         let total = seconds
         if total < 1 { return "\(Int((total * 1000).rounded()))ms" }
         if total < 60 {

@@ -1,5 +1,5 @@
 /// A `${…}` reference inside a workflow value.
-public enum Reference: Sendable, Hashable, CustomStringConvertible {
+package enum Reference: Sendable, Hashable, CustomStringConvertible {
     /// `${params.NAME}`.
     case param(String)
     /// `${item}`.
@@ -13,7 +13,7 @@ public enum Reference: Sendable, Hashable, CustomStringConvertible {
     /// `${env.NAME}`.
     case env(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .param(let name): "params.\(name)"
         case .item: "item"
@@ -25,7 +25,7 @@ public enum Reference: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the reference needs a `forEach` item.
-    public var needsItem: Bool {
+    package var needsItem: Bool {
         switch self {
         case .item, .itemIndex, .itemStem, .itemKey: true
         case .param, .env: false
@@ -34,24 +34,24 @@ public enum Reference: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A string split into literal text and `${…}` references. `$${` writes a literal `${`.
-public struct Interpolation: Sendable {
+package struct Interpolation: Sendable {
     /// One piece of an interpolated string.
-    public enum Segment: Sendable {
+    package enum Segment: Sendable {
         case text(String)
         case reference(Reference, SourceLocation)
     }
 
     /// The pieces, in order.
-    public var segments: [Segment]
+    package var segments: [Segment]
 
     /// The only reference, when the whole string is exactly one `${…}` (so the value keeps its type).
-    public var wholeReference: (Reference, SourceLocation)? {
+    package var wholeReference: (Reference, SourceLocation)? {
         guard segments.count == 1, case .reference(let reference, let location) = segments[0] else { return nil }
         return (reference, location)
     }
 
     /// Every reference, with its location.
-    public var references: [(Reference, SourceLocation)] {
+    package var references: [(Reference, SourceLocation)] {
         segments.compactMap {
             if case .reference(let reference, let location) = $0 { return (reference, location) }
             return nil
@@ -63,7 +63,7 @@ public struct Interpolation: Sendable {
     ///   - text: The scalar's text.
     ///   - location: Where the text starts; reference locations are offset from it.
     ///   - diagnostics: Where malformed references are reported.
-    public init(parsing text: String, at location: SourceLocation, diagnostics: inout Diagnostics) {
+    package init(parsing text: String, at location: SourceLocation, diagnostics: inout Diagnostics) {
         segments = []
         guard text.contains("${") else {
             segments = [.text(text)]

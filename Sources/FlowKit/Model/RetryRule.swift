@@ -6,9 +6,9 @@
 /// retryOn: [status: [502, 503]]       # narrow: only these
 /// retryOn: [any]                      # every failure
 /// ```
-public struct RetryRule: Sendable, Equatable {
+package struct RetryRule: Sendable, Equatable {
     /// One entry of `retryOn:`.
-    public enum Condition: Sendable, Equatable {
+    package enum Condition: Sendable, Equatable {
         /// `any`: every failure.
         case any
         /// `transient`: the default set.
@@ -22,10 +22,10 @@ public struct RetryRule: Sendable, Equatable {
     }
 
     /// The entries, in the order written.
-    public var conditions: [Condition]
+    package var conditions: [Condition]
 
     /// Creates a rule from its entries.
-    public init(_ conditions: [Condition]) { self.conditions = conditions }
+    package init(_ conditions: [Condition]) { self.conditions = conditions }
 
     /// The keywords an entry may be, besides `status:`.
     static let keywords = ["any", "transient", "network", "timeout"]

@@ -1,5 +1,5 @@
 /// When a task runs, given how its dependencies ended: `runIf:` as written.
-public enum RunCondition: String, Sendable, CaseIterable {
+package enum RunCondition: String, Sendable, CaseIterable {
     /// Every dependency succeeded (the default).
     case success
     /// Every dependency ended, however: for cleanup and notifications. Not after the run is cancelled.

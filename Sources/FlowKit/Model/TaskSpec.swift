@@ -1,45 +1,45 @@
 import OrderedCollections
 
 /// One entry of `tasks:`, as written.
-public struct TaskSpec: Sendable {
+package struct TaskSpec: Sendable {
     /// The task id, at its key.
-    public var id: Located<String>
+    package var id: Located<String>
     /// The `type`, at its value.
-    public var type: Located<String>
+    package var type: Located<String>
     /// The `dependsOn` ids, each at its own token.
-    public var dependsOn: [Located<String>]
+    package var dependsOn: [Located<String>]
     /// The `queue`, if given.
-    public var queue: Located<String>?
+    package var queue: Located<String>?
     /// The `priority` within the queue.
-    public var priority: PriorityName
+    package var priority: PriorityName
     /// How many more times a failed attempt is retried.
-    public var retries: Int
+    package var retries: Int
     /// Which failures are retried; `nil` for the default (see ``RetryRule``).
-    public var retryOn: RetryRule?
+    package var retryOn: RetryRule?
     /// When the task runs, given how its dependencies ended.
-    public var runIf: RunCondition = .success
+    package var runIf: RunCondition = .success
     /// The per-attempt time limit.
-    public var timeout: Duration?
+    package var timeout: Duration?
     /// Whether a failure counts as success for the exit code (dependents are still skipped).
-    public var continueOnError: Bool
+    package var continueOnError: Bool
     /// Which dependency to read when several provide the consumed kind.
-    public var input: Located<String>?
+    package var input: Located<String>?
     /// The list the task is expanded over.
-    public var forEach: ForEachSpec?
+    package var forEach: ForEachSpec?
     /// Whether the task runs once, after every instance of its expanded dependencies.
-    public var gather: Bool
+    package var gather: Bool
     /// How the store may reuse this task's results (`cache:`); `nil` for the task type's default.
-    public var cache: CacheSetting?
+    package var cache: CacheSetting?
     /// The imported pipeline the task comes from, as a dotted path of `uses:` task ids (`thumbs`,
     /// `site.thumbs`); `nil` for a task of the workflow itself. Its `${params.NAME}` are the group's params.
-    public var group: String?
+    package var group: String?
     /// The type's own parameters, by key, as written (interpolated per node at planning).
-    public var parameters: OrderedDictionary<String, YAMLPair>
+    package var parameters: OrderedDictionary<String, YAMLPair>
     /// The task's key in the `tasks:` map.
-    public var location: SourceLocation { id.location }
+    package var location: SourceLocation { id.location }
 
     /// Creates a task spec.
-    public init(
+    package init(
         id: Located<String>, type: Located<String>, dependsOn: [Located<String>] = [], queue: Located<String>? = nil,
         priority: PriorityName = .normal, retries: Int = 0, timeout: Duration? = nil, continueOnError: Bool = false,
         input: Located<String>? = nil, forEach: ForEachSpec? = nil, gather: Bool = false,
@@ -60,7 +60,7 @@ public struct TaskSpec: Sendable {
     }
 
     /// Whether any parameter mentions `${item…}`, so parameters differ from node to node.
-    public var usesItem: Bool {
+    package var usesItem: Bool {
         var ignored = Diagnostics()
         return parameters.values.contains { pair in
             ReferenceScanner.references(in: pair.value, diagnostics: &ignored).contains { $0.0.needsItem }
@@ -68,14 +68,14 @@ public struct TaskSpec: Sendable {
     }
 
     /// The name a `${params.NAME}` of this task resolves to among the workflow's params: the group's own.
-    public func paramName(_ name: String) -> String { group.map { "\($0).\(name)" } ?? name }
+    package func paramName(_ name: String) -> String { group.map { "\($0).\(name)" } ?? name }
 
     /// The queue name the task runs on.
-    public var queueName: String { queue?.value ?? QueueSpec.defaultName }
+    package var queueName: String { queue?.value ?? QueueSpec.defaultName }
 }
 
 /// Where a `forEach` list comes from.
-public enum ForEachSpec: Sendable {
+package enum ForEachSpec: Sendable {
     /// `forEach: [a, b, c]`.
     case list([YAMLNode], SourceLocation)
     /// `forEach: ${params.photos}` — a reference to a list parameter.
@@ -86,7 +86,7 @@ public enum ForEachSpec: Sendable {
     case glob(Located<String>)
 
     /// Where the list is written.
-    public var location: SourceLocation {
+    package var location: SourceLocation {
         switch self {
         case .list(_, let location): location
         case .reference(let node): node.location

@@ -2,30 +2,30 @@ import OrderedCollections
 
 /// A workflow as written: the parsed, type-checked form of one YAML file, with locations kept per key and
 /// value so later diagnostics point at the exact token.
-public struct Workflow: Sendable {
+package struct Workflow: Sendable {
     /// The path of the file, as given.
-    public var path: String
+    package var path: String
     /// The folder relative paths in the workflow are resolved against.
-    public var directory: String
+    package var directory: String
     /// The `version` (always 1 for a valid workflow).
-    public var version: Int
+    package var version: Int
     /// The `name`, or the file name without extension.
-    public var name: String
+    package var name: String
     /// The `description`, if any.
-    public var description: String?
+    package var description: String?
     /// The `params` with their values after `--param` overrides, in the order written.
-    public var params: OrderedDictionary<String, Located<Value>>
+    package var params: OrderedDictionary<String, Located<Value>>
     /// The declared queues, `default` included, in the order written.
-    public var queues: OrderedDictionary<String, QueueSpec>
+    package var queues: OrderedDictionary<String, QueueSpec>
     /// The tasks, in the order written.
-    public var tasks: [TaskSpec]
+    package var tasks: [TaskSpec]
     /// `failFast` at the top level.
-    public var failFast: Bool
+    package var failFast: Bool
     /// The imported pipelines (`uses:`), outermost first; their tasks are among ``tasks``.
-    public var groups: [TaskGroup] = []
+    package var groups: [TaskGroup] = []
 
     /// Creates a workflow.
-    public init(
+    package init(
         path: String, directory: String, version: Int = 1, name: String, description: String? = nil,
         params: OrderedDictionary<String, Located<Value>> = [:], queues: OrderedDictionary<String, QueueSpec> = [:],
         tasks: [TaskSpec] = [], failFast: Bool = false
@@ -42,34 +42,34 @@ public struct Workflow: Sendable {
     }
 
     /// The index of each task by id.
-    public func taskIndex() -> [String: Int] {
+    package func taskIndex() -> [String: Int] {
         Dictionary(tasks.enumerated().map { ($0.element.id.value, $0.offset) }, uniquingKeysWith: { first, _ in first })
     }
 }
 
 /// The tasks a `uses:` task imported from a pipeline file.
-public struct TaskGroup: Sendable {
+package struct TaskGroup: Sendable {
     /// The group id: the `uses:` task's id, dotted under the groups it is nested in (`site.thumbs`).
-    public var id: String
+    package var id: String
     /// The pipeline file, as written after `uses:`.
-    public var path: String
+    package var path: String
     /// Where the `uses:` task is written.
-    public var location: SourceLocation
+    package var location: SourceLocation
 }
 
 /// A named operation queue: `queues: { download: { maxConcurrent: 4, qos: utility } }`.
-public struct QueueSpec: Sendable {
+package struct QueueSpec: Sendable {
     /// The queue's name.
-    public var name: String
+    package var name: String
     /// How many nodes may run at once; `nil` for the default (the number of cores).
-    public var maxConcurrent: Int?
+    package var maxConcurrent: Int?
     /// The quality of service of its worker threads.
-    public var qos: QualityOfServiceName
+    package var qos: QualityOfServiceName
     /// Where the queue is declared, if it is.
-    public var location: SourceLocation?
+    package var location: SourceLocation?
 
     /// Creates a queue spec.
-    public init(
+    package init(
         name: String, maxConcurrent: Int? = nil, qos: QualityOfServiceName = .default, location: SourceLocation? = nil
     ) {
         self.name = name
@@ -79,15 +79,15 @@ public struct QueueSpec: Sendable {
     }
 
     /// The name of the queue every task without `queue:` runs on.
-    public static let defaultName = "default"
+    package static let defaultName = "default"
 }
 
 /// The `qos` of a queue, as written.
-public enum QualityOfServiceName: String, Sendable, CaseIterable {
+package enum QualityOfServiceName: String, Sendable, CaseIterable {
     case userInteractive, userInitiated, `default`, utility, background
 }
 
 /// A node's `priority` within its queue, as written.
-public enum PriorityName: String, Sendable, CaseIterable {
+package enum PriorityName: String, Sendable, CaseIterable {
     case veryLow, low, normal, high, veryHigh
 }

@@ -1,14 +1,14 @@
 /// One concrete node of a run: a task, or one item of an expanded task. Its edges are the plan's
 /// (``Plan/dependencies(of:)``, ``Plan/dependents(of:)``).
-public struct PlannedNode: Sendable {
+package struct PlannedNode: Sendable {
     /// The node id: the task id, or `task[i]` for item `i` of an expanded task.
-    public let id: String
+    package let id: String
     /// The index of the node's task in ``Workflow/tasks``.
-    public let taskIndex: Int
+    package let taskIndex: Int
     /// The node's item and its index, if expanded.
-    public let item: Value?
+    package let item: Value?
     /// The item's position in its list, if expanded.
-    public let itemIndex: Int?
+    package let itemIndex: Int?
 
     /// The item as a ``Scope`` sees it: the value and its index.
     var scopeItem: (value: Value, index: Int)? { item.map { ($0, itemIndex ?? 0) } }
@@ -22,15 +22,15 @@ public struct PlannedNode: Sendable {
 /// place and builds no table of its own.
 public struct Plan: Sendable {
     /// The workflow the plan comes from.
-    public let workflow: Workflow
+    package let workflow: Workflow
     /// The task types.
-    public let registry: TaskRegistry
+    package let registry: TaskRegistry
     /// The environment `${env.*}` resolves against.
-    public let environment: [String: String]
+    package let environment: [String: String]
     /// The params after overrides, by name.
-    public let params: [String: Value]
+    package let params: [String: Value]
     /// The nodes, every one after its dependencies.
-    public internal(set) var nodes: [PlannedNode]
+    package internal(set) var nodes: [PlannedNode]
     /// The edges between ``nodes``, and each node's queue, priority and depth.
     internal(set) var graph: NodeGraph
     /// What each task reads, by task index (see ``ParameterValues/inputKind``).
@@ -44,10 +44,10 @@ public struct Plan: Sendable {
     let sharedParameters: [ParameterValues?]
 
     /// The task a node comes from.
-    public func task(of node: PlannedNode) -> TaskSpec { workflow.tasks[node.taskIndex] }
+    package func task(of node: PlannedNode) -> TaskSpec { workflow.tasks[node.taskIndex] }
 
     /// The nodes a node depends on, by index in ``nodes``, in increasing order.
-    public func dependencies(of index: Int) -> [Int] {
+    package func dependencies(of index: Int) -> [Int] {
         var result: [Int] = []
         result.reserveCapacity(graph.dependencyCount(of: index))
         graph.forEachDependency(of: index) { result.append($0) }
@@ -55,7 +55,7 @@ public struct Plan: Sendable {
     }
 
     /// The nodes that depend on a node, by index in ``nodes``, in increasing order.
-    public func dependents(of index: Int) -> [Int] {
+    package func dependents(of index: Int) -> [Int] {
         var result: [Int] = []
         result.reserveCapacity(graph.dependentCount(of: index))
         graph.forEachDependent(of: index) { result.append($0) }
@@ -63,7 +63,7 @@ public struct Plan: Sendable {
     }
 
     /// The scope a node's references resolve in.
-    public func scope(of node: PlannedNode) -> Scope {
+    package func scope(of node: PlannedNode) -> Scope {
         Scope(params: params, environment: environment, item: node.scopeItem, group: task(of: node).group)
     }
 
@@ -79,13 +79,13 @@ public struct Plan: Sendable {
 
     /// A node's parameters, resolved and defaulted. Planning checked those of every node of the plan; where a
     /// problem must be reported, use the runner's view (``NodeContext/parameters``), which fails the node.
-    public func parameters(of node: PlannedNode) -> ParameterValues {
+    package func parameters(of node: PlannedNode) -> ParameterValues {
         var checkedWhenPlanning = Diagnostics()
         return parameters(of: node, diagnostics: &checkedWhenPlanning)
     }
 
     /// The nodes in topological waves: wave 0 has no dependencies, wave n depends only on earlier waves.
-    public func waves() -> [[Int]] {
+    package func waves() -> [[Int]] {
         let levels = GraphAlgorithms.levels(
             order: nodes.indices, count: nodes.count, predecessors: graph.forEachDependency)
         var waves: [[Int]] = []
@@ -98,7 +98,7 @@ public struct Plan: Sendable {
 
     /// The plan of some of its nodes: `nodes` (indices in plan order) with the edges between them. Edges to
     /// nodes left out are dropped — the caller knows those have run elsewhere, or asked for less.
-    public func restricted(to nodes: [Int]) -> Plan {
+    package func restricted(to nodes: [Int]) -> Plan {
         var copy = self
         copy.nodes = nodes.map { self.nodes[$0] }
         copy.graph = graph.restricted(to: nodes)

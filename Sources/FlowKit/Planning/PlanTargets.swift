@@ -5,7 +5,7 @@ extension Plan {
     ///   - targets: Task ids and node ids, as given on the command line.
     ///   - diagnostics: Where unknown targets are reported (with a did-you-mean), at no place in the file.
     /// - Returns: The restricted plan, or `nil` when a target is unknown.
-    public func restricted(to targets: [String], diagnostics: inout Diagnostics) -> Plan? {
+    package func restricted(to targets: [String], diagnostics: inout Diagnostics) -> Plan? {
         var roots: [Int] = []
         let nodeIndex = Dictionary(
             nodes.enumerated().map { ($0.element.id, $0.offset) }, uniquingKeysWith: { a, _ in a })

@@ -2,18 +2,18 @@ import Foundation
 import OrderedCollections
 
 /// What `${…}` references resolve against for one node.
-public struct Scope: Sendable {
+package struct Scope: Sendable {
     /// The workflow's params after overrides.
-    public var params: [String: Value]
+    package var params: [String: Value]
     /// The environment, for `${env.NAME}`.
-    public var environment: [String: String]
+    package var environment: [String: String]
     /// The node's item and its index, if the node is expanded.
-    public var item: (value: Value, index: Int)?
+    package var item: (value: Value, index: Int)?
     /// The imported pipeline the node's task comes from, whose params `${params.NAME}` names.
-    public var group: String?
+    package var group: String?
 
     /// Creates a scope.
-    public init(
+    package init(
         params: [String: Value], environment: [String: String], item: (value: Value, index: Int)? = nil,
         group: String? = nil
     ) {

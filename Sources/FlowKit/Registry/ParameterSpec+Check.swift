@@ -64,7 +64,7 @@ extension TaskType {
     /// every required parameter is there, as they may read any).
     /// - Parameters:
     ///   - values: The node's parameters after interpolation and the per-value ``ParameterSpec/check(_:)``, with
-    ///     defaults filled in, ``ParameterValues/taskLocation`` and ``ParameterValues/inputKind`` set.
+    ///     defaults filled in, the task's location and input kind set.
     ///   - task: The task's id, for messages.
     /// - Returns: Every problem found, located at the parameter (or the task, for a missing one).
     public func validate(parameters values: ParameterValues, task: String) -> [Diagnostic] {

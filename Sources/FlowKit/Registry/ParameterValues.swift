@@ -9,12 +9,12 @@ public struct ParameterValues: Sendable {
 
     /// Where the task is written (its id), for problems that belong to no single parameter, such as a
     /// missing one of several keys.
-    public internal(set) var taskLocation: SourceLocation?
+    package internal(set) var taskLocation: SourceLocation?
 
     /// The kind the task reads, as the graph tells before anything runs (the kind its chosen dependency
     /// provides); `nil` when it reads nothing or anything. `write`, for one, checks image extensions only
     /// when it writes an image.
-    public internal(set) var inputKind: ProviderKind?
+    package internal(set) var inputKind: ProviderKind?
 
     /// Creates parameter values.
     /// - Parameters:

@@ -38,7 +38,7 @@ public struct TaskRegistry: Sendable {
     public var names: [String] { order }
 
     /// The types that consume one kind and provide another, for hints such as "add a decode task".
-    public func adapters(from provided: ProviderKind, to needed: [ProviderKind]) -> [any TaskType] {
+    package func adapters(from provided: ProviderKind, to needed: [ProviderKind]) -> [any TaskType] {
         all.filter { type in
             guard let output = type.provides, needed.contains(output) else { return false }
             return type.consumes.kinds.contains(provided)

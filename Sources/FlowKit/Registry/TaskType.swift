@@ -11,16 +11,32 @@
 ///   ``makeOperation(_:)`` can rely on finding its input among its dependencies.
 /// - ``makeOperation(_:)`` is called once per attempt and must return a fresh operation each time.
 ///
-/// A test you can copy:
+/// A test you can copy (FlowKitTesting plans inline YAML), here with the smallest task type there is:
 /// ```swift
-/// @Test func myTaskRuns() throws {
-///     let registry = TaskRegistry.builtIn.adding(MyTask())
-///     let result = try Runner.runForTesting("""
+/// import FlowKitTesting
+/// import Testing
+///
+/// struct MyTask: TaskType {
+///     var name: String { "my-task" }
+///     var summary: String { "Does nothing yet." }
+///     var parameters: [ParameterSpec] { [] }
+///     var consumes: InputRequirement { .none }
+///     var provides: ProviderKind? { nil }
+///     func makeOperation(_ context: NodeContext) -> FlowOperation { DoneOperation(context: context) }
+/// }
+///
+/// final class DoneOperation: FlowOperation, @unchecked Sendable {
+///     override func execute() { finish(.success(nil)) }
+/// }
+///
+/// @Test func myTaskRuns() async throws {
+///     let plan = try TestWorkflow.plan("""
 ///         version: 1
 ///         tasks:
-///           a: { type: my-task, size: 3 }
-///         """, registry: registry)
-///     #expect(result.status(of: "a") == .succeeded)
+///           a: { type: my-task }
+///         """, registry: TaskRegistry.builtIn.adding(MyTask()))
+///     let report = await Runner(plan: plan).run()  // awaited: a test must not block a thread of the pool
+///     #expect(report.status(of: "a") == .succeeded)
 /// }
 /// ```
 public protocol TaskType: Sendable {
@@ -92,7 +108,7 @@ extension TaskType {
     public var constraints: [ParameterConstraint] { Parameters.constraints }
 
     /// The spec of a parameter by name.
-    public func parameter(named name: String) -> ParameterSpec? {
+    package func parameter(named name: String) -> ParameterSpec? {
         parameters.first { $0.name == name }
     }
 

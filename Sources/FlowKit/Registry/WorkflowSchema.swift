@@ -2,16 +2,16 @@ import Foundation
 
 /// The JSON Schema (draft 2020-12) of the workflow format for a registry, so editors using
 /// yaml-language-server validate and complete workflow files, task types' parameters included.
-public enum WorkflowSchema {
+package enum WorkflowSchema {
     /// The schema as pretty-printed JSON.
-    public static func json(for registry: TaskRegistry) throws -> Data {
+    package static func json(for registry: TaskRegistry) throws -> Data {
         try JSONSerialization.data(withJSONObject: schema(for: registry), options: [.prettyPrinted, .sortedKeys])
     }
 
     static let identifierPattern = "^[A-Za-z_][A-Za-z0-9_-]*$"
 
     /// The schema as a JSON object.
-    public static func schema(for registry: TaskRegistry) -> [String: Any] {
+    package static func schema(for registry: TaskRegistry) -> [String: Any] {
         let reference: [String: Any] = [
             "type": "string", "pattern": "^\\$\\{[^}]+\\}$",
             "description": "A ${params.NAME}, ${item…} or ${env.NAME} reference.",

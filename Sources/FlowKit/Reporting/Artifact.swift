@@ -18,7 +18,7 @@ public struct Artifact: Sendable, Codable, Hashable {
     public static let maxPreviewSide = 128
     /// How many previews a run keeps, at most (about 3.5 MB): later artifacts keep their path only, so a run of
     /// 100,000 images neither holds 250 MB of previews nor writes a page of that size.
-    public static let maxPreviewsPerRun = 1_500
+    package static let maxPreviewsPerRun = 1_500
 
     /// Creates an artifact record.
     public init(path: String, preview: Data? = nil) {

@@ -2,9 +2,9 @@ import Foundation
 
 /// Writes a run as a Chrome trace (the JSON Perfetto and chrome://tracing open): one lane per queue slot,
 /// one slice per attempt, so the schedule and each queue's concurrency are visible at a glance.
-public enum ChromeTrace {
+package enum ChromeTrace {
     /// Writes the trace of a report to `path`, one event at a time, replacing the file atomically.
-    public static func write(_ report: RunReport, toPath path: String) throws {
+    package static func write(_ report: RunReport, toPath path: String) throws {
         var stream = try JSONStream(path: path)
         do {
             try writeEvents(of: report, to: &stream)

@@ -13,7 +13,7 @@ extension RunReport {
     /// - Parameters:
     ///   - reports: The reports, at least one, of the same workflow.
     ///   - plan: The whole plan of the workflow, when known.
-    public static func merging(_ reports: [RunReport], plan: Plan? = nil) -> RunReport {
+    package static func merging(_ reports: [RunReport], plan: Plan? = nil) -> RunReport {
         precondition(!reports.isEmpty, "merging needs at least one report")
         let origin = reports.map(\.startedAt).min() ?? reports[0].startedAt
         let tasks = reports.map(\.tasks).first { !$0.isEmpty } ?? []

@@ -6,24 +6,24 @@ extension RunReport {
     }
 
     /// One task of the workflow, as reports draw the task graph.
-    public struct TaskRecord: Sendable, Codable {
+    package struct TaskRecord: Sendable, Codable {
         /// The task id.
-        public var id: String
+        package var id: String
         /// The task type.
-        public var type: String
+        package var type: String
         /// The queue.
-        public var queue: String
+        package var queue: String
         /// The ids of the tasks it depends on.
-        public var dependsOn: [String]
+        package var dependsOn: [String]
         /// Where the task is written, `path:line:col`.
-        public var location: String
+        package var location: String
         /// Whether the task has a `forEach` (one node per item).
-        public var forEach: Bool
+        package var forEach: Bool
         /// Whether the task runs once after every item of its dependencies.
-        public var gather: Bool
+        package var gather: Bool
 
         /// Creates a task record.
-        public init(
+        package init(
             id: String, type: String, queue: String, dependsOn: [String], location: String, forEach: Bool, gather: Bool
         ) {
             self.id = id
@@ -36,7 +36,7 @@ extension RunReport {
         }
 
         /// The record of a task as written.
-        public init(_ spec: TaskSpec) {
+        package init(_ spec: TaskSpec) {
             id = spec.id.value
             type = spec.type.value
             queue = spec.queueName

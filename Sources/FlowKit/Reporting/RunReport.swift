@@ -5,15 +5,15 @@ import Foundation
 /// `--report run.json` writes this as JSON; the summary table and the Chrome trace are drawn from it.
 public struct RunReport: Sendable, Codable {
     /// One attempt of a node, as placed on its queue.
-    public struct Span: Sendable, Codable, Hashable {
+    package struct Span: Sendable, Codable, Hashable {
         /// Seconds from the start of the run.
-        public var start: Double
+        package var start: Double
         /// Seconds from the start of the run.
-        public var end: Double
+        package var end: Double
         /// The slot of the queue the attempt ran in (0-based), one trace lane per slot.
-        public var lane: Int
+        package var lane: Int
         /// The attempt number, 1-based.
-        public var attempt: Int
+        package var attempt: Int
     }
 
     /// One node's record.
@@ -37,20 +37,20 @@ public struct RunReport: Sendable, Codable {
         /// Where the task of a failed node is written, as `path:line:col`.
         public var location: String?
         /// Whether a failure is tolerated by `continueOnError`.
-        public var continueOnError: Bool
+        package var continueOnError: Bool
         /// Every attempt's place on its queue.
-        public var spans: [Span]
+        package var spans: [Span]
         /// The nodes this one depends on, as positions in ``RunReport/nodes``.
-        public var dependencies: [Int] = []
+        package var dependencies: [Int] = []
         /// The file the node wrote, when the run collected previews (``RunOptions/previews``).
         public var artifact: Artifact?
         /// The node's key in the store (``NodeKey``), when the run used one.
-        public var key: String? = nil
+        package var key: String? = nil
         /// For a node that ran after some dependencies did not succeed (`runIf: always`, …): those
         /// dependencies, whose outputs it did not receive.
-        public var missingInputs: [String]? = nil
+        package var missingInputs: [String]? = nil
         /// What the node tolerated but reported, e.g. `16 extraneous bytes before marker 0xe1`; `nil` when none.
-        public var warnings: [String]? = nil
+        package var warnings: [String]? = nil
 
         /// When the first attempt started, in seconds from the start of the run.
         public var start: Double? { spans.first?.start }
@@ -77,9 +77,9 @@ public struct RunReport: Sendable, Codable {
     /// Every node, in plan order.
     public let nodes: Nodes
     /// Each queue's concurrency limit.
-    public var queueLimits: [String: Int]
+    package var queueLimits: [String: Int]
     /// The workflow's tasks, in the order written.
-    public var tasks: [TaskRecord] {
+    package var tasks: [TaskRecord] {
         get {
             switch taskList {
             case .specs(let specs): specs.map(TaskRecord.init)
@@ -93,7 +93,7 @@ public struct RunReport: Sendable, Codable {
     var taskList = TaskList.records([])
 
     /// The shard this run was, when it was one part of a run split over machines (`--shard K/N`).
-    public var shard: Shard?
+    package var shard: Shard?
     /// How many nodes ended in each status.
     public let totals: [NodeStatus: Int]
     /// Whether a node failed without `continueOnError`.
@@ -106,7 +106,7 @@ public struct RunReport: Sendable, Codable {
     public var exitCode: Int32 { interrupted ? 130 : (failed ? 1 : 0) }
 
     /// Creates a report.
-    public init(
+    package init(
         workflow: String, path: String, startedAt: Date, duration: Double, interrupted: Bool, nodes: Nodes,
         queueLimits: [String: Int]
     ) {
@@ -130,7 +130,7 @@ public struct RunReport: Sendable, Codable {
     }
 
     /// The same report, each node with its store key.
-    public func keyed(by keys: [String]) -> RunReport {
+    package func keyed(by keys: [String]) -> RunReport {
         var keyed = RunReport(
             workflow: workflow, path: path, startedAt: startedAt, duration: duration, interrupted: interrupted,
             nodes: nodes.keyed(by: keys), queueLimits: queueLimits)
@@ -244,7 +244,7 @@ extension RunReport {
         private let continuesOnError: @Sendable (Int) -> Bool
 
         /// Nodes held in an array.
-        public init(_ nodes: [Node]) {
+        package init(_ nodes: [Node]) {
             count = nodes.count
             node = { nodes[$0] }
             status = { nodes[$0].status }
@@ -263,7 +263,7 @@ extension RunReport {
         }
 
         /// The same nodes, each with its store key (``RunReport/Node/key``).
-        public func keyed(by keys: [String]) -> Nodes {
+        package func keyed(by keys: [String]) -> Nodes {
             let node = self.node
             return Nodes(
                 count: count,
@@ -275,10 +275,10 @@ extension RunReport {
         }
 
         /// A node's status, without making the whole node.
-        public func status(at position: Int) -> NodeStatus { status(position) }
+        package func status(at position: Int) -> NodeStatus { status(position) }
 
         /// Whether a node's failure is tolerated, without making the whole node.
-        public func continuesOnError(at position: Int) -> Bool { continuesOnError(position) }
+        package func continuesOnError(at position: Int) -> Bool { continuesOnError(position) }
 
         public var startIndex: Int { 0 }
         public var endIndex: Int { count }

@@ -1,29 +1,29 @@
 /// What the gather phase runs, decided from the shards' reports: the gather nodes whose upstream nodes all
 /// succeeded in their shards, and the others skipped as a single run would have skipped them.
-public struct GatherPhase: Sendable {
+package struct GatherPhase: Sendable {
     /// A shard without a complete report: it did not run, did not finish, or ran another version of the workflow.
-    public struct MissingShard: Sendable, CustomStringConvertible {
+    package struct MissingShard: Sendable, CustomStringConvertible {
         /// The shard.
-        public let shard: Shard
+        package let shard: Shard
         /// Why its report does not count.
-        public let reason: String
+        package let reason: String
         /// The items it should have run, per expanded task.
-        public let items: [(task: String, items: Range<Int>)]
+        package let items: [(task: String, items: Range<Int>)]
 
-        public var description: String {
+        package var description: String {
             let ranges = ShardPlan.describe(items)
             return "shard \(shard)\(ranges.isEmpty ? "" : " (\(ranges))"): \(reason)"
         }
     }
 
     /// The gather nodes to run, by index in ``Plan/nodes``.
-    public let nodesToRun: [Int]
+    package let nodesToRun: [Int]
     /// The gather nodes not run because something upstream did not succeed in its shard, as report records.
-    public let skipped: [RunReport.Node]
+    package let skipped: [RunReport.Node]
 
     /// Decides the gather phase of `split` from the reports of its `count` shards.
     /// - Returns: The phase, or the shards whose reports are missing or incomplete (then nothing may run).
-    public static func decide(_ split: ShardPlan, count: Int, reports: [Int: RunReport]) -> Result<
+    package static func decide(_ split: ShardPlan, count: Int, reports: [Int: RunReport]) -> Result<
         GatherPhase, MissingShards
     > {
         let plan = split.plan
@@ -85,11 +85,11 @@ public struct GatherPhase: Sendable {
 }
 
 /// The shards a gather phase is missing.
-public struct MissingShards: Error, Sendable, CustomStringConvertible {
+package struct MissingShards: Error, Sendable, CustomStringConvertible {
     /// Each missing shard with its items and the reason.
-    public let shards: [GatherPhase.MissingShard]
+    package let shards: [GatherPhase.MissingShard]
 
-    public var description: String {
+    package var description: String {
         "\(shards.count) shard\(shards.count == 1 ? "" : "s") did not finish: "
             + shards.map(\.description).joined(separator: "; ")
     }

@@ -5,18 +5,18 @@
 /// `⌊(K−1)·M/N⌋ ..< ⌊K·M/N⌋` of a list of `M`, so blocks differ in size by at most one. The split depends only on
 /// the list, which is sorted (a glob) or written (a list, a file), so every machine computes the same one; a block
 /// keeps neighbouring items together and is named in messages as one range ("items 50–99").
-public struct Shard: Sendable, Hashable, CustomStringConvertible {
+package struct Shard: Sendable, Hashable, CustomStringConvertible {
     /// The shard's number, from 1 to ``count``.
-    public let index: Int
+    package let index: Int
     /// How many shards the run is split into.
-    public let count: Int
+    package let count: Int
 
     /// The most shards a run may be split into (the item limit of one workflow).
-    public static let maxCount = ForEachExpansion.maxItems
+    package static let maxCount = ForEachExpansion.maxItems
 
     /// Creates shard `index` of `count`.
     /// - Throws: ``ShardError`` unless `1 ≤ index ≤ count ≤ maxCount`.
-    public init(index: Int, count: Int) throws(ShardError) {
+    package init(index: Int, count: Int) throws(ShardError) {
         guard count >= 1, count <= Self.maxCount else {
             throw ShardError("the shard count must be from 1 to \(Self.maxCount), found \(count)")
         }
@@ -29,7 +29,7 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `K/N`, as `--shard` takes it.
     /// - Throws: ``ShardError`` naming what is wrong with the text.
-    public init(parsing text: String) throws(ShardError) {
+    package init(parsing text: String) throws(ShardError) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else {
             throw ShardError("'\(text)' is not a shard: write K/N, shard K (from 1) of N, e.g. 2/4")
@@ -37,30 +37,30 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
         try self.init(index: index, count: count)
     }
 
-    public var description: String { "\(index)/\(count)" }
+    package var description: String { "\(index)/\(count)" }
 
     /// The items of a list of `total` this shard runs.
-    public func items(of total: Int) -> Range<Int> {
+    package func items(of total: Int) -> Range<Int> {
         (index - 1) * total / count..<index * total / count
     }
 
     /// The shard that runs item `item` of a list of `total`.
-    public static func containing(item: Int, of total: Int, count: Int) -> Int {
+    package static func containing(item: Int, of total: Int, count: Int) -> Int {
         // The smallest K with item < ⌊K·total/count⌋.
         (item + 1) * count / total + ((item + 1) * count % total == 0 ? 0 : 1)
     }
 }
 
 /// A `--shard` that is not `K/N` with `1 ≤ K ≤ N`.
-public struct ShardError: Error, Sendable, CustomStringConvertible {
-    public let description: String
+package struct ShardError: Error, Sendable, CustomStringConvertible {
+    package let description: String
 
     init(_ description: String) { self.description = description }
 }
 
 extension Shard: Codable {
     /// A shard reads and writes as its `K/N` text, as `--shard` takes it.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         do {
@@ -70,7 +70,7 @@ extension Shard: Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
     }

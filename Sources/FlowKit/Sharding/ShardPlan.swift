@@ -6,16 +6,16 @@
 ///   after all shards.
 /// - Any other node (a task without `forEach`, upstream of the items or beside them) runs in shard 1, and in every
 ///   other shard with an item that depends on it. A workflow without `forEach` is one shard: shard 1 runs it all.
-public struct ShardPlan: Sendable {
+package struct ShardPlan: Sendable {
     /// The whole plan.
-    public let plan: Plan
+    package let plan: Plan
     /// Whether each node, by index in ``Plan/nodes``, runs in the gather phase.
-    public let isGathered: [Bool]
+    package let isGathered: [Bool]
     /// How many nodes each task expands to, by task index.
     private let nodeCounts: [Int]
 
     /// Splits a plan.
-    public init(plan: Plan) {
+    package init(plan: Plan) {
         self.plan = plan
         var gathered = [Bool](repeating: false, count: plan.nodes.count)
         var counts = [Int](repeating: 0, count: plan.workflow.tasks.count)
@@ -30,10 +30,10 @@ public struct ShardPlan: Sendable {
     }
 
     /// Whether any task has `forEach` items to split.
-    public var hasItems: Bool { plan.nodes.contains { $0.itemIndex != nil } }
+    package var hasItems: Bool { plan.nodes.contains { $0.itemIndex != nil } }
 
     /// The nodes shard `shard` runs, in plan order.
-    public func nodes(in shard: Shard) -> [Int] {
+    package func nodes(in shard: Shard) -> [Int] {
         var selected = [Bool](repeating: false, count: plan.nodes.count)
         for (index, node) in plan.nodes.enumerated() where !isGathered[index] {
             if let item = node.itemIndex {
@@ -50,10 +50,10 @@ public struct ShardPlan: Sendable {
     }
 
     /// The nodes of the gather phase, in plan order.
-    public var gatherNodes: [Int] { plan.nodes.indices.filter { isGathered[$0] } }
+    package var gatherNodes: [Int] { plan.nodes.indices.filter { isGathered[$0] } }
 
     /// The items of each expanded task that shard `shard` runs, as `(task, range)`, for messages.
-    public func items(in shard: Shard) -> [(task: String, items: Range<Int>)] {
+    package func items(in shard: Shard) -> [(task: String, items: Range<Int>)] {
         plan.workflow.tasks.indices.compactMap { taskIndex in
             let task = plan.workflow.tasks[taskIndex]
             guard task.forEach != nil, nodeCounts[taskIndex] > 0 else { return nil }
@@ -62,7 +62,7 @@ public struct ShardPlan: Sendable {
     }
 
     /// Item blocks as messages name them: "items 50–99 of 'fetch', item 7 of 'other'"; empty blocks left out.
-    public static func describe(_ items: [(task: String, items: Range<Int>)]) -> String {
+    package static func describe(_ items: [(task: String, items: Range<Int>)]) -> String {
         items.filter { !$0.items.isEmpty }.map { entry in
             let last = entry.items.upperBound - 1
             let span = entry.items.count == 1 ? "item \(last)" : "items \(entry.items.lowerBound)–\(last)"
@@ -73,7 +73,7 @@ public struct ShardPlan: Sendable {
     /// The gather tasks that read values made in the shards — outputs that cross from one machine to another
     /// through the store. A gather node that only waits for the shards (a `noop`, a `command` without
     /// `stdin: true` run after the files are written) reads nothing from them.
-    public var tasksReadingShardOutputs: [String] {
+    package var tasksReadingShardOutputs: [String] {
         var names: [String] = []
         for (index, node) in plan.nodes.enumerated() where isGathered[index] && readsShardOutputs(index) {
             if !names.contains(plan.task(of: node).id.value) { names.append(plan.task(of: node).id.value) }
@@ -83,7 +83,7 @@ public struct ShardPlan: Sendable {
 
     /// The nodes run in the shards whose outputs a gather node reads, in plan order: a shard stores their
     /// values, and the gather phase reads them back.
-    public var valueNodes: [Int] {
+    package var valueNodes: [Int] {
         var crossing = [Bool](repeating: false, count: plan.nodes.count)
         for index in plan.nodes.indices where isGathered[index] && readsShardOutputs(index) {
             let input = plan.task(of: plan.nodes[index]).input?.value
@@ -101,7 +101,7 @@ public struct ShardPlan: Sendable {
 
     /// The shard that runs a node of an expanded task; `nil` for a node of no item (shard 1 runs it, and every
     /// shard that needs it).
-    public func shard(of index: Int, count: Int) -> Shard? {
+    package func shard(of index: Int, count: Int) -> Shard? {
         let node = plan.nodes[index]
         guard let item = node.itemIndex else { return nil }
         let shard = Shard.containing(item: item, of: nodeCounts[node.taskIndex], count: count)

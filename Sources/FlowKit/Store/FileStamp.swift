@@ -8,21 +8,21 @@ import Foundation
 /// as unchanged.
 public struct FileStamp: Sendable, Hashable, CustomStringConvertible {
     /// The size in bytes.
-    public var size: Int64
+    package var size: Int64
     /// The modification time, in nanoseconds since 1970.
-    public var modified: Int64
+    package var modified: Int64
     /// The inode number.
-    public var inode: UInt64
+    package var inode: UInt64
 
     /// Creates a stamp.
-    public init(size: Int64, modified: Int64, inode: UInt64) {
+    package init(size: Int64, modified: Int64, inode: UInt64) {
         self.size = size
         self.modified = modified
         self.inode = inode
     }
 
     /// The stamp of the regular file at `path`, or `nil` when there is none (missing, a folder, unreadable).
-    public init?(path: String) {
+    package init?(path: String) {
         var info = stat()
         guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         size = Int64(info.st_size)
@@ -34,9 +34,9 @@ public struct FileStamp: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// SHA-256 digests of files and bytes, as lowercase hex.
-public enum ContentDigest {
+package enum ContentDigest {
     /// The digest of the file at `path`, read in chunks; `nil` when it cannot be read.
-    public static func ofFile(atPath path: String) -> String? {
+    package static func ofFile(atPath path: String) -> String? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         var hasher = SHA256()
@@ -49,7 +49,7 @@ public enum ContentDigest {
     }
 
     /// The digest of some bytes.
-    public static func of(_ bytes: some DataProtocol) -> String {
+    package static func of(_ bytes: some DataProtocol) -> String {
         hex(SHA256.hash(data: bytes))
     }
 

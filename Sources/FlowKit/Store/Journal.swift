@@ -11,7 +11,7 @@ import Synchronization
 /// payload's CRC-32C (4 bytes) and the payload (``JournalRecord``). A record is trusted only when its length fits
 /// and its checksum matches, so the torn tail a `kill -9` or a full disk leaves is recognised and dropped — with
 /// one warning — never half-read.
-public enum Journal {
+package enum Journal {
     /// The first bytes of every journal; a different version is read as empty.
     static let magic = Array("flowrun journal 2\n".utf8)
     static let checksumLength = 4
@@ -20,17 +20,17 @@ public enum Journal {
     static let maxRecordLength = 64 << 20
 
     /// What reading a journal found.
-    public struct Contents: Sendable {
+    package struct Contents: Sendable {
         /// The intact records, in the order written.
-        public var records: [JournalRecord] = []
+        package var records: [JournalRecord] = []
         /// How many bytes from the start are intact; appending starts here.
-        public var intactLength: Int = 0
+        package var intactLength: Int = 0
         /// What was wrong with the rest, for one warning; `nil` when the whole file was intact.
-        public var damage: String?
+        package var damage: String?
     }
 
     /// Reads the journal at `path`. A missing file is an empty journal; damage ends the reading, never throws.
-    public static func read(atPath path: String) -> Contents {
+    package static func read(atPath path: String) -> Contents {
         guard FileManager.default.fileExists(atPath: path) else { return Contents() }
         guard let data = FileManager.default.contents(atPath: path) else {
             return Contents(damage: "cannot read \(path); starting without it")
@@ -101,7 +101,7 @@ public enum Journal {
 /// the proof that it happened; the others are batched (a lost batch only means a little work is redone). A
 /// failed write (a full disk) is reported once, and the journal stops: the run goes on, what is on disk stays
 /// self-consistent.
-public final class JournalWriter: Sendable {
+package final class JournalWriter: Sendable {
     private struct State {
         var descriptor: Int32
         var buffer: [UInt8] = []
@@ -118,7 +118,7 @@ public final class JournalWriter: Sendable {
     ///   - path: The journal file.
     ///   - intactLength: How much of it ``Journal/read(atPath:)`` found intact.
     ///   - warn: Called once, with a message, if writing fails.
-    public init(path: String, intactLength: Int, warn: @escaping @Sendable (String) -> Void) throws {
+    package init(path: String, intactLength: Int, warn: @escaping @Sendable (String) -> Void) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw StoreError.posix("cannot open \(path)", errno) }
         guard ftruncate(descriptor, off_t(intactLength)) == 0, lseek(descriptor, 0, SEEK_END) >= 0 else {
@@ -132,7 +132,7 @@ public final class JournalWriter: Sendable {
     }
 
     /// Adds a record; `durable` sends it (and what is batched) to the kernel now.
-    public func append(_ record: JournalRecord, durable: Bool) {
+    package func append(_ record: JournalRecord, durable: Bool) {
         let framed = Journal.frame(record)
         let failure: String? = state.withLock { state in
             guard !state.failed else { return nil }
@@ -144,7 +144,7 @@ public final class JournalWriter: Sendable {
     }
 
     /// Writes what is batched and closes the file.
-    public func close() {
+    package func close() {
         let failure: String? = state.withLock { state in
             defer {
                 if state.descriptor >= 0 { Glibc.close(state.descriptor) }

@@ -1,21 +1,21 @@
 /// One finished node in the store's journal: its key and what went into it, and for a node that writes a file,
 /// what it wrote.
-public struct JournalRecord: Sendable, Equatable {
+package struct JournalRecord: Sendable, Equatable {
     /// The run that finished the node (its start time, ISO 8601).
-    public var run: String
+    package var run: String
     /// The node id.
-    public var node: String
+    package var node: String
     /// The node's key.
-    public var key: NodeKey
+    package var key: NodeKey
     /// What went into the key, to explain a later change.
-    public var inputs: NodeKeyInputs
+    package var inputs: NodeKeyInputs
     /// The file the node wrote, if it writes one.
-    public var output: OutputRecord?
+    package var output: OutputRecord?
     /// The node's output value, when the store keeps it (`cache: true`, or read across shards).
-    public var blob: BlobReference?
+    package var blob: BlobReference?
 
     /// Creates a record.
-    public init(
+    package init(
         run: String, node: String, key: NodeKey, inputs: NodeKeyInputs, output: OutputRecord? = nil,
         blob: BlobReference? = nil
     ) {
@@ -29,16 +29,16 @@ public struct JournalRecord: Sendable, Equatable {
 }
 
 /// A file a node wrote, as it was right after the write.
-public struct OutputRecord: Sendable, Equatable {
+package struct OutputRecord: Sendable, Equatable {
     /// The path, resolved against the workflow's folder.
-    public var path: String
+    package var path: String
     /// Its size, modification time and inode.
-    public var stamp: FileStamp
+    package var stamp: FileStamp
     /// SHA-256 of its content, hex.
-    public var sha256: String
+    package var sha256: String
 
     /// Creates an output record.
-    public init(path: String, stamp: FileStamp, sha256: String) {
+    package init(path: String, stamp: FileStamp, sha256: String) {
         self.path = path
         self.stamp = stamp
         self.sha256 = sha256

@@ -3,55 +3,55 @@ import Foundation
 
 /// The identity of a node's result: SHA-256 over the canonical encoding of everything that decides its output
 /// (see ``NodeKeyInputs``). Equal keys mean the same work; a change anywhere upstream changes every key below it.
-public struct NodeKey: Sendable, Hashable, CustomStringConvertible {
+package struct NodeKey: Sendable, Hashable, CustomStringConvertible {
     /// The digest as 64 lowercase hex digits.
-    public let hex: String
+    package let hex: String
 
     /// Wraps a hex digest read back from the store.
-    public init(hex: String) {
+    package init(hex: String) {
         self.hex = hex
     }
 
-    public var description: String { hex }
+    package var description: String { hex }
 }
 
 /// Everything that goes into a node key, kept field by field so the store can say which one changed.
 ///
 /// Not in a key, because they change how a node runs and never what it produces: its queue, priority, retries,
 /// timeout and `continueOnError`, and the node's id (two nodes with the same inputs do the same work).
-public struct NodeKeyInputs: Sendable, Equatable {
+package struct NodeKeyInputs: Sendable, Equatable {
     /// Bumped when the store's encoding or its decisions change; older journals then miss.
     /// 2: a duration parameter is encoded as its number of seconds (`1s`, `1000ms` and `1` alike).
-    public static let storeFormatVersion = "2"
+    package static let storeFormatVersion = "2"
 
     /// The task type's name.
-    public var type: String
+    package var type: String
     /// The task type's ``TaskType/implementationVersion``.
-    public var implementation: String
+    package var implementation: String
     /// The run options that change outputs, e.g. `optimize=true`.
-    public var options: [String]
+    package var options: [String]
     /// The resolved parameters (after `--param`, `${…}` and defaults), by name, sorted, each canonically
     /// encoded (``canonical(_:)``).
-    public var parameters: [Parameter]
+    package var parameters: [Parameter]
     /// The upstream nodes' ids and keys, in input order.
-    public var upstream: [Upstream]
+    package var upstream: [Upstream]
     /// What a source node reads from outside the workflow.
-    public var source: String?
+    package var source: String?
 
     /// One parameter in canonical form.
-    public struct Parameter: Sendable, Equatable {
-        public var name: String
-        public var value: String
+    package struct Parameter: Sendable, Equatable {
+        package var name: String
+        package var value: String
     }
 
     /// One upstream node.
-    public struct Upstream: Sendable, Equatable {
-        public var node: String
-        public var key: NodeKey
+    package struct Upstream: Sendable, Equatable {
+        package var node: String
+        package var key: NodeKey
     }
 
     /// The key: SHA-256 over the length-prefixed fields (``ByteWriter``), so no two different inputs encode alike.
-    public var key: NodeKey {
+    package var key: NodeKey {
         var out = ByteWriter()
         out.bytes.reserveCapacity(256)
         out.string("flowrun-node-key \(Self.storeFormatVersion)")
@@ -73,7 +73,7 @@ public struct NodeKeyInputs: Sendable, Equatable {
     /// A value in canonical form, as its declared type reads it: JSON-like, numbers in their shortest exact form
     /// (`1` and `1.0` of a number parameter alike), a duration as its seconds (`2m` and `120s` alike), map keys
     /// sorted. Also what `--explain` shows (`0.8 → 0.5`).
-    public static func canonical(_ value: Value, as type: ParameterSpec.ValueType? = nil) -> String {
+    package static func canonical(_ value: Value, as type: ParameterSpec.ValueType? = nil) -> String {
         if case .duration? = type, let duration = Duration(parameter: value) {
             return canonical(duration.parameterValue)
         }

@@ -1,6 +1,6 @@
 /// Why a node must run rather than be reused from the store: the first cause found, in the order the store
 /// checks them.
-public enum RunCause: Sendable, Equatable, CustomStringConvertible {
+package enum RunCause: Sendable, Equatable, CustomStringConvertible {
     /// `--force`.
     case forced
     /// `--rerun TASK`, for that task or one upstream of it.
@@ -34,7 +34,7 @@ public enum RunCause: Sendable, Equatable, CustomStringConvertible {
     /// The stored output was made for other consumers: the choice the node makes from them (``TaskType/outputVariant(facts:consumers:optimize:)``) changed.
     case storedForOtherConsumers(from: String?, to: String?)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .forced: "--force"
         case .rerun(let task): "--rerun \(task)"
@@ -75,7 +75,7 @@ public enum RunCause: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The node whose own cause explains this one, for `flowrun explain`'s chain.
-    public var explainedBy: String? {
+    package var explainedBy: String? {
         switch self {
         case .upstreamChanged(let node), .neededBy(let node): node
         default: nil

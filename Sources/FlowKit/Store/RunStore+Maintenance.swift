@@ -2,25 +2,25 @@ import Foundation
 
 extension RunStore {
     /// What `flowrun cache status` shows.
-    public struct Status: Sendable {
+    package struct Status: Sendable {
         /// The nodes with a recorded result (the latest record of each).
-        public var entries: Int
+        package var entries: Int
         /// The records in the journal, superseded ones included.
-        public var records: Int
+        package var records: Int
         /// The bytes the workflow's journal takes on disk.
-        public var bytes: Int64
+        package var bytes: Int64
         /// The id (start time) of the last run that recorded a result.
-        public var lastRun: String?
+        package var lastRun: String?
         /// What was wrong with the journal.
-        public var damage: String?
+        package var damage: String?
         /// The stored outputs the workflow's latest results point at.
-        public var referencedBlobs: Int = 0
+        package var referencedBlobs: Int = 0
         /// The blobs in the store, of every workflow it serves, and their bytes.
-        public var blobs: (count: Int, bytes: Int64) = (0, 0)
+        package var blobs: (count: Int, bytes: Int64) = (0, 0)
     }
 
     /// The status of a workflow's part of the store in `directory`; an absent store is empty.
-    public static func status(directory: String, name: String) -> Status {
+    package static func status(directory: String, name: String) -> Status {
         let store = read(directory: directory, name: name)
         let bytes = FileStamp(path: journalPath(in: directory, name: name))?.size ?? 0
         let stored = store.blobs.all()
@@ -36,7 +36,7 @@ extension RunStore {
     /// - Returns: The status after cleaning.
     /// - Throws: ``StoreError/busy(lock:holder:)`` while a run holds the store; I/O errors.
     @discardableResult
-    public static func clean(directory: String, name: String, keepLast: Bool) throws -> Status {
+    package static func clean(directory: String, name: String, keepLast: Bool) throws -> Status {
         guard FileManager.default.fileExists(atPath: directory) else { return status(directory: directory, name: name) }
         let lock = try StoreLock(path: directory + "/" + name + ".lock", wait: .zero)
         let path = journalPath(in: directory, name: name)
@@ -56,7 +56,7 @@ extension RunStore {
     /// blob only means its node runs again next time.
     /// - Returns: How many blobs were removed.
     @discardableResult
-    public static func removeUnreferencedBlobs(in directory: String) -> Int {
+    package static func removeUnreferencedBlobs(in directory: String) -> Int {
         let journals = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
             .filter { $0.hasSuffix(".journal") }
         var referenced = Set<String>()

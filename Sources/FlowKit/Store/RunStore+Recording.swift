@@ -10,7 +10,7 @@ extension RunStore {
     ///   - decisions: The keys and output paths computed before the run.
     ///   - run: This run's id (its start time, ISO 8601).
     ///   - output: The node's output value.
-    public func journal(
+    package func journal(
         _ index: Int, of plan: Plan, decisions: UpToDate, run: String, output value: (any Sendable)? = nil
     ) {
         var output: OutputRecord?
@@ -49,7 +49,7 @@ extension RunStore {
     /// Reads back the stored output of a node the decisions restore, for its readers.
     /// - Returns: The value, or the node's failure when the blob was damaged or removed since the decision (it
     ///   is then removed, so the next run makes the output anew).
-    public func restore(_ index: Int, of plan: Plan, decisions: UpToDate) -> Result<any Sendable, NodeFailure> {
+    package func restore(_ index: Int, of plan: Plan, decisions: UpToDate) -> Result<any Sendable, NodeFailure> {
         let node = plan.nodes[index]
         let task = plan.task(of: node)
         guard let blob = decisions.records[index]?.blob,

@@ -8,19 +8,19 @@ import Synchronization
 /// Reading it never fails: a missing store is an empty one, damage is one warning and what is intact is used.
 /// Opening it for a run takes the lock, cuts off a damaged tail, and compacts a journal mostly made of records
 /// that later ones superseded.
-public final class RunStore: Sendable {
+package final class RunStore: Sendable {
     /// The store's folder.
-    public let directory: String
+    package let directory: String
     /// The workflow's file name, which names its journal and lock.
-    public let name: String
+    package let name: String
     /// The latest record of each node id.
-    public let latest: [String: JournalRecord]
+    package let latest: [String: JournalRecord]
     /// How many records the journal holds, superseded ones included.
-    public let recordCount: Int
+    package let recordCount: Int
     /// What was wrong with the journal, for one warning.
-    public let damage: String?
+    package let damage: String?
     /// The store's blobs: node outputs kept as values.
-    public let blobs: BlobStore
+    package let blobs: BlobStore
     private let lock: StoreLock?
     private let writer: JournalWriter?
     /// Where a failure to write a blob is reported; `nil` for a store only read.
@@ -29,15 +29,15 @@ public final class RunStore: Sendable {
     let blobsFailed = Atomic<Bool>(false)
 
     /// The folder name of a store beside its workflow.
-    public static let defaultName = ".flowrun"
+    package static let defaultName = ".flowrun"
 
     /// The store of a workflow: `stateDirectory` if given, else `.flowrun` in the workflow's folder.
-    public static func directory(for workflow: Workflow, stateDirectory: String?) -> String {
+    package static func directory(for workflow: Workflow, stateDirectory: String?) -> String {
         stateDirectory ?? NodeContext.resolve(defaultName, in: workflow.directory)
     }
 
     /// The store of the workflow file at `path`, without loading it.
-    public static func directory(forWorkflowAt path: String, stateDirectory: String?) -> String {
+    package static func directory(forWorkflowAt path: String, stateDirectory: String?) -> String {
         let folder = (path as NSString).deletingLastPathComponent
         return stateDirectory ?? NodeContext.resolve(defaultName, in: folder.isEmpty ? "." : folder)
     }
@@ -46,7 +46,7 @@ public final class RunStore: Sendable {
     static func journalPath(in directory: String, name: String) -> String { directory + "/" + name + ".journal" }
 
     /// The workflow file's name as the store knows it.
-    public static func name(ofWorkflowAt path: String) -> String { (path as NSString).lastPathComponent }
+    package static func name(ofWorkflowAt path: String) -> String { (path as NSString).lastPathComponent }
 
     private init(
         directory: String, name: String, contents: Journal.Contents, lock: StoreLock?, writer: JournalWriter?,
@@ -67,7 +67,7 @@ public final class RunStore: Sendable {
     }
 
     /// Reads a store without locking or writing it (dry runs, `explain`, `cache status`).
-    public static func read(directory: String, name: String) -> RunStore {
+    package static func read(directory: String, name: String) -> RunStore {
         RunStore(
             directory: directory, name: name, contents: Journal.read(atPath: journalPath(in: directory, name: name)),
             lock: nil, writer: nil)
@@ -80,7 +80,7 @@ public final class RunStore: Sendable {
     ///   - lockWait: How long to wait for another flowrun holding the lock.
     ///   - warn: Where a failure to write the journal later is reported (once).
     /// - Throws: ``StoreError`` when the folder cannot be created or written, or the lock is held.
-    public static func open(
+    package static func open(
         directory: String, name: String, lockWait: Duration = .seconds(5),
         warn: @escaping @Sendable (String) -> Void
     ) throws -> RunStore {
@@ -101,12 +101,12 @@ public final class RunStore: Sendable {
     }
 
     /// Journals a finished node. `durable` for a node that wrote a file.
-    public func append(_ record: JournalRecord) {
+    package func append(_ record: JournalRecord) {
         writer?.append(record, durable: record.output != nil)
     }
 
     /// Writes what is batched, closes the journal and lets go of the lock.
-    public func close() {
+    package func close() {
         writer?.close()
     }
 

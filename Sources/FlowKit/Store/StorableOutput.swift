@@ -20,11 +20,32 @@ import Foundation
 /// - Write large arrays with ``BlobWriter/bytes(_:)``: they are streamed to the file, not copied.
 ///
 /// ```swift
-/// @Test func myValueReadsBackAsWritten() throws {
+/// import Testing
+///
+/// struct Reading: StorableOutput, Equatable {
+///     var sensor: String
+///     var celsius: Double
+///     static var storageTag: String { "reading 1" }
+///
+///     init(sensor: String, celsius: Double) {
+///         self.sensor = sensor
+///         self.celsius = celsius
+///     }
+///     init(restoring blob: inout BlobReader) throws(BlobError) {
+///         sensor = try blob.string()
+///         celsius = try blob.double()
+///     }
+///     func store(into blob: inout BlobWriter) throws(BlobError) {
+///         blob.string(sensor)
+///         blob.double(celsius)
+///     }
+/// }
+///
+/// @Test func aReadingReadsBackAsWritten() throws {
 ///     let blobs = BlobStore(storeDirectory: NSTemporaryDirectory() + UUID().uuidString)
-///     let value = MyValue(…)
-///     let reference = try blobs.write(value)
-///     #expect(try blobs.read(reference, as: MyValue.self) as? MyValue == value)
+///     let reading = Reading(sensor: "t1", celsius: 21.5)
+///     let reference = try blobs.write(reading)
+///     #expect(try blobs.read(reference, as: Reading.self) as? Reading == reading)
 /// }
 /// ```
 public protocol StorableOutput: Sendable {
@@ -51,7 +72,7 @@ public struct BlobError: Error, Sendable, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// Writes a blob's fields, in ``ByteWriter``'s encoding, to a file while hashing them (the blob's name is its
+/// Writes a blob's fields, in the store's compact encoding, to a file while hashing them (the blob's name is its
 /// SHA-256): small fields are batched, large byte arrays go straight from the value to the file.
 public struct BlobWriter {
     private var buffer = ByteWriter()

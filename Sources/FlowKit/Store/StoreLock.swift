@@ -9,12 +9,12 @@ import Foundation
 /// `flock` on `lock` in the store: the kernel drops it when the process ends, however it ends, so a run killed
 /// with `kill -9` leaves no stale lock behind. The holder's pid is written into the file for the message a
 /// second flowrun prints.
-public final class StoreLock: Sendable {
+package final class StoreLock: Sendable {
     private let descriptor: Int32
 
     /// Takes the lock file at `path`, waiting up to `wait` for another flowrun to let go.
     /// - Throws: ``StoreError`` when the lock file cannot be opened, or when another flowrun still holds it.
-    public init(path: String, wait: Duration) throws {
+    package init(path: String, wait: Duration) throws {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw StoreError.posix("cannot open \(path)", errno) }
         let deadline = ContinuousClock.now + wait
@@ -44,19 +44,19 @@ public final class StoreLock: Sendable {
 }
 
 /// Why a store could not be used.
-public enum StoreError: Error, Sendable, CustomStringConvertible {
+package enum StoreError: Error, Sendable, CustomStringConvertible {
     /// Another flowrun holds the store's lock.
     case busy(lock: String, holder: Int32?)
     /// A system call failed.
     case posix(String, Int32)
 
     /// Whether another flowrun holds the lock.
-    public var isBusy: Bool {
+    package var isBusy: Bool {
         if case .busy = self { return true }
         return false
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .busy(let lock, let holder):
             let who = holder.map { "another flowrun (pid \($0))" } ?? "another flowrun"

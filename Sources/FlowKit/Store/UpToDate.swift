@@ -14,26 +14,26 @@ import OrderedCollections
 /// - `--force`, `--rerun TASK` (and everything downstream) and tasks that are never cached always run;
 /// - a node whose reader runs is restored instead of run when the store kept its output as a blob (`cache: true`)
 ///   and that blob is intact and was made for the same consumers (see ``restoredNodes``).
-public struct UpToDate: Sendable {
+package struct UpToDate: Sendable {
     /// What a run asks of the store.
-    public struct Settings: Sendable {
+    package struct Settings: Sendable {
         /// Run everything (`--force`).
-        public var force: Bool
+        package var force: Bool
         /// Run these tasks and everything downstream of them (`--rerun`).
-        public var rerun: Set<String>
+        package var rerun: Set<String>
         /// Whether operations may take equivalent-output shortcuts (part of every key).
-        public var optimize: Bool
+        package var optimize: Bool
         /// Where stored outputs are kept; `nil` neither stores nor restores any.
-        public var blobs: BlobStore?
+        package var blobs: BlobStore?
         /// Nodes whose outputs are stored whether or not they say `cache: true`, by index in ``Plan/nodes``: in a
         /// shard, those a gather task reads.
-        public var keepValues: Set<Int>
+        package var keepValues: Set<Int>
         /// Nodes whose recorded outputs are reused whatever their `cache:` setting or their task type's default,
         /// by index in ``Plan/nodes``: in the gather phase, the values the shards made (the shards ran them).
-        public var readValues: Set<Int>
+        package var readValues: Set<Int>
 
         /// Creates settings.
-        public init(
+        package init(
             force: Bool = false, rerun: Set<String> = [], optimize: Bool = true, blobs: BlobStore? = nil,
             keepValues: Set<Int> = [], readValues: Set<Int> = []
         ) {
@@ -47,31 +47,31 @@ public struct UpToDate: Sendable {
     }
 
     /// What went into each node's key, by index in ``Plan/nodes``.
-    public private(set) var inputs: [NodeKeyInputs]
+    package private(set) var inputs: [NodeKeyInputs]
     /// Each node's key.
-    public private(set) var keys: [NodeKey]
+    package private(set) var keys: [NodeKey]
     /// Why each node runs, or `nil` for a node that is up to date.
-    public private(set) var causes: [RunCause?]
+    package private(set) var causes: [RunCause?]
     /// The file each node writes, resolved against the workflow's folder.
-    public private(set) var outputPaths: [String?]
+    package private(set) var outputPaths: [String?]
     /// The store's latest record of each node, where the decision used one.
-    public private(set) var records: [JournalRecord?]
+    package private(set) var records: [JournalRecord?]
     /// Whether each node that runs stores its output as a blob: it says `cache: true` (or is in
     /// ``Settings/keepValues``) and its output is a value the store can keep.
-    public private(set) var storesValue: [Bool]
+    package private(set) var storesValue: [Bool]
     /// The up-to-date nodes whose stored output a node that runs reads, ascending: what
     /// ``RunOptions/restoredNodes`` takes. Their blobs were found intact.
-    public private(set) var restoredNodes: [Int]
+    package private(set) var restoredNodes: [Int]
     /// Whether the run allows equivalent-output shortcuts (``Settings/optimize``).
-    public let optimize: Bool
+    package let optimize: Bool
     /// The stamps of the blobs checked before the run, by name: a restore reads the same file without hashing
     /// it again.
-    public let verifiedBlobs: [String: FileStamp]
+    package let verifiedBlobs: [String: FileStamp]
     /// Stored outputs found unusable (missing, damaged, made for other consumers), one line each: their nodes run.
-    public let unusableBlobs: [String]
+    package let unusableBlobs: [String]
 
     /// The up-to-date nodes that are not restored, ascending: what ``RunOptions/cachedNodes`` takes.
-    public var cachedNodes: [Int] {
+    package var cachedNodes: [Int] {
         var restored = restoredNodes[...]
         return causes.indices.filter { index in
             guard causes[index] == nil else { return false }
@@ -88,7 +88,7 @@ public struct UpToDate: Sendable {
     ///   - plan: The plan.
     ///   - records: The store's latest record per node id.
     ///   - settings: `--force`, `--rerun`, `--no-optimize`.
-    public init(plan: Plan, records latest: [String: JournalRecord], settings: Settings) {
+    package init(plan: Plan, records latest: [String: JournalRecord], settings: Settings) {
         let count = plan.nodes.count
         var firstNode = [Int?](repeating: nil, count: plan.workflow.tasks.count)
         for (index, node) in plan.nodes.enumerated() where firstNode[node.taskIndex] == nil {
@@ -213,7 +213,7 @@ public struct UpToDate: Sendable {
 
     /// The decisions for some nodes of the plan, by their new indices (as ``Plan/restricted(to:)`` numbers them):
     /// what the gather phase of a split run uses, having decided over the whole plan.
-    public func restricted(to nodes: [Int]) -> UpToDate {
+    package func restricted(to nodes: [Int]) -> UpToDate {
         var position = [Int](repeating: -1, count: keys.count)
         for (newIndex, oldIndex) in nodes.enumerated() { position[oldIndex] = newIndex }
         var copy = self

@@ -9,43 +9,43 @@ import Foundation
 ///   stdin: true          # feed the upstream data to the program
 ///   dependsOn: [fetch]
 /// ```
-public struct CommandTask: TaskType {
-    public init() {}
+package struct CommandTask: TaskType {
+    package init() {}
 
     /// Kills (SIGKILL) the process group of every program that `command` nodes are running, for a process that
     /// exits without waiting for them (flowrun's second Ctrl-C), so that none outlives it: they lead their own
     /// process groups, where the terminal's Ctrl-C does not reach them.
-    public static func killRunningPrograms() { CommandRun.killAll() }
-    public var name: String { "command" }
-    public var summary: String { "Runs a program (no shell) and provides its standard output as data." }
+    package static func killRunningPrograms() { CommandRun.killAll() }
+    package var name: String { "command" }
+    package var summary: String { "Runs a program (no shell) and provides its standard output as data." }
     /// The parameters of ``CommandTask``.
-    public struct Parameters: TaskParameters {
+    package struct Parameters: TaskParameters {
         @Parameter(
             help: "The program and its arguments, passed verbatim; argv[0] is looked up on PATH when it has no slash.")
-        public var argv: [String]
+        package var argv: [String]
         @Parameter(help: "Environment variables added to (or replacing) the inherited ones.")
-        public var env: StringMap?
+        package var env: StringMap?
         @Parameter(
             help: "The program's working directory, relative to the workflow file (default: the workflow's folder).")
-        public var workingDirectory: String?
+        package var workingDirectory: String?
         @Parameter(help: "Feed the upstream data to the program's standard input (otherwise it reads /dev/null).")
-        public var stdin = false
+        package var stdin = false
         @Parameter(help: "Fail (and stop the program) when standard output grows past this.", range: 0...)
-        public var maxOutputBytes = 64 << 20
-        public init() {}
+        package var maxOutputBytes = 64 << 20
+        package init() {}
 
-        public func validate(reading input: ProviderKind?, into diagnostics: inout Diagnostics) {
+        package func validate(reading input: ProviderKind?, into diagnostics: inout Diagnostics) {
             if argv.first?.isEmpty ?? true {
                 diagnostics.error("'argv' needs at least the program to run", at: $argv.location)
             }
         }
     }
     /// Any dependency may only order the run; with `stdin: true` the one providing data feeds the program.
-    public var consumes: InputRequirement { .anything }
-    public var provides: ProviderKind? { .data }
-    public var cachedByDefault: Bool { false }
+    package var consumes: InputRequirement { .anything }
+    package var provides: ProviderKind? { .data }
+    package var cachedByDefault: Bool { false }
 
-    public func makeOperation(_ context: NodeContext) -> FlowOperation { CommandOperation(context: context) }
+    package func makeOperation(_ context: NodeContext) -> FlowOperation { CommandOperation(context: context) }
 }
 
 /// The operation of ``CommandTask``: spawns the program, streams its input and output, and stops it
@@ -54,27 +54,27 @@ public struct CommandTask: TaskType {
 /// The output is a ``DataPayload`` of the program's standard output whose `source` is the command line.
 /// A non-zero exit or a death by signal fails the node with code ``NodeFailure/Code/process`` and the tail
 /// of the program's standard error.
-public final class CommandOperation: FlowOperation, DataProvider, @unchecked Sendable {
+package final class CommandOperation: FlowOperation, DataProvider, @unchecked Sendable {
     /// How long a cancelled program has between SIGTERM and SIGKILL.
-    public let terminationGrace: Duration
+    package let terminationGrace: Duration
     /// The running program, so ``didCancel()`` can stop it; cleared when it ends.
     private let run = LockedBox<CommandRun?>(nil)
 
     /// Creates the operation with the default two-second termination grace period.
-    public override convenience init(context: NodeContext) {
+    package override convenience init(context: NodeContext) {
         self.init(context: context, terminationGrace: .seconds(2))
     }
 
     /// Creates the operation with a chosen termination grace period (tests use a short one).
-    public init(context: NodeContext, terminationGrace: Duration) {
+    package init(context: NodeContext, terminationGrace: Duration) {
         self.terminationGrace = terminationGrace
         super.init(context: context)
     }
 
     /// The program's standard output, once the operation has succeeded.
-    public var providedData: DataPayload? { output(as: DataPayload.self) }
+    package var providedData: DataPayload? { output(as: DataPayload.self) }
 
-    public override func execute() {
+    package override func execute() {
         let parameters = context.parameters(as: CommandTask.Parameters.self)
         var stdinBytes: Data?
         if parameters.stdin {
@@ -106,7 +106,7 @@ public final class CommandOperation: FlowOperation, DataProvider, @unchecked Sen
         }
     }
 
-    public override func didCancel() {
+    package override func didCancel() {
         run.withLock { $0 }?.cancel()
     }
 }

@@ -1,30 +1,30 @@
 import Foundation
 
 /// `fetch`: reads bytes from an http(s) URL, a file URL or a path relative to the workflow file.
-public struct FetchTask: TaskType {
+package struct FetchTask: TaskType {
     /// How many redirects one fetch follows before it fails.
-    public static let maxRedirects = 5
+    package static let maxRedirects = 5
 
-    public init() {}
-    public var name: String { "fetch" }
-    public var summary: String { "Reads bytes from an http(s) URL, a file: URL or a path relative to the workflow." }
+    package init() {}
+    package var name: String { "fetch" }
+    package var summary: String { "Reads bytes from an http(s) URL, a file: URL or a path relative to the workflow." }
     /// The parameters of ``FetchTask``.
-    public struct Parameters: TaskParameters {
+    package struct Parameters: TaskParameters {
         @Parameter(help: "http(s) URL, file: URL, or a path relative to the workflow file.")
-        public var url: String
+        package var url: String
         @Parameter(help: "Fail when the body is larger than this (checked while streaming).", range: 1...)
-        public var maxBytes = 64 << 20
+        package var maxBytes = 64 << 20
         @Parameter(help: "Extra HTTP request headers.")
-        public var headers: StringMap?
-        public init() {}
+        package var headers: StringMap?
+        package init() {}
     }
-    public var consumes: InputRequirement { .none }
-    public var provides: ProviderKind? { .data }
+    package var consumes: InputRequirement { .none }
+    package var provides: ProviderKind? { .data }
 
     /// A local file by path and stamp (or content hash with `cache: content`). An http(s) URL is not
     /// revalidated, so it counts as changed on every run, unless the task says `cache: true`: then the URL is
     /// trusted to name content that does not change.
-    public func sourceIdentity(_ parameters: Parameters, directory: String, cache: CacheSetting?) -> SourceIdentity? {
+    package func sourceIdentity(_ parameters: Parameters, directory: String, cache: CacheSetting?) -> SourceIdentity? {
         switch FetchSource.parse(parameters.url, directory: directory, failure: { NodeFailure($0, $1, node: "") }) {
         case .success(.file(let path)): return .file(atPath: path, byContent: cache == .content)
         case .success(.http(let url)):
@@ -34,12 +34,12 @@ public struct FetchTask: TaskType {
         }
     }
 
-    public func fileAccess(_ parameters: Parameters) -> FileAccess {
+    package func fileAccess(_ parameters: Parameters) -> FileAccess {
         guard let path = FetchSource.localPath(parameters.url) else { return .none }
         return FileAccess(reads: [.init(path, from: parameters.$url.name)])
     }
 
-    public func makeOperation(_ context: NodeContext) -> FlowOperation { FetchOperation(context: context) }
+    package func makeOperation(_ context: NodeContext) -> FlowOperation { FetchOperation(context: context) }
 }
 
 /// The operation of ``FetchTask``: downloads over HTTP(S) with a streaming size limit, or reads a file.
@@ -48,15 +48,15 @@ public struct FetchTask: TaskType {
 /// its own `URLSession` (see `FetchSessionDelegate` for why), follows at most ``FetchTask/maxRedirects``
 /// http(s) redirects, and ends at once when `cancel()` is called (Ctrl-C or the node's `timeout`); file reads
 /// check for cancellation between chunks.
-public final class FetchOperation: FlowOperation, DataProvider, @unchecked Sendable {
+package final class FetchOperation: FlowOperation, DataProvider, @unchecked Sendable {
     /// The transfer in flight, so ``didCancel()`` can stop it. Cleared when it ends, which also breaks the
     /// operation → transfer → completion → operation cycle.
     private let transfer = LockedBox<FetchTransfer?>(nil)
 
     /// The fetched bytes, once the operation has succeeded.
-    public var providedData: DataPayload? { output(as: DataPayload.self) }
+    package var providedData: DataPayload? { output(as: DataPayload.self) }
 
-    public override func execute() {
+    package override func execute() {
         let parameters = context.parameters(as: FetchTask.Parameters.self)
         let written = parameters.url
         let maxBytes = parameters.maxBytes
@@ -71,7 +71,7 @@ public final class FetchOperation: FlowOperation, DataProvider, @unchecked Senda
         }
     }
 
-    public override func didCancel() {
+    package override func didCancel() {
         transfer.withLock { $0 }?.cancel()
     }
 

@@ -1,17 +1,17 @@
 /// `noop`: does nothing and succeeds; accepts any input. For tests and graph skeletons.
-public struct NoopTask: TaskType {
-    public init() {}
-    public var name: String { "noop" }
-    public var summary: String { "Does nothing and succeeds; for tests and graph skeletons." }
-    public var consumes: InputRequirement { .anything }
-    public var provides: ProviderKind? { nil }
-    public var readsInput: Bool { false }
-    public func makeOperation(_ context: NodeContext) -> FlowOperation { NoopOperation(context: context) }
+package struct NoopTask: TaskType {
+    package init() {}
+    package var name: String { "noop" }
+    package var summary: String { "Does nothing and succeeds; for tests and graph skeletons." }
+    package var consumes: InputRequirement { .anything }
+    package var provides: ProviderKind? { nil }
+    package var readsInput: Bool { false }
+    package func makeOperation(_ context: NodeContext) -> FlowOperation { NoopOperation(context: context) }
 }
 
 /// The operation of ``NoopTask``.
-public final class NoopOperation: FlowOperation, @unchecked Sendable {
-    public override func execute() {
+package final class NoopOperation: FlowOperation, @unchecked Sendable {
+    package override func execute() {
         finish(.success(nil))
     }
 }

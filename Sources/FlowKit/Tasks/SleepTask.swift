@@ -2,27 +2,27 @@ import Dispatch
 import Foundation
 
 /// `sleep`: waits for `duration`, and stops at once when cancelled.
-public struct SleepTask: TaskType {
-    public init() {}
-    public var name: String { "sleep" }
-    public var summary: String { "Waits for a duration; cancellable mid-sleep." }
-    public var consumes: InputRequirement { .none }
-    public var provides: ProviderKind? { nil }
-    public func makeOperation(_ context: NodeContext) -> FlowOperation { SleepOperation(context: context) }
+package struct SleepTask: TaskType {
+    package init() {}
+    package var name: String { "sleep" }
+    package var summary: String { "Waits for a duration; cancellable mid-sleep." }
+    package var consumes: InputRequirement { .none }
+    package var provides: ProviderKind? { nil }
+    package func makeOperation(_ context: NodeContext) -> FlowOperation { SleepOperation(context: context) }
 
     /// The parameters of ``SleepTask``.
-    public struct Parameters: TaskParameters {
+    package struct Parameters: TaskParameters {
         @Parameter(help: "How long to wait: 250ms, 20s, 2m.")
-        public var duration: Duration
-        public init() {}
+        package var duration: Duration
+        package init() {}
     }
 }
 
 /// The operation of ``SleepTask``: a timer, not a blocked thread, so sleeping nodes hold no worker.
-public final class SleepOperation: FlowOperation, @unchecked Sendable {
+package final class SleepOperation: FlowOperation, @unchecked Sendable {
     private let timer = LockedBox<(any DispatchSourceTimer)?>(nil)
 
-    public override func execute() {
+    package override func execute() {
         let duration = context.parameters(as: SleepTask.Parameters.self).duration
         let source = DispatchSource.makeTimerSource(queue: .global())
         source.setEventHandler { [weak self] in self?.wake(cancelled: false) }
@@ -33,7 +33,7 @@ public final class SleepOperation: FlowOperation, @unchecked Sendable {
         if isCancelled { wake(cancelled: true) }
     }
 
-    public override func didCancel() {
+    package override func didCancel() {
         wake(cancelled: true)
     }
 
