@@ -108,6 +108,24 @@ import Testing
         for id in report.ids { #expect(report.node(id)?["key"] as? String == firstReport.node(id)?["key"] as? String) }
     }
 
+    @Test func anUnchangedResourceIsDownloadedAgainWhenAnOutputBelowItIsMissing() async throws {
+        let tagged = Resource(Version(body: try Fixtures.photo("wine"), etag: "\"v1\""))
+        let server = try serve(["/tagged.jpg": tagged])
+        defer { server.stop() }
+        try writeWorkflow([server.urlString("/tagged.jpg")])
+        let (first, _) = try await run("first.json")
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let written = try output(0)
+        try FileManager.default.removeItem(atPath: scratch.path("out/0.png"))
+
+        let (second, report) = try await run("second.json")
+        #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
+        #expect(Set(statuses(report).values) == ["succeeded"], "\(second.stdout)")
+        // The 304 confirmed the version; the body a 304 does not carry is then fetched in full.
+        #expect(server.requests(to: "/tagged.jpg").map { $0.header("If-None-Match") } == [nil, "\"v1\"", nil])
+        #expect(try output(0) == written)
+    }
+
     @Test func withoutAValidatorTheBodyIsFetchedAndHashedAndOnlyAChangedBodyRerunsDownstream() async throws {
         let plain = Resource(Version(body: try Fixtures.photo("friends")))
         let server = try serve(["/plain.jpg": plain])
