@@ -99,7 +99,7 @@ extension RunStore {
         }
         if upstreamRevised {
             revisedKeys.withLock { keys in
-                for (position, dependency) in plan.nodes[index].dependencies.enumerated() {
+                for (position, dependency) in plan.dependencies(of: index).enumerated() {
                     guard let key = keys[dependency] else { continue }
                     inputs.upstream[position].key = key
                     changed = true

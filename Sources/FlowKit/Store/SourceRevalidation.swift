@@ -25,7 +25,7 @@ public enum SourceRevalidation {
         guard !settings.force, !records.isEmpty else { return [:] }
         var queues: [String: OperationQueue] = [:]
         let answers = Mutex<[Int: SourceIdentity]>([:])
-        for (index, node) in plan.nodes.enumerated() where node.dependencies.isEmpty {
+        for (index, node) in plan.nodes.enumerated() where plan.graph.dependencyCount(of: index) == 0 {
             let task = plan.workflow.tasks[node.taskIndex]
             guard task.cache != .disabled, !settings.rerun.contains(task.id.value),
                 let type = plan.registry[task.type.value],
