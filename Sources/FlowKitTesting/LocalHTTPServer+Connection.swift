@@ -53,7 +53,9 @@ extension LocalHTTPServer.Core {
         case .status(let code, let headers, let body):
             var all = headers
             all.append(.init("Content-Length", String(body.count)))
-            return send(head(code, all) + body, on: fd)
+            guard sendData(head(code, all) + body, on: fd) else { return .close }
+            countBodyBytes(body.count, path: request.path)
+            return .close
 
         case .redirect(let location, let code):
             return send(head(code, [.init("Location", location), .init("Content-Length", "0")]), on: fd)

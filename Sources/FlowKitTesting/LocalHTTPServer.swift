@@ -63,7 +63,8 @@ public final class LocalHTTPServer: Sendable {
     /// The requests received for one path.
     public func requests(to path: String) -> [RecordedRequest] { requests.filter { $0.path == path } }
 
-    /// How many body bytes ``Reply/stream(byteCount:chunked:pause:)`` replies for `path` have handed to the kernel.
+    /// How many body bytes ``Reply/status(_:headers:body:)`` and ``Reply/stream(byteCount:chunked:pause:)``
+    /// replies for `path` have handed to the kernel.
     public func bodyBytesSent(_ path: String) -> Int { core.state.withLock { $0.bodyBytesSent[path] ?? 0 } }
 
     /// How many connections are open: accepted and not yet closed by the server.

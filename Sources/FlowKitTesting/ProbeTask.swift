@@ -67,15 +67,11 @@ package final class ProbeOperation: FlowOperation, DataProvider, @unchecked Send
         recorder.started(context, inputs: inputs, queuePriority: queuePriority)
         if parameters.behavior == .block {
             recorder.didBlock(context.nodeID) { [self] in end(outcome()) }
-            if isCancelled { end(.cancelled) }  // a cancel that came before the registration above
+            whenCancelled { [self] in end(.cancelled) }
             return
         }
         guard parameters.hold > 0 else { return end(outcome()) }
         recorder.hold(milliseconds: parameters.hold, queue: context.queueName) { [self] in end(outcome()) }
-    }
-
-    package override func didCancel() {
-        if parameters.behavior == .block { end(.cancelled) }
     }
 
     private func outcome() -> Outcome {

@@ -86,7 +86,8 @@ struct RunCommand: ParsableCommand {
             options.restore = { index in store.restore(index, of: plan, decisions: decisions) }
             options.nodeSucceeded = { index, operation in
                 store.journal(
-                    index, of: plan, decisions: decisions, run: run, output: operation.output(as: (any Sendable).self))
+                    index, of: plan, decisions: decisions, run: run, output: operation.output(as: (any Sendable).self),
+                    observedSource: (operation as? any SourceObserving)?.observedSource)
             }
         }
         let runner = Runner(plan: plan, options: options)
@@ -100,7 +101,7 @@ struct RunCommand: ParsableCommand {
         progress?.stop()
         if let (store, decisions) = session {
             store.close()
-            result = result.keyed(by: decisions.keys.map(\.hex))
+            result = result.keyed(by: store.keys(decisions).map(\.hex))
         }
         result = try part.finish(result)
 

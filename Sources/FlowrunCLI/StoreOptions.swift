@@ -69,8 +69,10 @@ struct StoreOptions: ParsableArguments {
         return UpToDatePrinter(plan: plan, store: store, decisions: decisions).render()
     }
 
-    /// Opens the store for a run and decides. A store that cannot be used is a warning and a run without it;
-    /// one held by another flowrun is an error (exit 2, nothing run).
+    /// Opens the store for a run and decides, asking the servers of http(s) sources whether what the store
+    /// recorded is still current (``SourceRevalidation``), and removes the temporaries of the plan's writes that
+    /// a killed run left (``WriteTemporaries``): the lock says no live run is writing them. A store that cannot be
+    /// used is a warning and a run without it; one held by another flowrun is an error (exit 2, nothing run).
     func open(
         _ plan: Plan, optimize: Bool, terminal: Terminal, part: String? = nil, keepValues: Set<Int> = []
     ) throws -> (RunStore, UpToDate)? {
@@ -91,9 +93,11 @@ struct StoreOptions: ParsableArguments {
             return nil
         }
         warnAboutDamage(store, terminal: terminal)
-        let decisions = UpToDate(
-            plan: plan, records: store.latest, settings: settings(optimize: optimize, store, keepValues: keepValues))
+        let settings = settings(optimize: optimize, store, keepValues: keepValues)
+        let revalidated = SourceRevalidation.check(plan, records: store.latest, settings: settings)
+        let decisions = UpToDate(plan: plan, records: store.latest, settings: settings, revalidated: revalidated)
         warnAboutBlobs(decisions, terminal: terminal)
+        WriteTemporaries.removeStale(of: decisions.outputPaths)
         return (store, decisions)
     }
 

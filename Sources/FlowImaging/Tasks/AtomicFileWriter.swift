@@ -1,9 +1,11 @@
+import FlowKit
 import Foundation
 
 /// Writes a file so that it appears complete or not at all: the bytes go to a temporary file in the target
 /// folder, which is then renamed into place (`rename(2)` is atomic within a file system).
 ///
-/// Every failure path — including cancellation just before the rename — deletes the temporary file.
+/// Every failure path — including cancellation just before the rename — deletes the temporary file; one that
+/// `kill -9` leaves behind is removed by the next run (``WriteTemporaries``).
 /// When `overwrite` is false, `link(2)` moves the file into place instead of `rename(2)`: it fails with `EEXIST`
 /// rather than replacing a file that appeared meanwhile.
 struct AtomicFileWriter {
@@ -26,9 +28,7 @@ struct AtomicFileWriter {
         if !overwrite, access(path, F_OK) == 0 {
             throw Failure(message: "'\(path)' already exists and overwrite is false")
         }
-        var template = Array(
-            ((folder.isEmpty ? "." : folder) + "/.flowrun-" + (path as NSString).lastPathComponent
-                + ".XXXXXX").utf8CString)
+        var template = Array(WriteTemporaries.template(for: path).utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
         guard fd >= 0 else { throw failure("cannot create a temporary file for '\(path)'") }
         let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

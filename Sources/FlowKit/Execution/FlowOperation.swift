@@ -11,8 +11,9 @@ import Synchronization
 ///
 /// - Read inputs with ``input(_:)`` / ``inputs(_:)``; they look among `dependencies` for operations that
 ///   conform to a provider protocol, honouring the task's `input:` key. Never use global state.
-/// - Check `isCancelled` between stages of long work and finish with ``Outcome/cancelled`` when it is set;
-///   override ``didCancel()`` to stop blocking work (cancel a transfer, wake a sleep).
+/// - Check `isCancelled` between stages of long work and finish with ``Outcome/cancelled`` when it is set.
+///   Work that runs on after `execute()` returns (a transfer, a child process, a timer) is stopped through
+///   ``whenCancelled(_:)``, which also covers a cancel that arrives while the work is being set up.
 /// - Keep every mutable stored property inside a lock (`Mutex`), as the compiler checks nothing for an
 ///   `@unchecked Sendable` class; restate `@unchecked Sendable` on the subclass.
 /// - An operation runs once. Retries are fresh operations made by ``TaskType/makeOperation(_:)``.
@@ -81,6 +82,9 @@ open class FlowOperation: Operation, @unchecked Sendable {
         var lifecycle: (observer: any OperationLifecycle, index: Int)?
         /// For a node restored from the store: what gives its output back, run instead of ``execute()``.
         var restoring: (@Sendable () -> Outcome)?
+        /// What stops the work the operation started (``whenCancelled(_:)``); dropped once it has run or the
+        /// operation has finished.
+        var stopWork: (@Sendable () -> Void)?
     }
 
     // Value and lock together (NIOLockedValueBox's shape): every mutable property lives here, under one
@@ -105,10 +109,36 @@ open class FlowOperation: Operation, @unchecked Sendable {
             .failure(context.failure(.internalError, "task type '\(context.typeName)' does not implement execute()")))
     }
 
-    /// Called once when the operation is cancelled while it executes; stop blocking work here.
+    /// Called once when the operation is cancelled while it executes.
     ///
-    /// Runs on the thread that called `cancel()`, without any lock of this operation held.
+    /// Runs on the thread that called `cancel()`, without any lock of this operation held. To stop work the
+    /// operation started, prefer ``whenCancelled(_:)``: a cancel can also arrive while that work is being set
+    /// up, before there is anything for this method to stop.
     open func didCancel() {}
+
+    /// Hands the operation's cancellation to work it started and that goes on after `execute()` returns — a
+    /// download, a child process, a timer.
+    ///
+    /// Call it right after starting the work. If the operation was cancelled before — even while the work was
+    /// being created, when nothing could have stopped it yet — `stop` runs at once, on this thread; otherwise on
+    /// the thread of the first cancel, without any lock of this operation held. It runs at most once and never
+    /// once the operation has finished, when it is dropped, so an operation → work → completion → operation
+    /// cycle ends there. `stop` must tolerate work that has just ended on its own.
+    ///
+    /// ```swift
+    /// let transfer = Transfer(url) { [self] outcome in finish(outcome) }
+    /// transfer.start()
+    /// whenCancelled { transfer.cancel() }
+    /// ```
+    public final func whenCancelled(_ stop: @escaping @Sendable () -> Void) {
+        let stopNow = state.withLock { state -> Bool in
+            guard !state.phase.hasEnded else { return false }
+            guard state.cancellationReason == nil else { return true }
+            state.stopWork = stop
+            return false
+        }
+        if stopNow { stop() }
+    }
 
     /// Ends the operation: records the outcome, then tells the queue.
     ///
@@ -122,6 +152,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
             // Not `finished` yet: corelibs reads `isFinished` whenever it schedules, and would hand this slot to
             // the next operation before the runner has freed it (more trace lanes than queue slots).
             state.phase = .finishing
+            state.stopWork = nil
             switch outcome {
             case .success(let output):
                 state.ending = .succeeded
@@ -312,14 +343,17 @@ open class FlowOperation: Operation, @unchecked Sendable {
     /// already has an outcome keeps it (a failure racing Ctrl-C, fail-fast or its own timeout stays a failure),
     /// and ``didCancel()`` runs at most once.
     package final func cancel(reason: CancellationReason) {
-        let wasExecuting = state.withLock { state -> Bool? in
+        let cancelled = state.withLock { state -> (wasExecuting: Bool, stopWork: (@Sendable () -> Void)?)? in
             guard state.cancellationReason == nil, !state.phase.hasEnded else { return nil }
             state.cancellationReason = reason
-            return state.phase == .executing
+            defer { state.stopWork = nil }
+            return (state.phase == .executing, state.stopWork)
         }
-        guard let wasExecuting else { return }
+        guard let cancelled else { return }
         super.cancel()
-        if wasExecuting { didCancel() }
+        guard cancelled.wasExecuting else { return }
+        cancelled.stopWork?()
+        didCancel()
     }
 
     /// Cancels the operation for a cancelled run (``CancellationReason/runCancelled``); ``didCancel()`` runs if it

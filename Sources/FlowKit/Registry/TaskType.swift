@@ -89,6 +89,17 @@ public protocol TaskType: Sendable {
     ///   - consumers: The node's consumers.
     ///   - optimize: Whether the run allows equivalent-output shortcuts.
     func outputVariant(facts: String, consumers: [NodeContext.Consumer], optimize: Bool) -> String?
+
+    /// The identity a source that cannot be checked ahead (``SourceIdentity/changesEveryRun``, e.g. an http(s)
+    /// URL) has now, asked of where it lives given the identity the store recorded after the node last ran — an
+    /// http(s) `fetch` sends a conditional GET — or `nil` when that cannot be told, and the node runs. Called
+    /// before a run for source nodes (without dependencies) the store has a result for, on any thread; it may
+    /// block. Default `nil`.
+    /// - Parameters:
+    ///   - parameters: The node's parameters.
+    ///   - directory: The workflow's folder.
+    ///   - recorded: The source identity the store recorded (see ``SourceObserving``).
+    func revalidateSource(_ parameters: Parameters, directory: String, recorded: String) -> SourceIdentity?
 }
 
 extension TaskType {
@@ -97,6 +108,9 @@ extension TaskType {
     public var readsInput: Bool { consumes != .none }
     public func outputPath(_ parameters: Parameters) -> String? { nil }
     public func sourceIdentity(_ parameters: Parameters, directory: String, cache: CacheSetting?) -> SourceIdentity? {
+        nil
+    }
+    public func revalidateSource(_ parameters: Parameters, directory: String, recorded: String) -> SourceIdentity? {
         nil
     }
     public func outputVariant(facts: String, consumers: [NodeContext.Consumer], optimize: Bool) -> String? { nil }
@@ -124,5 +138,10 @@ extension TaskType {
     /// one is missing.
     public func sourceIdentity(_ values: ParameterValues, directory: String, cache: CacheSetting?) -> SourceIdentity? {
         Parameters(complete: values).flatMap { sourceIdentity($0, directory: directory, cache: cache) }
+    }
+    /// ``revalidateSource(_:directory:recorded:)`` of a node's parameters as the plan holds them; `nil` while a
+    /// required one is missing.
+    public func revalidateSource(_ values: ParameterValues, directory: String, recorded: String) -> SourceIdentity? {
+        Parameters(complete: values).flatMap { revalidateSource($0, directory: directory, recorded: recorded) }
     }
 }

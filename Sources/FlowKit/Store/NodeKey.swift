@@ -50,11 +50,24 @@ package struct NodeKeyInputs: Sendable, Equatable {
         package var key: NodeKey
     }
 
+    /// The first field of every key's encoding.
+    private static let keyDomain = "flowrun-node-key \(storeFormatVersion)"
+
     /// The key: SHA-256 over the length-prefixed fields (``ByteWriter``), so no two different inputs encode alike.
     package var key: NodeKey {
-        var out = ByteWriter()
-        out.bytes.reserveCapacity(256)
-        out.string("flowrun-node-key \(Self.storeFormatVersion)")
+        var scratch = ByteWriter()
+        return key(encodingIn: &scratch)
+    }
+
+    /// The key, encoded in `scratch` (emptied first): one buffer for the keys of a whole plan.
+    func key(encodingIn scratch: inout ByteWriter) -> NodeKey {
+        scratch.bytes.removeAll(keepingCapacity: true)
+        encode(into: &scratch)
+        return NodeKey(hex: ContentDigest.hex(SHA256.hash(data: scratch.bytes)))
+    }
+
+    private func encode(into out: inout ByteWriter) {
+        out.string(Self.keyDomain)
         out.string(type)
         out.string(implementation)
         out.count(options.count)
@@ -67,7 +80,6 @@ package struct NodeKeyInputs: Sendable, Equatable {
         out.count(upstream.count)
         for link in upstream { out.string(link.key.hex) }
         out.optionalString(source)
-        return NodeKey(hex: ContentDigest.hex(SHA256.hash(data: out.bytes)))
     }
 
     /// A value in canonical form, as its declared type reads it: JSON-like, numbers in their shortest exact form

@@ -10,8 +10,11 @@ extension RunStore {
     ///   - decisions: The keys and output paths computed before the run.
     ///   - run: This run's id (its start time, ISO 8601).
     ///   - output: The node's output value.
+    ///   - observedSource: The version of its source the node read, when it learned one while running
+    ///     (``SourceObserving``).
     package func journal(
-        _ index: Int, of plan: Plan, decisions: UpToDate, run: String, output value: (any Sendable)? = nil
+        _ index: Int, of plan: Plan, decisions: UpToDate, run: String, output value: (any Sendable)? = nil,
+        observedSource: String? = nil
     ) {
         var output: OutputRecord?
         if let path = decisions.outputPaths[index] {
@@ -23,10 +26,11 @@ extension RunStore {
         if decisions.storesValue[index], let value = value as? any StorableOutput {
             blob = store(value, of: index, in: plan, optimize: decisions.optimize)
         }
+        let revised = revise(index, of: plan, decisions: decisions, observedSource: observedSource)
         append(
             JournalRecord(
-                run: run, node: plan.nodes[index].id, key: decisions.keys[index], inputs: decisions.inputs[index],
-                output: output, blob: blob))
+                run: run, node: plan.nodes[index].id, key: revised?.key ?? decisions.keys[index],
+                inputs: revised?.inputs ?? decisions.inputs[index], output: output, blob: blob))
     }
 
     /// Writes a node's output as a blob, with the choice it made from its consumers; `nil` after a failure, which
@@ -67,5 +71,45 @@ extension RunStore {
                     .io, "its stored output changed during the run: \(error); run again to make it anew",
                     node: node.id, location: task.location))
         }
+    }
+
+    /// Every node's key as this run ended: the decided one, or the one revised while it ran.
+    package func keys(_ decisions: UpToDate) -> [NodeKey] {
+        guard hasRevisions.load(ordering: .acquiring) else { return decisions.keys }
+        var keys = decisions.keys
+        for (index, key) in revisedKeys.withLock({ $0 }) { keys[index] = key }
+        return keys
+    }
+
+    /// The inputs and key of a node whose source turned out to be another version than the one it was keyed by
+    /// before the run (the first download of a URL, or a resource that changed again since the check), or whose
+    /// upstream key was revised so; `nil` when the decided key stands.
+    ///
+    /// Upstream nodes are journaled before their dependents run, so a revision reaches every node below it.
+    private func revise(
+        _ index: Int, of plan: Plan, decisions: UpToDate, observedSource: String?
+    ) -> (inputs: NodeKeyInputs, key: NodeKey)? {
+        let upstreamRevised = hasRevisions.load(ordering: .acquiring)
+        guard upstreamRevised || observedSource != nil else { return nil }
+        var inputs = decisions.inputs[index]
+        var changed = false
+        if let observedSource, observedSource != inputs.source {
+            inputs.source = observedSource
+            changed = true
+        }
+        if upstreamRevised {
+            revisedKeys.withLock { keys in
+                for (position, dependency) in plan.dependencies(of: index).enumerated() {
+                    guard let key = keys[dependency] else { continue }
+                    inputs.upstream[position].key = key
+                    changed = true
+                }
+            }
+        }
+        guard changed else { return nil }
+        let key = inputs.key
+        revisedKeys.withLock { $0[index] = key }
+        hasRevisions.store(true, ordering: .releasing)
+        return (inputs, key)
     }
 }

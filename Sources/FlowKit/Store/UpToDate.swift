@@ -88,7 +88,12 @@ package struct UpToDate: Sendable {
     ///   - plan: The plan.
     ///   - records: The store's latest record per node id.
     ///   - settings: `--force`, `--rerun`, `--no-optimize`.
-    package init(plan: Plan, records latest: [String: JournalRecord], settings: Settings) {
+    ///   - revalidated: The identities sources have now, where ``SourceRevalidation`` could ask, by node index;
+    ///     they replace what ``TaskType/sourceIdentity(_:directory:cache:)`` says.
+    package init(
+        plan: Plan, records latest: [String: JournalRecord], settings: Settings,
+        revalidated: [Int: SourceIdentity] = [:]
+    ) {
         let count = plan.nodes.count
         var firstNode = [Int?](repeating: nil, count: plan.workflow.tasks.count)
         for (index, node) in plan.nodes.enumerated() where firstNode[node.taskIndex] == nil {
@@ -109,8 +114,9 @@ package struct UpToDate: Sendable {
             let task = tasks[node.taskIndex]
             // Parameters that do not depend on the item are resolved and encoded once per task.
             let resolved = task.sharedParameters ?? task.resolve(plan.parameters(of: node))
-            let source = task.type?.sourceIdentity(
-                resolved.values, directory: plan.workflow.directory, cache: task.cache)
+            let source =
+                revalidated[index]
+                ?? task.type?.sourceIdentity(resolved.values, directory: plan.workflow.directory, cache: task.cache)
             // A source that changes every run gets a key of this run only, so everything downstream runs too.
             if source?.changesEveryRun == true { changing[index] = source?.description }
             let nodeInputs = NodeKeyInputs(

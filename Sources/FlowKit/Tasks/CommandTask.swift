@@ -57,8 +57,6 @@ package struct CommandTask: TaskType {
 package final class CommandOperation: FlowOperation, DataProvider, @unchecked Sendable {
     /// How long a cancelled program has between SIGTERM and SIGKILL.
     package let terminationGrace: Duration
-    /// The running program, so ``didCancel()`` can stop it; cleared when it ends.
-    private let run = LockedBox<CommandRun?>(nil)
 
     /// Creates the operation with the default two-second termination grace period.
     package override convenience init(context: NodeContext) {
@@ -95,18 +93,11 @@ package final class CommandOperation: FlowOperation, DataProvider, @unchecked Se
             invocation: invocation, stdin: stdinBytes, maxOutputBytes: parameters.maxOutputBytes,
             terminationGrace: terminationGrace,
             context: context)
-        run.withLock { $0 = newRun }
-        // `didCancel()` may have run before the run was stored; the run checks before it spawns.
-        if isCancelled { newRun.cancel() }
+        // Registered before the run starts: a cancel that came during the set-up stops it before it spawns.
+        whenCancelled { newRun.cancel() }
         let executor = CommandExecutor(label: "flowrun.command.\(context.nodeID)")
         Task(executorPreference: executor, priority: CommandExecutor.priority) { [self] in
-            let outcome = await newRun.run()
-            run.withLock { $0 = nil }
-            finish(outcome)
+            finish(await newRun.run())
         }
-    }
-
-    package override func didCancel() {
-        run.withLock { $0 }?.cancel()
     }
 }

@@ -47,8 +47,8 @@ final class FetchSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         transfer.didComplete(error, response: task.response)
     }
 
-    /// Makes the session for one transfer.
-    static func makeSession(for transfer: FetchTransfer) -> URLSession {
+    /// The configuration of every fetch session: no cache, no cookies, an idle timeout.
+    static var configuration: URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -59,6 +59,11 @@ final class FetchSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         // node even without a `timeout`. The node's `timeout` bounds the whole fetch and is the runner's job.
         configuration.timeoutIntervalForRequest = idleTimeout
         configuration.timeoutIntervalForResource = 7 * 24 * 3600
+        return configuration
+    }
+
+    /// Makes the session for one transfer.
+    static func makeSession(for transfer: FetchTransfer) -> URLSession {
         // Serial: URLSession delivers a task's events in order only on a serial delegate queue.
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1

@@ -21,17 +21,33 @@ package struct FetchTask: TaskType {
     package var consumes: InputRequirement { .none }
     package var provides: ProviderKind? { .data }
 
-    /// A local file by path and stamp (or content hash with `cache: content`). An http(s) URL is not
-    /// revalidated, so it counts as changed on every run, unless the task says `cache: true`: then the URL is
-    /// trusted to name content that does not change.
+    /// A local file by path and stamp (or content hash with `cache: content`). An http(s) URL cannot be checked
+    /// without asking its server, which ``revalidateSource(_:directory:recorded:)`` does before a run; until then
+    /// it counts as changed. With `cache: true` the URL is trusted to name content that does not change.
     package func sourceIdentity(_ parameters: Parameters, directory: String, cache: CacheSetting?) -> SourceIdentity? {
-        switch FetchSource.parse(parameters.url, directory: directory, failure: { NodeFailure($0, $1, node: "") }) {
+        switch source(parameters, directory: directory) {
         case .success(.file(let path)): return .file(atPath: path, byContent: cache == .content)
         case .success(.http(let url)):
-            let identity = "url \(url.absoluteString)"
-            return cache == nil ? .changing(identity) : SourceIdentity(identity)
+            let identity = HTTPValidator.urlIdentity(url)
+            return cache == .enabled ? SourceIdentity(identity) : .changing(identity)
         case .failure: return nil
         }
+    }
+
+    /// Asks the server whether the version the store recorded (its `ETag`, `Last-Modified` or body hash) is
+    /// still current: see `HTTPRevalidation`.
+    package func revalidateSource(_ parameters: Parameters, directory: String, recorded: String) -> SourceIdentity? {
+        guard case .success(.http(let url)) = source(parameters, directory: directory),
+            let validator = HTTPValidator(identity: recorded, url: url),
+            let current = HTTPRevalidation.current(
+                of: url, recorded: validator, headers: Array(parameters.headers ?? [:]),
+                maxBytes: parameters.maxBytes)
+        else { return nil }
+        return SourceIdentity(current.identity(of: url))
+    }
+
+    private func source(_ parameters: Parameters, directory: String) -> Result<FetchSource, NodeFailure> {
+        FetchSource.parse(parameters.url, directory: directory) { NodeFailure($0, $1, node: "") }
     }
 
     package func fileAccess(_ parameters: Parameters) -> FileAccess {
@@ -48,10 +64,11 @@ package struct FetchTask: TaskType {
 /// its own `URLSession` (see `FetchSessionDelegate` for why), follows at most ``FetchTask/maxRedirects``
 /// http(s) redirects, and ends at once when `cancel()` is called (Ctrl-C or the node's `timeout`); file reads
 /// check for cancellation between chunks.
-package final class FetchOperation: FlowOperation, DataProvider, @unchecked Sendable {
-    /// The transfer in flight, so ``didCancel()`` can stop it. Cleared when it ends, which also breaks the
-    /// operation → transfer → completion → operation cycle.
-    private let transfer = LockedBox<FetchTransfer?>(nil)
+package final class FetchOperation: FlowOperation, DataProvider, SourceObserving, @unchecked Sendable {
+    /// The version of the http(s) resource downloaded (``HTTPValidator``), for the store.
+    private let observed = LockedBox<String?>(nil)
+
+    package var observedSource: String? { observed.withLock { $0 } }
 
     /// The fetched bytes, once the operation has succeeded.
     package var providedData: DataPayload? { output(as: DataPayload.self) }
@@ -71,20 +88,14 @@ package final class FetchOperation: FlowOperation, DataProvider, @unchecked Send
         }
     }
 
-    package override func didCancel() {
-        transfer.withLock { $0 }?.cancel()
-    }
-
     private func startTransfer(url: URL, written: String, maxBytes: Int, headers: StringMap) {
         let newTransfer = FetchTransfer(
             url: url, source: written, headers: Array(headers), maxBytes: maxBytes, context: context
-        ) { [self] outcome in
-            transfer.withLock { $0 = nil }
+        ) { [self] outcome, validator in
+            if let validator { observed.withLock { $0 = validator.identity(of: url) } }
             finish(outcome)
         }
-        transfer.withLock { $0 = newTransfer }
         newTransfer.start()
-        // `didCancel()` may have run before the transfer was stored; the transfer ignores a second cancel.
-        if isCancelled { newTransfer.cancel() }
+        whenCancelled { newTransfer.cancel() }
     }
 }

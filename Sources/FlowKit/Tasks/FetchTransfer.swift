@@ -27,13 +27,14 @@ final class FetchTransfer: Sendable {
     let headers: [(key: String, value: String)]
     let maxBytes: Int
     let context: NodeContext
-    private let completion: @Sendable (FlowOperation.Outcome) -> Void
+    private let completion: @Sendable (FlowOperation.Outcome, HTTPValidator?) -> Void
     private let state = Mutex(State())
 
-    /// Creates a transfer; `completion` is called exactly once, on any thread, with no lock held.
+    /// Creates a transfer; `completion` is called exactly once, on any thread, with no lock held, with the
+    /// outcome and, for a body downloaded whole, the version it is (``HTTPValidator``).
     init(
         url: URL, source: String, headers: [(key: String, value: String)], maxBytes: Int, context: NodeContext,
-        completion: @escaping @Sendable (FlowOperation.Outcome) -> Void
+        completion: @escaping @Sendable (FlowOperation.Outcome, HTTPValidator?) -> Void
     ) {
         self.url = url
         self.source = source
@@ -160,6 +161,7 @@ final class FetchTransfer: Sendable {
         if let error {
             return end(.failure(FetchErrors.failure(for: error, url: url, context: context)))
         }
+        var validator: HTTPValidator?
         let outcome: FlowOperation.Outcome = state.withLock { state in
             guard let response = state.response ?? (taskResponse as? HTTPURLResponse) else {
                 return .failure(context.failure(.network, "\(url.absoluteString) ended without a response"))
@@ -175,23 +177,24 @@ final class FetchTransfer: Sendable {
                             + " (truncated body)"
                     ))
             }
+            validator = HTTPValidator(response: response) ?? .sha256(ContentDigest.of(state.body))
             return .success(DataPayload(state.body, source: source))
         }
-        end(outcome)
+        end(outcome, validator: validator)
     }
 
     // MARK: Ending
 
     /// Decides the outcome once, cancelling the task; does nothing when the transfer had already ended.
-    private func end(_ outcome: FlowOperation.Outcome) {
-        _ = end(outcome, cancelTask: true)
+    private func end(_ outcome: FlowOperation.Outcome, validator: HTTPValidator? = nil) {
+        _ = end(outcome, validator: validator, cancelTask: true)
     }
 
     /// Decides the outcome once: marks the transfer ended, stops the session, reports.
     /// - Parameter cancelTask: Whether to cancel the task (false when a redirect is being declined and the task
     ///   completes on its own).
     /// - Returns: Whether this call ended the transfer (false when it had already ended).
-    private func end(_ outcome: FlowOperation.Outcome, cancelTask: Bool) -> Bool {
+    private func end(_ outcome: FlowOperation.Outcome, validator: HTTPValidator? = nil, cancelTask: Bool) -> Bool {
         let session = state.withLock { state -> URLSession?? in
             guard !state.ended else { return .none }
             state.ended = true
@@ -209,7 +212,7 @@ final class FetchTransfer: Sendable {
                 if cancelTask { started.invalidateAndCancel() } else { started.finishTasksAndInvalidate() }
             }
         }
-        completion(outcome)
+        completion(outcome, validator)
         return true
     }
 

@@ -29,12 +29,7 @@ package final class SleepOperation: FlowOperation, @unchecked Sendable {
         source.schedule(deadline: .now() + duration.seconds)
         timer.withLock { $0 = source }
         source.resume()
-        // A cancel that raced with the set-up above must still end the sleep.
-        if isCancelled { wake(cancelled: true) }
-    }
-
-    package override func didCancel() {
-        wake(cancelled: true)
+        whenCancelled { [weak self] in self?.wake(cancelled: true) }
     }
 
     private func wake(cancelled: Bool) {
