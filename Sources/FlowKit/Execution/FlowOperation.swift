@@ -126,9 +126,23 @@ open class FlowOperation: Operation, @unchecked Sendable {
     /// cycle ends there. `stop` must tolerate work that has just ended on its own.
     ///
     /// ```swift
-    /// let transfer = Transfer(url) { [self] outcome in finish(outcome) }
-    /// transfer.start()
-    /// whenCancelled { transfer.cancel() }
+    /// final class PauseOperation: FlowOperation, @unchecked Sendable {
+    ///     private let ended = LockedBox(false)
+    ///
+    ///     override func execute() {
+    ///         DispatchQueue.global().asyncAfter(deadline: .now() + 1) { [self] in end(.success(nil)) }
+    ///         whenCancelled { [self] in end(.cancelled) }
+    ///     }
+    ///
+    ///     /// Finishes once, with whichever comes first: the end of the pause or a cancel.
+    ///     private func end(_ outcome: Outcome) {
+    ///         let first = ended.withLock { ended in
+    ///             defer { ended = true }
+    ///             return !ended
+    ///         }
+    ///         if first { finish(outcome) }
+    ///     }
+    /// }
     /// ```
     public final func whenCancelled(_ stop: @escaping @Sendable () -> Void) {
         let stopNow = state.withLock { state -> Bool in
