@@ -58,6 +58,13 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
+        // Before anything that can take long or touch the store: loading a large workflow, waiting for the
+        // store's lock, revalidating http(s) sources.
+        let signals = SignalHandler.install()
+        // Observed while this command runs; the handler stays installed until the process exits, so a signal
+        // after the run ended (while a full stdout pipe holds the summary, or while the process exits) is not
+        // the default action that would lose the report or turn exit 0 into a death by signal.
+        defer { withExtendedLifetime(signals) {} }
         let terminal = Terminal()
         let part = try sharding.part(
             of: workflow.loadPlan(terminal: terminal), stateDirectory: store.stateDir, terminal: terminal, quiet: quiet)
@@ -91,11 +98,7 @@ struct RunCommand: ParsableCommand {
             }
         }
         let runner = Runner(plan: plan, options: options)
-        let signals = SignalHandler.install { runner.cancel() }
-        // Observed while this command runs; the handler stays installed until the process exits, so a signal
-        // after the run ended (while a full stdout pipe holds the summary, or while the process exits) is not
-        // the default action that would lose the report or turn exit 0 into a death by signal.
-        defer { withExtendedLifetime(signals) {} }
+        signals.running { runner.cancel() }
         progress?.start(runner: runner)
         var result = runner.run()
         progress?.stop()

@@ -3,7 +3,10 @@ import FlowKit
 import Foundation
 
 /// Ctrl-C and SIGTERM: the first cancels the run (which then prints its summary and exits 130), the second
-/// exits at once.
+/// exits at once. Before the run starts — while the workflow loads, the store is opened and http(s) sources are
+/// revalidated — the first exits at once with 130: nothing has run and no record has been written yet (the
+/// journal's records are appended only as nodes finish), and the kernel releases the store's lock with the
+/// process.
 ///
 /// The signals are observed through `DispatchSource`s, so the reaction runs as ordinary code on a queue
 /// rather than in a signal context (SwiftPM's `Cancellator` does the same). Their default action is
@@ -15,8 +18,10 @@ import Foundation
 final class SignalHandler: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
     private let count = LockedBox(0)
+    /// What the first signal does once the run has started; `nil` before.
+    private let cancelRun = LockedBox<(@Sendable () -> Void)?>(nil)
 
-    private init(onFirst: @escaping @Sendable () -> Void) {
+    private init() {
         var sources: [any DispatchSourceSignal] = []
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber) { _ in }
@@ -25,15 +30,21 @@ final class SignalHandler: @unchecked Sendable {
         }
         self.sources = sources
         for source in sources {
-            source.setEventHandler { [count] in
+            source.setEventHandler { [count, cancelRun] in
                 let seen = count.withLock { value -> Int in
                     value += 1
                     return value
                 }
-                if seen == 1 {
+                // Read under the lock that `running` sets it under: a signal is either before the run or in it.
+                let cancel = cancelRun.withLock { $0 }
+                if seen == 1, let cancel {
                     FileHandle.standardError.write(
                         Data("\ninterrupted: cancelling (press Ctrl-C again to exit now)\n".utf8))
-                    onFirst()
+                    cancel()
+                } else if seen == 1 {
+                    FileHandle.standardError.write(
+                        Data("\ninterrupted before the run started: nothing was run or recorded\n".utf8))
+                    Foundation.exit(130)
                 } else {
                     CommandTask.killRunningPrograms()
                     Foundation.exit(130)
@@ -43,8 +54,13 @@ final class SignalHandler: @unchecked Sendable {
         }
     }
 
-    /// Starts observing SIGINT and SIGTERM.
-    static func install(onFirst: @escaping @Sendable () -> Void) -> SignalHandler {
-        SignalHandler(onFirst: onFirst)
+    /// Starts observing SIGINT and SIGTERM: until ``running(cancel:)``, the first ends the process with 130.
+    static func install() -> SignalHandler {
+        SignalHandler()
+    }
+
+    /// From now on the first signal calls `cancel` (and the command ends as the cancelled run does).
+    func running(cancel: @escaping @Sendable () -> Void) {
+        cancelRun.withLock { $0 = cancel }
     }
 }
