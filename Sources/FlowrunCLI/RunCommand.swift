@@ -92,6 +92,8 @@ struct RunCommand: ParsableCommand {
             options.restoredNodes = decisions.restoredNodes
             options.restore = { index in store.restore(index, of: plan, decisions: decisions) }
             options.nodeSucceeded = { index, operation in
+                // A node without a key is not journaled: nothing of it is kept.
+                guard decisions.keys[index] != nil else { return }
                 store.journal(
                     index, of: plan, decisions: decisions, run: run, output: operation.output(as: (any Sendable).self),
                     observedSource: (operation as? any SourceObserving)?.observedSource)
@@ -104,7 +106,7 @@ struct RunCommand: ParsableCommand {
         progress?.stop()
         if let (store, decisions) = session {
             store.close()
-            result = result.keyed(by: store.keys(decisions).map(\.hex))
+            result = result.keyed(by: store.keys(decisions).map { $0?.hex })
         }
         result = try part.finish(result)
 

@@ -62,7 +62,7 @@ struct UpToDatePrinter {
         while let node = current, seen.insert(node).inserted {
             let indent = String(repeating: "  ", count: depth)
             let id = plan.nodes[node].id
-            out += "\(indent)\(id) (key \(decisions.keys[node].hex.prefix(12))): "
+            out += "\(indent)\(id) (\(decisions.keys[node].map { "key \($0.hex.prefix(12))" } ?? "no key")): "
             guard let cause = decisions.causes[node] else {
                 out += cachedReason(node, decisions: decisions) + "\n"
                 break
@@ -75,6 +75,9 @@ struct UpToDatePrinter {
     }
 
     private static func cachedReason(_ index: Int, decisions: UpToDate) -> String {
+        if decisions.keepsNothing[index] {
+            return "cached: nothing is kept of a noop, and nothing it waits for runs"
+        }
         guard let record = decisions.records[index], record.key == decisions.keys[index] else {
             return "cached: every node that reads its output is cached"
         }

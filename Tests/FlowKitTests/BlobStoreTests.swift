@@ -127,7 +127,8 @@ import Testing
         let settings = UpToDate.Settings(blobs: blobs)
         let cold = UpToDate(plan: plan, records: [:], settings: settings)
         #expect(cold.storesValue == [true, false])
-        var record = JournalRecord(run: "r", node: "a", key: cold.keys[0], inputs: cold.inputs[0])
+        var record = JournalRecord(
+            run: "r", node: "a", key: try #require(cold.keys[0]), inputs: try #require(cold.inputs[0]))
         // Without a blob, the reader's run needs the node to run.
         #expect(UpToDate(plan: plan, records: ["a": record], settings: settings).causes[0] == .neededBy(node: "b"))
         record.blob = try blobs.write(Self.payload)
@@ -165,7 +166,8 @@ import Testing
         var records: [String: JournalRecord] = [:]
         for index in 0..<2 {
             var record = JournalRecord(
-                run: "r", node: plan.nodes[index].id, key: shard.keys[index], inputs: shard.inputs[index])
+                run: "r", node: plan.nodes[index].id, key: try #require(shard.keys[index]),
+                inputs: try #require(shard.inputs[index]))
             record.blob = try blobs.write(DataPayload(Data("\(index)".utf8), source: ""))
             records[record.node] = record
         }

@@ -14,13 +14,13 @@ import Testing
         tasks:
           a: { type: sleep, duration: 10ms }
           b: { type: sleep, duration: "${params.n}ms", dependsOn: a }
-          c: { type: noop, dependsOn: [a, b] }
+          c: { type: sleep, duration: 0ms, dependsOn: [a, b] }
         """
 
     func keys(_ yaml: String, optimize: Bool = true) throws -> [String: String] {
         let plan = try TestWorkflow.plan(yaml, registry: .builtIn)
         let decisions = UpToDate(plan: plan, records: [:], settings: .init(optimize: optimize))
-        return Dictionary(uniqueKeysWithValues: zip(plan.nodes.map(\.id), decisions.keys.map(\.hex)))
+        return Dictionary(uniqueKeysWithValues: zip(plan.nodes.map(\.id), decisions.keys.map { $0?.hex ?? "" }))
     }
 
     @Test func whatRunsANodeButNotWhatItProducesIsNotInItsKey() throws {
@@ -47,7 +47,7 @@ import Testing
             version: 1
             tasks:
               a: { type: sleep, forEach: [1, 2], duration: "${item}ms" }
-              c: { type: noop, gather: true, dependsOn: a }
+              c: { type: command, argv: ["true"], cache: true, gather: true, dependsOn: a }
             """
         let before = try keys(gather)
         let swapped = try keys(gather.replacingOccurrences(of: "[1, 2]", with: "[2, 1]"))
@@ -151,8 +151,10 @@ import Testing
     func records(of plan: Plan, _ decisions: UpToDate) -> [String: JournalRecord] {
         var records: [String: JournalRecord] = [:]
         for (index, node) in plan.nodes.enumerated() {
-            records[node.id] = JournalRecord(
-                run: "r", node: node.id, key: decisions.keys[index], inputs: decisions.inputs[index])
+            // As a run journals: nothing of a noop.
+            guard let key = decisions.keys[index], let inputs = decisions.inputs[index], !decisions.keepsNothing[index]
+            else { continue }
+            records[node.id] = JournalRecord(run: "r", node: node.id, key: key, inputs: inputs)
         }
         return records
     }
@@ -163,7 +165,7 @@ import Testing
         #expect(cold.causes.allSatisfy { $0 != nil })
         let records = records(of: plan, cold)
         let warm = UpToDate(plan: plan, records: records, settings: .init())
-        // The command always runs; what it reads must run with it; the noop after it is judged on its key.
+        // The command always runs; what it reads must run with it; the noop after it follows its key, unchanged.
         #expect(warm.causes[0] == nil)
         #expect(warm.causes[1] == .neededBy(node: "c"))
         #expect(warm.causes[2] == .notCached("never reused without `cache: true` (side effects)"))

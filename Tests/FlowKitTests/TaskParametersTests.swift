@@ -180,7 +180,7 @@ import Testing
         func key(_ duration: String) throws -> String? {
             let plan = try TestWorkflow.plan(
                 "version: 1\ntasks:\n  a: { type: sleep, duration: \(duration) }", registry: .builtIn)
-            return UpToDate(plan: plan, records: [:], settings: .init(optimize: true)).keys.first?.hex
+            return UpToDate(plan: plan, records: [:], settings: .init(optimize: true)).keys.first??.hex
         }
         #expect(try key("1s") == key("1000ms"))
         #expect(try key("1s") != key("2s"))

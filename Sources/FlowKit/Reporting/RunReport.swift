@@ -129,8 +129,8 @@ public struct RunReport: Sendable, Codable {
         self.failed = failed
     }
 
-    /// The same report, each node with its store key.
-    package func keyed(by keys: [String]) -> RunReport {
+    /// The same report, each node with its store key (`nil` for a node without one, a `noop`'s).
+    package func keyed(by keys: [String?]) -> RunReport {
         var keyed = RunReport(
             workflow: workflow, path: path, startedAt: startedAt, duration: duration, interrupted: interrupted,
             nodes: nodes.keyed(by: keys), queueLimits: queueLimits)
@@ -263,7 +263,7 @@ extension RunReport {
         }
 
         /// The same nodes, each with its store key (``RunReport/Node/key``).
-        package func keyed(by keys: [String]) -> Nodes {
+        package func keyed(by keys: [String?]) -> Nodes {
             let node = self.node
             return Nodes(
                 count: count,

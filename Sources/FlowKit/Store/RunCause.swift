@@ -30,6 +30,8 @@ package enum RunCause: Sendable, Equatable, CustomStringConvertible {
     case outputChanged(path: String)
     /// A node that runs reads this node's output, which is not kept.
     case neededBy(node: String)
+    /// A node of a ``StatelessTask`` (`noop`), of which nothing is kept, waits for this node, which runs.
+    case waitsFor(node: String)
     /// A node that runs reads this node's output, and the stored one cannot be used (missing, damaged).
     case storedOutputUnusable(String)
     /// The stored output was made for other consumers: the choice the node makes from them (``TaskType/outputVariant(facts:consumers:optimize:)``) changed.
@@ -55,6 +57,8 @@ package enum RunCause: Sendable, Equatable, CustomStringConvertible {
         case .outputMissing(let path): "output missing: \(path)"
         case .outputChanged(let path): "output changed since it was written: \(path)"
         case .neededBy(let node): "its output is needed by \(node), which runs"
+        case .waitsFor(let node):
+            "it waits for \(node), which runs (nothing is kept of a noop: it runs with what it waits for)"
         case .storedOutputUnusable(let problem): "its stored output cannot be used: \(problem)"
         case .storedForOtherConsumers(let old, let new):
             "its stored output was made for other consumers (\(old ?? "none") → \(new ?? "none"))"
@@ -79,9 +83,15 @@ package enum RunCause: Sendable, Equatable, CustomStringConvertible {
     /// The node whose own cause explains this one, for `flowrun explain`'s chain.
     package var explainedBy: String? {
         switch self {
-        case .upstreamChanged(let node), .neededBy(let node): node
+        case .upstreamChanged(let node), .neededBy(let node), .waitsFor(let node): node
         default: nil
         }
+    }
+
+    /// Whether this is ``waitsFor(node:)``: a stateless node that runs because something it waits for changed.
+    var isWaitingForAChange: Bool {
+        if case .waitsFor = self { return true }
+        return false
     }
 
     /// The first difference between what a node's key was made of before and now.

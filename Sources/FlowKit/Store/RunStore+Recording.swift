@@ -3,7 +3,7 @@ import Synchronization
 
 extension RunStore {
     /// Journals a node that succeeded in this run, with what it wrote, if it writes a file, and its output as a
-    /// blob, if the decisions say it stores its value.
+    /// blob, if the decisions say it stores its value. A node without a key (``UpToDate/keys``) is not journaled.
     /// - Parameters:
     ///   - index: The node's index in ``Plan/nodes``.
     ///   - plan: The plan being run.
@@ -16,6 +16,7 @@ extension RunStore {
         _ index: Int, of plan: Plan, decisions: UpToDate, run: String, output value: (any Sendable)? = nil,
         observedSource: String? = nil
     ) {
+        guard let key = decisions.keys[index], let inputs = decisions.inputs[index] else { return }
         var output: OutputRecord?
         if let path = decisions.outputPaths[index] {
             // A file that cannot be read back is not recorded as written: the next run writes it again.
@@ -26,11 +27,11 @@ extension RunStore {
         if decisions.storesValue[index], let value = value as? any StorableOutput {
             blob = store(value, of: index, in: plan, optimize: decisions.optimize)
         }
-        let revised = revise(index, of: plan, decisions: decisions, observedSource: observedSource)
+        let revised = revise(index, inputs: inputs, of: plan, observedSource: observedSource)
         append(
             JournalRecord(
-                run: run, node: plan.nodes[index].id, key: revised?.key ?? decisions.keys[index],
-                inputs: revised?.inputs ?? decisions.inputs[index], output: output, blob: blob))
+                run: run, node: plan.nodes[index].id, key: revised?.key ?? key, inputs: revised?.inputs ?? inputs,
+                output: output, blob: blob))
     }
 
     /// Writes a node's output as a blob, with the choice it made from its consumers; `nil` after a failure, which
@@ -74,7 +75,7 @@ extension RunStore {
     }
 
     /// Every node's key as this run ended: the decided one, or the one revised while it ran.
-    package func keys(_ decisions: UpToDate) -> [NodeKey] {
+    package func keys(_ decisions: UpToDate) -> [NodeKey?] {
         guard hasRevisions.load(ordering: .acquiring) else { return decisions.keys }
         var keys = decisions.keys
         for (index, key) in revisedKeys.withLock({ $0 }) { keys[index] = key }
@@ -87,11 +88,11 @@ extension RunStore {
     ///
     /// Upstream nodes are journaled before their dependents run, so a revision reaches every node below it.
     private func revise(
-        _ index: Int, of plan: Plan, decisions: UpToDate, observedSource: String?
+        _ index: Int, inputs decided: NodeKeyInputs, of plan: Plan, observedSource: String?
     ) -> (inputs: NodeKeyInputs, key: NodeKey)? {
         let upstreamRevised = hasRevisions.load(ordering: .acquiring)
         guard upstreamRevised || observedSource != nil else { return nil }
-        var inputs = decisions.inputs[index]
+        var inputs = decided
         var changed = false
         if let observedSource, observedSource != inputs.source {
             inputs.source = observedSource

@@ -27,7 +27,7 @@ package final class RunStore: Sendable {
     let warn: (@Sendable (String) -> Void)?
     /// Whether writing a blob failed in this run: it is reported once, and no other is tried.
     let blobsFailed = Atomic<Bool>(false)
-    /// The keys of nodes whose inputs turned out other than decided before the run (see ``revise(_:of:decisions:observedSource:)``), by node index.
+    /// The keys of nodes whose inputs turned out other than decided before the run (see ``revise(_:inputs:of:observedSource:)``), by node index.
     let revisedKeys = Mutex<[Int: NodeKey]>([:])
     /// Whether ``revisedKeys`` holds any, so the common run never takes its lock.
     let hasRevisions = Atomic<Bool>(false)

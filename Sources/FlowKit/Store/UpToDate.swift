@@ -13,7 +13,10 @@ import OrderedCollections
 ///   theirs, whether or not its own record survived (a record batch lost to `kill -9` costs nothing);
 /// - `--force`, `--rerun TASK` (and everything downstream) and tasks that are never cached always run;
 /// - a node whose reader runs is restored instead of run when the store kept its output as a blob (`cache: true`)
-///   and that blob is intact and was made for the same consumers (see ``restoredNodes``).
+///   and that blob is intact and was made for the same consumers (see ``restoredNodes``);
+/// - a node of a ``StatelessTask`` (`noop`) is up to date when the store holds results of this workflow and
+///   nothing it waits for runs: it is never journaled, and keyed only when a node the store keeps depends on it
+///   (its key is part of theirs), so a graph of 20,000 `noop`s costs the store nothing.
 package struct UpToDate: Sendable {
     /// What a run asks of the store.
     package struct Settings: Sendable {
@@ -46,10 +49,14 @@ package struct UpToDate: Sendable {
         }
     }
 
-    /// What went into each node's key, by index in ``Plan/nodes``.
-    package private(set) var inputs: [NodeKeyInputs]
-    /// Each node's key.
-    package private(set) var keys: [NodeKey]
+    /// What went into each node's key, by index in ``Plan/nodes``; `nil` where ``keys`` has none.
+    package private(set) var inputs: [NodeKeyInputs?]
+    /// Each node's key; `nil` for a node of a ``StatelessTask`` that no node the store keeps depends on: it is
+    /// never journaled, and its decision needs no key.
+    package private(set) var keys: [NodeKey?]
+    /// Whether each node is of a ``StatelessTask``: nothing of it is kept, it is up to date while nothing it
+    /// waits for runs.
+    package private(set) var keepsNothing: [Bool]
     /// Why each node runs, or `nil` for a node that is up to date.
     package private(set) var causes: [RunCause?]
     /// The file each node writes, resolved against the workflow's folder.
@@ -95,43 +102,62 @@ package struct UpToDate: Sendable {
         revalidated: [Int: SourceIdentity] = [:]
     ) {
         let count = plan.nodes.count
+        let graph = plan.graph
         var firstNode = [Int?](repeating: nil, count: plan.workflow.tasks.count)
         for (index, node) in plan.nodes.enumerated() where firstNode[node.taskIndex] == nil {
             firstNode[node.taskIndex] = index
         }
-        let tasks = plan.workflow.tasks.indices.map { TaskFacts(plan: plan, task: $0, firstNode: firstNode[$0]) }
-        var inputs: [NodeKeyInputs] = []
-        var keys: [NodeKey] = []
+        // Tasks without parameters share their type's resolution: a plan of 20,000 `noop` tasks resolves one.
+        var parameterless: [String: TaskFacts.Resolved] = [:]
+        let tasks = plan.workflow.tasks.indices.map {
+            TaskFacts(plan: plan, task: $0, firstNode: firstNode[$0], parameterless: &parameterless)
+        }
+        let keepsNothing = plan.nodes.map { tasks[$0.taskIndex].keepsNothing }
+        let keyed = Self.keyed(plan, keepsNothing: keepsNothing)
+        var inputs: [NodeKeyInputs?] = []
+        var keys: [NodeKey?] = []
         var outputPaths: [String?] = []
-        var rerunBy = [String?](repeating: nil, count: count)
+        var rerunBy = [String?](repeating: nil, count: settings.rerun.isEmpty ? 0 : count)
         var changing = [String?](repeating: nil, count: count)
         let runNonce = UUID().uuidString
         inputs.reserveCapacity(count)
         keys.reserveCapacity(count)
         outputPaths.reserveCapacity(count)
         let options = ["optimize=\(settings.optimize)"]
+        var scratch = ByteWriter()
         for (index, node) in plan.nodes.enumerated() {
             let task = tasks[node.taskIndex]
-            // Parameters that do not depend on the item are resolved and encoded once per task.
+            if !settings.rerun.isEmpty {
+                if settings.rerun.contains(task.id) {
+                    rerunBy[index] = task.id
+                } else {
+                    graph.forEachDependency(of: index) { if rerunBy[index] == nil { rerunBy[index] = rerunBy[$0] } }
+                }
+            }
+            guard keyed[index] else {
+                keys.append(nil)
+                inputs.append(nil)
+                outputPaths.append(nil)
+                continue
+            }
+            // Parameters that do not depend on the item are resolved, encoded and identified once per task.
             let resolved = task.sharedParameters ?? task.resolve(plan.parameters(of: node))
-            let source =
-                revalidated[index]
-                ?? task.type?.sourceIdentity(resolved.values, directory: plan.workflow.directory, cache: task.cache)
+            let source = revalidated[index] ?? resolved.source
             // A source that changes every run gets a key of this run only, so everything downstream runs too.
             if source?.changesEveryRun == true { changing[index] = source?.description }
+            var upstream: [NodeKeyInputs.Upstream] = []
+            upstream.reserveCapacity(graph.dependencyCount(of: index))
+            graph.forEachDependency(of: index) { dependency in
+                // Keyed: a keyed node's dependencies are (``keyed(_:keepsNothing:)``).
+                if let key = keys[dependency] { upstream.append(.init(node: plan.nodes[dependency].id, key: key)) }
+            }
             let nodeInputs = NodeKeyInputs(
                 type: task.typeName, implementation: task.implementation, options: options,
-                parameters: resolved.canonical,
-                upstream: plan.dependencies(of: index).map { .init(node: plan.nodes[$0].id, key: keys[$0]) },
+                parameters: resolved.canonical, upstream: upstream,
                 source: source.map { $0.changesEveryRun ? "\($0) run \(runNonce)" : $0.description })
+            keys.append(nodeInputs.key(encodingIn: &scratch))
             inputs.append(nodeInputs)
-            keys.append(nodeInputs.key)
             outputPaths.append(resolved.outputPath)
-            if settings.rerun.contains(task.id) {
-                rerunBy[index] = task.id
-            } else {
-                rerunBy[index] = plan.dependencies(of: index).lazy.compactMap { rerunBy[$0] }.first
-            }
         }
 
         let storesValue = plan.nodes.indices.map { index in
@@ -163,20 +189,27 @@ package struct UpToDate: Sendable {
             }
             restored = []
             unusable = []
-            for index in plan.nodes.indices.reversed() {
+            for index in plan.nodes.indices.reversed() where !keepsNothing[index] {
+                // Keyed: every node but a stateless task's is.
+                guard let key = keys[index], let nodeInputs = inputs[index] else { continue }
                 let node = plan.nodes[index]
                 let task = tasks[node.taskIndex]
-                let reads = { (dependent: Int) in tasks[plan.nodes[dependent].taskIndex].readsInput }
-                let dependents = plan.dependents(of: index)
-                let reader = dependents.first { causes[$0] != nil && reads($0) }
-                records[index] = latest[node.id]
+                var read = false
+                var reader: Int?
+                graph.forEachDependent(of: index) { dependent in
+                    guard tasks[plan.nodes[dependent].taskIndex].readsInput else { return }
+                    read = true
+                    if reader == nil, causes[dependent] != nil { reader = dependent }
+                }
+                // A cold store has no record to look up.
+                if !latest.isEmpty { records[index] = latest[node.id] }
                 let readBack = settings.readValues.contains(index)
                 causes[index] = Self.cause(
-                    force: settings.force, rerunBy: rerunBy[index], changing: changing[index],
+                    force: settings.force, rerunBy: rerunBy.isEmpty ? nil : rerunBy[index],
+                    changing: changing[index],
                     cache: readBack ? .enabled : task.cache, cachedByDefault: readBack || task.cachedByDefault,
-                    record: records[index], inputs: inputs[index],
-                    key: keys[index], outputPath: outputPaths[index],
-                    judgedOnRecord: !dependents.contains(where: reads),
+                    record: records[index], inputs: nodeInputs, key: key, outputPath: outputPaths[index],
+                    judgedOnRecord: !read,
                     reader: reader.map { plan.nodes[$0].id })
                 guard settings.blobs != nil, let valueType = task.valueType else { continue }
                 // Needed by a reader and otherwise up to date: the stored output serves, if it is intact.
@@ -205,7 +238,11 @@ package struct UpToDate: Sendable {
                 }
             }
         } while !pending.isEmpty
+        Self.decideStateless(
+            plan, tasks: tasks, settings: settings, cold: latest.isEmpty, rerunBy: rerunBy, keepsNothing: keepsNothing,
+            keys: keys, records: records, causes: &causes)
         self.inputs = inputs
+        self.keepsNothing = keepsNothing
         self.keys = keys
         self.causes = causes
         self.outputPaths = outputPaths
@@ -225,71 +262,13 @@ package struct UpToDate: Sendable {
         var copy = self
         copy.inputs = nodes.map { inputs[$0] }
         copy.keys = nodes.map { keys[$0] }
+        copy.keepsNothing = nodes.map { keepsNothing[$0] }
         copy.causes = nodes.map { causes[$0] }
         copy.outputPaths = nodes.map { outputPaths[$0] }
         copy.records = nodes.map { records[$0] }
         copy.storesValue = nodes.map { storesValue[$0] }
         copy.restoredNodes = restoredNodes.compactMap { position[$0] >= 0 ? position[$0] : nil }
         return copy
-    }
-
-    /// What the decisions need of a task, looked up once rather than per node (a class: read per node, never
-    /// copied).
-    private final class TaskFacts {
-        let id: String
-        let typeName: String
-        let type: (any TaskType)?
-        let implementation: String
-        let cache: CacheSetting?
-        let cachedByDefault: Bool
-        let readsInput: Bool
-        let directory: String
-        /// The type of the task's output values, when the store can keep them.
-        let valueType: (any StorableOutput.Type)?
-        private(set) var sharedParameters: Resolved?
-
-        /// A node's parameters, canonically encoded, and what the type makes of them.
-        struct Resolved {
-            var values: ParameterValues
-            var canonical: [NodeKeyInputs.Parameter]
-            var outputPath: String?
-        }
-
-        init(plan: Plan, task index: Int, firstNode: Int?) {
-            let task = plan.workflow.tasks[index]
-            id = task.id.value
-            typeName = task.type.value
-            type = plan.registry[typeName]
-            implementation = type?.implementationVersion ?? "?"
-            cache = task.cache
-            cachedByDefault = type?.cachedByDefault ?? true
-            readsInput = type?.readsInput ?? true
-            directory = plan.workflow.directory
-            valueType = type?.provides?.valueType
-            if task.parameters.isEmpty, type?.parameters.isEmpty ?? true {
-                sharedParameters = resolve(ParameterValues())
-            } else if !task.usesItem, let firstNode {
-                sharedParameters = resolve(plan.parameters(of: plan.nodes[firstNode]))
-            }
-        }
-
-        /// Whether a node of the task that runs stores its output: `cache: true` (or `content`), or `keep` (even
-        /// with `cache: false`: a value the gather phase reads must cross).
-        func storesValue(keep: Bool) -> Bool {
-            valueType != nil && (keep || cache == .enabled || cache == .content)
-        }
-
-        func resolve(_ parameters: ParameterValues) -> Resolved {
-            let canonical = parameters.names.sorted().compactMap { name in
-                parameters[name].map {
-                    NodeKeyInputs.Parameter(
-                        name: name, value: NodeKeyInputs.canonical($0, as: type?.parameter(named: name)?.type))
-                }
-            }
-            return Resolved(
-                values: parameters, canonical: canonical,
-                outputPath: type?.outputPath(parameters).map { NodeContext.resolve($0, in: directory) })
-        }
     }
 
     private static func cause(

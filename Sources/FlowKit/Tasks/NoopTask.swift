@@ -1,5 +1,5 @@
 /// `noop`: does nothing and succeeds; accepts any input. For tests and graph skeletons.
-package struct NoopTask: TaskType {
+package struct NoopTask: StatelessTask {
     package init() {}
     package var name: String { "noop" }
     package var summary: String { "Does nothing and succeeds; for tests and graph skeletons." }
