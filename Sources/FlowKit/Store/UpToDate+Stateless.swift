@@ -8,7 +8,7 @@ extension UpToDate {
     /// had it one, would differ), and is up to date otherwise.
     static func decideStateless(
         _ plan: Plan, tasks: [TaskFacts], settings: Settings, cold: Bool, rerunBy: [String?], keepsNothing: [Bool],
-        keys: [NodeKey?], records: [JournalRecord?], causes: inout [RunCause?]
+        keys: [NodeKey?], records: [Int: JournalRecord], causes: inout [RunCause?]
     ) {
         for index in plan.nodes.indices where keepsNothing[index] {
             let task = tasks[plan.nodes[index].taskIndex]
@@ -59,7 +59,7 @@ extension UpToDate {
     /// for such a change), by id: what the node's own key, had it one, would follow. A dependency that runs
     /// with its recorded key (its output is missing, it is a `command`) leaves the node up to date.
     private static func changedDependency(
-        of index: Int, in plan: Plan, keepsNothing: [Bool], keys: [NodeKey?], records: [JournalRecord?],
+        of index: Int, in plan: Plan, keepsNothing: [Bool], keys: [NodeKey?], records: [Int: JournalRecord],
         causes: [RunCause?]
     ) -> String? {
         var changed: Int?

@@ -2,22 +2,51 @@ import Foundation
 import OrderedCollections
 
 extension UpToDate {
+    /// What the decisions need of a task type, asked once per type rather than per task: a plan of 20,000 `noop`
+    /// tasks asks `noop` once.
+    final class TypeFacts {
+        let name: String
+        let type: any TaskType
+        let implementation: String
+        let cachedByDefault: Bool
+        let readsInput: Bool
+        /// A ``StatelessTask``.
+        let isStateless: Bool
+        /// The type of its output values, when the store can keep them.
+        let valueType: (any StorableOutput.Type)?
+        let takesParameters: Bool
+        /// The resolution of a task of this type without parameters, by its `cache:` setting.
+        var parameterless: [CacheSetting?: TaskFacts.Resolved] = [:]
+
+        init(_ type: any TaskType, name: String) {
+            self.name = name
+            self.type = type
+            implementation = type.implementationVersion
+            cachedByDefault = type.cachedByDefault
+            readsInput = type.readsInput
+            isStateless = type is any StatelessTask
+            valueType = type.provides?.valueType
+            takesParameters = !type.parameters.isEmpty
+        }
+    }
+
     /// What the decisions need of a task, looked up once rather than per node (a class: read per node, never
     /// copied).
     final class TaskFacts {
         let id: String
-        let typeName: String
-        let type: (any TaskType)?
-        let implementation: String
+        let kind: TypeFacts
         let cache: CacheSetting?
-        let cachedByDefault: Bool
         let readsInput: Bool
-        /// A ``StatelessTask``: nothing of its nodes is kept.
+        /// A ``StatelessTask``'s, without a run condition: nothing of its nodes is kept.
         let keepsNothing: Bool
         let directory: String
-        /// The type of the task's output values, when the store can keep them.
-        let valueType: (any StorableOutput.Type)?
         private(set) var sharedParameters: Resolved?
+
+        var typeName: String { kind.name }
+        var type: any TaskType { kind.type }
+        var implementation: String { kind.implementation }
+        var cachedByDefault: Bool { kind.cachedByDefault }
+        var valueType: (any StorableOutput.Type)? { kind.valueType }
 
         /// A node's parameters, canonically encoded, and what the type makes of them.
         struct Resolved {
@@ -27,32 +56,47 @@ extension UpToDate {
             var source: SourceIdentity?
         }
 
-        /// - Parameter parameterless: The resolutions of tasks without parameters, by type and `cache:`, shared.
-        init(plan: Plan, task index: Int, firstNode: Int?, parameterless: inout [String: Resolved]) {
-            let task = plan.workflow.tasks[index]
-            id = task.id.value
-            typeName = task.type.value
-            type = plan.taskTypes[index]
-            implementation = type?.implementationVersion ?? "?"
-            cache = task.cache
-            cachedByDefault = type?.cachedByDefault ?? true
-            // A run condition's outcome (skipped or run) is a result, kept like any other.
-            keepsNothing = type is any StatelessTask && task.runIf == .success
+        private init(id: String, kind: TypeFacts, cache: CacheSetting?, keepsNothing: Bool, directory: String) {
+            self.id = id
+            self.kind = kind
+            self.cache = cache
+            self.keepsNothing = keepsNothing
             // What a stateless node does with an input changes nothing the store keeps.
-            readsInput = !keepsNothing && (type?.readsInput ?? true)
-            directory = plan.workflow.directory
-            valueType = type?.provides?.valueType
-            if task.parameters.isEmpty, type?.parameters.isEmpty ?? true {
-                let shared = "\(typeName) \(cache?.rawValue ?? "")"
-                if let resolved = parameterless[shared] {
-                    sharedParameters = resolved
-                } else {
-                    sharedParameters = resolve(ParameterValues())
-                    parameterless[shared] = sharedParameters
-                }
-            } else if !task.usesItem, let firstNode {
-                sharedParameters = resolve(plan.parameters(of: plan.nodes[firstNode]))
+            readsInput = !keepsNothing && kind.readsInput
+            self.directory = directory
+        }
+
+        /// The facts of every task of a plan, each type asked once.
+        static func of(_ plan: Plan) -> [TaskFacts] {
+            var firstNode = [Int?](repeating: nil, count: plan.workflow.tasks.count)
+            for (index, node) in plan.nodes.enumerated() where firstNode[node.taskIndex] == nil {
+                firstNode[node.taskIndex] = index
             }
+            var types: [String: TypeFacts] = [:]
+            var facts: [TaskFacts] = []
+            facts.reserveCapacity(plan.workflow.tasks.count)
+            let tasks = plan.workflow.tasks
+            let directory = plan.workflow.directory
+            // Fields read in place: a task's spec is not copied.
+            for index in tasks.indices {
+                let name = tasks[index].type.value
+                let kind = types[name] ?? TypeFacts(plan.taskTypes[index], name: name)
+                types[name] = kind
+                let cache = tasks[index].cache
+                // A run condition's outcome (skipped or run) is a result, kept like any other.
+                let made = TaskFacts(
+                    id: tasks[index].id.value, kind: kind, cache: cache,
+                    keepsNothing: kind.isStateless && tasks[index].runIf == .success, directory: directory)
+                if tasks[index].parameters.isEmpty, !kind.takesParameters {
+                    // Parameterless: one resolution per type and `cache:` setting.
+                    made.sharedParameters = kind.parameterless[cache] ?? made.resolve(ParameterValues())
+                    kind.parameterless[cache] = made.sharedParameters
+                } else if !tasks[index].usesItem, let first = firstNode[index] {
+                    made.sharedParameters = made.resolve(plan.parameters(of: plan.nodes[first]))
+                }
+                facts.append(made)
+            }
+            return facts
         }
 
         /// Whether a node of the task that runs stores its output: `cache: true` (or `content`), or `keep` (even
@@ -65,13 +109,13 @@ extension UpToDate {
             let canonical = parameters.names.sorted().compactMap { name in
                 parameters[name].map {
                     NodeKeyInputs.Parameter(
-                        name: name, value: NodeKeyInputs.canonical($0, as: type?.parameter(named: name)?.type))
+                        name: name, value: NodeKeyInputs.canonical($0, as: type.parameter(named: name)?.type))
                 }
             }
             return Resolved(
                 canonical: canonical,
-                outputPath: type?.outputPath(parameters).map { NodeContext.resolve($0, in: directory) },
-                source: type?.sourceIdentity(parameters, directory: directory, cache: cache))
+                outputPath: type.outputPath(parameters).map { NodeContext.resolve($0, in: directory) },
+                source: type.sourceIdentity(parameters, directory: directory, cache: cache))
         }
     }
 }

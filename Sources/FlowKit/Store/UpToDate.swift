@@ -62,7 +62,9 @@ package struct UpToDate: Sendable {
     /// The file each node writes, resolved against the workflow's folder.
     package private(set) var outputPaths: [String?]
     /// The store's latest record of each node, where the decision used one.
-    package private(set) var records: [JournalRecord?]
+    ///
+    /// By node index, and sparse: a cold store, or a plan of nodes the store keeps nothing of, fills nothing.
+    package private(set) var records: [Int: JournalRecord]
     /// Whether each node that runs stores its output as a blob: it says `cache: true` (or is in
     /// ``Settings/keepValues``) and its output is a value the store can keep.
     package private(set) var storesValue: [Bool]
@@ -103,15 +105,7 @@ package struct UpToDate: Sendable {
     ) {
         let count = plan.nodes.count
         let graph = plan.graph
-        var firstNode = [Int?](repeating: nil, count: plan.workflow.tasks.count)
-        for (index, node) in plan.nodes.enumerated() where firstNode[node.taskIndex] == nil {
-            firstNode[node.taskIndex] = index
-        }
-        // Tasks without parameters share their type's resolution: a plan of 20,000 `noop` tasks resolves one.
-        var parameterless: [String: TaskFacts.Resolved] = [:]
-        let tasks = plan.workflow.tasks.indices.map {
-            TaskFacts(plan: plan, task: $0, firstNode: firstNode[$0], parameterless: &parameterless)
-        }
+        let tasks = TaskFacts.of(plan)
         let keepsNothing = plan.nodes.map { tasks[$0.taskIndex].keepsNothing }
         let keyed = Self.keyed(plan, keepsNothing: keepsNothing)
         var inputs: [NodeKeyInputs?] = []
@@ -165,7 +159,7 @@ package struct UpToDate: Sendable {
                 && tasks[plan.nodes[index].taskIndex].storesValue(keep: settings.keepValues.contains(index))
         }
         var causes = [RunCause?](repeating: nil, count: count)
-        var records = [JournalRecord?](repeating: nil, count: count)
+        var records: [Int: JournalRecord] = [:]
         var restored: [Int] = []
         var unusable: [String] = []
         // Blobs checked (read whole and hashed), by name. A pass takes a blob not checked yet as intact and notes
@@ -214,7 +208,7 @@ package struct UpToDate: Sendable {
                 guard settings.blobs != nil, let valueType = task.valueType else { continue }
                 // Needed by a reader and otherwise up to date: the stored output serves, if it is intact.
                 if case .neededBy? = causes[index], let blob = records[index]?.blob {
-                    let current = task.type?.outputVariant(
+                    let current = task.type.outputVariant(
                         facts: blob.facts, consumers: plan.consumers(of: index), optimize: settings.optimize)
                     if current != blob.variant {
                         causes[index] = .storedForOtherConsumers(from: blob.variant, to: current)
@@ -265,7 +259,8 @@ package struct UpToDate: Sendable {
         copy.keepsNothing = nodes.map { keepsNothing[$0] }
         copy.causes = nodes.map { causes[$0] }
         copy.outputPaths = nodes.map { outputPaths[$0] }
-        copy.records = nodes.map { records[$0] }
+        copy.records = [:]
+        for (newIndex, oldIndex) in nodes.enumerated() { copy.records[newIndex] = records[oldIndex] }
         copy.storesValue = nodes.map { storesValue[$0] }
         copy.restoredNodes = restoredNodes.compactMap { position[$0] >= 0 ? position[$0] : nil }
         return copy
