@@ -33,6 +33,7 @@ struct StoreOptions: ParsableArguments {
 
     /// Checks that `--rerun` names tasks of the plan; exit 2 otherwise.
     func checkRerun(_ plan: Plan, terminal: Terminal) throws {
+        guard !rerun.isEmpty else { return }
         let ids = plan.workflow.tasks.map(\.id.value)
         for name in rerunTasks.sorted() where !ids.contains(name) {
             let suggestion = Suggestion.closest(to: name, in: ids).map { " (did you mean '\($0)'?)" } ?? ""

@@ -80,8 +80,13 @@ extension UpToDate {
             // Fields read in place: a task's spec is not copied.
             for index in tasks.indices {
                 let name = tasks[index].type.value
-                let kind = types[name] ?? TypeFacts(plan.taskTypes[index], name: name)
-                types[name] = kind
+                let kind: TypeFacts
+                if let known = types[name] {
+                    kind = known
+                } else {
+                    kind = TypeFacts(plan.taskTypes[index], name: name)
+                    types[name] = kind
+                }
                 let cache = tasks[index].cache
                 // A run condition's outcome (skipped or run) is a result, kept like any other.
                 let made = TaskFacts(
@@ -89,8 +94,12 @@ extension UpToDate {
                     keepsNothing: kind.isStateless && tasks[index].runIf == .success, directory: directory)
                 if tasks[index].parameters.isEmpty, !kind.takesParameters {
                     // Parameterless: one resolution per type and `cache:` setting.
-                    made.sharedParameters = kind.parameterless[cache] ?? made.resolve(ParameterValues())
-                    kind.parameterless[cache] = made.sharedParameters
+                    if let resolved = kind.parameterless[cache] {
+                        made.sharedParameters = resolved
+                    } else {
+                        made.sharedParameters = made.resolve(ParameterValues())
+                        kind.parameterless[cache] = made.sharedParameters
+                    }
                 } else if !tasks[index].usesItem, let first = firstNode[index] {
                     made.sharedParameters = made.resolve(plan.parameters(of: plan.nodes[first]))
                 }
