@@ -15,8 +15,9 @@ import OrderedCollections
 /// - a node whose reader runs is restored instead of run when the store kept its output as a blob (`cache: true`)
 ///   and that blob is intact and was made for the same consumers (see ``restoredNodes``);
 /// - a node of a ``StatelessTask`` (`noop`) is up to date when the store holds results of this workflow and
-///   nothing it waits for runs: it is never journaled, and keyed only when a node the store keeps depends on it
-///   (its key is part of theirs), so a graph of 20,000 `noop`s costs the store nothing.
+///   nothing it waits for changed (see ``decideStateless(_:tasks:settings:cold:rerunBy:keepsNothing:keys:records:causes:)``):
+///   it is never journaled, and keyed only when a node the store keeps depends on it (its key is part of theirs),
+///   so a graph of 20,000 `noop`s costs the store nothing.
 package struct UpToDate: Sendable {
     /// What a run asks of the store.
     package struct Settings: Sendable {
@@ -54,8 +55,8 @@ package struct UpToDate: Sendable {
     /// Each node's key; `nil` for a node of a ``StatelessTask`` that no node the store keeps depends on: it is
     /// never journaled, and its decision needs no key.
     package private(set) var keys: [NodeKey?]
-    /// Whether each node is of a ``StatelessTask``: nothing of it is kept, it is up to date while nothing it
-    /// waits for runs.
+    /// Whether each node is of a ``StatelessTask`` (without a run condition): nothing of it is kept, it is up to
+    /// date while nothing it waits for changed.
     package private(set) var keepsNothing: [Bool]
     /// Why each node runs, or `nil` for a node that is up to date.
     package private(set) var causes: [RunCause?]
