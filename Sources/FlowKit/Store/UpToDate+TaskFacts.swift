@@ -68,10 +68,6 @@ extension UpToDate {
 
         /// The facts of every task of a plan, each type asked once.
         static func of(_ plan: Plan) -> [TaskFacts] {
-            var firstNode = [Int?](repeating: nil, count: plan.workflow.tasks.count)
-            for (index, node) in plan.nodes.enumerated() where firstNode[node.taskIndex] == nil {
-                firstNode[node.taskIndex] = index
-            }
             var types: [String: TypeFacts] = [:]
             var facts: [TaskFacts] = []
             facts.reserveCapacity(plan.workflow.tasks.count)
@@ -100,8 +96,9 @@ extension UpToDate {
                         made.sharedParameters = made.resolve(ParameterValues())
                         kind.parameterless[cache] = made.sharedParameters
                     }
-                } else if !tasks[index].usesItem, let first = firstNode[index] {
-                    made.sharedParameters = made.resolve(plan.parameters(of: plan.nodes[first]))
+                } else if let shared = plan.sharedParameters[index] {
+                    // The same for every node of the task (none mentions `${item…}`): resolved when planning.
+                    made.sharedParameters = made.resolve(shared)
                 }
                 facts.append(made)
             }
@@ -121,10 +118,10 @@ extension UpToDate {
                         name: name, value: NodeKeyInputs.canonical($0, as: type.parameter(named: name)?.type))
                 }
             }
+            let facts = type.storeFacts(parameters, directory: directory, cache: cache)
             return Resolved(
-                canonical: canonical,
-                outputPath: type.outputPath(parameters).map { NodeContext.resolve($0, in: directory) },
-                source: type.sourceIdentity(parameters, directory: directory, cache: cache))
+                canonical: canonical, outputPath: facts.outputPath.map { NodeContext.resolve($0, in: directory) },
+                source: facts.source)
         }
     }
 }
