@@ -1,5 +1,7 @@
 #include "cflow_jpeg_rows.h"
 
+#include "jpeg_sampled_idct.h"
+
 #include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
@@ -51,6 +53,9 @@ cflow_jpeg_status cflow_jpeg_decode_rows(
     info.scale_denom = 8;
     info.out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGBA;
     jpeg_start_decompress(&info);
+    // At scale 1/2, sample the blocks' low frequencies rather than box-averaging them (see jpeg_sampled_idct.c).
+    cflow_sampled_idct sampled;
+    cflow_use_sampled_idct(&info, &sampled);
     if (info.output_width != width || info.output_height != height || info.output_components != 4) {
         snprintf(status.message, sizeof status.message, "unexpected output size %ux%u", info.output_width,
                  info.output_height);

@@ -6,7 +6,8 @@ import Foundation
 ///
 /// YCbCr, RGB and grayscale JPEGs decode straight to RGBA. CMYK and YCCK JPEGs decode to CMYK and are converted
 /// the way browsers do: the channels are taken as Adobe-inverted (as Photoshop writes them), `R = C·K / 255`.
-/// The EXIF orientation is applied afterwards.
+/// The EXIF orientation is applied afterwards. At scale 1/2 each 8×8 block's low 4×4 frequencies are sampled at the
+/// centres of its 2×2 squares, not averaged over them as libjpeg's own 4×4 IDCT does (`jpeg_sampled_idct.c`).
 enum JPEGDecoder {
     /// The header facts needed to plan a decode.
     struct Header {
@@ -110,15 +111,7 @@ enum JPEGDecoder {
             }
         }
         let oriented = header.orientedSize
-        var factor = (num: 1, denom: 1)
-        if let fraction = keptFraction(oriented.width, oriented.height) {
-            // A file dense with detail keeps more: see `ConsumerAnalysis.detailedMargin`.
-            let bitsPerPixel = Double(entropyCodedCount(bytes) * 8) / Double(header.width * header.height)
-            let detailed = bitsPerPixel > ConsumerAnalysis.detailedBitsPerPixel
-            factor = scalingFactor(
-                keeping: detailed
-                    ? fraction * ConsumerAnalysis.detailedMargin / ConsumerAnalysis.qualityMargin : fraction)
-        }
+        let factor = keptFraction(oriented.width, oriented.height).map(scalingFactor(keeping:)) ?? (num: 1, denom: 1)
         let w = (header.width * factor.num + factor.denom - 1) / factor.denom
         let h = (header.height * factor.num + factor.denom - 1) / factor.denom
         let isCMYK = header.colorspace == Int32(TJCS_CMYK.rawValue) || header.colorspace == Int32(TJCS_YCCK.rawValue)
@@ -190,12 +183,6 @@ enum JPEGDecoder {
         }
         guard let marker = frameOrScan?.marker else { return false }
         return (0xC9...0xCB).contains(marker) || (0xCD...0xCF).contains(marker)
-    }
-
-    /// The bytes from the first scan (SOS) to the end: the entropy-coded data, without the tables and metadata
-    /// before it, which would make a small file look dense. The whole file when its markers cannot be walked.
-    static func entropyCodedCount(_ bytes: UnsafeRawBufferPointer) -> Int {
-        bytes.count - (firstMarker(in: bytes) { $0 == 0xDA }?.offset ?? 0)
     }
 
     /// Walks the marker segments from the start of a JPEG to the first marker `stop` accepts: that marker and its

@@ -12,8 +12,8 @@ import FlowKit
 ///   ``ConsumerAnalysis/largestScale``) — possibly through ``PointwiseColorTask``s (`sepia`, `noir`), which do not
 ///   care about size —
 ///   TurboJPEG decodes at a reduced DCT scale, M/8 (7/8 … 1/2 … 1/8), much cheaper than a full decode. The factor is
-///   the smallest that still leaves ``ConsumerAnalysis/qualityMargin`` × the final size (``ConsumerAnalysis/detailedMargin``
-///   × for a JPEG dense with detail), so the Lanczos pass still has real pixels to filter. `resize` computes its target from the original size the image remembers, and maps
+///   the smallest that still leaves ``ConsumerAnalysis/qualityMargin`` × the final size, so the Lanczos pass still
+///   has real pixels to filter. `resize` computes its target from the original size the image remembers, and maps
 ///   coordinates through ``Image/decodedScale`` so the shrunk pixels line up exactly with the full image.
 /// - **Colour fused into the resize** (``ColorMatrixTask``, `sepia`): when every consumer is a ``ResamplingTask``
 ///   that reduces the pixel count — or another ``ColorMatrixTask`` that will itself defer — the matrix is attached as ``Image/pendingColor`` and the resize
@@ -23,28 +23,14 @@ import FlowKit
 package enum ConsumerAnalysis {
     /// The decoded image keeps at least this multiple of the final size on each side.
     ///
-    /// Measured on the benchmark corpus (decode → sepia 0.8 → resize ×0.3) through the CLI, against Pillow's
-    /// ~29 photos/s in the same runs: a margin of 1.5 (decode at 1/2) gives 141–160 photos/s (5.0–5.5× Pillow) with
-    /// 97.5 % of channel values within 2 levels of the literal pipeline (mean 0.4 level); a margin of 2 (decode at
-    /// 5/8) gives 86–100 photos/s (2.9–3.5×) with 99.6 %. The differences are at edges — DCT scaling vs Lanczos —
-    /// and invisible in a thumbnail; `--no-optimize` gives the literal result.
+    /// 1.5: a reduction to 30 % decodes at 1/2. On the benchmark's 20 photos (decode → sepia 0.8 → resize ×0.3,
+    /// `bench/image/cli.sh`) the optimised thumbnails are 48.6–56.5 dB from the literal ones (largest difference
+    /// 26 levels, at edges). That holds for photos dense with fine detail too because scale 1/2 samples each
+    /// block's low frequencies instead of averaging its pixels in 2×2 squares, as libjpeg's own 4×4 IDCT does
+    /// (a blur that left the five densest photos at 43.1–45.0 dB; see `Sources/CFlowShims/jpeg_sampled_idct.c`).
+    /// A margin of 2 (decode at 5/8) costs about 10 % more, through libjpeg's scalar 5×5 and 10×10 IDCTs.
+    /// `--no-optimize` gives the literal result.
     package static let qualityMargin = 1.5
-
-    /// The margin for a JPEG dense with fine detail (more than ``detailedBitsPerPixel``): 2, so that a reduction
-    /// to 30 % decodes at 5/8 rather than 1/2.
-    ///
-    /// A reduced DCT decode drops each block's high-frequency coefficients, and the Lanczos pass of the literal
-    /// pipeline would have folded part of them into the thumbnail: on the benchmark's 20 photos (decode → sepia →
-    /// resize ×0.3) the ones that lose most at 1/2 are the densest — 43.1–45.0 dB against the literal result for
-    /// the five above 2.2 bits per pixel, 48.3–55.5 dB for the fifteen below 1.95. At 5/8 the dense ones keep
-    /// ≥ 51.8 dB. The compressed size is known before decoding and counts the coefficients a reduced decode would
-    /// drop, so it decides before any work is done; a file that is large for other reasons (big metadata) only
-    /// costs a larger decode, never fidelity.
-    package static let detailedMargin = 2.0
-
-    /// The compressed density above which a JPEG counts as detailed: bits of entropy-coded data (from the first scan
-    /// on) per pixel of its full size.
-    package static let detailedBitsPerPixel = 2.2
 
     /// The largest DCT scale worth decoding at: above it a reduced decode saves too little.
     package static let largestScale = 0.75

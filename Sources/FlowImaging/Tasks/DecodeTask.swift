@@ -14,7 +14,8 @@ package struct DecodeTask: TaskType {
     package var provides: ProviderKind? { .image }
     /// 2: ICC profiles converted to sRGB, 16-bit interlaced PNGs read correctly, PNG `eXIf` orientation, WebP.
     /// 3: shrink-on-load keeps more of a JPEG dense with detail.
-    package var implementationVersion: String { "3 " + CodecVersions.description }
+    /// 4: scale 1/2 samples each block's low frequencies (no 2×2 blur), and every JPEG uses the same margin.
+    package var implementationVersion: String { "4 " + CodecVersions.description }
     package func makeOperation(_ context: NodeContext) -> FlowOperation { DecodeOperation(context: context) }
 
     /// The shrink-on-load scale the decoder asks TurboJPEG for, given the picture's full size (`facts`,
