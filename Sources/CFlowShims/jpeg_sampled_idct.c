@@ -1,7 +1,5 @@
 #include "jpeg_sampled_idct.h"
 
-#include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -24,22 +22,16 @@ struct idct_methods {
     idct_method inverse_DCT[MAX_COMPONENTS];
 };
 
-// basis[m][k] = C(k) · cos((2m + 1) k π / 8) / 2, C(0) = 1/√2, else 1: row m of the 4-point sampling of the
-// 8-point IDCT, whose output pixel x is Σ_k C(k) F(k) cos((2x + 1) k π / 16) / 2, at x = 2m + ½. `columns` is
-// its transpose, `splats` each entry repeated four times (the SIMD loop's operands).
-static float basis[4][4];
-static float columns[4][4] __attribute__((aligned(16)));
-static float splats[4][4][4] __attribute__((aligned(16)));
-
-static void make_basis(void) {
-    for (int m = 0; m < 4; m++)
-        for (int k = 0; k < 4; k++) {
-            const float value = (float)((k == 0 ? sqrt(0.5) : 1.0) * cos((2 * m + 1) * k * M_PI / 8) / 2);
-            basis[m][k] = value;
-            columns[k][m] = value;
-            for (int lane = 0; lane < 4; lane++) splats[m][k][lane] = value;
-        }
-}
+// Row m of the 4-point sampling of the 8-point IDCT: the 8-point IDCT's pixel x is
+// Σ_k C(k) F(k) cos((2x + 1) k π / 16) / 2 (C(0) = 1/√2, else 1); at x = 2m + ½ that is
+// Σ_{k<4} C(k) F(k) cos((2m + 1) k π / 8) / 2 plus the high frequencies, which are left out. Factored as
+// libjpeg factors its IDCTs, into an even part (F0, F2) and an odd part (F1, F3):
+//   x0 = e0 + o0, x1 = e1 + o1, x2 = e1 - o1, x3 = e0 - o0, where
+//   e0 = k0 (F0 + F2), e1 = k0 (F0 - F2), o0 = k1 F1 + k3 F3, o1 = k3 F1 - k1 F3,
+//   k0 = cos(π/4) / 2 (= C(0) / 2), k1 = cos(π/8) / 2, k3 = cos(3π/8) / 2.
+#define K0 0.353553391f
+#define K1 0.461939766f
+#define K3 0.191341716f
 
 // The component's dequantization factors for its low 4×4 coefficients (row-major), refreshed when libjpeg latched
 // another table for it (a multi-scan file latches each component's table at its first scan).
@@ -59,52 +51,58 @@ static void sampled_idct_4x4(j_decompress_ptr info, jpeg_component_info *compone
                              JSAMPARRAY output, JDIMENSION column) {
     const float *q = dequantizer((cflow_sampled_idct *)info->client_data, component);
 #if defined(__SSE2__)
-    // x[u] = row u of the dequantized low coefficients; z[m] = Σ_u basis[m][u] · x[u] (the vertical pass);
-    // pixel (m, n) = Σ_v z[m][v] · basis[n][v] + 128, rounded and clamped.
-    __m128 x[4];
+    // The rows of the dequantized low 4×4 coefficients, then the 4-point transform down the columns (all four at
+    // once), a transpose, the transform along the rows, and a transpose back.
+    __m128 f[4];
     for (int u = 0; u < 4; u++) {
         const __m128i c = _mm_loadl_epi64((const __m128i *)(block + u * 8));
-        const __m128 f = _mm_cvtepi32_ps(_mm_srai_epi32(_mm_unpacklo_epi16(c, c), 16));
-        x[u] = _mm_mul_ps(f, _mm_loadu_ps(q + u * 4));
+        f[u] = _mm_mul_ps(_mm_cvtepi32_ps(_mm_srai_epi32(_mm_unpacklo_epi16(c, c), 16)), _mm_loadu_ps(q + u * 4));
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        const __m128 e0 = _mm_mul_ps(_mm_set1_ps(K0), _mm_add_ps(f[0], f[2]));
+        const __m128 e1 = _mm_mul_ps(_mm_set1_ps(K0), _mm_sub_ps(f[0], f[2]));
+        const __m128 o0 = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(K1), f[1]), _mm_mul_ps(_mm_set1_ps(K3), f[3]));
+        const __m128 o1 = _mm_sub_ps(_mm_mul_ps(_mm_set1_ps(K3), f[1]), _mm_mul_ps(_mm_set1_ps(K1), f[3]));
+        f[0] = _mm_add_ps(e0, o0);
+        f[1] = _mm_add_ps(e1, o1);
+        f[2] = _mm_sub_ps(e1, o1);
+        f[3] = _mm_sub_ps(e0, o0);
+        _MM_TRANSPOSE4_PS(f[0], f[1], f[2], f[3]);
     }
     __m128i rows[4];
     for (int m = 0; m < 4; m++) {
-        __m128 z = _mm_mul_ps(_mm_load_ps(splats[m][0]), x[0]);
-        z = _mm_add_ps(z, _mm_mul_ps(_mm_load_ps(splats[m][1]), x[1]));
-        z = _mm_add_ps(z, _mm_mul_ps(_mm_load_ps(splats[m][2]), x[2]));
-        z = _mm_add_ps(z, _mm_mul_ps(_mm_load_ps(splats[m][3]), x[3]));
-        __m128 p = _mm_set1_ps(128.5f);
-        p = _mm_add_ps(p, _mm_mul_ps(_mm_shuffle_ps(z, z, 0x00), _mm_load_ps(columns[0])));
-        p = _mm_add_ps(p, _mm_mul_ps(_mm_shuffle_ps(z, z, 0x55), _mm_load_ps(columns[1])));
-        p = _mm_add_ps(p, _mm_mul_ps(_mm_shuffle_ps(z, z, 0xAA), _mm_load_ps(columns[2])));
-        p = _mm_add_ps(p, _mm_mul_ps(_mm_shuffle_ps(z, z, 0xFF), _mm_load_ps(columns[3])));
-        p = _mm_min_ps(_mm_max_ps(p, _mm_setzero_ps()), _mm_set1_ps(255.0f));
-        rows[m] = _mm_cvttps_epi32(p);
+        const __m128 p = _mm_add_ps(f[m], _mm_set1_ps(128.5f));
+        rows[m] = _mm_cvttps_epi32(_mm_min_ps(_mm_max_ps(p, _mm_setzero_ps()), _mm_set1_ps(255.0f)));
     }
     const __m128i bytes = _mm_packus_epi16(_mm_packs_epi32(rows[0], rows[1]), _mm_packs_epi32(rows[2], rows[3]));
     uint8_t pixels[16];
     _mm_storeu_si128((__m128i *)pixels, bytes);
     for (int m = 0; m < 4; m++) memcpy(output[m] + column, pixels + 4 * m, 4);
 #else
-    float z[4][4];
-    for (int m = 0; m < 4; m++)
+    float f[4][4];
+    for (int u = 0; u < 4; u++)
+        for (int v = 0; v < 4; v++) f[u][v] = (float)block[u * 8 + v] * q[u * 4 + v];
+    for (int pass = 0; pass < 2; pass++) {
+        float t[4][4];
         for (int v = 0; v < 4; v++) {
-            float s = 0;
-            for (int u = 0; u < 4; u++) s += basis[m][u] * (float)block[u * 8 + v] * q[u * 4 + v];
-            z[m][v] = s;
+            const float e0 = K0 * (f[0][v] + f[2][v]), e1 = K0 * (f[0][v] - f[2][v]);
+            const float o0 = K1 * f[1][v] + K3 * f[3][v], o1 = K3 * f[1][v] - K1 * f[3][v];
+            t[v][0] = e0 + o0;
+            t[v][1] = e1 + o1;
+            t[v][2] = e1 - o1;
+            t[v][3] = e0 - o0;
         }
+        memcpy(f, t, sizeof f);
+    }
     for (int m = 0; m < 4; m++)
         for (int n = 0; n < 4; n++) {
-            float p = 128.5f;
-            for (int v = 0; v < 4; v++) p += z[m][v] * basis[n][v];
+            const float p = f[m][n] + 128.5f;
             output[m][column + n] = (JSAMPLE)(p < 0 ? 0 : p > 255 ? 255 : (int)p);
         }
 #endif
 }
 
 void cflow_use_sampled_idct(j_decompress_ptr info, cflow_sampled_idct *state) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, make_basis);
     memset(state, 0, sizeof *state);
     info->client_data = state;
     struct idct_methods *methods = (struct idct_methods *)info->idct;
