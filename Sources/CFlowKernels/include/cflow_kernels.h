@@ -15,8 +15,8 @@ int cflow_has_avx2_fma(void);
 /// Horizontal pass: for each of `rows` rows of `in_width` RGBA8 pixels, output pixel `x` (of `out_width`) is
 /// Σ_t weights[x * stride + t] · pixel[starts[x] + t] over `counts[x]` taps, as four floats in `middle`.
 /// `weights` holds each weight splatted to four floats (`4 * out_width * stride` floats, `stride` even, taps
-/// past `counts[x]` zero); `row` is scratch for `in_width + 1` pixels as floats. When `premultiply` is non-zero,
-/// R, G and B are multiplied by A / 255 once widened.
+/// past `counts[x]` zero); `row` is scratch for `2 * (in_width + 1)` pixels as floats (rows are done in pairs).
+/// When `premultiply` is non-zero, R, G and B are multiplied by A / 255 once widened.
 void cflow_resample_horizontal_avx2(
     const uint8_t *source, ptrdiff_t in_width, ptrdiff_t rows, const float *weights, ptrdiff_t stride,
     const ptrdiff_t *starts, const ptrdiff_t *counts, ptrdiff_t out_width, float *row, float *middle,
@@ -30,5 +30,8 @@ void cflow_resample_vertical_pair_avx2(
 /// A 3×3 colour matrix (`m` row by row) on `count` RGBA8 pixels: each of R, G, B becomes its row · (R, G, B),
 /// plus ½, clamped to 0…255 and truncated (so rounded); alpha is copied.
 void cflow_color_matrix_avx2(const uint8_t *source, uint8_t *destination, ptrdiff_t count, const float m[9]);
+
+/// `count` floats to bytes: each clamped to 0…255, plus ½, truncated (so rounded).
+void cflow_round_to_bytes_avx2(const float *values, ptrdiff_t count, uint8_t *bytes);
 
 #endif

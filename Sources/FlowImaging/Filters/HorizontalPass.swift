@@ -4,8 +4,8 @@ import CFlowKernels
 /// pixels that are weighted sums of its pixels.
 ///
 /// Before a row is widened it may go through a colour matrix (a deferred `sepia`), rounded to bytes exactly as the
-/// matrix alone would round them; after widening, its colour may be premultiplied by alpha. Rows are done one at a
-/// time, so the pass can stop between them.
+/// matrix alone would round them; after widening, its colour may be premultiplied by alpha. Rows are done two at a
+/// time, so the pass can stop between pairs.
 struct HorizontalPass {
     /// The weights of the pass.
     let weights: ResampleWeights
@@ -26,35 +26,39 @@ struct HorizontalPass {
         shouldContinue: (_ rowsDone: Int) -> Bool
     ) -> Bool {
         let outWidth = weights.outputCount
-        let toned = matrix.map { _ in UnsafeMutablePointer<UInt8>.allocate(capacity: inWidth * 4) }
+        // Rows go in pairs: the AVX2 kernel loads each weight once for both.
+        let toned = matrix.map { _ in UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * inWidth * 4) }
         defer { toned?.deallocate() }
-        // One pixel more than the row: the AVX2 kernel's odd window reads it, times a zero weight.
-        let row = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: inWidth + 1)
+        // Two rows of one pixel more than the source row: the AVX2 kernel's odd window reads it, times a zero weight.
+        let row = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: 2 * (inWidth + 1))
         defer { row.deallocate() }
         let taps = kernel == .avx2 ? pairedWeights() : splattedWeights()
         return taps.withUnsafeBufferPointer { taps in
             guard let tapBase = taps.baseAddress else { return true }
-            for y in 0..<rows {
+            for y in stride(from: 0, to: rows, by: 2) {
                 if y > 0, y % Resampler.rowsPerCheck == 0, !shouldContinue(y) { return false }
+                let count = min(2, rows - y)
                 var src = source + y * inWidth * 4
                 if let matrix, let toned {
-                    matrix.apply(from: src, to: toned, count: inWidth, kernel: kernel)
+                    matrix.apply(from: src, to: toned, count: count * inWidth, kernel: kernel)
                     src = UnsafePointer(toned)
                 }
                 let out = middle + y * outWidth
                 switch kernel {
                 case .avx2:
-                    row.withMemoryRebound(to: Float.self, capacity: (inWidth + 1) * 4) { scratch in
-                        out.withMemoryRebound(to: Float.self, capacity: outWidth * 4) { out in
+                    row.withMemoryRebound(to: Float.self, capacity: 2 * (inWidth + 1) * 4) { scratch in
+                        out.withMemoryRebound(to: Float.self, capacity: count * outWidth * 4) { out in
                             cflow_resample_horizontal_avx2(
-                                src, inWidth, 1, UnsafeRawPointer(tapBase).assumingMemoryBound(to: Float.self),
+                                src, inWidth, count, UnsafeRawPointer(tapBase).assumingMemoryBound(to: Float.self),
                                 (weights.stride + 1) / 2 * 2, weights.starts, weights.counts, outWidth, scratch, out,
                                 premultiply ? 1 : 0)
                         }
                     }
                 case .portable:
-                    widen(src, into: row)
-                    filter(row, weights: tapBase, into: out)
+                    for pair in 0..<count {
+                        widen(src + pair * inWidth * 4, into: row)
+                        filter(row, weights: tapBase, into: out + pair * outWidth)
+                    }
                 }
             }
             return true

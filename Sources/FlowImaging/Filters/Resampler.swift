@@ -109,9 +109,13 @@ enum Resampler {
                     let top = floats + first * rowLength
                     if kernel == .avx2 {
                         cflow_resample_vertical_pair_avx2(top, rowLength, union, wa, wb, rowA, rowB)
-                        finish(rowA, width: width, premultiplied: premultiplied, into: output + ya * rowLength)
+                        finish(
+                            rowA, width: width, premultiplied: premultiplied, kernel: kernel,
+                            into: output + ya * rowLength)
                         if pair {
-                            finish(rowB, width: width, premultiplied: premultiplied, into: output + yb * rowLength)
+                            finish(
+                                rowB, width: width, premultiplied: premultiplied, kernel: kernel,
+                                into: output + yb * rowLength)
                         }
                         y += 2
                         continue
@@ -141,8 +145,13 @@ enum Resampler {
                         rowB[i] = b
                         i += 1
                     }
-                    finish(rowA, width: width, premultiplied: premultiplied, into: output + ya * rowLength)
-                    if pair { finish(rowB, width: width, premultiplied: premultiplied, into: output + yb * rowLength) }
+                    finish(
+                        rowA, width: width, premultiplied: premultiplied, kernel: kernel, into: output + ya * rowLength)
+                    if pair {
+                        finish(
+                            rowB, width: width, premultiplied: premultiplied, kernel: kernel,
+                            into: output + yb * rowLength)
+                    }
                     y += 2
                 }
                 return true
@@ -153,7 +162,7 @@ enum Resampler {
     /// One row of float pixels to RGBA8: undo premultiplication (if any), round, clamp.
     @inline(__always)
     private static func finish(
-        _ row: UnsafeMutablePointer<Float>, width: Int, premultiplied: Bool,
+        _ row: UnsafeMutablePointer<Float>, width: Int, premultiplied: Bool, kernel: FilterKernel,
         into output: UnsafeMutablePointer<UInt8>
     ) {
         if premultiplied {
@@ -166,6 +175,10 @@ enum Resampler {
                 row[4 * x + 1] *= unscale
                 row[4 * x + 2] *= unscale
             }
+        }
+        if kernel == .avx2 {
+            cflow_round_to_bytes_avx2(row, width * 4, output)
+            return
         }
         for i in 0..<width * 4 { output[i] = byte(row[i]) }
     }
