@@ -149,16 +149,40 @@ __attribute__((target("avx2,fma"))) void cflow_round_to_bytes_avx2(
     }
 }
 
-// The same loop as the portable Swift one; compiled for AVX2, clang vectorises it eight pixels at a time.
+// Eight pixels per step: each 32-bit lane holds one RGBA pixel, so masks and shifts take the channels apart and
+// put them back (cheaper than the byte shuffles clang vectorises a per-channel loop into). The sums are formed as
+// clang contracts the scalar tail's expression, `fma(m2, b, fma(m0, r, m1 * g)) + 0.5`, so the vector lanes and the
+// tail agree exactly (checked on all 2^24 colours against a plain per-channel loop).
 __attribute__((target("avx2,fma"))) void cflow_color_matrix_avx2(
     const uint8_t *restrict source, uint8_t *restrict destination, ptrdiff_t count, const float m[9]) {
-    const float m00 = m[0], m01 = m[1], m02 = m[2], m10 = m[3], m11 = m[4], m12 = m[5], m20 = m[6], m21 = m[7],
-                m22 = m[8];
-    for (ptrdiff_t i = 0; i < count; i++) {
+    const __m256 m00 = _mm256_set1_ps(m[0]), m01 = _mm256_set1_ps(m[1]), m02 = _mm256_set1_ps(m[2]);
+    const __m256 m10 = _mm256_set1_ps(m[3]), m11 = _mm256_set1_ps(m[4]), m12 = _mm256_set1_ps(m[5]);
+    const __m256 m20 = _mm256_set1_ps(m[6]), m21 = _mm256_set1_ps(m[7]), m22 = _mm256_set1_ps(m[8]);
+    const __m256 low = _mm256_setzero_ps(), high = _mm256_set1_ps(255.0f), half = _mm256_set1_ps(0.5f);
+    const __m256i byte = _mm256_set1_epi32(0xFF);
+    ptrdiff_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        const __m256i px = _mm256_loadu_si256((const __m256i *)(source + 4 * i));
+        const __m256 r = _mm256_cvtepi32_ps(_mm256_and_si256(px, byte));
+        const __m256 g = _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(px, 8), byte));
+        const __m256 b = _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(px, 16), byte));
+        // m0·r + m1·g + m2·b + ½ as clang contracts the scalar expression: fma(m2, b, fma(m0, r, m1·g)) + ½.
+        __m256 nr = _mm256_add_ps(_mm256_fmadd_ps(m02, b, _mm256_fmadd_ps(m00, r, _mm256_mul_ps(m01, g))), half);
+        __m256 ng = _mm256_add_ps(_mm256_fmadd_ps(m12, b, _mm256_fmadd_ps(m10, r, _mm256_mul_ps(m11, g))), half);
+        __m256 nb = _mm256_add_ps(_mm256_fmadd_ps(m22, b, _mm256_fmadd_ps(m20, r, _mm256_mul_ps(m21, g))), half);
+        const __m256i ir = _mm256_cvttps_epi32(_mm256_min_ps(_mm256_max_ps(nr, low), high));
+        const __m256i ig = _mm256_cvttps_epi32(_mm256_min_ps(_mm256_max_ps(ng, low), high));
+        const __m256i ib = _mm256_cvttps_epi32(_mm256_min_ps(_mm256_max_ps(nb, low), high));
+        const __m256i alpha = _mm256_andnot_si256(_mm256_set1_epi32(0x00FFFFFF), px);
+        const __m256i out = _mm256_or_si256(_mm256_or_si256(ir, _mm256_slli_epi32(ig, 8)),
+                                            _mm256_or_si256(_mm256_slli_epi32(ib, 16), alpha));
+        _mm256_storeu_si256((__m256i *)(destination + 4 * i), out);
+    }
+    for (; i < count; i++) {
         const float r = source[4 * i], g = source[4 * i + 1], b = source[4 * i + 2];
-        const float nr = m00 * r + m01 * g + m02 * b + 0.5f;
-        const float ng = m10 * r + m11 * g + m12 * b + 0.5f;
-        const float nb = m20 * r + m21 * g + m22 * b + 0.5f;
+        const float nr = m[0] * r + m[1] * g + m[2] * b + 0.5f;
+        const float ng = m[3] * r + m[4] * g + m[5] * b + 0.5f;
+        const float nb = m[6] * r + m[7] * g + m[8] * b + 0.5f;
         destination[4 * i] = (uint8_t)(int32_t)(nr < 0 ? 0 : nr > 255 ? 255 : nr);
         destination[4 * i + 1] = (uint8_t)(int32_t)(ng < 0 ? 0 : ng > 255 ? 255 : ng);
         destination[4 * i + 2] = (uint8_t)(int32_t)(nb < 0 ? 0 : nb > 255 ? 255 : nb);
