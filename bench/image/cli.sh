@@ -8,7 +8,8 @@
 # processes), ImageMagick `mogrify` (2 at a time) — then `flowrun --no-optimize` (literal) and `flowrun`
 # (shrink-on-load, colour after resize) on bench/image/sepia-thumbnails-bench.yaml; photos/s include process
 # start, workflow loading, reading and writing files. Ratios are per round, against that round's fastest
-# baseline. Fidelity, per round: the same job on the distinct photos, literal and optimised, written as PNG so that
+# baseline: of photos/s (wall time), and of CPU time (user + system, children included) against the baseline that
+# used the least, the steadier figure on a shared machine. Fidelity, per round: the same job on the distinct photos, literal and optimised, written as PNG so that
 # pixels are compared rather than two JPEG encodings of them (bench/image/fidelity.py, Pillow): the lowest PSNR in
 # dB over the photos and the largest channel difference anywhere. Then peak RSS of the optimised run at 100 and
 # 1,000 photos (flat: outputs are released as soon as they are consumed). pyvips: `pip install pyvips` with
@@ -38,12 +39,12 @@ rate() {  # N SECONDS → photos/s
   awk -v n="$1" -v s="$2" 'BEGIN { printf "%.1f", n / s }'
 }
 
-timed() {  # command... → "seconds peakKB"
-  /usr/bin/time -f '%e %M' -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr" || { cat "$WORK/stderr" >&2; exit 1; }
-  cat "$WORK/time"
+timed() {  # command... → "seconds peakKB cpuSeconds"
+  /usr/bin/time -f '%e %M %U %S' -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr" || { cat "$WORK/stderr" >&2; exit 1; }
+  awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$WORK/time"
 }
 
-flowrun_run() {  # CORPUS OUT [flags] → "seconds peakKB"
+flowrun_run() {  # CORPUS OUT [flags] → "seconds peakKB cpuSeconds"
   local corpus=$1 out=$2; shift 2
   rm -rf "$out"
   timed "$FLOWRUN" bench/image/sepia-thumbnails-bench.yaml --quiet --no-progress \
@@ -62,7 +63,7 @@ baselines=(pillow)
 /usr/bin/python3 -c 'import pyvips' 2>/dev/null && baselines+=(vips)
 mogrify -version 2>/dev/null | grep -q ImageMagick && baselines+=(magick)
 
-baseline_run() {  # NAME CORPUS → "seconds peakKB"
+baseline_run() {  # NAME CORPUS → "seconds peakKB cpuSeconds"
   local out=$WORK/out-$1
   rm -rf "$out"; mkdir -p "$out"
   case $1 in
@@ -81,29 +82,33 @@ baseline_run() {  # NAME CORPUS → "seconds peakKB"
 CORPUS=$(corpus "$N")
 echo "corpus: $N photos ($CORPUS); baselines: ${baselines[*]}"
 header=$(printf '%-6s' round; for b in "${baselines[@]}"; do printf ' %8s' "$b"; done
-  printf ' %9s %9s %13s %13s %8s %8s' literal optimised literal/best optimised/best "PSNR dB" "max diff")
+  printf ' %9s %9s %13s %13s %8s %8s %8s %8s' literal optimised literal/best optimised/best "cpu lit" "cpu opt" \
+    "PSNR dB" "max diff")
 echo "$header"
 for ((r = 1; r <= ROUNDS; r++)); do
   line=$(printf '%-6s' "$r")
   best=0
+  bestcpu=0
   for b in "${baselines[@]}"; do
-    read -r bs _ < <(baseline_run "$b" "$CORPUS")
+    read -r bs _ bcpu < <(baseline_run "$b" "$CORPUS")
     rate_b=$(rate "$N" "$bs")
     line+=$(printf ' %8s' "$rate_b")
     best=$(awk -v a="$best" -v b="$rate_b" 'BEGIN { print (b > a ? b : a) }')
+    bestcpu=$(awk -v a="$bestcpu" -v b="$bcpu" 'BEGIN { print (a == 0 || b < a ? b : a) }')
   done
-  read -r ls lkb < <(flowrun_run "$CORPUS" "$WORK/out-literal" --no-optimize)
-  read -r os okb < <(flowrun_run "$CORPUS" "$WORK/out-optimised")
+  read -r ls _ lcpu < <(flowrun_run "$CORPUS" "$WORK/out-literal" --no-optimize)
+  read -r os _ ocpu < <(flowrun_run "$CORPUS" "$WORK/out-optimised")
   l=$(rate "$N" "$ls"); o=$(rate "$N" "$os")
   read -r psnr maxdiff < <(fidelity)
-  line+=$(awk -v l="$l" -v o="$o" -v b="$best" -v p="$psnr" -v m="$maxdiff" \
-    'BEGIN { printf " %9s %9s %12.2fx %12.2fx %8s %8s", l, o, l / b, o / b, p, m }')
+  line+=$(awk -v l="$l" -v o="$o" -v b="$best" -v c="$bestcpu" -v lc="$lcpu" -v oc="$ocpu" -v p="$psnr" \
+    -v m="$maxdiff" 'BEGIN { printf " %9s %9s %12.2fx %12.2fx %7.2fx %7.2fx %8s %8s", l, o, l / b, o / b, c / lc, c / oc, p, m }')
   echo "$line"
 done
-echo "(best = the fastest baseline of the same round; photos/s include process start and file I/O;"
+echo "(best = the fastest baseline of the same round; photos/s include process start and file I/O; cpu = CPU time of"
+echo " the baseline that used the least, over flowrun's;"
 echo " PSNR = the lowest over the distinct photos of optimised vs literal pixels, max diff = the largest channel difference)"
 echo "peak RSS, optimised run:"
 for n in 100 1000; do
-  read -r s kb < <(flowrun_run "$(corpus "$n")" "$WORK/out-rss")
+  read -r s kb _ < <(flowrun_run "$(corpus "$n")" "$WORK/out-rss")
   printf '  %5d photos: %4d MB (%s photos/s)\n' "$n" "$((kb / 1024))" "$(rate "$n" "$s")"
 done
