@@ -106,6 +106,9 @@ void cflow_use_sampled_idct(j_decompress_ptr info, cflow_sampled_idct *state) {
     memset(state, 0, sizeof *state);
     info->client_data = state;
     struct idct_methods *methods = (struct idct_methods *)info->idct;
+    // Only 8-bit DCT data at scale 1/2 (libjpeg-turbo 3's 12-bit and lossless modes have other methods).
+    if (methods == NULL || info->data_precision != 8) return;
     for (int ci = 0; ci < info->num_components; ci++)
-        if (info->comp_info[ci].DCT_scaled_size == 4) methods->inverse_DCT[ci] = sampled_idct_4x4;
+        if (info->comp_info[ci].DCT_scaled_size == 4 && methods->inverse_DCT[ci] != NULL)
+            methods->inverse_DCT[ci] = sampled_idct_4x4;
 }
