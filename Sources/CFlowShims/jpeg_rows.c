@@ -53,7 +53,7 @@ cflow_jpeg_status cflow_jpeg_decode_rows(
     info.scale_denom = 8;
     info.out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGBA;
     jpeg_start_decompress(&info);
-    // At scale 1/2, sample the blocks' low frequencies rather than box-averaging them (see jpeg_sampled_idct.c).
+    // At scales 1/2 and 1/4, sample the blocks' low frequencies rather than box-averaging them (jpeg_sampled_idct.c).
     cflow_sampled_idct sampled;
     cflow_use_sampled_idct(&info, &sampled);
     if (info.output_width != width || info.output_height != height || info.output_components != 4) {

@@ -14,8 +14,8 @@ typedef struct {
     float dequantize[MAX_COMPONENTS][16];
 } cflow_sampled_idct;
 
-/// Call after `jpeg_start_decompress`: every component libjpeg decodes at 4×4 pixels per block (scale 1/2) gets
-/// the sampled IDCT instead. Uses `info->client_data` for `state`, which must outlive the decode.
+/// Call after `jpeg_start_decompress`: every component libjpeg decodes at 4×4 or 2×2 pixels per block (scale 1/2
+/// or 1/4) gets the sampled IDCT instead. Uses `info->client_data` for `state`, which must outlive the decode.
 void cflow_use_sampled_idct(j_decompress_ptr info, cflow_sampled_idct *state);
 
 #endif

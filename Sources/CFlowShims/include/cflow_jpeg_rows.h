@@ -21,7 +21,7 @@ typedef int (*cflow_jpeg_should_continue)(void *context, size_t rows_done);
 /// Decodes `data` at the DCT scale `scale_num`/8 into `out`, `width` × `height` pixels of four bytes (what
 /// TurboJPEG computes for that scale: the sides rounded up), as RGBA, or as Adobe CMYK when `cmyk` is non-zero
 /// (for CMYK and YCCK files), with libjpeg's defaults (the ones TurboJPEG uses: islow DCT, fancy upsampling), except
-/// that at scale 4/8 blocks are sampled rather than box-averaged (jpeg_sampled_idct.c).
+/// that at scales 4/8 and 2/8 blocks are sampled rather than box-averaged (jpeg_sampled_idct.c).
 /// `should_continue` is asked every `rows_per_check` rows.
 cflow_jpeg_status cflow_jpeg_decode_rows(
     const uint8_t *data, size_t size, int scale_num, int cmyk, uint8_t *out, size_t width, size_t height,

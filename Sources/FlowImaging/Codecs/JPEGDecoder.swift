@@ -7,7 +7,8 @@ import Foundation
 /// YCbCr, RGB and grayscale JPEGs decode straight to RGBA. CMYK and YCCK JPEGs decode to CMYK and are converted
 /// the way browsers do: the channels are taken as Adobe-inverted (as Photoshop writes them), `R = C·K / 255`.
 /// The EXIF orientation is applied afterwards. At scale 1/2 each 8×8 block's low 4×4 frequencies are sampled at the
-/// centres of its 2×2 squares, not averaged over them as libjpeg's own 4×4 IDCT does (`jpeg_sampled_idct.c`).
+/// centres of its 2×2 squares (at 1/4 its low 2×2 at the centres of 4×4 squares), not averaged over them as
+/// libjpeg's own reduced IDCTs do (`jpeg_sampled_idct.c`).
 enum JPEGDecoder {
     /// The header facts needed to plan a decode.
     struct Header {

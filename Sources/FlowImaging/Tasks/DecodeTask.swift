@@ -14,7 +14,7 @@ package struct DecodeTask: TaskType {
     package var provides: ProviderKind? { .image }
     /// 2: ICC profiles converted to sRGB, 16-bit interlaced PNGs read correctly, PNG `eXIf` orientation, WebP.
     /// 3: shrink-on-load keeps more of a JPEG dense with detail.
-    /// 4: scale 1/2 samples each block's low frequencies (no 2×2 blur), and every JPEG uses the same margin.
+    /// 4: scales 1/2 and 1/4 sample each block's low frequencies (no box blur), and every JPEG uses the same margin.
     package var implementationVersion: String { "4 " + CodecVersions.description }
     package func makeOperation(_ context: NodeContext) -> FlowOperation { DecodeOperation(context: context) }
 
