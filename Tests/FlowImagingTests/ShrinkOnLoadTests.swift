@@ -1,3 +1,4 @@
+import FlowKit
 import Foundation
 import Testing
 
@@ -23,6 +24,20 @@ import Testing
         var noise = Fixtures.noise(width: 400, height: 240, seed: 3)
         for i in stride(from: 3, to: noise.pixels.count, by: 4) { noise.pixels[i] = 255 }
         #expect(try Self.decodedScale(of: noise) == 0.5)
+    }
+
+    /// The scale a stored decode is keyed by (`outputVariant`) is the one the node decodes at, for a JPEG dense
+    /// with detail too (when such files decoded at 5/8, the key still said 1/2).
+    @Test func theStoredVariantNamesTheScaleADetailedJPEGDecodesAt() throws {
+        var noise = Fixtures.noise(width: 400, height: 240, seed: 3)
+        for i in stride(from: 3, to: noise.pixels.count, by: 4) { noise.pixels[i] = 255 }
+        let consumers = [consumer(SepiaTask(), then: [consumer(ResizeTask(), ["scale": .double(0.3)])])]
+        let decode = DecodeOperation(context: context("decode", consumers: consumers, optimize: true))
+        let jpeg = try JPEGEncoder.encode(noise, quality: 90)
+        _ = run(decode, after: BytesOperation(payload: DataPayload(jpeg, source: "")))
+        let decoded = try #require(decode.providedImage)
+        let variant = DecodeTask().outputVariant(facts: "400x240", consumers: consumers, optimize: true)
+        #expect(decoded.decodedScale == 0.5 && variant == "scale 1/2")
     }
 
     /// A grey picture whose every 8×8 block is one cosine of the JPEG's DCT, `k`/16 cycles per pixel across:
