@@ -4,33 +4,44 @@ import Testing
 
 @testable import FlowImaging
 
-/// Shrink-on-load decodes every JPEG at the scale the margin asks for, and at 1/2 it keeps the detail a thumbnail
-/// shows: each block's low frequencies are sampled, not averaged over 2×2 pixels (`jpeg_sampled_idct.c`).
+/// Shrink-on-load keeps more of a JPEG dense with fine detail, except at 1/2, where it keeps the detail a thumbnail
+/// shows anyway: each block's low frequencies are sampled, not averaged over 2×2 pixels (`jpeg_sampled_idct.c`).
 @Suite struct ShrinkOnLoadTests {
-    /// The scale a JPEG of `image` is decoded at when consumers need 30 % of each side (0.45 with the margin).
-    static func decodedScale(of image: Image) throws -> Double {
+    /// The scale a JPEG of `image` is decoded at when consumers need `resize` of each side.
+    static func decodedScale(of image: Image, resize: Double = 0.3) throws -> Double {
         let jpeg = try JPEGEncoder.encode(image, quality: 90)
         let decoded = try ImageDecoder.decode(
-            jpeg, source: "", keptFraction: { _, _ in 0.3 * ConsumerAnalysis.qualityMargin })
+            jpeg, source: "", keptFraction: { _, _ in resize * ConsumerAnalysis.qualityMargin })
         return decoded.decodedScale
+    }
+
+    /// Noise, all fine detail (over 8 bits per pixel as JPEG), alpha opaque.
+    static var detailed: Image {
+        var noise = Fixtures.noise(width: 400, height: 240, seed: 3)
+        for i in stride(from: 3, to: noise.pixels.count, by: 4) { noise.pixels[i] = 255 }
+        return noise
     }
 
     @Test func aSmoothPhotoDecodesAtHalf() throws {
         #expect(try Self.decodedScale(of: Fixtures.gradient(width: 400, height: 240)) == 0.5)
     }
 
-    /// Density does not change the scale: noise, all fine detail (over 8 bits per pixel as JPEG), decodes at 1/2.
-    @Test func aDetailedPhotoDecodesAtHalfToo() throws {
-        var noise = Fixtures.noise(width: 400, height: 240, seed: 3)
-        for i in stride(from: 3, to: noise.pixels.count, by: 4) { noise.pixels[i] = 255 }
-        #expect(try Self.decodedScale(of: noise) == 0.5)
+    /// At ×0.3 the margin of 1.5 picks 1/2, whose sampled IDCT is good enough for dense photos too.
+    @Test func aDetailedPhotoDecodesAtHalfForAThirtyPercentThumbnail() throws {
+        #expect(try Self.decodedScale(of: Self.detailed) == 0.5)
     }
 
-    /// The scale a stored decode is keyed by (`outputVariant`) is the one the node decodes at, for a JPEG dense
-    /// with detail too (when such files decoded at 5/8, the key still said 1/2).
+    /// At ×0.25 the margin of 1.5 picks 3/8 (0.375): a smooth photo decodes there, a detailed one with the margin
+    /// of 2 at 1/2 (0.5).
+    @Test func aDetailedPhotoKeepsMoreAtOtherScales() throws {
+        #expect(try Self.decodedScale(of: Fixtures.gradient(width: 400, height: 240), resize: 0.25) == 0.375)
+        #expect(try Self.decodedScale(of: Self.detailed, resize: 0.25) == 0.5)
+    }
+
+    /// For a ×0.3 thumbnail, the scale a stored decode is keyed by (`outputVariant`, from the size alone) is the
+    /// one the node decodes a detailed JPEG at (when such files decoded at 5/8, the key still said 1/2).
     @Test func theStoredVariantNamesTheScaleADetailedJPEGDecodesAt() throws {
-        var noise = Fixtures.noise(width: 400, height: 240, seed: 3)
-        for i in stride(from: 3, to: noise.pixels.count, by: 4) { noise.pixels[i] = 255 }
+        let noise = Self.detailed
         let consumers = [consumer(SepiaTask(), then: [consumer(ResizeTask(), ["scale": .double(0.3)])])]
         let decode = DecodeOperation(context: context("decode", consumers: consumers, optimize: true))
         let jpeg = try JPEGEncoder.encode(noise, quality: 90)

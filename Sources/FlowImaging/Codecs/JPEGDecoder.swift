@@ -112,7 +112,16 @@ enum JPEGDecoder {
             }
         }
         let oriented = header.orientedSize
-        let factor = keptFraction(oriented.width, oriented.height).map(scalingFactor(keeping:)) ?? (num: 1, denom: 1)
+        var factor = (num: 1, denom: 1)
+        if let fraction = keptFraction(oriented.width, oriented.height) {
+            factor = scalingFactor(keeping: fraction)
+            // A file dense with detail keeps more, except at 1/2: see `ConsumerAnalysis.detailedMargin`.
+            let bitsPerPixel = Double(entropyCodedCount(bytes) * 8) / Double(header.width * header.height)
+            if factor.num * 2 != factor.denom, bitsPerPixel > ConsumerAnalysis.detailedBitsPerPixel {
+                factor = scalingFactor(
+                    keeping: fraction * ConsumerAnalysis.detailedMargin / ConsumerAnalysis.qualityMargin)
+            }
+        }
         let w = (header.width * factor.num + factor.denom - 1) / factor.denom
         let h = (header.height * factor.num + factor.denom - 1) / factor.denom
         let isCMYK = header.colorspace == Int32(TJCS_CMYK.rawValue) || header.colorspace == Int32(TJCS_YCCK.rawValue)
@@ -184,6 +193,12 @@ enum JPEGDecoder {
         }
         guard let marker = frameOrScan?.marker else { return false }
         return (0xC9...0xCB).contains(marker) || (0xCD...0xCF).contains(marker)
+    }
+
+    /// The bytes from the first scan (SOS) to the end: the entropy-coded data, without the tables and metadata
+    /// before it, which would make a small file look dense. The whole file when its markers cannot be walked.
+    static func entropyCodedCount(_ bytes: UnsafeRawBufferPointer) -> Int {
+        bytes.count - (firstMarker(in: bytes) { $0 == 0xDA }?.offset ?? 0)
     }
 
     /// Walks the marker segments from the start of a JPEG to the first marker `stop` accepts: that marker and its

@@ -12,8 +12,9 @@ import FlowKit
 ///   ``ConsumerAnalysis/largestScale``) — possibly through ``PointwiseColorTask``s (`sepia`, `noir`), which do not
 ///   care about size —
 ///   TurboJPEG decodes at a reduced DCT scale, M/8 (7/8 … 1/2 … 1/8), much cheaper than a full decode. The factor is
-///   the smallest that still leaves ``ConsumerAnalysis/qualityMargin`` × the final size, so the Lanczos pass still
-///   has real pixels to filter. `resize` computes its target from the original size the image remembers, and maps
+///   the smallest that still leaves ``ConsumerAnalysis/qualityMargin`` × the final size
+///   (``ConsumerAnalysis/detailedMargin`` × for a JPEG dense with detail, unless the first gives 1/2), so the
+///   Lanczos pass still has real pixels to filter. `resize` computes its target from the original size the image remembers, and maps
 ///   coordinates through ``Image/decodedScale`` so the shrunk pixels line up exactly with the full image.
 /// - **Colour fused into the resize** (``ColorMatrixTask``, `sepia`): when every consumer is a ``ResamplingTask``
 ///   that reduces the pixel count — or another ``ColorMatrixTask`` that will itself defer — the matrix is attached as ``Image/pendingColor`` and the resize
@@ -31,6 +32,21 @@ package enum ConsumerAnalysis {
     /// A margin of 2 (decode at 5/8) costs about 10 % more, through libjpeg's scalar 5×5 and 10×10 IDCTs.
     /// `--no-optimize` gives the literal result.
     package static let qualityMargin = 1.5
+
+    /// The margin for a JPEG dense with fine detail (more than ``detailedBitsPerPixel``) where the margin of 1.5
+    /// would pick a scale other than 1/2.
+    ///
+    /// A reduced DCT decode drops each block's high frequencies, and the Lanczos pass of the literal pipeline
+    /// would have folded part of them into the thumbnail; the densest photos lose most. At 1/2 the sampled IDCT
+    /// keeps them above 47 dB even at a margin of 1.5 (×0.33), but at 3/8 and 1/4 they fall to 42.8 dB (×0.25,
+    /// ×0.15, life.jpg) where a margin of 2 keeps ≥ 45.8. The compressed size is known before decoding and counts
+    /// the coefficients a reduced decode drops, so it decides before any work is done; a file that is large for
+    /// other reasons (big metadata) only costs a larger decode, never fidelity.
+    package static let detailedMargin = 2.0
+
+    /// The compressed density above which a JPEG counts as detailed: bits of entropy-coded data (from the first scan
+    /// on) per pixel of its full size. The benchmark's five densest photos have 2.2–3.2, the others below 1.95.
+    package static let detailedBitsPerPixel = 2.2
 
     /// The largest DCT scale worth decoding at: above it a reduced decode saves too little.
     package static let largestScale = 0.75
