@@ -89,9 +89,11 @@ struct Planner {
             queueIndices.append(queue)
         }
         var sharedParameters = [ParameterValues?](repeating: nil, count: workflow.tasks.count)
+        // Asked once per task: scanning a task's values for `${item…}` costs as much as resolving them.
+        let usesItem = workflow.tasks.map(\.usesItem)
         for node in expansion.nodes where sharedParameters[node.taskIndex] == nil {
             let task = workflow.tasks[node.taskIndex]
-            guard !task.usesItem else { continue }
+            guard !usesItem[node.taskIndex] else { continue }
             sharedParameters[node.taskIndex] = ParameterValidator(
                 task: task, type: types[node.taskIndex], inputKind: expansion.inputKinds[node.taskIndex]
             )

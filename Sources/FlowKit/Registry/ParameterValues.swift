@@ -16,6 +16,11 @@ public struct ParameterValues: Sendable {
     /// when it writes an image.
     package internal(set) var inputKind: ProviderKind?
 
+    /// The task type's ``TaskParameters`` read from these values, once, when they were resolved: validation,
+    /// the plan-time hooks (``TaskType/fileAccess(_:)``, …) and the operation share it instead of decoding the
+    /// node's values again. `nil` until then, while a required parameter is missing, and after a value changes.
+    package internal(set) var decoded: (any TaskParameters)?
+
     /// Creates parameter values.
     /// - Parameters:
     ///   - values: The value of each parameter given, by name.
@@ -28,7 +33,10 @@ public struct ParameterValues: Sendable {
     /// The value of a parameter, if given or defaulted.
     public subscript(name: String) -> Value? {
         get { values[name] }
-        set { values[name] = newValue }
+        set {
+            values[name] = newValue
+            decoded = nil
+        }
     }
 
     /// The names of the parameters present.

@@ -30,6 +30,10 @@ extension TaskParameters {
     /// Validation has checked the values against the declaration before any operation reads them, so a value
     /// that does not fit is a programming error (a context made by hand with the wrong values).
     public init(_ values: ParameterValues) {
+        if let decoded = values.decoded as? Self {
+            self = decoded
+            return
+        }
         var filled = values
         for spec in Self.declarations where filled[spec.name] == nil {
             filled[spec.name] = spec.defaultValue

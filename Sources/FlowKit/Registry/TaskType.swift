@@ -126,6 +126,11 @@ extension TaskType {
         parameters.first { $0.name == name }
     }
 
+    /// The typed parameters of a node, or `nil` while a required one is missing.
+    package func decode(_ values: ParameterValues) -> (any TaskParameters)? {
+        Parameters(complete: values)
+    }
+
     /// ``fileAccess(_:)`` of a node's parameters as the plan holds them; none while a required one is missing.
     public func fileAccess(_ values: ParameterValues) -> FileAccess {
         Parameters(complete: values).map(fileAccess) ?? .none

@@ -35,6 +35,7 @@ struct ParameterValidator {
         var values = ParameterValues(resolved, locations: locations)
         values.taskLocation = task.id.location
         values.inputKind = inputKind
+        values.decoded = type.decode(values)
         for diagnostic in type.validate(parameters: values, task: task.id.value) { diagnostics.append(diagnostic) }
         return values
     }

@@ -1,0 +1,90 @@
+import FlowKitTesting
+import Foundation
+import Synchronization
+import Testing
+
+@testable import FlowKit
+
+/// A node's typed parameters are read from its values once, and shared by validation, the plan-time hooks and the
+/// operation: decoding them again for each of these made validating a large per-item workflow twice as slow.
+@Suite struct ParameterDecodingTests {
+    /// Text that counts how often each value is read into a typed parameter.
+    struct CountedText: ParameterValue {
+        static let reads = Mutex<[String: Int]>([:])
+        let text: String
+        static var parameterType: ParameterSpec.ValueType { .string }
+        var parameterValue: Value { .string(text) }
+
+        init?(parameter value: Value) {
+            guard let text = String(parameter: value) else { return nil }
+            self.text = text
+            Self.reads.withLock { $0[text, default: 0] += 1 }
+        }
+
+        static func count(_ text: String) -> Int { reads.withLock { $0[text] ?? 0 } }
+    }
+
+    /// Reads the file its label names (a plan-time hook that reads the typed parameters), and reads its label
+    /// when it runs.
+    struct LabelTask: TaskType {
+        struct Parameters: TaskParameters {
+            @Parameter(help: "A label.") var label: CountedText
+        }
+        var name: String { "label" }
+        var summary: String { "Reads its label." }
+        var consumes: InputRequirement { .anything }
+        var provides: ProviderKind? { nil }
+        func fileAccess(_ parameters: Parameters) -> FileAccess {
+            FileAccess(reads: [.init(parameters.label.text, from: "label")])
+        }
+        func outputPath(_ parameters: Parameters) -> String? { parameters.label.text }
+        func makeOperation(_ context: NodeContext) -> FlowOperation {
+            _ = context.parameters(as: Parameters.self).label
+            return NoopOperation(context: context)
+        }
+    }
+
+    @Test func eachNodeIsDecodedOnceWhenPlanningAndOnceWhenRunning() async throws {
+        let tag = UUID().uuidString
+        let plan = try TestWorkflow.plan(
+            """
+            version: 1
+            tasks:
+              each: { type: label, label: "${item}-\(tag)", forEach: [x, y, z] }
+              shared: { type: label, label: "shared-\(tag)", dependsOn: each }
+            """, registry: TaskRegistry.builtIn.adding(LabelTask()))
+        #expect(["x", "y", "z"].map { CountedText.count("\($0)-\(tag)") } == [1, 1, 1])
+        // Once by validation, once when the planner keeps the values its nodes share: not once per node.
+        #expect(CountedText.count("shared-\(tag)") == 2)
+
+        #expect(await Runner(plan: plan).run().exitCode == 0)
+        // A node that resolves its own values at run time decodes them once; its operation reads that value.
+        #expect(["x", "y", "z"].map { CountedText.count("\($0)-\(tag)") } == [2, 2, 2])
+        #expect(CountedText.count("shared-\(tag)") == 2)
+    }
+
+    @Test func theStoreReadsThePlannedValuesOnceForItsKeysAndOutputPaths() throws {
+        let tag = UUID().uuidString
+        let plan = try TestWorkflow.plan(
+            """
+            version: 1
+            tasks:
+              each: { type: label, label: "${item}-\(tag)", forEach: [x, y] }
+            """, registry: TaskRegistry.builtIn.adding(LabelTask()))
+        let decisions = UpToDate(plan: plan, records: [:], settings: .init(optimize: true))
+        #expect(decisions.keys.count == 2)
+        // One read each when planning, one when the store resolves the node for its key and output path.
+        #expect(["x", "y"].map { CountedText.count("\($0)-\(tag)") } == [2, 2])
+    }
+
+    @Test func changingAValueDropsTheDecodedParameters() throws {
+        let tag = UUID().uuidString
+        let plan = try TestWorkflow.plan(
+            "version: 1\ntasks:\n  one: { type: label, label: first-\(tag) }\n",
+            registry: TaskRegistry.builtIn.adding(LabelTask()))
+        var values = plan.parameters(of: plan.nodes[0])
+        #expect(LabelTask.Parameters(values).label.text == "first-\(tag)")
+        values["label"] = .string("second-\(tag)")
+        #expect(LabelTask.Parameters(values).label.text == "second-\(tag)")
+    }
+}
