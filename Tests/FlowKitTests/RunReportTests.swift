@@ -63,6 +63,52 @@ import Testing
         #expect(Set(first.keys) == properties)
     }
 
+    /// `Self.report` with a task list: `save`'s record says what its node says, `other`'s names another queue.
+    static var reportWithTasks: RunReport {
+        var save = fullNode
+        save.continueOnError = true
+        var report = RunReport(
+            workflow: Self.report.workflow, path: Self.report.path, startedAt: Self.report.startedAt,
+            duration: Self.report.duration, interrupted: false,
+            nodes: RunReport.Nodes([save, Self.report.nodes[1]]), queueLimits: Self.report.queueLimits)
+        report.tasks = [
+            RunReport.TaskRecord(
+                id: "save", type: "write", queue: "io", dependsOn: [], location: "w.yaml:12:5", forEach: true,
+                gather: false, continueOnError: true),
+            RunReport.TaskRecord(
+                id: "other", type: "noop", queue: "elsewhere", dependsOn: [], location: "w.yaml:3:3", forEach: false,
+                gather: false),
+        ]
+        return report
+    }
+
+    @Test func aNodeLeavesToItsTaskRecordWhatTheRecordSays() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path + "/run.json"
+        try Self.reportWithTasks.write(toPath: path)
+        let streamed = try Data(contentsOf: URL(fileURLWithPath: path))
+        let object = try #require(try JSONSerialization.jsonObject(with: streamed) as? [String: Any])
+        #expect(object["version"] as? Int == 2)
+        let nodes = try #require(object["nodes"] as? [[String: Any]])
+        let properties = Set(Mirror(reflecting: Self.fullNode).children.compactMap(\.label))
+        #expect(Set(nodes[0].keys) == properties.subtracting(["type", "queue", "continueOnError"]))
+        // A node whose task record says otherwise keeps its own fields.
+        #expect(nodes[1]["queue"] as? String == "default" && nodes[1]["type"] as? String == "noop")
+        let read = try RunReport(jsonData: streamed)
+        #expect(read.nodes[0].type == "write" && read.nodes[0].queue == "io" && read.nodes[0].continueOnError)
+        #expect(read.nodes[1].queue == "default" && !read.nodes[1].continueOnError)
+        #expect(try canonical(read) == canonical(Self.reportWithTasks))
+    }
+
+    @Test func aNodeWithoutItsTaskFieldsOrATaskRecordIsADecodingError() {
+        let json = """
+            {"workflow": "w", "path": "w.yaml", "startedAt": "2026-11-01T10:00:00Z", "duration": 1.5,
+             "interrupted": false, "queues": {"default": 2}, "tasks": [],
+             "nodes": [{"id": "a", "task": "a", "status": "succeeded", "attempts": 1, "spans": []}]}
+            """
+        #expect(throws: DecodingError.self) { try RunReport(jsonData: Data(json.utf8)) }
+    }
+
     @Test func aReportInAMissingFolderIsAnOSErrorAndLeavesNothing() throws {
         let folder = try TemporaryDirectory()
         #expect {

@@ -144,19 +144,22 @@ package struct JSONStream: ~Copyable {
         try encoder.encode(value).withUnsafeBytes { try append($0) }
     }
 
-    /// The decimal digits of `number`, zero-padded on the left to at least `width` digits.
+    /// The decimal digits of `number`, zero-padded on the left to at least `width` digits, written in place.
     private mutating func appendDigits(of number: UInt, width: Int) throws {
-        var room: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: a UInt has at most 20 digits
-        try withUnsafeMutableBytes(of: &room) { room in
-            var rest = number
-            var start = room.count
-            repeat {
-                start -= 1
-                room[start] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest != 0 || room.count - start < width
-            try append(UnsafeRawBufferPointer(rebasing: room[start...]))
+        var count = 1
+        var rest = number / 10
+        while rest != 0 {
+            count += 1
+            rest /= 10
         }
+        count = max(count, width)
+        if buffered + count > Self.capacity { try flush() }
+        rest = number
+        for position in stride(from: buffered + count - 1, through: buffered, by: -1) {
+            buffer[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        }
+        buffered += count
     }
 
     private mutating func append(_ byte: UInt8) throws {

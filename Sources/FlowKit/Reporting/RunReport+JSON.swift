@@ -16,20 +16,40 @@ extension RunReport.Node {
         case artifact, key, missingInputs, warnings
     }
 
-    /// Reads a node; reports written before nodes listed their dependencies, artifacts, keys and warnings read with
-    /// none.
+    /// Reads a node that states all its fields (as ``RunReport/jsonData()`` writes it).
     public init(from decoder: any Decoder) throws {
+        try self.init(from: decoder, tasks: [:])
+    }
+
+    /// Reads a node; `type`, `queue` and `continueOnError` come from its task's record when the node leaves them out
+    /// (``RunReport/write(toPath:)`` writes them once per task). Reports written before nodes listed their
+    /// dependencies, artifacts, keys and warnings read with none.
+    init(from decoder: any Decoder, tasks: [String: RunReport.TaskRecord]) throws {
         let container = try decoder.container(keyedBy: Keys.self)
-        id = try container.decode(String.self, forKey: .id)
-        task = try container.decode(String.self, forKey: .task)
-        type = try container.decode(String.self, forKey: .type)
-        queue = try container.decode(String.self, forKey: .queue)
+        let id = try container.decode(String.self, forKey: .id)
+        let task = try container.decode(String.self, forKey: .task)
+        let record = tasks[task]
+        func fromTask<Value: Decodable>(_ key: Keys, _ field: KeyPath<RunReport.TaskRecord, Value>) throws -> Value {
+            if let value = try container.decodeIfPresent(Value.self, forKey: key) ?? record?[keyPath: field] {
+                return value
+            }
+            throw DecodingError.keyNotFound(
+                key,
+                .init(
+                    codingPath: container.codingPath,
+                    debugDescription: "node '\(id)' has no '\(key.stringValue)', and no task '\(task)' in the task list"
+                ))
+        }
+        self.id = id
+        self.task = task
+        type = try fromTask(.type, \.type)
+        queue = try fromTask(.queue, \.queue)
+        continueOnError = try fromTask(.continueOnError, \.continueOnError)
         status = try container.decode(NodeStatus.self, forKey: .status)
         attempts = try container.decode(Int.self, forKey: .attempts)
         code = try container.decodeIfPresent(String.self, forKey: .code)
         cause = try container.decodeIfPresent(String.self, forKey: .cause)
         location = try container.decodeIfPresent(String.self, forKey: .location)
-        continueOnError = try container.decode(Bool.self, forKey: .continueOnError)
         spans = try container.decode([RunReport.Span].self, forKey: .spans)
         dependencies = try container.decodeIfPresent([Int].self, forKey: .dependencies) ?? []
         artifact = try container.decodeIfPresent(Artifact.self, forKey: .artifact)

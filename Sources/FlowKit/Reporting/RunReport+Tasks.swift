@@ -21,10 +21,13 @@ extension RunReport {
         package var forEach: Bool
         /// Whether the task runs once after every item of its dependencies.
         package var gather: Bool
+        /// Whether a failure of its nodes is tolerated (`continueOnError`).
+        package var continueOnError: Bool
 
         /// Creates a task record.
         package init(
-            id: String, type: String, queue: String, dependsOn: [String], location: String, forEach: Bool, gather: Bool
+            id: String, type: String, queue: String, dependsOn: [String], location: String, forEach: Bool, gather: Bool,
+            continueOnError: Bool = false
         ) {
             self.id = id
             self.type = type
@@ -33,6 +36,7 @@ extension RunReport {
             self.location = location
             self.forEach = forEach
             self.gather = gather
+            self.continueOnError = continueOnError
         }
 
         /// The record of a task as written.
@@ -44,6 +48,25 @@ extension RunReport {
             location = spec.location.description
             forEach = spec.forEach != nil
             gather = spec.gather
+            continueOnError = spec.continueOnError
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case id, type, queue, dependsOn, location, forEach, gather, continueOnError
+        }
+
+        /// Reads a record; reports written before tasks listed `continueOnError` read as not tolerating failures
+        /// (their nodes say it themselves).
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(String.self, forKey: .id)
+            type = try container.decode(String.self, forKey: .type)
+            queue = try container.decode(String.self, forKey: .queue)
+            dependsOn = try container.decode([String].self, forKey: .dependsOn)
+            location = try container.decode(String.self, forKey: .location)
+            forEach = try container.decode(Bool.self, forKey: .forEach)
+            gather = try container.decode(Bool.self, forKey: .gather)
+            continueOnError = try container.decodeIfPresent(Bool.self, forKey: .continueOnError) ?? false
         }
     }
 }

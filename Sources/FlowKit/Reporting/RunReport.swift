@@ -142,26 +142,37 @@ public struct RunReport: Sendable, Codable {
 
     /// The keys of the JSON form: the report, plus its exit code and totals for readers that do not recompute.
     enum CodingKeys: String, CodingKey {
-        case workflow, path, startedAt, duration, interrupted, exitCode, totals, queues, tasks, shard, nodes
+        case version, workflow, path, startedAt, duration, interrupted, exitCode, totals, queues, tasks, shard, nodes
     }
+
+    /// The version of the JSON form: 2 since nodes may leave to their task's record what it says once for all
+    /// of them (`type`, `queue`, `continueOnError`); a report without one is version 1, every node whole.
+    static let formatVersion = 2
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(
-            workflow: try container.decode(String.self, forKey: .workflow),
-            path: try container.decode(String.self, forKey: .path),
-            startedAt: try container.decode(Date.self, forKey: .startedAt),
-            duration: try container.decode(Double.self, forKey: .duration),
-            interrupted: try container.decode(Bool.self, forKey: .interrupted),
-            nodes: Nodes(try container.decode([Node].self, forKey: .nodes)),
-            queueLimits: try container.decode([String: Int].self, forKey: .queues))
+        let workflow = try container.decode(String.self, forKey: .workflow)
+        let path = try container.decode(String.self, forKey: .path)
+        let startedAt = try container.decode(Date.self, forKey: .startedAt)
+        let duration = try container.decode(Double.self, forKey: .duration)
+        let interrupted = try container.decode(Bool.self, forKey: .interrupted)
         // Reports written before the task list read with none.
-        tasks = try container.decodeIfPresent([TaskRecord].self, forKey: .tasks) ?? []
+        let tasks = try container.decodeIfPresent([TaskRecord].self, forKey: .tasks) ?? []
+        let tasksByID = Dictionary(tasks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var list = try container.nestedUnkeyedContainer(forKey: .nodes)
+        var nodes: [Node] = []
+        nodes.reserveCapacity(list.count ?? 0)
+        while !list.isAtEnd { nodes.append(try Node(from: list.superDecoder(), tasks: tasksByID)) }
+        self.init(
+            workflow: workflow, path: path, startedAt: startedAt, duration: duration, interrupted: interrupted,
+            nodes: Nodes(nodes), queueLimits: try container.decode([String: Int].self, forKey: .queues))
+        self.tasks = tasks
         shard = try container.decodeIfPresent(Shard.self, forKey: .shard)
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(Self.formatVersion, forKey: .version)
         try container.encode(workflow, forKey: .workflow)
         try container.encode(path, forKey: .path)
         try container.encode(startedAt, forKey: .startedAt)
@@ -196,7 +207,9 @@ public struct RunReport: Sendable, Codable {
         encoder.dateEncodingStrategy = .iso8601
         var stream = try JSONStream(path: destination)
         do {
-            try stream.literal("{\n  \"workflow\": ")
+            try stream.literal("{\n  \"version\": ")
+            try stream.value(Self.formatVersion)
+            try stream.literal(",\n  \"workflow\": ")
             try stream.value(workflow)
             try stream.literal(",\n  \"path\": ")
             try stream.value(path)
@@ -212,6 +225,7 @@ public struct RunReport: Sendable, Codable {
             try stream.encoded(totalsByName, with: encoder)
             try stream.literal(",\n  \"queues\": ")
             try stream.encoded(queueLimits, with: encoder)
+            let tasks = self.tasks
             try stream.literal(",\n  \"tasks\": ")
             try stream.encoded(tasks, with: encoder)
             if let shard {
@@ -219,7 +233,7 @@ public struct RunReport: Sendable, Codable {
                 try stream.value(shard.description)
             }
             try stream.literal(",\n  \"nodes\": [")
-            var taskFields = Node.TaskFields()
+            var taskFields = Node.TaskFields(tasks: tasks)
             for (position, node) in nodes.enumerated() {
                 try stream.literal(position == 0 ? "\n    " : ",\n    ")
                 try node.write(to: &stream, taskFields: &taskFields)
@@ -288,26 +302,42 @@ extension RunReport {
 
 extension RunReport.Node {
     /// The fields a node takes from its task, encoded once for a run of nodes of the same task (the nodes of
-    /// a forEach task are neighbours in plan order) rather than escaped again for each node.
+    /// a forEach task are neighbours in plan order) rather than escaped again for each node. Where the report's
+    /// task list says the same, `type`, `queue` and `continueOnError` are left to it: a node names only its task.
     struct TaskFields {
+        private let tasks: [String: RunReport.TaskRecord]
         private var task = ""
         private var type = ""
         private var queue = ""
         private var continueOnError = false
         private var bytes: [UInt8] = []
 
+        init(tasks: [RunReport.TaskRecord]) {
+            self.tasks = Dictionary(tasks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+
         mutating func encoded(for node: RunReport.Node) -> [UInt8] {
             if bytes.isEmpty || node.task != task || node.type != type || node.queue != queue
                 || node.continueOnError != continueOnError
             {
                 (task, type, queue, continueOnError) = (node.task, node.type, node.queue, node.continueOnError)
-                bytes =
-                    Array(",\"task\":".utf8) + JSONStream.quoted(task) + Array(",\"type\":".utf8)
-                    + JSONStream.quoted(type) + Array(",\"queue\":".utf8) + JSONStream.quoted(queue)
-                    + Array(",\"continueOnError\":\(continueOnError)".utf8)
+                bytes = Array(",\"task\":".utf8) + JSONStream.quoted(task)
+                if let record = tasks[task], record.type == type, record.queue == queue,
+                    record.continueOnError == continueOnError
+                {
+                    return bytes
+                }
+                bytes +=
+                    Array(",\"type\":".utf8) + JSONStream.quoted(type) + Array(",\"queue\":".utf8)
+                    + JSONStream.quoted(queue) + Array(",\"continueOnError\":\(continueOnError)".utf8)
             }
             return bytes
         }
+    }
+
+    /// `,"status":"succeeded","attempts":` and its like, by ``NodeStatus/ordinal``: no status is escaped per node.
+    private static let statusFields = NodeStatus.allCases.map {
+        Array(",\"status\":".utf8) + JSONStream.quoted($0.rawValue) + Array(",\"attempts\":".utf8)
     }
 
     /// Writes the node as one JSON object; ``RunReport/Node``'s `Decodable` conformance reads it back
@@ -316,9 +346,7 @@ extension RunReport.Node {
         try stream.literal("{\"id\":")
         try stream.value(id)
         try stream.bytes(taskFields.encoded(for: self))
-        try stream.literal(",\"status\":")
-        try stream.value(status.rawValue)
-        try stream.literal(",\"attempts\":")
+        try stream.bytes(Self.statusFields[status.ordinal])
         try stream.value(attempts)
         if let code {
             try stream.literal(",\"code\":")
