@@ -3,11 +3,13 @@
 /// reads `@Option`s — so the declaration is the only place a name is written.
 struct ParametersDecoder: Decoder {
     let values: ParameterValues
+    /// The declared defaults, read where `values` has none.
+    let defaults: [String: Value]
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(Container(values: values))
+        KeyedDecodingContainer(Container(values: values, defaults: defaults))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw Self.unsupported(codingPath) }
@@ -21,6 +23,7 @@ struct ParametersDecoder: Decoder {
     /// Hands each `@Parameter` its value and location; anything else is a declaration mistake.
     private struct Container<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let values: ParameterValues
+        let defaults: [String: Value]
         var codingPath: [any CodingKey] { [] }
         var allKeys: [Key] { values.names.compactMap { Key(stringValue: $0) } }
         func contains(_ key: Key) -> Bool { true }
@@ -28,7 +31,8 @@ struct ParametersDecoder: Decoder {
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             let name = key.stringValue
             let decoder = ParameterValueDecoder(
-                name: name, value: values[name], location: values.location(of: name), codingPath: [key])
+                name: name, value: values[name] ?? defaults[name], location: values.location(of: name),
+                codingPath: [key])
             return try T(from: decoder)
         }
 

@@ -34,12 +34,10 @@ extension TaskParameters {
             self = decoded
             return
         }
-        var filled = values
-        for spec in Self.declarations where filled[spec.name] == nil {
-            filled[spec.name] = spec.defaultValue
-        }
         do {
-            self = try Self(from: ParametersDecoder(values: filled))
+            self = try Self(
+                from: ParametersDecoder(
+                    values: values, defaults: DeclarationCache.shared.declaration(of: Self.self).defaults))
         } catch {
             preconditionFailure("\(Self.self) cannot read its parameters: \(error)")
         }
@@ -76,7 +74,7 @@ extension TaskParameters {
     /// An instance whose projected values carry their names, to resolve key paths in ``rules``.
     static var named: Self {
         do {
-            return try Self(from: ParametersDecoder(values: ParameterValues()))
+            return try Self(from: ParametersDecoder(values: ParameterValues(), defaults: [:]))
         } catch {
             preconditionFailure("\(Self.self) cannot read its parameters: \(error)")
         }
@@ -121,6 +119,8 @@ private final class DeclarationCache: Sendable {
     struct Declaration {
         var specs: [ParameterSpec]
         var constraints: [ParameterConstraint]
+        /// Each default by name: what a parameter absent from a node's values reads.
+        var defaults: [String: Value]
     }
 
     static let shared = DeclarationCache()
@@ -130,7 +130,12 @@ private final class DeclarationCache: Sendable {
         let key = ObjectIdentifier(type)
         if let known = byType.withLock({ $0[key] }) { return known }
         // Read outside the lock: a type's `rules` may itself ask for its declaration (the lock is not recursive).
-        let read = Declaration(specs: P.readDeclarations(), constraints: P.rules.map(\.constraint))
+        let specs = P.readDeclarations()
+        let read = Declaration(
+            specs: specs, constraints: P.rules.map(\.constraint),
+            defaults: Dictionary(
+                specs.compactMap { spec in spec.defaultValue.map { (spec.name, $0) } },
+                uniquingKeysWith: { first, _ in first }))
         byType.withLock { $0[key] = read }
         return read
     }
