@@ -91,13 +91,14 @@ struct Planner {
         var sharedParameters = [ParameterValues?](repeating: nil, count: workflow.tasks.count)
         // Asked once per task: scanning a task's values for `${item…}` costs as much as resolving them.
         let usesItem = workflow.tasks.map(\.usesItem)
-        for node in expansion.nodes where sharedParameters[node.taskIndex] == nil {
-            let task = workflow.tasks[node.taskIndex]
-            guard !usesItem[node.taskIndex] else { continue }
-            sharedParameters[node.taskIndex] = ParameterValidator(
-                task: task, type: types[node.taskIndex], inputKind: expansion.inputKinds[node.taskIndex]
+        // By index, reading only each node's task: a million-node plan is walked without copying its nodes.
+        for index in expansion.nodes.indices {
+            let taskIndex = expansion.nodes[index].taskIndex
+            guard sharedParameters[taskIndex] == nil, !usesItem[taskIndex] else { continue }
+            sharedParameters[taskIndex] = ParameterValidator(
+                task: workflow.tasks[taskIndex], type: types[taskIndex], inputKind: expansion.inputKinds[taskIndex]
             )
-            .resolve(in: expansion.scope(of: node, in: context), diagnostics: &diagnostics)
+            .resolve(in: expansion.scope(of: expansion.nodes[index], in: context), diagnostics: &diagnostics)
         }
         return Plan(
             workflow: workflow, registry: context.registry, environment: context.environment,
