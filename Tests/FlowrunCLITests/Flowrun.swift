@@ -25,6 +25,9 @@ struct Flowrun {
         private let lock = NSLock()
         private var stdoutData = Data(), stderrData = Data()
 
+        /// Left when both pipes reach their end: every byte flowrun wrote has been appended.
+        private let drained = DispatchGroup()
+
         init(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws {
             process.executableURL = Flowrun.binary
             process.arguments = arguments
@@ -32,15 +35,22 @@ struct Flowrun {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             process.standardOutput = out
             process.standardError = err
-            out.fileHandleForReading.readabilityHandler = { [weak self] handle in
-                let data = handle.availableData
-                self?.lock.withLock { self?.stdoutData.append(data) }
-            }
-            err.fileHandleForReading.readabilityHandler = { [weak self] handle in
-                let data = handle.availableData
-                self?.lock.withLock { self?.stderrData.append(data) }
-            }
             try process.run()
+            drain(out, into: \.stdoutData)
+            drain(err, into: \.stderrData)
+        }
+
+        /// Reads a pipe to its end on a thread of its own. A `readabilityHandler` would lose bytes: one that has
+        /// read a chunk but not yet appended it when the handler is removed appends after the result is made.
+        private func drain(_ pipe: Pipe, into buffer: ReferenceWritableKeyPath<Running, Data> & Sendable) {
+            drained.enter()
+            Thread { [self] in
+                let handle = pipe.fileHandleForReading
+                while case let data = handle.availableData, !data.isEmpty {
+                    lock.withLock { self[keyPath: buffer].append(data) }
+                }
+                drained.leave()
+            }.start()
         }
 
         var stderrSoFar: String { lock.withLock { String(decoding: stderrData, as: UTF8.self) } }
@@ -66,15 +76,10 @@ struct Flowrun {
                 return nil
             }
             process.waitUntilExit()
-            // Drain what is left in the pipes.
-            out.fileHandleForReading.readabilityHandler = nil
-            err.fileHandleForReading.readabilityHandler = nil
-            let restOut = out.fileHandleForReading.readDataToEndOfFile()
-            let restErr = err.fileHandleForReading.readDataToEndOfFile()
+            // A program a `command` node left running may hold the pipes open; what came before is kept.
+            _ = drained.wait(timeout: .now() + 10)
             return lock.withLock {
-                stdoutData.append(restOut)
-                stderrData.append(restErr)
-                return Result(
+                Result(
                     status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
                     stderr: String(decoding: stderrData, as: UTF8.self),
                     terminatedBySignal: process.terminationReason == .uncaughtSignal)
