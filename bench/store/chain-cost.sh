@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# What the store costs a graph of trivial nodes: the 20,000-node no-op chain, cold, with a fresh store and with
+# What the store costs a graph of trivial nodes: a 20,000-node chain, cold, with a fresh store and with
 # --no-cache, alternated round by round (the machine drifts by ±25%), as CPU time (user + system) and wall time.
 #
-#   bench/store/chain-cost.sh [ROUNDS] [NODES]      # 11 rounds of 20,000 nodes by default
+#   bench/store/chain-cost.sh [ROUNDS] [NODES] [TASK]   # 11 rounds of 20,000 `noop` nodes by default
+#
+# TASK is the body of each node's flow mapping before `dependsOn`: `noop` (kept out of the store) by default;
+# `'sleep, duration: 0ms'` measures nodes the store keeps (a key and a journal record each).
 #
 # Prints each round's ratio and the medians; the store's cost per node is (store − no-cache) / NODES.
 set -euo pipefail
 ROUNDS=${1:-11}
 NODES=${2:-20000}
+TASK=${3:-noop}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/flowrun-chain-cost.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -15,11 +19,11 @@ cd "$ROOT"
 swift build -c release --product flowrun >&2
 FLOWRUN=${FLOWRUN:-$ROOT/.build/release/flowrun}
 
-python3 - "$WORK/chain.yaml" "$NODES" <<'PY'
+python3 - "$WORK/chain.yaml" "$NODES" "$TASK" <<'PY'
 import sys
-count = int(sys.argv[2])
-lines = ["version: 1", f"name: chain-{count}", "tasks:", "  t0: { type: noop }"]
-lines += [f"  t{i}: {{ type: noop, dependsOn: t{i - 1} }}" for i in range(1, count)]
+count, task = int(sys.argv[2]), sys.argv[3]
+lines = ["version: 1", f"name: chain-{count}", "tasks:", f"  t0: {{ type: {task} }}"]
+lines += [f"  t{i}: {{ type: {task}, dependsOn: t{i - 1} }}" for i in range(1, count)]
 open(sys.argv[1], "w").write("\n".join(lines) + "\n")
 PY
 
@@ -46,6 +50,6 @@ for ((round = 1; round <= ROUNDS; round++)); do
 done
 cpu_with=$(cut -d' ' -f1 <"$WORK/store" | median); cpu_without=$(cut -d' ' -f1 <"$WORK/nocache" | median)
 wall_with=$(cut -d' ' -f2 <"$WORK/store" | median); wall_without=$(cut -d' ' -f2 <"$WORK/nocache" | median)
-echo "median of $ROUNDS rounds, $NODES nodes: cpu store $cpu_with s, --no-cache $cpu_without s" \
+echo "median of $ROUNDS rounds, $NODES nodes of $TASK: cpu store $cpu_with s, --no-cache $cpu_without s" \
   "(median of per-round ratios $(median <"$WORK/ratios"); $(awk -v a="$cpu_with" -v b="$cpu_without" -v n="$NODES" \
   'BEGIN { printf "%.2f", (a - b) / n * 1e6 }') µs a node); wall store $wall_with s, --no-cache $wall_without s"

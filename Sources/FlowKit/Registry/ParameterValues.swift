@@ -42,6 +42,9 @@ public struct ParameterValues: Sendable {
     /// The names of the parameters present.
     public var names: Dictionary<String, Value>.Keys { values.keys }
 
+    /// The value of each parameter present, by name: what two tasks compare to know they were given the same.
+    package var valuesByName: [String: Value] { values }
+
     /// Whether the workflow gave this parameter (rather than it being defaulted or absent).
     public func isGiven(_ name: String) -> Bool { locations[name] != nil }
 

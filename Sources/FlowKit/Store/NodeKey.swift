@@ -56,30 +56,44 @@ package struct NodeKeyInputs: Sendable, Equatable {
     /// The key: SHA-256 over the length-prefixed fields (``ByteWriter``), so no two different inputs encode alike.
     package var key: NodeKey {
         var scratch = ByteWriter()
-        return key(encodingIn: &scratch)
+        let prefix = Self.keyPrefix(
+            type: type, implementation: implementation, options: options, parameters: parameters,
+            encodingIn: &scratch)
+        return key(after: prefix, encodingIn: &scratch)
     }
 
-    /// The key, encoded in `scratch` (emptied first): one buffer for the keys of a whole plan.
-    func key(encodingIn scratch: inout ByteWriter) -> NodeKey {
+    /// The key's hash over the fields the nodes of a task share (all but the upstream keys and the source),
+    /// encoded in `scratch` (emptied first): hashed once per task, each node's key goes on from a copy.
+    static func keyPrefix(
+        type: String, implementation: String, options: [String], parameters: [Parameter],
+        encodingIn scratch: inout ByteWriter
+    ) -> SHA256 {
         scratch.bytes.removeAll(keepingCapacity: true)
-        encode(into: &scratch)
-        return NodeKey(hex: ContentDigest.hex(SHA256.hash(data: scratch.bytes)))
+        scratch.string(keyDomain)
+        scratch.string(type)
+        scratch.string(implementation)
+        scratch.count(options.count)
+        for option in options { scratch.string(option) }
+        scratch.count(parameters.count)
+        for parameter in parameters {
+            scratch.string(parameter.name)
+            scratch.string(parameter.value)
+        }
+        var hash = SHA256()
+        scratch.bytes.withUnsafeBytes { hash.update(bufferPointer: $0) }
+        return hash
     }
 
-    private func encode(into out: inout ByteWriter) {
-        out.string(Self.keyDomain)
-        out.string(type)
-        out.string(implementation)
-        out.count(options.count)
-        for option in options { out.string(option) }
-        out.count(parameters.count)
-        for parameter in parameters {
-            out.string(parameter.name)
-            out.string(parameter.value)
-        }
-        out.count(upstream.count)
-        for link in upstream { out.string(link.key.hex) }
-        out.optionalString(source)
+    /// The key, going on from the hash of its task's shared fields (``keyPrefix(type:implementation:options:parameters:encodingIn:)``
+    /// of this node's) with its upstream keys and source, encoded in `scratch` (emptied first).
+    func key(after prefix: SHA256, encodingIn scratch: inout ByteWriter) -> NodeKey {
+        scratch.bytes.removeAll(keepingCapacity: true)
+        scratch.count(upstream.count)
+        for link in upstream { scratch.string(link.key.hex) }
+        scratch.optionalString(source)
+        var hash = prefix
+        scratch.bytes.withUnsafeBytes { hash.update(bufferPointer: $0) }
+        return NodeKey(hex: ContentDigest.hex(hash.finalize()))
     }
 
     /// A value in canonical form, as its declared type reads it: JSON-like, numbers in their shortest exact form

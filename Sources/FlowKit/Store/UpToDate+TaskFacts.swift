@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import OrderedCollections
 
@@ -15,8 +16,17 @@ extension UpToDate {
         /// The type of its output values, when the store can keep them.
         let valueType: (any StorableOutput.Type)?
         let takesParameters: Bool
-        /// The resolution of a task of this type without parameters, by its `cache:` setting.
-        var parameterless: [CacheSetting?: TaskFacts.Resolved] = [:]
+        /// The resolutions of this type's tasks whose parameters are the same for all their nodes, by what
+        /// decides them: a chain of 20,000 `sleep` tasks of one duration decodes its parameters once.
+        var shared: [SharedResolution: TaskFacts.Resolved] = [:]
+
+        /// What a task's resolution depends on besides its type: its parameters' values, what it reads (which a
+        /// type's parameters may depend on) and its `cache:` setting (which its source identity does).
+        struct SharedResolution: Hashable {
+            var values: [String: Value]
+            var inputKind: ProviderKind?
+            var cache: CacheSetting?
+        }
 
         init(_ type: any TaskType, name: String) {
             self.name = name
@@ -54,6 +64,8 @@ extension UpToDate {
             var outputPath: String?
             /// What a source node reads (``TaskType/sourceIdentity(_:directory:cache:)``).
             var source: SourceIdentity?
+            /// The hash of the key fields the task's nodes share (``NodeKeyInputs/keyPrefix(type:implementation:options:parameters:encodingIn:)``).
+            var keyPrefix: SHA256
         }
 
         private init(id: String, kind: TypeFacts, cache: CacheSetting?, keepsNothing: Bool, directory: String) {
@@ -67,7 +79,10 @@ extension UpToDate {
         }
 
         /// The facts of every task of a plan, each type asked once.
-        static func of(_ plan: Plan) -> [TaskFacts] {
+        /// - Parameters:
+        ///   - plan: The plan.
+        ///   - options: The run options in every key (``NodeKeyInputs/options``).
+        static func of(_ plan: Plan, options: [String]) -> [TaskFacts] {
             var types: [String: TypeFacts] = [:]
             var facts: [TaskFacts] = []
             facts.reserveCapacity(plan.workflow.tasks.count)
@@ -88,17 +103,20 @@ extension UpToDate {
                 let made = TaskFacts(
                     id: tasks[index].id.value, kind: kind, cache: cache,
                     keepsNothing: kind.isStateless && tasks[index].runIf == .success, directory: directory)
-                if tasks[index].parameters.isEmpty, !kind.takesParameters {
-                    // Parameterless: one resolution per type and `cache:` setting.
-                    if let resolved = kind.parameterless[cache] {
+                // The same for every node of the task (none mentions `${item…}`): resolved when planning, and
+                // resolved here once for all the tasks of this type given the same.
+                let shared =
+                    tasks[index].parameters.isEmpty && !kind.takesParameters
+                    ? ParameterValues() : plan.sharedParameters[index]
+                if let shared {
+                    let memo = TypeFacts.SharedResolution(
+                        values: shared.valuesByName, inputKind: shared.inputKind, cache: cache)
+                    if let resolved = kind.shared[memo] {
                         made.sharedParameters = resolved
                     } else {
-                        made.sharedParameters = made.resolve(ParameterValues())
-                        kind.parameterless[cache] = made.sharedParameters
+                        made.sharedParameters = made.resolve(shared, options: options)
+                        kind.shared[memo] = made.sharedParameters
                     }
-                } else if let shared = plan.sharedParameters[index] {
-                    // The same for every node of the task (none mentions `${item…}`): resolved when planning.
-                    made.sharedParameters = made.resolve(shared)
                 }
                 facts.append(made)
             }
@@ -111,7 +129,8 @@ extension UpToDate {
             valueType != nil && (keep || cache == .enabled || cache == .content)
         }
 
-        func resolve(_ parameters: ParameterValues) -> Resolved {
+        /// A node's parameters, canonical, and what its type and the run `options` make of them.
+        func resolve(_ parameters: ParameterValues, options: [String]) -> Resolved {
             let canonical = parameters.names.sorted().compactMap { name in
                 parameters[name].map {
                     NodeKeyInputs.Parameter(
@@ -119,9 +138,13 @@ extension UpToDate {
                 }
             }
             let facts = type.storeFacts(parameters, directory: directory, cache: cache)
+            var scratch = ByteWriter()
             return Resolved(
                 canonical: canonical, outputPath: facts.outputPath.map { NodeContext.resolve($0, in: directory) },
-                source: facts.source)
+                source: facts.source,
+                keyPrefix: NodeKeyInputs.keyPrefix(
+                    type: typeName, implementation: implementation, options: options, parameters: canonical,
+                    encodingIn: &scratch))
         }
     }
 }

@@ -106,7 +106,8 @@ package struct UpToDate: Sendable {
     ) {
         let count = plan.nodes.count
         let graph = plan.graph
-        let tasks = TaskFacts.of(plan)
+        let options = ["optimize=\(settings.optimize)"]
+        let tasks = TaskFacts.of(plan, options: options)
         let keepsNothing = plan.nodes.map { tasks[$0.taskIndex].keepsNothing }
         let keyed = Self.keyed(plan, keepsNothing: keepsNothing)
         var inputs: [NodeKeyInputs?] = []
@@ -118,7 +119,6 @@ package struct UpToDate: Sendable {
         inputs.reserveCapacity(count)
         keys.reserveCapacity(count)
         outputPaths.reserveCapacity(count)
-        let options = ["optimize=\(settings.optimize)"]
         var scratch = ByteWriter()
         for (index, node) in plan.nodes.enumerated() {
             let task = tasks[node.taskIndex]
@@ -136,7 +136,7 @@ package struct UpToDate: Sendable {
                 continue
             }
             // Parameters that do not depend on the item are resolved, encoded and identified once per task.
-            let resolved = task.sharedParameters ?? task.resolve(plan.parameters(of: node))
+            let resolved = task.sharedParameters ?? task.resolve(plan.parameters(of: node), options: options)
             let source = revalidated[index] ?? resolved.source
             // A source that changes every run gets a key of this run only, so everything downstream runs too.
             if source?.changesEveryRun == true { changing[index] = source?.description }
@@ -150,7 +150,7 @@ package struct UpToDate: Sendable {
                 type: task.typeName, implementation: task.implementation, options: options,
                 parameters: resolved.canonical, upstream: upstream,
                 source: source.map { $0.changesEveryRun ? "\($0) run \(runNonce)" : $0.description })
-            keys.append(nodeInputs.key(encodingIn: &scratch))
+            keys.append(nodeInputs.key(after: resolved.keyPrefix, encodingIn: &scratch))
             inputs.append(nodeInputs)
             outputPaths.append(resolved.outputPath)
         }
