@@ -33,10 +33,13 @@ let package = Package(
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
 
+        // CRC-32C with the processor's instruction, for the store's journal.
+        .target(name: "CFlowChecksum"),
         .target(
             name: "FlowKit",
             dependencies: [
                 "CYAML",
+                "CFlowChecksum",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),

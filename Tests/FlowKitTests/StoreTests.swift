@@ -58,6 +58,56 @@ import Testing
         #expect(Set(optimized.keys).allSatisfy { optimized[$0] != literal[$0] })
     }
 
+    @Test func keysKeepTheBytesOfEarlierJournals() throws {
+        // SHA-256 of the fields' encoding in one piece, computed apart from flowrun: hashing a task's shared
+        // fields once and each node's own after them must give the very same keys, or every journal misses.
+        let inputs = NodeKeyInputs(
+            type: "sleep", implementation: "1", options: ["optimize=true"],
+            parameters: [.init(name: "duration", value: "0")],
+            upstream: [.init(node: "t0", key: NodeKey(hex: String(repeating: "ab", count: 32)))], source: nil)
+        #expect(inputs.key.hex == "b8783fa7d082664508d16a99e737186f74fe22dfb6b8ad573c06400a61e3b635")
+        let sourced = NodeKeyInputs(
+            type: "fetch", implementation: "3", options: [], parameters: [], upstream: [], source: "file /x")
+        #expect(sourced.key.hex == "68249169c8edc76ebd2247308399b331b61fb352d182c89d1b711e25836c3be1")
+        // The decisions key nodes the same way as their inputs say.
+        let plan = try TestWorkflow.plan(Self.base, registry: .builtIn)
+        let decisions = UpToDate(plan: plan, records: [:], settings: .init())
+        for index in plan.nodes.indices { #expect(decisions.inputs[index]?.key == decisions.keys[index]) }
+    }
+
+    @Test func tasksGivenTheSameParametersShareNothingThatDiffers() throws {
+        // Resolved once for tasks of a type given the same values, but not across what else decides the
+        // resolution: a `cache: content` source is identified by its content, the other by its stamp.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data("photo".utf8).write(to: directory.appendingPathComponent("in.bin"))
+        let yaml = """
+            version: 1
+            tasks:
+              a: { type: fetch, url: in.bin }
+              b: { type: fetch, url: in.bin, cache: content }
+              c: { type: fetch, url: in.bin }
+              d: { type: sleep, duration: 1s }
+              e: { type: sleep, duration: 1000ms }
+              f: { type: sleep, duration: 2s }
+            """
+        let plan = try TestWorkflow.plan(
+            yaml, registry: .builtIn, path: directory.appendingPathComponent("flow.yaml").path)
+        let decisions = UpToDate(plan: plan, records: [:], settings: .init())
+        let inputs = Dictionary(uniqueKeysWithValues: zip(plan.nodes.map(\.id), decisions.inputs))
+        #expect(inputs["a"]??.source == inputs["c"]??.source)
+        #expect(inputs["a"]??.source != inputs["b"]??.source)
+        #expect(inputs["b"]??.source?.contains("sha256") == true, "\(String(describing: inputs["b"]??.source))")
+        #expect(inputs["d"]??.parameters == inputs["e"]??.parameters)
+        #expect(inputs["d"]??.parameters != inputs["f"]??.parameters)
+        let keys = Dictionary(uniqueKeysWithValues: zip(plan.nodes.map(\.id), decisions.keys))
+        #expect(keys["a"] == keys["c"])
+        #expect(keys["a"] != keys["b"])
+        #expect(keys["d"] == keys["e"])
+        #expect(keys["d"] != keys["f"])
+    }
+
     @Test func canonicalValuesDoNotDependOnSpelling() {
         #expect(NodeKeyInputs.canonical(.int(1), as: .number) == NodeKeyInputs.canonical(.double(1.0), as: .number))
         #expect(NodeKeyInputs.canonical(.double(0.8)) == "0.8")
@@ -93,6 +143,21 @@ import Testing
     @Test func theRecordChecksumIsCRC32C() {
         // The standard check value of CRC-32C (Castagnoli).
         #expect(CRC32C.checksum(Array("123456789".utf8)[...]) == 0xE306_9283)
+    }
+
+    @Test func theInstructionAndTheTablesAgree() {
+        // Every length around the 8-byte steps, from every alignment: the two must give one value, since a
+        // journal written on one machine is read on another.
+        let bytes = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) }
+        #expect(Array("123456789".utf8).withUnsafeBytes { CRC32C.tableChecksum($0) } == 0xE306_9283)
+        for start in 0..<8 {
+            for end in start...start + 40 {
+                let slice = bytes[start..<end]
+                let byTables = slice.withUnsafeBytes { CRC32C.tableChecksum($0) }
+                #expect(CRC32C.checksum(slice) == byTables, "bytes \(start)..<\(end)")
+            }
+        }
+        #expect(CRC32C.checksum(bytes[...]) == bytes.withUnsafeBytes { CRC32C.tableChecksum($0) })
     }
 
     @Test func recordsReadBackAsWritten() {

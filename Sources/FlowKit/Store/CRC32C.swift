@@ -1,10 +1,15 @@
+internal import CFlowChecksum
+
 /// CRC-32C (Castagnoli), the checksum of each journal record, as LevelDB and RocksDB use for theirs.
 ///
-/// Written here because swift-crypto has no CRC, and a record per node must be checked for a few nanoseconds a
-/// byte, not a SHA-256 call: it catches every torn tail and every burst error up to 32 bits; the journal guards
-/// against accidents, not against someone forging records. Slicing-by-8 (eight tables, eight bytes a step): a
-/// journal record is checked in a tenth of the time a table lookup per byte takes.
+/// Written here because swift-crypto has no CRC, and a record per node must be checked for a fraction of a
+/// nanosecond a byte, not a SHA-256 call: it catches every torn tail and every burst error up to 32 bits; the
+/// journal guards against accidents, not against someone forging records. With the processor's `crc32`
+/// instruction where it has one (SSE4.2: eight bytes a cycle or so); else slicing-by-8 (eight tables, eight bytes
+/// a step), a tenth of the time a table lookup per byte takes.
 enum CRC32C {
+    private static let hardware = cflow_crc32c_available() != 0
+
     /// `tables[k][b]`: the CRC of byte `b` followed by `k` zero bytes.
     private static let tables: [UInt32] = {
         var tables = [UInt32](repeating: 0, count: 8 * 256)
@@ -27,6 +32,12 @@ enum CRC32C {
     }
 
     static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        guard hardware else { return tableChecksum(bytes) }
+        return cflow_crc32c_update(0xFFFF_FFFF, bytes.baseAddress, bytes.count) ^ 0xFFFF_FFFF
+    }
+
+    /// The checksum without the instruction; the same value.
+    static func tableChecksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         tables.withUnsafeBufferPointer { table in
             var offset = 0
