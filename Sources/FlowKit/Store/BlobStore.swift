@@ -155,10 +155,7 @@ public struct BlobStore: Sendable {
         guard fstat(descriptor, &info) == 0, Int64(info.st_size) == reference.size else {
             return .failure(BlobError("blob \(path) has \(info.st_size) bytes, not \(reference.size)"))
         }
-        let stamp = FileStamp(
-            size: Int64(info.st_size),
-            modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
-            inode: UInt64(info.st_ino))
+        let stamp = FileStamp(info)
         let count = Int(reference.size)
         var failed = false
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
