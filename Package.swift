@@ -1,10 +1,11 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// Upcoming features enabled on every target (as swift-log does).
+/// Upcoming features enabled on every target (as swift-log does). Not `MemberImportVisibility`: Swift 6.3 on Linux
+/// attributes `timespec`'s members to SwiftOverlayShims in some compile batches and then rejects `tv_sec` in files
+/// that import Foundation, so a clean build failed or passed depending on how files were batched.
 let strictSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(

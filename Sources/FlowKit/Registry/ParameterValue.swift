@@ -1,5 +1,3 @@
-// Not used here, but needed: with `Int` extended in a file without it, Swift 6.3 attributes `timespec`'s members
-// to SwiftOverlayShims and rejects `tv_sec` in the files that import only Foundation (#MemberImportVisibility).
 import Foundation
 
 /// A Swift type a task parameter may have: it names its workflow type (checked before anything runs) and reads
