@@ -76,7 +76,7 @@ struct GraphRenderer: GraphDrawing {
         }
         let byTask = nodesByTask
         out += Self.mermaidSubgraphs(plan) { byTask[$0].map { "n\($0)" } }
-        for (index, node) in plan.nodes.enumerated() {
+        for index in plan.nodes.indices {
             for dependency in plan.dependencies(of: index) { out += "  n\(dependency) --> n\(index)\n" }
         }
         return out

@@ -54,7 +54,7 @@ extension UpToDateTests {
             (["version: 1", "tasks:", "  t0: { type: noop }"] + chain).joined(separator: "\n"), registry: .builtIn)
         let cold = UpToDate(plan: plan, records: [:], settings: .init())
         #expect(cold.keys.allSatisfy { $0 == nil } && cold.inputs.allSatisfy { $0 == nil })
-        #expect(cold.records.allSatisfy { $0 == nil })
+        #expect(cold.records.isEmpty, "a cold store holds no records to look up")
         #expect(cold.causes.allSatisfy { $0 == .noRecord })
     }
 }

@@ -36,19 +36,17 @@ struct Flowrun {
             process.standardOutput = out
             process.standardError = err
             try process.run()
-            drain(out, into: \.stdoutData)
-            drain(err, into: \.stderrData)
+            drain(out) { [self] data in lock.withLock { stdoutData.append(data) } }
+            drain(err) { [self] data in lock.withLock { stderrData.append(data) } }
         }
 
         /// Reads a pipe to its end on a thread of its own. A `readabilityHandler` would lose bytes: one that has
         /// read a chunk but not yet appended it when the handler is removed appends after the result is made.
-        private func drain(_ pipe: Pipe, into buffer: ReferenceWritableKeyPath<Running, Data> & Sendable) {
+        private func drain(_ pipe: Pipe, into append: @escaping @Sendable (Data) -> Void) {
             drained.enter()
-            Thread { [self] in
+            Thread { [drained] in
                 let handle = pipe.fileHandleForReading
-                while case let data = handle.availableData, !data.isEmpty {
-                    lock.withLock { self[keyPath: buffer].append(data) }
-                }
+                while case let data = handle.availableData, !data.isEmpty { append(data) }
                 drained.leave()
             }.start()
         }

@@ -220,8 +220,8 @@ import Testing
     /// Runs a program; its stdout and stderr, through files (a page's DOM can fill a pipe).
     static func capture(_ program: String, _ arguments: [String], scratch: Scratch) throws -> (String, String) {
         let name = UUID().uuidString
-        FileManager.default.createFile(atPath: scratch.path("\(name).out"), contents: nil)
-        FileManager.default.createFile(atPath: scratch.path("\(name).err"), contents: nil)
+        _ = FileManager.default.createFile(atPath: scratch.path("\(name).out"), contents: nil)
+        _ = FileManager.default.createFile(atPath: scratch.path("\(name).err"), contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments

@@ -32,7 +32,7 @@ public struct Plan: Sendable {
     /// The nodes, every one after its dependencies.
     package internal(set) var nodes: [PlannedNode]
     /// The edges between ``nodes``, and each node's queue, priority and depth.
-    internal(set) var graph: NodeGraph
+    var graph: NodeGraph
     /// What each task reads, by task index (see ``ParameterValues/inputKind``).
     let inputKinds: [ProviderKind?]
     /// Each task's type, by task index: resolved when planning, so the runner never looks a name up.
