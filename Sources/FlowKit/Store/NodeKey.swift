@@ -120,22 +120,8 @@ package struct NodeKeyInputs: Sendable, Equatable {
         }
     }
 
+    /// A string as a JSON literal: the report's escaping (``JSONStream/quoted(_:)``), so one rule serves both.
     private static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    out += String(format: "\\u%04x", scalar.value)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        String(decoding: JSONStream.quoted(text), as: UTF8.self)
     }
 }
