@@ -9,23 +9,11 @@
 set -euo pipefail
 N=${1:-200}
 ROUNDS=${2:-7}
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-SHARED=${SHARED:-$ROOT/../shared}
 WORK=${WORK:-$([ -w /dev/shm ] && echo /dev/shm/flowrun-bench || echo /tmp/flowrun-bench)}
 mkdir -p "$WORK"
+source "$(dirname "$0")/../lib.sh"
 cd "$ROOT"
-swift build -c release --product flowrun >&2
-FLOWRUN=$ROOT/.build/release/flowrun
-
-corpus() {  # N → path of a corpus of N photos (round-robin copies of $SHARED/photos), as bench/image/cli.sh makes
-  local dir=$WORK/corpus-$1
-  if [ "$(ls "$dir" 2>/dev/null | wc -l)" != "$1" ]; then
-    rm -rf "$dir"; mkdir -p "$dir"
-    local photos=("$SHARED"/photos/*.jpg)
-    for ((i = 0; i < $1; i++)); do cp "${photos[i % ${#photos[@]}]}" "$(printf '%s/img%04d.jpg' "$dir" "$i")"; done
-  fi
-  echo "$dir"
-}
+build_flowrun
 
 seconds() {  # CORPUS [flags] → "wall cpu" seconds of one run
   local corpus=$1; shift
@@ -50,7 +38,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
   cpu+=("$(awk -v p="$pc" -v h="$hc" 'BEGIN { printf "%.3f", h / p }')")
   printf '%-6s %7ss/%6ss %7ss/%6ss %11sx %11sx\n' "$r" "$pw" "$pc" "$hw" "$hc" "${wall[-1]}" "${cpu[-1]}"
 done
-median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-echo "median ratio with --html: wall $(median "${wall[@]}")x, cpu $(median "${cpu[@]}")x (target ≤ 1.05x)"
+echo "median ratio with --html: wall $(printf '%s\n' "${wall[@]}" | median)x," \
+  "cpu $(printf '%s\n' "${cpu[@]}" | median)x (target ≤ 1.05x)"
 seconds "$(corpus 1000)" --html "$WORK/run-1000.html" >/dev/null
 echo "page size at 1,000 photos: $(du -k "$WORK/run-1000.html" | cut -f1) KB (target ≤ 5 MB)"

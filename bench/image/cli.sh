@@ -17,23 +17,11 @@
 set -euo pipefail
 N=${1:-200}
 ROUNDS=${2:-3}
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-SHARED=${SHARED:-$ROOT/../shared}
 WORK=${WORK:-$([ -w /dev/shm ] && echo /dev/shm/flowrun-bench || echo /tmp/flowrun-bench)}
 mkdir -p "$WORK"
+source "$(dirname "$0")/../lib.sh"
 cd "$ROOT"
-swift build -c release --product flowrun >&2
-FLOWRUN=$ROOT/.build/release/flowrun
-
-corpus() {  # N → path of a corpus of N photos (round-robin copies of $SHARED/photos)
-  local dir=$WORK/corpus-$1
-  if [ "$(ls "$dir" 2>/dev/null | wc -l)" != "$1" ]; then
-    rm -rf "$dir"; mkdir -p "$dir"
-    local photos=("$SHARED"/photos/*.jpg)
-    for ((i = 0; i < $1; i++)); do cp "${photos[i % ${#photos[@]}]}" "$(printf '%s/img%04d.jpg' "$dir" "$i")"; done
-  fi
-  echo "$dir"
-}
+build_flowrun
 
 rate() {  # N SECONDS → photos/s
   awk -v n="$1" -v s="$2" 'BEGIN { printf "%.1f", n / s }'

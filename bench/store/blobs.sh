@@ -11,18 +11,13 @@
 # Also: the blob bytes per photo.
 set -euo pipefail
 ROUNDS=${1:-3}
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-SHARED=${SHARED:-$ROOT/../shared}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/flowrun-blobs-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
+source "$(dirname "$0")/../lib.sh"
 cd "$ROOT"
-swift build -c release --product flowrun >&2
-FLOWRUN=$ROOT/.build/release/flowrun
+build_flowrun
 
-corpus=$WORK/corpus
-mkdir -p "$corpus"
-photos=("$SHARED"/photos/*.jpg)
-for ((i = 0; i < 200; i++)); do cp "${photos[i % ${#photos[@]}]}" "$(printf '%s/img%04d.jpg' "$corpus" "$i")"; done
+corpus=$(corpus 200)
 cp bench/store/sepia-cached.yaml "$WORK/cached.yaml"
 sed 's/, cache: true//' bench/store/sepia-cached.yaml >"$WORK/plain.yaml"
 
@@ -32,8 +27,6 @@ measure() {  # file, then the flowrun arguments → appends "seconds peakKB" to 
     || { cat "$WORK/stderr" >&2; exit 1; }
   cat "$WORK/time" >>"$file"
 }
-
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 report() {  # label, file with cache: true, file without
   local with without

@@ -12,12 +12,11 @@ set -euo pipefail
 ROUNDS=${1:-11}
 NODES=${2:-20000}
 TASK=${3:-noop}
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/flowrun-chain-cost.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
+source "$(dirname "$0")/../lib.sh"
 cd "$ROOT"
-swift build -c release --product flowrun >&2
-FLOWRUN=${FLOWRUN:-$ROOT/.build/release/flowrun}
+build_flowrun
 
 python3 - "$WORK/chain.yaml" "$NODES" "$TASK" <<'PY'
 import sys
@@ -33,7 +32,6 @@ measure() {  # flowrun arguments → "cpu wall" seconds of the whole process
   awk '{ printf "%.3f %.3f\n", $1 + $2, $3 }' "$WORK/time"
 }
 
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 : >"$WORK/store"; : >"$WORK/nocache"; : >"$WORK/ratios"
 for ((round = 1; round <= ROUNDS; round++)); do

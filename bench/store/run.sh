@@ -10,28 +10,16 @@
 #    time, its share of the cold run's, and whether any output was rewritten (inode, mtime, size).
 set -euo pipefail
 ROUNDS=${1:-5}
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-SHARED=${SHARED:-$ROOT/../shared}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/flowrun-store-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
+source "$(dirname "$0")/../lib.sh"
 cd "$ROOT"
-swift build -c release --product flowrun >&2
-FLOWRUN=$ROOT/.build/release/flowrun
-
-corpus() {  # N → a folder of N photos (round-robin copies of $SHARED/photos)
-  local dir=$WORK/corpus-$1
-  mkdir -p "$dir"
-  local photos=("$SHARED"/photos/*.jpg)
-  for ((i = 0; i < $1; i++)); do cp "${photos[i % ${#photos[@]}]}" "$(printf '%s/img%04d.jpg' "$dir" "$i")"; done
-  echo "$dir"
-}
+build_flowrun
 
 seconds() {  # command... → wall seconds of the whole process
   /usr/bin/time -f '%e' -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr" || { cat "$WORK/stderr" >&2; exit 1; }
   cat "$WORK/time"
 }
-
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 python3 - "$WORK/chain.yaml" <<'PY'
 import sys
