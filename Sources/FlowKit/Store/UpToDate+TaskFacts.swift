@@ -104,11 +104,12 @@ extension UpToDate {
                     id: tasks[index].id.value, kind: kind, cache: cache,
                     keepsNothing: kind.isStateless && tasks[index].runIf == .success, directory: directory)
                 // The same for every node of the task (none mentions `${item…}`): resolved when planning, and
-                // resolved here once for all the tasks of this type given the same.
+                // resolved here once for all the tasks of this type given the same. Not for a task that keeps
+                // nothing: most of its nodes get no key, and the few that do resolve their own.
                 let shared =
                     tasks[index].parameters.isEmpty && !kind.takesParameters
                     ? ParameterValues() : plan.sharedParameters[index]
-                if let shared {
+                if let shared, !made.keepsNothing {
                     let memo = TypeFacts.SharedResolution(
                         values: shared.valuesByName, inputKind: shared.inputKind, cache: cache)
                     if let resolved = kind.shared[memo] {
