@@ -18,16 +18,7 @@ import Testing
     }
 
     static func python(_ script: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", script] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        try runToEnd("/usr/bin/python3", ["-c", script] + arguments)
     }
 
     private func export(_ scratch: Scratch, _ extra: [String]) async throws -> Flowrun.Result {

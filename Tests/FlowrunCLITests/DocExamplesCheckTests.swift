@@ -60,19 +60,14 @@ import Testing
     func check(_ files: [String: String]) throws -> Run {
         let scratch = try Scratch()
         for (name, text) in files { try scratch.write("Sources/FlowKit/\(name)", text) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", Self.repository.appendingPathComponent("scripts/check-doc-examples.py").path, "--skip-build",
-            "--bin-path", Flowrun.binary.deletingLastPathComponent().path, "--sources", scratch.path("Sources"),
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: text)
+        let (status, output) = try runToEnd(
+            "/usr/bin/env",
+            [
+                "python3", Self.repository.appendingPathComponent("scripts/check-doc-examples.py").path,
+                "--skip-build", "--bin-path", Flowrun.binary.deletingLastPathComponent().path, "--sources",
+                scratch.path("Sources"),
+            ])
+        return Run(status: status, output: output)
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs python3"))

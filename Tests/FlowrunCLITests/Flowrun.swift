@@ -126,6 +126,23 @@ extension Flowrun {
     }
 }
 
+/// Runs a program to its end and returns its exit status and what it printed, stdout and stderr interleaved.
+/// - Parameters:
+///   - executable: The program's path, e.g. `/usr/bin/python3`.
+///   - arguments: Its arguments.
+func runToEnd(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, text)
+}
+
 /// Runs blocking work (waiting for processes) on a thread of its own rather than the cooperative pool's.
 func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in

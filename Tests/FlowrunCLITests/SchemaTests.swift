@@ -25,29 +25,23 @@ import Testing
         #expect(schema.status == 0)
         try schema.stdout.write(toFile: scratch.path("schema.json"), atomically: true, encoding: .utf8)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [
-            "-c",
-            """
-            import json, sys
-            import jsonschema
-            schema = json.load(open(sys.argv[1]))
-            jsonschema.Draft202012Validator.check_schema(schema)
-            errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(json.load(open(sys.argv[2]))), key=str)
-            print("\\n".join(e.message for e in errors))
-            sys.exit(1 if errors else 0)
-            """, scratch.path("schema.json"), scratch.path("instance.json"),
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let (status, text) = try runToEnd(
+            "/usr/bin/python3",
+            [
+                "-c",
+                """
+                import json, sys
+                import jsonschema
+                schema = json.load(open(sys.argv[1]))
+                jsonschema.Draft202012Validator.check_schema(schema)
+                errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(json.load(open(sys.argv[2]))), key=str)
+                print("\\n".join(e.message for e in errors))
+                sys.exit(1 if errors else 0)
+                """, scratch.path("schema.json"), scratch.path("instance.json"),
+            ])
         #expect(
             !text.contains("ModuleNotFoundError"), "python3-jsonschema is missing: apt-get install python3-jsonschema")
-        return process.terminationStatus == 0 ? nil : text
+        return status == 0 ? nil : text
     }
 
     @Test(arguments: shippedWorkflows)
