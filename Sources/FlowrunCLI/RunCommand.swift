@@ -92,8 +92,6 @@ struct RunCommand: ParsableCommand {
             options.restoredNodes = decisions.restoredNodes
             options.restore = { index in store.restore(index, of: plan, decisions: decisions) }
             options.nodeSucceeded = { index, operation in
-                // Nothing of a `noop` is kept, keyed or not (``UpToDate/keepsNothing``).
-                guard !decisions.keepsNothing[index] else { return }
                 store.journal(
                     index, of: plan, decisions: decisions, run: run, output: operation.output(as: (any Sendable).self),
                     observedSource: (operation as? any SourceObserving)?.observedSource)

@@ -255,6 +255,23 @@ import Testing
         #expect(try await run([]).stdout.contains("26 nodes: 26 succeeded"))
     }
 
+    @Test func aNoopAKeptNodeDependsOnIsKeyedButNotJournaled() async throws {
+        try scratch.write(
+            "noops.yaml",
+            """
+            version: 1
+            tasks:
+              a: { type: noop }
+              b: { type: noop, dependsOn: a }
+              s: { type: sleep, duration: 1ms, dependsOn: b }
+            """)
+        #expect(try await Child.runFlowrun(["noops.yaml"], in: scratch.url).status == 0)
+        let status = try await Child.runFlowrun(["cache", "status", "noops.yaml"], in: scratch.url)
+        #expect(status.stdout.hasPrefix("store .flowrun: 1 result (1 record in the journal), "), "\(status.stdout)")
+        let rerun = try await Child.runFlowrun(["noops.yaml"], in: scratch.url)
+        #expect(rerun.stdout.contains("3 nodes: 3 cached"), "\(rerun.stdout)")
+    }
+
     @Test func aStateDirKeepsTheStoreElsewhere() async throws {
         #expect(try await run(["--state-dir", "elsewhere"]).status == 0)
         #expect(!FileManager.default.fileExists(atPath: scratch.path(".flowrun")))

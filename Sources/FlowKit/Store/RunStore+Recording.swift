@@ -3,7 +3,8 @@ import Synchronization
 
 extension RunStore {
     /// Journals a node that succeeded in this run, with what it wrote, if it writes a file, and its output as a
-    /// blob, if the decisions say it stores its value. A node without a key (``UpToDate/keys``) is not journaled.
+    /// blob, if the decisions say it stores its value. Nothing of a node that keeps nothing
+    /// (``UpToDate/keepsNothing``, a `noop`) is journaled, even when it is keyed.
     /// - Parameters:
     ///   - index: The node's index in ``Plan/nodes``.
     ///   - plan: The plan being run.
@@ -16,7 +17,8 @@ extension RunStore {
         _ index: Int, of plan: Plan, decisions: UpToDate, run: String, output value: (any Sendable)? = nil,
         observedSource: String? = nil
     ) {
-        guard let key = decisions.keys[index], let inputs = decisions.inputs[index] else { return }
+        guard !decisions.keepsNothing[index], let key = decisions.keys[index], let inputs = decisions.inputs[index]
+        else { return }
         var output: OutputRecord?
         if let path = decisions.outputPaths[index] {
             // A file that cannot be read back is not recorded as written: the next run writes it again.
