@@ -67,11 +67,11 @@ struct RunCommand: ParsableCommand {
         defer { withExtendedLifetime(signals) {} }
         let terminal = Terminal()
         let logger = makeLogger()
-        let run = RunOptions(
+        let runOptions = RunOptions(
             failFast: failFast ? true : nil, maxConcurrentDefault: maxConcurrent, optimize: !noOptimize,
             previews: previews || html != nil, logger: logger,
             observer: verbose ? Self.logEvents(to: logger) : nil)
-        var options = store.sessionOptions(run: run, terminal: terminal, quiet: quiet)
+        var options = store.sessionOptions(run: runOptions, terminal: terminal, quiet: quiet)
         options.part = sharding.part
         let session = RunSession(plan: try workflow.loadPlan(terminal: terminal), options: options)
         if dryRun { return try terminal.printPreview(of: session) }

@@ -4,14 +4,11 @@
 struct SessionStore {
     let options: SessionOptions
 
-    /// The store and the decisions for a plan, read without locking (dry runs, `explain`); `nil` without a store.
+    /// The store and the decisions for a whole run or a shard, read without locking (dry runs, `explain`); `nil`
+    /// without a store. A gather phase that reads the shards' values decides with ``readGather(_:)``.
     /// - Parameter recordedOnly: Decide only when the store holds results: with nothing recorded, no key is
     ///   computed (a million-node plan validates as fast as without a store), and the decisions are `nil`.
     func read(_ part: SessionPart, recordedOnly: Bool) throws(SessionError) -> (RunStore, UpToDate?)? {
-        if let values = part.values {
-            let (store, decisions, _) = try readGather(values)
-            return (store, decisions)
-        }
         guard options.usesStore else { return nil }
         try checkRerun(part.plan)
         let store = RunStore.read(directory: directory(of: part.plan), name: journalName(part.plan, part: part.journal))

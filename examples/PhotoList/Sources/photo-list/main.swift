@@ -83,8 +83,9 @@ Thread.sleep(forTimeInterval: 0.2)  // the finger on the screen
 let leftScreen = (0..<screen).filter { !shownRows().contains($0) }
 for row in leftScreen { try runner.cancel(item: row, cause: "row \(row) scrolled off the screen") }
 print(
-    "scroll: cancelled \(leftScreen.isEmpty ? "no row" : "rows \(ranges(leftScreen))"): off the screen, "
-        + "not saved yet")
+    leftScreen.isEmpty
+        ? "scroll: every row of rows 0–\(screen - 1) is shown: nothing to cancel"
+        : "scroll: cancelled rows \(ranges(leftScreen)): off the screen, not saved yet")
 try runner.prioritize(items: newScreen)
 print("scroll: prioritised rows \(newScreen.lowerBound)–\(newScreen.upperBound - 1): on the screen now")
 runner.resumeAll()
