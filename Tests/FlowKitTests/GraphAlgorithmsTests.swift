@@ -61,6 +61,25 @@ import Testing
         #expect(entered.sorted() == [1, 2, 3])
     }
 
+    @Test func aBreadthFirstVisitEntersNearerNodesFirst() {
+        // 0 → 1 → 2 → 3 → 5, and 0 → 4 → 5: every node at distance 2 (2 and 5) before any at 3.
+        let successors = [[1, 4], [2], [3], [5], [5], []]
+        func walk(_ visit: ([Int], (Int, (Int) -> Void) -> Void, (Int) -> Bool) -> Void) -> [Int] {
+            var entered: [Int] = []
+            var seen: Set = [0]
+            func enter(_ node: Int) -> Bool {
+                guard seen.insert(node).inserted else { return false }
+                entered.append(node)
+                return true
+            }
+            visit([0], { node, body in successors[node].forEach(body) }, enter)
+            return entered
+        }
+        #expect(walk { GraphAlgorithms.visitBreadthFirst(from: $0, successors: $1, enter: $2) } == [1, 4, 2, 5, 3])
+        // Depth first, the last successor found is followed first: 5 before 2.
+        #expect(walk { GraphAlgorithms.visit(from: $0, successors: $1, enter: $2) } == [1, 4, 5, 2, 3])
+    }
+
     @Test func reachableIncludesTheRootsAndEverythingBelow() {
         let reached = GraphAlgorithms.reachable(from: [1, 4], count: 5) { node, body in
             Self.diamond[node].forEach(body)

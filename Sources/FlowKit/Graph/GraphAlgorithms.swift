@@ -1,17 +1,18 @@
 /// The graph walks every layer shares — the task graph while validating, the node graph while planning and
-/// running — over nodes numbered `0..<count` whose edges a closure gives. One implementation of each: a
-/// topological order, the cycles, the longest-path levels and a pruned depth-first visit.
+/// running, the report's graphs in the `--html` page, the DAGs of an Argo export — over nodes numbered
+/// `0..<count` whose edges a closure gives. One implementation of each: a topological order, the cycles, the
+/// longest-path levels, and pruned depth-first and breadth-first visits.
 ///
 /// Each walk keeps an explicit stack, so a chain of a million nodes cannot overflow the call stack, and takes
 /// its edges as a closure, so callers keep whatever storage suits them (arrays of arrays, compressed rows).
-enum GraphAlgorithms {
+package enum GraphAlgorithms {
     /// Orders the nodes so that every node comes after all its predecessors (Kahn's algorithm): among nodes
     /// that are ready together, the lower index first, so the order is stable and readable.
     /// - Parameters:
     ///   - count: The number of nodes.
     ///   - predecessors: The distinct nodes each node comes after.
     /// - Returns: The order, or `nil` when the graph has a cycle.
-    static func topologicalSort<Predecessors: Collection<Int>>(
+    package static func topologicalSort<Predecessors: Collection<Int>>(
         count: Int, predecessors: (Int) -> Predecessors
     ) -> [Int]? {
         var indegree = [Int](repeating: 0, count: count)
@@ -35,9 +36,14 @@ enum GraphAlgorithms {
     }
 
     /// One step along a cycle: a node and the position, in its successor list, of the edge taken from it.
-    struct CycleStep: Equatable {
-        var node: Int
-        var edge: Int
+    package struct CycleStep: Equatable {
+        package var node: Int
+        package var edge: Int
+
+        package init(node: Int, edge: Int) {
+            self.node = node
+            self.edge = edge
+        }
     }
 
     /// Finds cycles by depth-first search, calling `body` once per edge that closes one, with the path from the
@@ -47,7 +53,7 @@ enum GraphAlgorithms {
     ///   - count: The number of nodes.
     ///   - successors: Each node's outgoing edges, in order; positions in this list are the steps' `edge`.
     ///   - body: Called with each cycle's steps, first node first.
-    static func findCycles(count: Int, successors: (Int) -> [Int], onCycle body: ([CycleStep]) -> Void) {
+    package static func findCycles(count: Int, successors: (Int) -> [Int], onCycle body: ([CycleStep]) -> Void) {
         enum Mark { case unvisited, onPath, done }
         let edges = (0..<count).map(successors)
         var mark = [Mark](repeating: .unvisited, count: count)
@@ -83,7 +89,7 @@ enum GraphAlgorithms {
     ///   - order: Every node once, each after its predecessors (a topological order).
     ///   - count: The number of nodes.
     ///   - predecessors: Calls its second argument with each predecessor of a node.
-    static func levels(
+    package static func levels(
         order: some Sequence<Int>, count: Int, predecessors: (Int, (Int) -> Void) -> Void
     ) -> [Int] {
         var level = [Int](repeating: 0, count: count)
@@ -103,7 +109,7 @@ enum GraphAlgorithms {
     ///   - successors: Calls its second argument with each successor of a node.
     ///   - enter: Called for each successor reached; returns whether to walk on through it.
     @inline(__always)
-    static func visit(
+    package static func visit(
         from roots: some Sequence<Int>, successors: (Int, (Int) -> Void) -> Void, enter: (Int) -> Bool
     ) {
         var stack = Array(roots)
@@ -117,9 +123,33 @@ enum GraphAlgorithms {
         }
     }
 
+    /// Visits the nodes reachable from `roots` breadth first, so nearer nodes are entered before farther ones:
+    /// `enter` is called for each successor found (the roots themselves are not entered), and the walk goes on
+    /// through it only when `enter` returns `true`. `enter` decides about repeats too, as in
+    /// ``visit(from:successors:enter:)``.
+    /// - Parameters:
+    ///   - roots: Where the walk starts.
+    ///   - successors: Calls its second argument with each successor of a node.
+    ///   - enter: Called for each successor reached; returns whether to walk on through it.
+    package static func visitBreadthFirst(
+        from roots: some Sequence<Int>, successors: (Int, (Int) -> Void) -> Void, enter: (Int) -> Bool
+    ) {
+        var queue = Array(roots)
+        var next = 0
+        withoutActuallyEscaping(enter) { enter in
+            while next < queue.count {
+                let node = queue[next]
+                next += 1
+                successors(node) { successor in
+                    if enter(successor) { queue.append(successor) }
+                }
+            }
+        }
+    }
+
     /// The nodes reachable from `roots` along edges that `successors` gives, roots included.
     /// - Returns: For each node, whether it is reachable.
-    static func reachable(
+    package static func reachable(
         from roots: some Sequence<Int>, count: Int, successors: (Int, (Int) -> Void) -> Void
     ) -> [Bool] {
         var seen = [Bool](repeating: false, count: count)

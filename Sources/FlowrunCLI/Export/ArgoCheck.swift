@@ -1,3 +1,4 @@
+import FlowKit
 import Foundation
 
 /// What Argo's JSON Schema cannot see in a ``ArgoWorkflow``: that names resolve and the DAG has no cycle.
@@ -65,32 +66,21 @@ enum ArgoCheck {
         return problems
     }
 
-    /// A dependency cycle among `tasks`, as the names around it, if there is one.
+    /// A dependency cycle among `tasks`, as the names around it, if there is one: the first a depth-first walk
+    /// from the names in order finds.
     private static func cycle(in tasks: [String: ArgoWorkflow.DAGTask]) -> [String]? {
-        enum Mark { case visiting, done }
-        var marks: [String: Mark] = [:]
-        var path: [String] = []
-        func visit(_ name: String) -> [String]? {
-            switch marks[name] {
-            case .done: return nil
-            case .visiting:
-                let start = path.firstIndex(of: name) ?? 0
-                return Array(path[start...]) + [name]
-            case nil: break
-            }
-            marks[name] = .visiting
-            path.append(name)
-            for dependency in tasks[name]?.dependencies ?? [] where tasks[dependency] != nil {
-                if let found = visit(dependency) { return found }
-            }
-            path.removeLast()
-            marks[name] = .done
-            return nil
-        }
-        for name in tasks.keys.sorted() {
-            if let found = visit(name) { return found }
-        }
-        return nil
+        let names = tasks.keys.sorted()
+        var index: [String: Int] = [:]
+        for (position, name) in names.enumerated() { index[name] = position }
+        let dependencies = names.map { name in (tasks[name]?.dependencies ?? []).compactMap { index[$0] } }
+        var first: [String]?
+        GraphAlgorithms.findCycles(
+            count: names.count, successors: { dependencies[$0] },
+            onCycle: { steps in
+                guard first == nil, let start = steps.first else { return }
+                first = steps.map { names[$0.node] } + [names[start.node]]
+            })
+        return first
     }
 
     /// The names in `{{inputs.parameters.NAME}}` references.

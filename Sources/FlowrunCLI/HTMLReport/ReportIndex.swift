@@ -63,30 +63,35 @@ struct ReportIndex {
     /// Every node downstream of `root` that was skipped: what its failure caused.
     func skipped(downstreamOf root: Int) -> [Int] {
         var seen = Set<Int>()
-        var stack = dependents[root]
         var result: [Int] = []
-        while let index = stack.popLast() {
-            guard seen.insert(index).inserted, report.nodes.status(at: index) == .skipped else { continue }
+        func enter(_ index: Int) -> Bool {
+            guard seen.insert(index).inserted, report.nodes.status(at: index) == .skipped else { return false }
             result.append(index)
-            stack += dependents[index]
+            return true
         }
+        GraphAlgorithms.visit(
+            from: CollectionOfOne(root), successors: { dependents[$0].forEach($1) }, enter: enter)
         return result.sorted()
     }
 
     /// The failed or cancelled node upstream that a skipped node was skipped for (the nearest one); the node
     /// itself when it failed or was cancelled.
     func rootFailure(of node: Int) -> Int? {
-        var seen = Set<Int>()
-        var queue = [node]
-        var next = 0
-        while next < queue.count {
-            let index = queue[next]
-            next += 1
+        func isFailure(_ index: Int) -> Bool {
             let status = report.nodes.status(at: index)
-            if status == .failed || status == .cancelled { return index }
-            for dependency in dependencies[index] where seen.insert(dependency).inserted { queue.append(dependency) }
+            return status == .failed || status == .cancelled
         }
-        return nil
+        if isFailure(node) { return node }
+        var seen = Set<Int>()
+        var found: Int?
+        func enter(_ index: Int) -> Bool {
+            guard found == nil, seen.insert(index).inserted else { return false }
+            if isFailure(index) { found = index }
+            return found == nil
+        }
+        GraphAlgorithms.visitBreadthFirst(
+            from: CollectionOfOne(node), successors: { dependencies[$0].forEach($1) }, enter: enter)
+        return found
     }
 
     /// `3` for `fetch[3]`; `nil` for a node that is not expanded.

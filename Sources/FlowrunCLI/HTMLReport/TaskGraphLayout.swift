@@ -1,3 +1,5 @@
+import FlowKit
+
 /// A left-to-right layered drawing of a task graph (Sugiyama's scheme, kept small): each task's layer is its
 /// longest path from a task without dependencies; an edge that spans several layers gets a waypoint in each
 /// layer it crosses; the order within layers comes from a few sweeps of barycentre ordering, which removes
@@ -82,24 +84,15 @@ struct TaskGraphLayout: Equatable {
         slotCount = rows.map(\.count).max() ?? 0
     }
 
-    /// Longest path from a source, for every task (Kahn's order, so a long chain needs no deep recursion); tasks
-    /// on a cycle, which a plan never has, stay in layer 0.
+    /// Longest path from a source, for every task; all in layer 0 for a graph with a cycle, which a plan never
+    /// has (a hand-edited report might).
     static func layers(_ dependencies: [[Int]]) -> [Int] {
-        var layer = [Int](repeating: 0, count: dependencies.count)
-        var waiting = dependencies.map { Set($0).count }
-        var dependents = [[Int]](repeating: [], count: dependencies.count)
-        for (task, list) in dependencies.enumerated() {
-            for dependency in Set(list) { dependents[dependency].append(task) }
+        let distinct = dependencies.map { Array(Set($0)) }
+        guard let order = GraphAlgorithms.topologicalSort(count: distinct.count, predecessors: { distinct[$0] }) else {
+            return [Int](repeating: 0, count: dependencies.count)
         }
-        var ready = waiting.indices.filter { waiting[$0] == 0 }
-        while let task = ready.popLast() {
-            for dependent in dependents[task] {
-                layer[dependent] = max(layer[dependent], layer[task] + 1)
-                waiting[dependent] -= 1
-                if waiting[dependent] == 0 { ready.append(dependent) }
-            }
+        return GraphAlgorithms.levels(order: order, count: distinct.count) { task, body in distinct[task].forEach(body)
         }
-        return layer
     }
 
     /// Sorts a layer by the mean slot of each entry's neighbours in the adjacent layer (stable: entries without
