@@ -48,6 +48,7 @@ import Testing
         let second = try await session.run()
         #expect(second.nodes.map(\.status) == [.cached, .cached, .cached])
         #expect(second.exitCode == 0)
+        #expect(try session.prepare().upToDateCount == 3)
         // Keyed by the store: the kept nodes by the same keys both times; nothing of a noop is kept.
         #expect(second.nodes.map(\.key) == first.nodes.map(\.key))
         #expect(second.nodes[0].key != nil && second.nodes[1].key != nil)
@@ -89,6 +90,24 @@ import Testing
         withoutStore.usesStore = false
         let bare = try RunSession(plan: try plan(Self.chain), options: withoutStore).preview()
         #expect(bare.storeDirectory == nil && bare.nodesToRun == 3)
+    }
+
+    @Test func aStoreInUseStopsAnotherRunUntilTheRunHoldingItEnds() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = try RunSession(plan: try plan(Self.chain), options: options()).prepare()
+        let second = RunSession(plan: try plan(Self.chain), options: options())
+        // After the lock's wait (5 s), nothing run.
+        #expect {
+            try second.prepare()
+        } throws: { error in
+            (error as? SessionError)?.code == .storeBusy
+                && (error as? SessionError)?.message.hasPrefix("the store is in use by another flowrun (pid ") == true
+        }
+        #expect(try await first.run().nodes.map(\.status) == [.succeeded, .succeeded, .succeeded])
+        // `first` is still there: its run ended, and so did its hold on the store.
+        let report = try await second.run()
+        #expect(report.nodes.map(\.status) == [.cached, .cached, .cached])
+        withExtendedLifetime(first) {}
     }
 
     @Test func aTaskTheOptionsNameMustBeInThePlan() throws {

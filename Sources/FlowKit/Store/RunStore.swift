@@ -112,6 +112,8 @@ package final class RunStore: Sendable {
     /// Writes what is batched, closes the journal and lets go of the lock.
     package func close() {
         writer?.close()
+        // Only once the records are written: a run that takes the lock next reads them.
+        lock?.release()
     }
 
     // MARK: Compaction

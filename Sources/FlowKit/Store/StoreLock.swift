@@ -38,6 +38,11 @@ package final class StoreLock: Sendable {
         self.descriptor = descriptor
     }
 
+    /// Lets go of the lock before the handle goes: another run may take it while this one still holds the file.
+    package func release() {
+        flock(descriptor, LOCK_UN)
+    }
+
     deinit {
         close(descriptor)  // also releases the flock
     }
