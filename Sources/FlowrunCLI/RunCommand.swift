@@ -66,47 +66,23 @@ struct RunCommand: ParsableCommand {
         // the default action that would lose the report or turn exit 0 into a death by signal.
         defer { withExtendedLifetime(signals) {} }
         let terminal = Terminal()
-        let part = try sharding.part(
-            of: workflow.loadPlan(terminal: terminal), stateDirectory: store.stateDir, terminal: terminal, quiet: quiet)
-        let plan = part.plan
-        if dryRun {
-            let upToDate =
-                try part.values.map { try store.describeGather($0, optimize: !noOptimize, terminal: terminal) }
-                ?? store.describe(plan, optimize: !noOptimize, terminal: terminal, part: part.journal)
-            terminal.print(PlanPrinter(plan: plan).render(upToDate: upToDate))
-            return
-        }
         let logger = makeLogger()
-        let progress = (!quiet && !noProgress && terminal.stderrIsTTY) ? ProgressLine() : nil
-        var options = RunOptions(
+        let run = RunOptions(
             failFast: failFast ? true : nil, maxConcurrentDefault: maxConcurrent, optimize: !noOptimize,
             previews: previews || html != nil, logger: logger,
             observer: verbose ? Self.logEvents(to: logger) : nil)
-        let session =
-            try part.values.map { try store.openGather($0, optimize: !noOptimize, terminal: terminal) }
-            ?? store.open(
-                plan, optimize: !noOptimize, terminal: terminal, part: part.journal, keepValues: part.keepValues)
-        if let (store, decisions) = session {
-            let run = Date().formatted(.iso8601)
-            options.cachedNodes = decisions.cachedNodes
-            options.restoredNodes = decisions.restoredNodes
-            options.restore = { index in store.restore(index, of: plan, decisions: decisions) }
-            options.nodeSucceeded = { index, operation in
-                store.journal(
-                    index, of: plan, decisions: decisions, run: run, output: operation.output(as: (any Sendable).self),
-                    observedSource: (operation as? any SourceObserving)?.observedSource)
-            }
+        var options = store.sessionOptions(run: run, terminal: terminal, quiet: quiet)
+        options.part = sharding.part
+        let session = RunSession(plan: try workflow.loadPlan(terminal: terminal), options: options)
+        if dryRun { return try terminal.printPreview(of: session) }
+        let prepared = try terminal.exitOnFailure { () throws(SessionError) in try session.prepare() }
+        signals.running { prepared.runner.cancel() }
+        let progress = (!quiet && !noProgress && terminal.stderrIsTTY) ? ProgressLine() : nil
+        progress?.start(runner: prepared.runner)
+        let result = try terminal.exitOnFailure { () throws(SessionError) in
+            defer { progress?.stop() }
+            return try prepared.run()
         }
-        let runner = Runner(plan: plan, options: options)
-        signals.running { runner.cancel() }
-        progress?.start(runner: runner)
-        var result = runner.run()
-        progress?.stop()
-        if let (store, decisions) = session {
-            store.close()
-            result = result.keyed(by: store.keys(decisions).map { $0?.hex })
-        }
-        result = try part.finish(result)
 
         terminal.print(SummaryTable(report: result, terminal: terminal, listAll: verbose, quiet: quiet).render())
         try write(result)
@@ -129,13 +105,7 @@ struct RunCommand: ParsableCommand {
 
     /// The OS's words for a failed write ("File too large", "No space left on device") rather than Foundation's
     /// "The operation could not be completed. (NSCocoaErrorDomain error 512.)".
-    static func reason(_ error: any Error) -> String {
-        var current = error as NSError
-        // On Linux the underlying error is stored as a Swift `Error`, which `as? NSError` does not match.
-        while let underlying = current.userInfo[NSUnderlyingErrorKey] as? any Error { current = underlying as NSError }
-        if current.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(current.code))) }
-        return error.localizedDescription
-    }
+    static func reason(_ error: any Error) -> String { SessionError.reason(error) }
 
     private func makeLogger() -> Logger {
         var logger = Logger(label: "flowrun") { StreamLogHandler.standardError(label: $0) }

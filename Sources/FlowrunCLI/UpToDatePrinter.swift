@@ -5,26 +5,29 @@ import OrderedCollections
 /// each node that will run (a few per task), the first cause.
 struct UpToDatePrinter {
     let plan: Plan
-    let store: RunStore
-    let decisions: UpToDate
+    /// The store's folder.
+    let directory: String
+    /// The decisions; `nil` when nothing is recorded.
+    let decisions: UpToDate?
     /// How many results the decisions drew on: the store's, or with the shards' too for a gather phase.
-    var recorded: Int
+    let recorded: Int
 
-    init(plan: Plan, store: RunStore, decisions: UpToDate, recorded: Int? = nil) {
-        self.plan = plan
-        self.store = store
-        self.decisions = decisions
-        self.recorded = recorded ?? store.latest.count
+    /// The printer of a dry run's preview; `nil` without a store.
+    init?(_ preview: RunPreview) {
+        guard let directory = preview.storeDirectory else { return nil }
+        plan = preview.plan
+        self.directory = directory
+        decisions = preview.decisions
+        recorded = preview.recordedResults
     }
 
     /// Nodes listed with their cause, per task; `flowrun explain` tells about any other.
     static let listedPerTask = 10
 
-    static func nothingRecorded(_ store: RunStore) -> String {
-        "store \(store.directory): nothing recorded yet; every node will run\n"
-    }
-
     func render() -> String {
+        guard let decisions, recorded > 0 else {
+            return "store \(directory): nothing recorded yet; every node will run\n"
+        }
         var byTask = OrderedDictionary<Int, (run: [Int], cached: Int)>()
         for index in plan.nodes.indices {
             let task = plan.nodes[index].taskIndex
@@ -33,9 +36,8 @@ struct UpToDatePrinter {
             byTask[task] = entry
         }
         let toRun = decisions.causes.lazy.filter { $0 != nil }.count
-        if recorded == 0 { return Self.nothingRecorded(store) }
         var out =
-            "store \(store.directory): \(recorded) result\(recorded == 1 ? "" : "s") recorded; "
+            "store \(directory): \(recorded) result\(recorded == 1 ? "" : "s") recorded; "
             + "\(toRun) node\(toRun == 1 ? "" : "s") will run, \(plan.nodes.count - toRun) cached\n"
         let width = byTask.keys.map { plan.workflow.tasks[$0].id.value.count }.max() ?? 0
         for (task, entry) in byTask {

@@ -16,9 +16,8 @@ struct ValidateCommand: ParsableCommand {
 
     func run() throws {
         let terminal = Terminal()
-        let plan = try workflow.loadPlan(terminal: terminal)
-        let upToDate = try store.describe(plan, optimize: !noOptimize, terminal: terminal)
-        terminal.print(PlanPrinter(plan: plan).render(upToDate: upToDate))
+        let options = store.sessionOptions(run: RunOptions(optimize: !noOptimize), terminal: terminal)
+        try terminal.printPreview(of: RunSession(plan: workflow.loadPlan(terminal: terminal), options: options))
     }
 }
 

@@ -21,18 +21,18 @@ public struct RunOptions: Sendable {
     public var observer: (@Sendable (RunEvent) -> Void)?
     /// The nodes decided before the run to be up to date, by index in ``Plan/nodes``: they end `cached` without
     /// running, and their dependents do not wait for them. A node that runs must not read an output from one.
-    package var cachedNodes: [Int] = []
+    var cachedNodes: [Int] = []
     /// The nodes decided before the run to be up to date whose outputs nodes that run read, by index in
     /// ``Plan/nodes``: each is restored by ``restore`` instead of running — in its queue, when its turn comes,
     /// so an output is read back only shortly before its readers run and released after them — and ends
     /// `cached`.
-    package var restoredNodes: [Int] = []
+    var restoredNodes: [Int] = []
     /// Reads back the output of a node of ``restoredNodes`` (the store's blob), or says why it cannot, which
     /// fails the node.
-    package var restore: (@Sendable (_ index: Int) -> Result<any Sendable, NodeFailure>)?
+    var restore: (@Sendable (_ index: Int) -> Result<any Sendable, NodeFailure>)?
     /// Called once a node has succeeded, with its index and operation, before its output can be released, from
     /// the thread where it finished (the store journals it here). Keep it cheap.
-    package var nodeSucceeded: (@Sendable (_ index: Int, _ operation: FlowOperation) -> Void)?
+    var nodeSucceeded: (@Sendable (_ index: Int, _ operation: FlowOperation) -> Void)?
 
     /// Creates options.
     public init(

@@ -6,11 +6,15 @@ extension UpToDate {
     /// Decides every stateless node, in plan order, after the others: `--force`, `--rerun`, `cache: false` and a
     /// cold store run it; a reader that runs needs it; else it runs when something it waits for changed (its key,
     /// had it one, would differ), and is up to date otherwise.
+    /// - Parameters:
+    ///   - causes: The kept nodes' decisions (``KeptDecisions/causes``); the stateless nodes' are filled in.
+    ///   - records: The records those decisions used.
+    ///   - cold: Whether the store holds no result of this workflow.
     static func decideStateless(
-        _ plan: Plan, tasks: [TaskFacts], settings: Settings, cold: Bool, rerunBy: [String?], keepsNothing: [Bool],
-        keys: [NodeKey?], records: [Int: JournalRecord], causes: inout [RunCause?]
+        _ plan: Plan, tasks: [TaskFacts], settings: Settings, rerunBy: [String?], keys: [NodeKey?],
+        records: [Int: JournalRecord], cold: Bool, causes: inout [RunCause?]
     ) {
-        for index in plan.nodes.indices where keepsNothing[index] {
+        for index in plan.nodes.indices where tasks[plan.nodes[index].taskIndex].keepsNothing {
             let task = tasks[plan.nodes[index].taskIndex]
             causes[index] =
                 if settings.force {
@@ -24,22 +28,10 @@ extension UpToDate {
                 } else if let reader = runningReader(of: index, in: plan, tasks: tasks, causes: causes) {
                     .neededBy(node: reader)
                 } else {
-                    changedDependency(
-                        of: index, in: plan, keepsNothing: keepsNothing, keys: keys, records: records, causes: causes
-                    ).map { .waitsFor(node: $0) }
+                    changedDependency(of: index, in: plan, tasks: tasks, keys: keys, records: records, causes: causes)
+                        .map { .waitsFor(node: $0) }
                 }
         }
-    }
-
-    /// Which nodes get a key: all but those of a ``StatelessTask`` that no keyed node depends on (decided in
-    /// reverse plan order: dependents first).
-    static func keyed(_ plan: Plan, keepsNothing: [Bool]) -> [Bool] {
-        guard keepsNothing.contains(true) else { return [Bool](repeating: true, count: keepsNothing.count) }
-        var keyed = keepsNothing.map { !$0 }
-        for index in plan.nodes.indices.reversed() where keyed[index] {
-            plan.graph.forEachDependency(of: index) { keyed[$0] = true }
-        }
-        return keyed
     }
 
     /// The first dependent of a node that reads its output and runs, by id.
@@ -59,14 +51,14 @@ extension UpToDate {
     /// for such a change), by id: what the node's own key, had it one, would follow. A dependency that runs
     /// with its recorded key (its output is missing, it is a `command`) leaves the node up to date.
     private static func changedDependency(
-        of index: Int, in plan: Plan, keepsNothing: [Bool], keys: [NodeKey?], records: [Int: JournalRecord],
+        of index: Int, in plan: Plan, tasks: [TaskFacts], keys: [NodeKey?], records: [Int: JournalRecord],
         causes: [RunCause?]
     ) -> String? {
         var changed: Int?
         plan.graph.forEachDependency(of: index) { dependency in
             guard changed == nil else { return }
             let isChanged =
-                if keepsNothing[dependency] {
+                if tasks[plan.nodes[dependency].taskIndex].keepsNothing {
                     causes[dependency]?.isWaitingForAChange == true
                 } else if let record = records[dependency] {
                     record.key != keys[dependency]

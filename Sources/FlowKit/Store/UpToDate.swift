@@ -15,7 +15,7 @@ import OrderedCollections
 /// - a node whose reader runs is restored instead of run when the store kept its output as a blob (`cache: true`)
 ///   and that blob is intact and was made for the same consumers (see ``restoredNodes``);
 /// - a node of a ``StatelessTask`` (`noop`) is up to date when the store holds results of this workflow and
-///   nothing it waits for changed (see ``decideStateless(_:tasks:settings:cold:rerunBy:keepsNothing:keys:records:causes:)``):
+///   nothing it waits for changed (see ``decideStateless(_:tasks:settings:rerunBy:keys:records:cold:causes:)``):
 ///   it is never journaled, and keyed only when a node the store keeps depends on it (its key is part of theirs),
 ///   so a graph of 20,000 `noop`s costs the store nothing.
 package struct UpToDate: Sendable {
@@ -93,7 +93,9 @@ package struct UpToDate: Sendable {
         }
     }
 
-    /// Decides for every node of a plan.
+    /// Decides for every node of a plan, in steps: the keys (``NodeKeys``), the kept nodes' decisions
+    /// (``KeptDecisions``, each node's ``RunPolicy`` and ``RecordCheck``) made again until every stored output
+    /// they rest on was checked (``BlobCheck``), and last the stateless nodes, which follow what they wait for.
     /// - Parameters:
     ///   - plan: The plan.
     ///   - records: The store's latest record per node id.
@@ -104,149 +106,37 @@ package struct UpToDate: Sendable {
         plan: Plan, records latest: [String: JournalRecord], settings: Settings,
         revalidated: [Int: SourceIdentity] = [:]
     ) {
-        let count = plan.nodes.count
-        let graph = plan.graph
         let options = ["optimize=\(settings.optimize)"]
         let tasks = TaskFacts.of(plan, options: options)
         let keepsNothing = plan.nodes.map { tasks[$0.taskIndex].keepsNothing }
-        let keyed = Self.keyed(plan, keepsNothing: keepsNothing)
-        var inputs: [NodeKeyInputs?] = []
-        var keys: [NodeKey?] = []
-        var outputPaths: [String?] = []
-        var rerunBy = [String?](repeating: nil, count: settings.rerun.isEmpty ? 0 : count)
-        var changing = [String?](repeating: nil, count: count)
-        let runNonce = UUID().uuidString
-        inputs.reserveCapacity(count)
-        keys.reserveCapacity(count)
-        outputPaths.reserveCapacity(count)
-        var scratch = ByteWriter()
-        for (index, node) in plan.nodes.enumerated() {
-            let task = tasks[node.taskIndex]
-            if !settings.rerun.isEmpty {
-                if settings.rerun.contains(task.id) {
-                    rerunBy[index] = task.id
-                } else {
-                    graph.forEachDependency(of: index) { if rerunBy[index] == nil { rerunBy[index] = rerunBy[$0] } }
-                }
-            }
-            guard keyed[index] else {
-                keys.append(nil)
-                inputs.append(nil)
-                outputPaths.append(nil)
-                continue
-            }
-            // Parameters that do not depend on the item are resolved, encoded and identified once per task.
-            let resolved = task.sharedParameters ?? task.resolve(plan.parameters(of: node), options: options)
-            let source = revalidated[index] ?? resolved.source
-            // A source that changes every run gets a key of this run only, so everything downstream runs too.
-            if source?.changesEveryRun == true { changing[index] = source?.description }
-            var upstream: [NodeKeyInputs.Upstream] = []
-            upstream.reserveCapacity(graph.dependencyCount(of: index))
-            graph.forEachDependency(of: index) { dependency in
-                // Keyed: a keyed node's dependencies are (``keyed(_:keepsNothing:)``).
-                if let key = keys[dependency] { upstream.append(.init(node: plan.nodes[dependency].id, key: key)) }
-            }
-            let nodeInputs = NodeKeyInputs(
-                type: task.typeName, implementation: task.implementation, options: options,
-                parameters: resolved.canonical, upstream: upstream,
-                source: source.map { $0.changesEveryRun ? "\($0) run \(runNonce)" : $0.description })
-            keys.append(nodeInputs.key(after: resolved.keyPrefix, encodingIn: &scratch))
-            inputs.append(nodeInputs)
-            outputPaths.append(resolved.outputPath)
-        }
-
-        let storesValue = plan.nodes.indices.map { index in
+        let keys = NodeKeys(
+            plan: plan, tasks: tasks, keepsNothing: keepsNothing, options: options, revalidated: revalidated)
+        let rerunBy = KeptDecisions.rerunBy(plan, tasks: tasks, rerun: settings.rerun)
+        var blobs = BlobCheck(blobs: settings.blobs)
+        var kept: KeptDecisions
+        repeat {
+            kept = KeptDecisions(
+                plan: plan, tasks: tasks, keys: keys, latest: latest, settings: settings, rerunBy: rerunBy,
+                blobs: &blobs)
+        } while blobs.checkPending()
+        var causes = kept.causes
+        Self.decideStateless(
+            plan, tasks: tasks, settings: settings, rerunBy: rerunBy, keys: keys.keys, records: kept.records,
+            cold: latest.isEmpty, causes: &causes)
+        inputs = keys.inputs
+        self.keys = keys.keys
+        outputPaths = keys.outputPaths
+        self.keepsNothing = keepsNothing
+        self.causes = causes
+        records = kept.records
+        storesValue = plan.nodes.indices.map { index in
             settings.blobs != nil
                 && tasks[plan.nodes[index].taskIndex].storesValue(keep: settings.keepValues.contains(index))
         }
-        var causes = [RunCause?](repeating: nil, count: count)
-        var records: [Int: JournalRecord] = [:]
-        var restored: [Int] = []
-        var unusable: [String] = []
-        // Blobs checked (read whole and hashed), by name. A pass takes a blob not checked yet as intact and notes
-        // it; those are then checked at once, on every core, and the decisions made again until every blob they
-        // rest on was checked (once, unless one was found damaged).
-        var checked: [String: Result<FileStamp, BlobError>] = [:]
-        var pending: [String: (reference: BlobReference, type: any StorableOutput.Type)] = [:]
-        func problem(_ blob: BlobReference, _ type: any StorableOutput.Type) -> String? {
-            guard let result = checked[blob.sha256] else {
-                pending[blob.sha256] = (blob, type)
-                return nil
-            }
-            if case .failure(let error) = result { return error.description }
-            return nil
-        }
-        repeat {
-            if let blobs = settings.blobs, !pending.isEmpty {
-                let batch = Array(pending.values)
-                for (blob, result) in zip(batch, blobs.check(batch)) { checked[blob.reference.sha256] = result }
-                pending = [:]
-            }
-            restored = []
-            unusable = []
-            for index in plan.nodes.indices.reversed() where !keepsNothing[index] {
-                // Keyed: every node but a stateless task's is.
-                guard let key = keys[index], let nodeInputs = inputs[index] else { continue }
-                let node = plan.nodes[index]
-                let task = tasks[node.taskIndex]
-                var read = false
-                var reader: Int?
-                graph.forEachDependent(of: index) { dependent in
-                    guard tasks[plan.nodes[dependent].taskIndex].readsInput else { return }
-                    read = true
-                    if reader == nil, causes[dependent] != nil { reader = dependent }
-                }
-                // A cold store has no record to look up.
-                if !latest.isEmpty { records[index] = latest[node.id] }
-                let readBack = settings.readValues.contains(index)
-                causes[index] = Self.cause(
-                    force: settings.force, rerunBy: rerunBy.isEmpty ? nil : rerunBy[index],
-                    changing: changing[index],
-                    cache: readBack ? .enabled : task.cache, cachedByDefault: readBack || task.cachedByDefault,
-                    record: records[index], inputs: nodeInputs, key: key, outputPath: outputPaths[index],
-                    judgedOnRecord: !read,
-                    reader: reader.map { plan.nodes[$0].id })
-                guard settings.blobs != nil, let valueType = task.valueType else { continue }
-                // Needed by a reader and otherwise up to date: the stored output serves, if it is intact.
-                if case .neededBy? = causes[index], let blob = records[index]?.blob {
-                    let current = task.type.outputVariant(
-                        facts: blob.facts, consumers: plan.consumers(of: index), optimize: settings.optimize)
-                    if current != blob.variant {
-                        causes[index] = .storedForOtherConsumers(from: blob.variant, to: current)
-                    } else if let problem = problem(blob, valueType) {
-                        causes[index] = .storedOutputUnusable(problem)
-                        unusable.append("\(node.id): \(problem)")
-                    } else {
-                        causes[index] = nil
-                        restored.append(index)
-                    }
-                } else if causes[index] == nil, settings.keepValues.contains(index) {
-                    // A value the gather phase reads is up to date only while the store still holds it.
-                    if let blob = records[index]?.blob {
-                        if let problem = problem(blob, valueType) {
-                            causes[index] = .storedOutputUnusable(problem)
-                            unusable.append("\(node.id): \(problem)")
-                        }
-                    } else {
-                        causes[index] = .storedOutputUnusable("no value stored for the gather phase, which reads it")
-                    }
-                }
-            }
-        } while !pending.isEmpty
-        Self.decideStateless(
-            plan, tasks: tasks, settings: settings, cold: latest.isEmpty, rerunBy: rerunBy, keepsNothing: keepsNothing,
-            keys: keys, records: records, causes: &causes)
-        self.inputs = inputs
-        self.keepsNothing = keepsNothing
-        self.keys = keys
-        self.causes = causes
-        self.outputPaths = outputPaths
-        self.records = records
-        self.storesValue = storesValue
         optimize = settings.optimize
-        restoredNodes = restored.reversed()
-        unusableBlobs = unusable.reversed()
-        verifiedBlobs = checked.compactMapValues { try? $0.get() }
+        restoredNodes = kept.restored
+        unusableBlobs = kept.unusable
+        verifiedBlobs = blobs.verified
     }
 
     /// The decisions for some nodes of the plan, by their new indices (as ``Plan/restricted(to:)`` numbers them):
@@ -265,39 +155,5 @@ package struct UpToDate: Sendable {
         copy.storesValue = nodes.map { storesValue[$0] }
         copy.restoredNodes = restoredNodes.compactMap { position[$0] >= 0 ? position[$0] : nil }
         return copy
-    }
-
-    private static func cause(
-        force: Bool, rerunBy: String?, changing: String?, cache: CacheSetting?, cachedByDefault: Bool,
-        record: JournalRecord?,
-        inputs: NodeKeyInputs, key: NodeKey, outputPath: String?, judgedOnRecord: Bool, reader: String?
-    ) -> RunCause? {
-        if force { return .forced }
-        if let rerunBy { return .rerun(task: rerunBy) }
-        if let changing { return .unverifiableSource(changing) }
-        if cache == .disabled { return .notCached("cache: false") }
-        if cache == nil, !cachedByDefault { return .notCached("never reused without `cache: true` (side effects)") }
-        let changed: RunCause? =
-            if let record {
-                record.key == key ? nil : (RunCause.firstDifference(from: record.inputs, to: inputs) ?? .noRecord)
-            } else {
-                .noRecord
-            }
-        if judgedOnRecord || outputPath != nil, let changed { return changed }
-        if let outputPath, let record, let cause = outputCause(path: outputPath, record: record.output) {
-            return cause
-        }
-        if let reader { return changed ?? .neededBy(node: reader) }
-        return nil
-    }
-
-    /// Whether a written file is still what the store recorded: the same stamp, or else the same content.
-    private static func outputCause(path: String, record: OutputRecord?) -> RunCause? {
-        guard let record, record.path == path, let stamp = FileStamp(path: path) else {
-            return .outputMissing(path: path)
-        }
-        if stamp == record.stamp { return nil }
-        if stamp.size == record.stamp.size, ContentDigest.ofFile(atPath: path) == record.sha256 { return nil }
-        return .outputChanged(path: path)
     }
 }

@@ -1,26 +1,31 @@
 import FlowKit
 import Foundation
 
-/// What the list sees of the run, from the runner's events: the rows whose thumbnail was saved, in order, and
-/// whether the run has ended.
+/// What the list sees of the run, from the runner's events: the rows whose thumbnail was saved, in order, the rows
+/// whose thumbnail the store kept from an earlier launch, and whether the run has ended.
 final class RunLog: @unchecked Sendable {
     private let condition = NSCondition()
     private var saved: [Int] = []
+    private var cached: [Int] = []
     private var ended = false
 
     /// The runner's observer: called from the threads nodes run on.
     func record(_ event: RunEvent) {
         condition.withLock {
-            if event.status == .succeeded, event.nodeID.hasPrefix("save["), let row = Self.row(of: event.nodeID) {
-                saved.append(row)
+            if event.nodeID.hasPrefix("save["), let row = Self.row(of: event.nodeID) {
+                if event.status == .succeeded { saved.append(row) }
+                if event.status == .cached { cached.append(row) }
             }
             if event.nodeID == "index", event.status.isFinal { ended = true }
             condition.broadcast()
         }
     }
 
-    /// The rows saved so far, in order.
+    /// The rows saved so far in this launch, in order.
     var savedRows: [Int] { condition.withLock { saved } }
+
+    /// The rows whose thumbnail an earlier launch saved and the store found unchanged, ascending.
+    var cachedRows: [Int] { condition.withLock { cached.sorted() } }
 
     /// Waits until `count` thumbnails are saved, or the run has ended.
     func waitUntilSaved(_ count: Int) {

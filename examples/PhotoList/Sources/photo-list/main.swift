@@ -33,7 +33,6 @@ guard !photos.isEmpty else {
     print("photo-list: no photos in \(photoFolder.path)")
     exit(1)
 }
-try? FileManager.default.removeItem(at: output)
 try PhotoRows.write(count: rowCount, cycling: photos, to: output.appendingPathComponent("rows.txt"))
 
 let workflow = package.appendingPathComponent("workflows/photo-list.yaml").path
@@ -44,7 +43,20 @@ guard let plan = loaded.plan else {
 }
 
 let log = RunLog()
-let runner = Runner(plan: plan, options: RunOptions(observer: log.record))
+// The store of results (`out/.flowrun`): what an earlier launch made is not made again. Remove `out` to start over.
+let session = RunSession(
+    plan: plan,
+    options: SessionOptions(
+        stateDirectory: output.appendingPathComponent(".flowrun").path, run: RunOptions(observer: log.record),
+        onDiagnostic: { print("photo-list: \($0.severity): \($0.message)") }))
+let prepared: PreparedRun
+do {
+    prepared = try session.prepare()
+} catch {
+    print("photo-list: \(error)")
+    exit(2)
+}
+let runner = prepared.runner
 print(
     "photo-list: \(rowCount) rows over the \(photos.count) photos of \(photoFolder.path); \(screen) fit on the screen")
 try runner.prioritize(items: 0..<screen)
@@ -53,20 +65,26 @@ print("prioritised rows 0–\(screen - 1): on the screen")
 let finished = DispatchSemaphore(value: 0)
 let result = RunResult()
 Thread.detachNewThread {
-    result.report = runner.run()
+    result.report = try? prepared.run()
     finished.signal()
 }
 
 log.waitUntilSaved(3)
 runner.suspendAll()
 let running = runner.progress().values.reduce(0) { $0 + ($1[.running] ?? 0) }
-let waiting = (0..<rowCount).filter { !log.savedRows.contains($0) }
-print("scroll: suspended queues io and cpu: rows \(ranges(waiting)) wait, \(running) running node(s) finish")
+/// Rows with a thumbnail: saved in this launch, or kept by the store from an earlier one.
+func shownRows() -> Set<Int> { Set(log.savedRows + log.cachedRows) }
+let waiting = (0..<rowCount).filter { !shownRows().contains($0) }
+print(
+    "scroll: suspended queues io and cpu: \(waiting.isEmpty ? "no row waits" : "rows \(ranges(waiting)) wait"), "
+        + "\(running) running node(s) finish")
 let savedBeforeScroll = log.savedRows.count
 Thread.sleep(forTimeInterval: 0.2)  // the finger on the screen
-let leftScreen = (0..<screen).filter { !log.savedRows.contains($0) }
+let leftScreen = (0..<screen).filter { !shownRows().contains($0) }
 for row in leftScreen { try runner.cancel(item: row, cause: "row \(row) scrolled off the screen") }
-print("scroll: cancelled rows \(ranges(leftScreen)): off the screen, not saved yet")
+print(
+    "scroll: cancelled \(leftScreen.isEmpty ? "no row" : "rows \(ranges(leftScreen))"): off the screen, "
+        + "not saved yet")
 try runner.prioritize(items: newScreen)
 print("scroll: prioritised rows \(newScreen.lowerBound)–\(newScreen.upperBound - 1): on the screen now")
 runner.resumeAll()
@@ -76,6 +94,10 @@ finished.wait()
 guard let report = result.report else { exit(1) }
 let order = log.savedRows
 func rows(_ slice: ArraySlice<Int>) -> String { slice.map(String.init).joined(separator: " ") }
+let cachedRows = log.cachedRows
+print(
+    "shown from the store: "
+        + (cachedRows.isEmpty ? "none (first launch)" : "rows \(ranges(cachedRows)), made by an earlier launch"))
 print("saved before the scroll: \(rows(order[..<savedBeforeScroll]))")
 print("saved after the scroll, in order: \(rows(order[savedBeforeScroll...]))")
 let cancelledRows = Set(
@@ -84,6 +106,6 @@ print(
     "cancelled: \(cancelledRows.count) rows, \(report.totals[.cancelled] ?? 0) nodes; skipped: \(report.totals[.skipped] ?? 0)"
 )
 print(
-    "index: \(report.status(of: "index")?.rawValue ?? "?") over \(order.count) thumbnails in "
+    "index: \(report.status(of: "index")?.rawValue ?? "?") over \(order.count + cachedRows.count) thumbnails in "
         + "\(output.appendingPathComponent("thumbnails").path); exit code \(report.exitCode)")
 exit(report.exitCode)

@@ -1,5 +1,3 @@
-import ArgumentParser
-import FlowKit
 import Foundation
 
 /// Where the shards of a workflow leave their reports for the gather phase: `shards/` in the state folder,
@@ -20,22 +18,23 @@ struct ShardReports {
     func path(of shard: Shard) -> String { "\(directory)/\(name).shard-\(shard.index)-of-\(shard.count).json" }
 
     /// Writes a shard's report where the gather phase looks for it.
-    /// - Throws: `ExitCode(1)` when it cannot be written: the gather would count the shard as missing.
-    func write(_ report: RunReport, terminal: Terminal) throws {
+    /// - Throws: ``SessionError/Code/shardReportNotWritten``: the gather would count the shard as missing.
+    func write(_ report: RunReport) throws(SessionError) {
         guard let shard = report.shard else { return }
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             try report.write(toPath: path(of: shard))
         } catch {
-            terminal.error("error: cannot write the shard report \(path(of: shard)): \(RunCommand.reason(error))\n")
-            throw ExitCode(1)
+            throw SessionError(
+                .shardReportNotWritten,
+                "cannot write the shard report \(path(of: shard)): \(SessionError.reason(error))")
         }
     }
 
     /// Every shard report of the workflow, by shard number.
-    /// - Throws: `ExitCode(2)` when reports of different splits (`-of-3` and `-of-4`) lie side by side, or one
-    ///   cannot be read.
-    func readAll(terminal: Terminal) throws -> [Int: RunReport] {
+    /// - Throws: ``SessionError/Code/shardReportUnreadable`` when reports of different splits (`-of-3` and
+    ///   `-of-4`) lie side by side, or one cannot be read.
+    func readAll() throws(SessionError) -> [Int: RunReport] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         let prefix = name + ".shard-"
         var reports: [Int: RunReport] = [:]
@@ -48,17 +47,17 @@ struct ShardReports {
                 counts.insert(shard.count)
                 reports[shard.index] = report
             } catch {
-                terminal.error(
-                    "error: cannot read the shard report \(path): \(error.localizedDescription); nothing was run\n")
-                throw ExitCode(2)
+                throw SessionError(
+                    .shardReportUnreadable,
+                    "cannot read the shard report \(path): \(error.localizedDescription); nothing was run")
             }
         }
         if counts.count > 1 {
             let splits = counts.sorted().map { "\($0) shards" }.joined(separator: " and ")
-            terminal.error(
-                "error: \(directory) holds reports of runs split into \(splits): remove the stale ones (\(prefix)*-of-N.json); nothing was run\n"
-            )
-            throw ExitCode(2)
+            throw SessionError(
+                .shardReportUnreadable,
+                "\(directory) holds reports of runs split into \(splits): remove the stale ones "
+                    + "(\(prefix)*-of-N.json); nothing was run")
         }
         return reports
     }

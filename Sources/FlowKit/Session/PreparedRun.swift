@@ -1,0 +1,63 @@
+import Foundation
+
+/// A run a ``RunSession`` has prepared: the store is open and locked, what is up to date is decided, and the
+/// ``runner`` is ready to start. Steer it through ``runner`` (cancel, suspend, prioritise) from any thread, and
+/// call ``run()`` once.
+public final class PreparedRun: Sendable {
+    /// The runner of the session's nodes: control the run through it while ``run()`` runs.
+    public let runner: Runner
+    /// The nodes that run, or end `cached`.
+    public let plan: Plan
+    /// How many of them the store holds up to date: they end `cached` without running.
+    public let upToDateCount: Int
+    private let opened: (store: RunStore, decisions: UpToDate)?
+    private let finishPart: @Sendable (RunReport) throws(SessionError) -> RunReport
+
+    init(part: SessionPart, opened: (RunStore, UpToDate)?, options: RunOptions) {
+        let plan = part.plan
+        var options = options
+        if let (store, decisions) = opened {
+            let run = Date().formatted(.iso8601)
+            options.cachedNodes = decisions.cachedNodes
+            options.restoredNodes = decisions.restoredNodes
+            options.restore = { index in store.restore(index, of: plan, decisions: decisions) }
+            options.nodeSucceeded = { index, operation in
+                store.journal(
+                    index, of: plan, decisions: decisions, run: run, output: operation.output(as: (any Sendable).self),
+                    observedSource: (operation as? any SourceObserving)?.observedSource)
+            }
+        }
+        self.plan = plan
+        self.opened = opened.map { (store: $0.0, decisions: $0.1) }
+        finishPart = part.finish
+        upToDateCount = opened.map { $0.1.causes.lazy.filter { $0 == nil }.count } ?? 0
+        runner = Runner(plan: plan, options: options)
+    }
+
+    /// Runs the nodes, blocking the calling thread, then records the run in the store and lets go of its lock.
+    ///
+    /// From Swift concurrency, `await` the asynchronous form instead (as with ``Runner``).
+    /// - Returns: The report, each node keyed by its store key; for a gather phase, merged with the shards'.
+    /// - Throws: ``SessionError/Code/shardReportNotWritten`` when a shard's report cannot be left for its gather
+    ///   phase: the nodes ran and are recorded, but the gather would count the shard as missing.
+    public func run() throws(SessionError) -> RunReport {
+        try finish(runner.run())
+    }
+
+    /// Runs the nodes without holding a thread, then records the run in the store and lets go of its lock.
+    /// Cancelling the calling task cancels the run.
+    /// - Returns: The report, each node keyed by its store key; for a gather phase, merged with the shards'.
+    /// - Throws: ``SessionError/Code/shardReportNotWritten``, as the blocking form.
+    public func run() async throws(SessionError) -> RunReport {
+        try finish(await runner.run())
+    }
+
+    private func finish(_ report: RunReport) throws(SessionError) -> RunReport {
+        var report = report
+        if let (store, decisions) = opened {
+            store.close()
+            report = report.keyed(by: store.keys(decisions).map { $0?.hex })
+        }
+        return try finishPart(report)
+    }
+}

@@ -1,0 +1,95 @@
+/// Runs a plan the way `flowrun` does: it checks the request, opens the store of earlier results, decides what
+/// is up to date, revalidates http(s) sources, removes what a killed run left, runs the rest, records it, and
+/// keys the report. For a run split over machines, it runs one shard or the gather phase.
+///
+/// Problems come back as a ``SessionError`` (nothing run) or through ``SessionOptions/onDiagnostic`` (a
+/// warning, and the session goes on); the session never exits or prints.
+///
+/// ```swift
+/// import FlowKit
+///
+/// /// Runs a workflow, reusing what the store beside it holds from earlier runs.
+/// func runAgain(_ path: String) throws -> RunReport? {
+///     guard let plan = WorkflowLoader(registry: .builtIn).plan(path: path).plan else { return nil }
+///     var options = SessionOptions()
+///     options.onDiagnostic = { print("\($0.severity): \($0.message)") }
+///     let report = try RunSession(plan: plan, options: options).run()
+///     print("\(report.totals[.cached] ?? 0) nodes were up to date")
+///     return report
+/// }
+/// ```
+///
+/// A session holds no open store between runs: each ``run()`` (or ``prepare()``) opens it, takes its lock and
+/// reads the records of the runs before, and lets go when the run ends. Call it again to run again — after a
+/// file changed, say — and only what changed runs.
+public struct RunSession: Sendable {
+    /// The plan, whole: a shard or the gather phase runs part of it.
+    public let plan: Plan
+    /// What the session asks of the store and the run.
+    public let options: SessionOptions
+
+    /// Creates a session. Nothing is read or run until ``preview()``, ``prepare()`` or ``run()``.
+    public init(plan: Plan, options: SessionOptions = SessionOptions()) {
+        self.plan = plan
+        self.options = options
+    }
+
+    /// What a run would do, without running anything, locking the store or asking any server: a dry run.
+    /// - Throws: ``SessionError`` when the options name a task the plan lacks, or a gather phase cannot run.
+    public func preview() throws(SessionError) -> RunPreview {
+        let part = try self.part()
+        let store = SessionStore(options: options)
+        if let values = part.values {
+            let (opened, decisions, recorded) = try store.readGather(values)
+            return RunPreview(
+                plan: part.plan, storeDirectory: opened.directory, recordedResults: recorded, decisions: decisions)
+        }
+        guard let (opened, decisions) = try store.read(part, recordedOnly: true) else {
+            return RunPreview(plan: part.plan, storeDirectory: nil, recordedResults: 0, decisions: nil)
+        }
+        return RunPreview(
+            plan: part.plan, storeDirectory: opened.directory, recordedResults: opened.latest.count,
+            decisions: decisions)
+    }
+
+    /// Opens the store, decides and makes the runner, ready to ``PreparedRun/run()``. The store stays locked
+    /// until that run ends.
+    /// - Throws: ``SessionError`` when the options name a task the plan lacks, another run holds the store, or a
+    ///   gather phase finds shards or their values missing. A store that cannot be used otherwise is a warning,
+    ///   and the run goes on without it.
+    public func prepare() throws(SessionError) -> PreparedRun {
+        let part = try self.part()
+        let opened = try SessionStore(options: options).open(part)
+        return PreparedRun(part: part, opened: opened, options: options.run)
+    }
+
+    /// Prepares and runs, blocking the calling thread (see ``PreparedRun/run()``).
+    /// - Returns: The report of the run.
+    public func run() throws(SessionError) -> RunReport {
+        try prepare().run()
+    }
+
+    /// Prepares and runs without holding a thread while the nodes run (see ``PreparedRun/run()``).
+    /// - Returns: The report of the run.
+    public func run() async throws(SessionError) -> RunReport {
+        try await prepare().run()
+    }
+
+    /// The decisions for the whole plan, read without locking the store (`flowrun explain`); `nil` without a
+    /// store.
+    package func decide() throws(SessionError) -> (storeDirectory: String, decisions: UpToDate)? {
+        let whole = try SessionPart(.whole, of: plan, reports: reports, note: { _ in })
+        guard let (store, decisions) = try SessionStore(options: options).read(whole, recordedOnly: false),
+            let decisions
+        else { return nil }
+        return (store.directory, decisions)
+    }
+
+    private var reports: ShardReports {
+        ShardReports(workflowPath: plan.workflow.path, stateDirectory: options.stateDirectory)
+    }
+
+    private func part() throws(SessionError) -> SessionPart {
+        try SessionPart(options.part, of: plan, reports: reports, note: options.note)
+    }
+}

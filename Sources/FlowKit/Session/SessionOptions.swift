@@ -1,0 +1,43 @@
+/// What a ``RunSession`` asks of the store and of the run: where results are kept, what may be reused, and how
+/// the nodes run.
+public struct SessionOptions: Sendable {
+    /// The folder of the store and of shard reports; `nil` for `.flowrun` beside the workflow.
+    public var stateDirectory: String?
+    /// Whether the session reads and writes the store; without it every node runs and nothing is recorded.
+    public var usesStore: Bool
+    /// Run every node even when the store has its result (the results are recorded).
+    public var force: Bool
+    /// Run these tasks, by id, and everything downstream of them, even when up to date.
+    public var rerun: Set<String>
+    /// How the nodes run: queues, retries, failing fast, logging, events, and ``RunOptions/optimize`` and
+    /// ``RunOptions/previews``, which the store's decisions follow too.
+    public var run: RunOptions
+    /// Where the session tells of what does not stop it: a store it cannot use or found damaged (warnings), and
+    /// what part of a split run it runs (notes). Called on the thread that found it; keep it cheap.
+    public var onDiagnostic: (@Sendable (Diagnostic) -> Void)?
+    /// The part of a split run this session runs (`--shard`, `--gather`).
+    package var part: SessionPart.Request = .whole
+
+    /// Creates options: by default a store beside the workflow, nothing forced.
+    public init(
+        stateDirectory: String? = nil, usesStore: Bool = true, force: Bool = false, rerun: Set<String> = [],
+        run: RunOptions = RunOptions(), onDiagnostic: (@Sendable (Diagnostic) -> Void)? = nil
+    ) {
+        self.stateDirectory = stateDirectory
+        self.usesStore = usesStore
+        self.force = force
+        self.rerun = rerun
+        self.run = run
+        self.onDiagnostic = onDiagnostic
+    }
+
+    /// Tells ``onDiagnostic`` of a warning with no place in a file.
+    func warn(_ message: String) {
+        onDiagnostic?(Diagnostic(.warning, message, at: nil))
+    }
+
+    /// Tells ``onDiagnostic`` of a note with no place in a file.
+    func note(_ message: String) {
+        onDiagnostic?(Diagnostic(.note, message, at: nil))
+    }
+}

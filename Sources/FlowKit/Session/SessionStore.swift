@@ -1,0 +1,166 @@
+/// How a session uses the store: it checks the request against the plan, opens (or only reads) the store,
+/// warns about damage, and decides what is up to date (``UpToDate``) — for a whole run, a shard, or a gather
+/// phase that reads values the shards made.
+struct SessionStore {
+    let options: SessionOptions
+
+    /// The store and the decisions for a plan, read without locking (dry runs, `explain`); `nil` without a store.
+    /// - Parameter recordedOnly: Decide only when the store holds results: with nothing recorded, no key is
+    ///   computed (a million-node plan validates as fast as without a store), and the decisions are `nil`.
+    func read(_ part: SessionPart, recordedOnly: Bool) throws(SessionError) -> (RunStore, UpToDate?)? {
+        if let values = part.values {
+            let (store, decisions, _) = try readGather(values)
+            return (store, decisions)
+        }
+        guard options.usesStore else { return nil }
+        try checkRerun(part.plan)
+        let store = RunStore.read(directory: directory(of: part.plan), name: journalName(part.plan, part: part.journal))
+        warnAboutDamage(store)
+        if recordedOnly && store.latest.isEmpty { return (store, nil) }
+        let decisions = UpToDate(plan: part.plan, records: store.latest, settings: settings(store))
+        warnAboutBlobs(decisions)
+        return (store, decisions)
+    }
+
+    /// What a dry run of a gather phase that reads the shards' values decides, and how many results that drew on.
+    func readGather(_ values: GatherValues) throws(SessionError) -> (RunStore, UpToDate, recorded: Int) {
+        let plan = values.split.plan
+        try refuseWithoutStore()
+        try checkRerun(plan)
+        let store = RunStore.read(directory: directory(of: plan), name: journalName(plan, part: "gather"))
+        let (decisions, recorded) = try decideGather(values, store: store)
+        return (store, decisions, recorded)
+    }
+
+    /// Opens the store for a run and decides, asking the servers of http(s) sources whether what the store
+    /// recorded is still current (``SourceRevalidation``), and removes the temporaries of the plan's writes that
+    /// a killed run left (``WriteTemporaries``): the lock says no live run is writing them. A store that cannot be
+    /// used is a warning and a run without it.
+    /// - Throws: ``SessionError`` when another run holds the store, and for a gather phase that reads the shards'
+    ///   values, when the store cannot be used or the values are not in it.
+    func open(_ part: SessionPart) throws(SessionError) -> (RunStore, UpToDate)? {
+        if let values = part.values { return try openGather(values) }
+        guard options.usesStore else { return nil }
+        let plan = part.plan
+        try checkRerun(plan)
+        let store: RunStore
+        do {
+            store = try RunStore.open(
+                directory: directory(of: plan), name: journalName(plan, part: part.journal),
+                warn: { [options] in options.warn($0) })
+        } catch let error as StoreError where error.isBusy {
+            throw SessionError(.storeBusy, "\(error); nothing was run")
+        } catch {
+            options.warn("cannot use the store: \(error); running without it (nothing is reused or recorded)")
+            return nil
+        }
+        warnAboutDamage(store)
+        let settings = settings(store, keepValues: part.keepValues)
+        let revalidated = SourceRevalidation.check(plan, records: store.latest, settings: settings)
+        let decisions = UpToDate(plan: plan, records: store.latest, settings: settings, revalidated: revalidated)
+        warnAboutBlobs(decisions)
+        WriteTemporaries.removeStale(of: decisions.outputPaths)
+        return (store, decisions)
+    }
+
+    /// Opens the store for a gather phase that reads values the shards made: decides over the whole plan, with
+    /// the shards' records, and restricts the decisions to the phase's nodes.
+    private func openGather(_ values: GatherValues) throws(SessionError) -> (RunStore, UpToDate) {
+        let plan = values.split.plan
+        try refuseWithoutStore()
+        try checkRerun(plan)
+        let store: RunStore
+        do {
+            store = try RunStore.open(
+                directory: directory(of: plan), name: journalName(plan, part: "gather"),
+                warn: { [options] in options.warn($0) })
+        } catch {
+            throw SessionError(
+                .storeUnavailable, "\(error): the values the shards made are in the store; nothing was run")
+        }
+        return (store, try decideGather(values, store: store).decisions)
+    }
+
+    /// Checks that ``SessionOptions/rerun`` names tasks of the plan.
+    func checkRerun(_ plan: Plan) throws(SessionError) {
+        guard !options.rerun.isEmpty else { return }
+        let ids = plan.workflow.tasks.map(\.id.value)
+        for name in options.rerun.sorted() where !ids.contains(name) {
+            let suggestion = Suggestion.closest(to: name, in: ids).map { " (did you mean '\($0)'?)" } ?? ""
+            throw SessionError(.unknownTask, "--rerun names no task of \(plan.workflow.path): '\(name)'\(suggestion)")
+        }
+    }
+
+    private func refuseWithoutStore() throws(SessionError) {
+        guard !options.usesStore else { return }
+        throw SessionError(
+            .storeRequired,
+            "the gather phase reads values the shards left in the store; it cannot run with --no-cache; "
+                + "nothing was run")
+    }
+
+    /// The gather phase's decisions, by index in its plan, and how many results they drew on.
+    /// - Throws: ``SessionError/Code/valuesMissing``, naming the shards to run again.
+    private func decideGather(_ values: GatherValues, store: RunStore) throws(SessionError)
+        -> (decisions: UpToDate, recorded: Int)
+    {
+        let plan = values.split.plan
+        warnAboutDamage(store)
+        var records: [String: JournalRecord] = [:]
+        for part in values.shardJournals {
+            let shard = RunStore.read(directory: store.directory, name: journalName(plan, part: part))
+            warnAboutDamage(shard)
+            records.merge(shard.latest) { first, _ in first }
+        }
+        records.merge(store.latest) { _, own in own }
+        // `--force` and `--rerun` apply to the gather phase's own tasks: the shards' nodes are read back.
+        let gathered = Set(values.split.gatherNodes.map { plan.task(of: plan.nodes[$0]).id.value })
+        var settings = settings(store)
+        settings.force = false
+        settings.rerun = options.force ? gathered : options.rerun.intersection(gathered)
+        settings.readValues = Set(values.valueNodes)
+        let decisions = UpToDate(plan: plan, records: records, settings: settings)
+        let missing = values.valueNodes.compactMap { node in decisions.causes[node].map { (node, $0.description) } }
+        guard missing.isEmpty else {
+            let shards = values.shardsToRerun(missing).map { "--shard \($0)" }.joined(separator: ", ")
+            throw SessionError(
+                .valuesMissing,
+                "\(missing.count) value\(missing.count == 1 ? "" : "s") the gather reads "
+                    + "\(missing.count == 1 ? "is" : "are") not in the store: \(values.describeMissing(missing)); "
+                    + "run \(shards) again with the same --state-dir, then --gather; nothing was run")
+        }
+        return (decisions.restricted(to: values.nodes), records.count)
+    }
+
+    private func directory(of plan: Plan) -> String {
+        RunStore.directory(for: plan.workflow, stateDirectory: options.stateDirectory)
+    }
+
+    /// The journal's name: one per workflow file, and one per part of a split run (`NAME.yaml.shard-2-of-4`,
+    /// `NAME.yaml.gather`), so shards running at once on a shared state folder neither wait for each other's lock
+    /// nor mix their records, and a shard run again resumes from its own.
+    private func journalName(_ plan: Plan, part: String?) -> String {
+        RunStore.name(ofWorkflowAt: plan.workflow.path) + (part.map { ".\($0)" } ?? "")
+    }
+
+    private func settings(_ store: RunStore, keepValues: Set<Int> = []) -> UpToDate.Settings {
+        UpToDate.Settings(
+            force: options.force, rerun: options.rerun, optimize: options.run.optimize, blobs: store.blobs,
+            keepValues: keepValues)
+    }
+
+    /// One warning for the stored outputs that cannot be used (their nodes run), naming the first few.
+    private func warnAboutBlobs(_ decisions: UpToDate) {
+        let unusable = decisions.unusableBlobs
+        guard !unusable.isEmpty else { return }
+        let shown = unusable.prefix(3).joined(separator: "; ")
+        let more = unusable.count > 3 ? "; and \(unusable.count - 3) more" : ""
+        options.warn(
+            "\(unusable.count) stored output\(unusable.count == 1 ? "" : "s") cannot be used, so "
+                + "\(unusable.count == 1 ? "its node runs" : "their nodes run") again: \(shown)\(more)")
+    }
+
+    private func warnAboutDamage(_ store: RunStore) {
+        if let damage = store.damage { options.warn("store \(store.directory): \(damage)") }
+    }
+}

@@ -1,0 +1,118 @@
+extension UpToDate {
+    /// One pass of the decisions over the nodes the store keeps results of (all but a ``StatelessTask``'s), in
+    /// reverse plan order, so every node is decided after the nodes that read its output.
+    ///
+    /// Each node gets its ``RunPolicy`` and its ``RecordCheck``; a node that is up to date but whose output a
+    /// running reader needs is then restored from its stored output, when that is intact and was made for the
+    /// same consumers (asked of a ``BlobCheck``, which may only learn the answer for the next pass).
+    struct KeptDecisions {
+        /// Why each node runs; `nil` for one that is up to date, and for every stateless node.
+        private(set) var causes: [RunCause?]
+        /// The store's latest record of each node, where a decision used one.
+        private(set) var records: [Int: JournalRecord] = [:]
+        /// The nodes restored for their readers, ascending.
+        private(set) var restored: [Int] = []
+        /// Stored outputs found unusable, one line each, in plan order.
+        private(set) var unusable: [String] = []
+
+        /// Decides every kept node of a plan.
+        /// - Parameters:
+        ///   - plan: The plan.
+        ///   - tasks: The facts of its tasks.
+        ///   - keys: Every node's key (``NodeKeys``).
+        ///   - latest: The store's latest record per node id.
+        ///   - settings: What the run asks.
+        ///   - rerunBy: For each node, the task `--rerun` named that makes it run (``rerunBy(_:tasks:rerun:)``);
+        ///     empty without `--rerun`.
+        ///   - blobs: The blobs checked so far; those asked about and not checked yet are noted in it.
+        init(
+            plan: Plan, tasks: [TaskFacts], keys: NodeKeys, latest: [String: JournalRecord], settings: Settings,
+            rerunBy: [String?], blobs: inout BlobCheck
+        ) {
+            causes = [RunCause?](repeating: nil, count: plan.nodes.count)
+            let graph = plan.graph
+            for index in plan.nodes.indices.reversed() {
+                // Keyed: every node but a stateless task's is.
+                guard let key = keys.keys[index], let inputs = keys.inputs[index] else { continue }
+                let node = plan.nodes[index]
+                let task = tasks[node.taskIndex]
+                guard !task.keepsNothing else { continue }
+                var isRead = false
+                var reader: Int?
+                graph.forEachDependent(of: index) { dependent in
+                    guard tasks[plan.nodes[dependent].taskIndex].readsInput else { return }
+                    isRead = true
+                    if reader == nil, causes[dependent] != nil { reader = dependent }
+                }
+                // A cold store has no record to look up.
+                if !latest.isEmpty { records[index] = latest[node.id] }
+                let readBack = settings.readValues.contains(index)
+                let policy = RunPolicy(
+                    force: settings.force, rerunBy: rerunBy.isEmpty ? nil : rerunBy[index],
+                    unverifiableSource: keys.unverifiableSources[index], cache: readBack ? .enabled : task.cache,
+                    cachedByDefault: readBack || task.cachedByDefault)
+                causes[index] =
+                    policy.cause
+                    ?? RecordCheck(
+                        record: records[index], inputs: inputs, key: key, outputPath: keys.outputPaths[index],
+                        isRead: isRead, runningReader: reader.map { plan.nodes[$0].id }
+                    ).cause
+                guard settings.blobs != nil, let valueType = task.valueType else { continue }
+                decideStoredOutput(index, of: plan, task: task, as: valueType, settings: settings, blobs: &blobs)
+            }
+            restored.reverse()
+            unusable.reverse()
+        }
+
+        /// Turns a node that runs only because a running reader needs its output into one restored from the
+        /// store, when its stored output serves; and makes a value the gather phase reads run when the store no
+        /// longer holds it.
+        private mutating func decideStoredOutput(
+            _ index: Int, of plan: Plan, task: TaskFacts, as valueType: any StorableOutput.Type, settings: Settings,
+            blobs: inout BlobCheck
+        ) {
+            let id = plan.nodes[index].id
+            if case .neededBy? = causes[index], let blob = records[index]?.blob {
+                let current = task.type.outputVariant(
+                    facts: blob.facts, consumers: plan.consumers(of: index), optimize: settings.optimize)
+                if current != blob.variant {
+                    causes[index] = .storedForOtherConsumers(from: blob.variant, to: current)
+                } else if let problem = blobs.problem(with: blob, as: valueType) {
+                    causes[index] = .storedOutputUnusable(problem)
+                    unusable.append("\(id): \(problem)")
+                } else {
+                    causes[index] = nil
+                    restored.append(index)
+                }
+            } else if causes[index] == nil, settings.keepValues.contains(index) {
+                // A value the gather phase reads is up to date only while the store still holds it.
+                if let blob = records[index]?.blob {
+                    if let problem = blobs.problem(with: blob, as: valueType) {
+                        causes[index] = .storedOutputUnusable(problem)
+                        unusable.append("\(id): \(problem)")
+                    }
+                } else {
+                    causes[index] = .storedOutputUnusable("no value stored for the gather phase, which reads it")
+                }
+            }
+        }
+
+        /// For each node, the task `--rerun` named that it is, or is downstream of (in plan order: the first
+        /// dependency's wins); empty without `--rerun`.
+        static func rerunBy(_ plan: Plan, tasks: [TaskFacts], rerun: Set<String>) -> [String?] {
+            guard !rerun.isEmpty else { return [] }
+            var rerunBy = [String?](repeating: nil, count: plan.nodes.count)
+            for (index, node) in plan.nodes.enumerated() {
+                let task = tasks[node.taskIndex]
+                if rerun.contains(task.id) {
+                    rerunBy[index] = task.id
+                } else {
+                    plan.graph.forEachDependency(of: index) {
+                        if rerunBy[index] == nil { rerunBy[index] = rerunBy[$0] }
+                    }
+                }
+            }
+            return rerunBy
+        }
+    }
+}

@@ -1,0 +1,70 @@
+extension UpToDate {
+    /// What makes a node run whatever the store holds: the run's options and the task's `cache:` setting, in the
+    /// order the store checks them.
+    struct RunPolicy: Equatable {
+        /// `--force`.
+        var force = false
+        /// The task `--rerun` named, this node's or one upstream of it.
+        var rerunBy: String?
+        /// The node's source, when it changes every run (``NodeKeys/unverifiableSources``).
+        var unverifiableSource: String?
+        /// The task's `cache:` setting.
+        var cache: CacheSetting?
+        /// Whether its type's results are reused without `cache: true`.
+        var cachedByDefault = true
+
+        /// Why the node runs before any record is read; `nil` when the store decides.
+        var cause: RunCause? {
+            if force { return .forced }
+            if let rerunBy { return .rerun(task: rerunBy) }
+            if let unverifiableSource { return .unverifiableSource(unverifiableSource) }
+            if cache == .disabled { return .notCached("cache: false") }
+            if cache == nil, !cachedByDefault { return .notCached("never reused without `cache: true` (side effects)") }
+            return nil
+        }
+    }
+
+    /// Whether what the store recorded of a kept node still serves: its record against its key now, the file it
+    /// wrote, and whether a node that runs reads its output.
+    struct RecordCheck {
+        /// The store's latest record of the node.
+        var record: JournalRecord?
+        /// What its key is made of now.
+        var inputs: NodeKeyInputs
+        /// Its key now.
+        var key: NodeKey
+        /// The file it writes.
+        var outputPath: String?
+        /// Whether a node of the run reads its output. A node whose output is read and that writes no file is
+        /// judged by its readers, not by its record: while none of them runs, their keys guarantee its own.
+        var isRead: Bool
+        /// The first node that reads its output and runs.
+        var runningReader: String?
+
+        /// Why the node runs, or `nil` when its recorded result serves.
+        var cause: RunCause? {
+            let changed: RunCause? =
+                if let record {
+                    record.key == key ? nil : (RunCause.firstDifference(from: record.inputs, to: inputs) ?? .noRecord)
+                } else {
+                    .noRecord
+                }
+            if !isRead || outputPath != nil, let changed { return changed }
+            if let outputPath, let record, let cause = Self.outputCause(path: outputPath, record: record.output) {
+                return cause
+            }
+            if let runningReader { return changed ?? .neededBy(node: runningReader) }
+            return nil
+        }
+
+        /// Whether a written file is still what the store recorded: the same stamp, or else the same content.
+        static func outputCause(path: String, record: OutputRecord?) -> RunCause? {
+            guard let record, record.path == path, let stamp = FileStamp(path: path) else {
+                return .outputMissing(path: path)
+            }
+            if stamp == record.stamp { return nil }
+            if stamp.size == record.stamp.size, ContentDigest.ofFile(atPath: path) == record.sha256 { return nil }
+            return .outputChanged(path: path)
+        }
+    }
+}

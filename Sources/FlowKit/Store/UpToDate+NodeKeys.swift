@@ -1,0 +1,82 @@
+import Foundation
+
+extension UpToDate {
+    /// The first step of the decisions: every node's key, from its task, its parameters, its source and its
+    /// dependencies' keys, computed in plan order (every node after its dependencies).
+    ///
+    /// It decides nothing. What it finds besides the keys — the file each node writes, the sources that cannot be
+    /// checked ahead — is what the decisions then read.
+    struct NodeKeys {
+        /// What went into each node's key; `nil` where ``keys`` has none.
+        var inputs: [NodeKeyInputs?]
+        /// Each node's key; `nil` for a node of a ``StatelessTask`` that no kept node depends on.
+        var keys: [NodeKey?]
+        /// The file each node writes, resolved against the workflow's folder.
+        var outputPaths: [String?]
+        /// For each node whose source changes every run (an http(s) URL not revalidated), that source: the node
+        /// gets a key of this run only, so it runs, and everything downstream with it.
+        var unverifiableSources: [String?]
+
+        /// Keys every node of a plan that needs one.
+        /// - Parameters:
+        ///   - plan: The plan.
+        ///   - tasks: The facts of its tasks (``TaskFacts/of(_:options:)``).
+        ///   - keepsNothing: Whether each node is of a ``StatelessTask``.
+        ///   - options: The run options in every key (``NodeKeyInputs/options``).
+        ///   - revalidated: The identities sources have now, where ``SourceRevalidation`` could ask.
+        init(
+            plan: Plan, tasks: [TaskFacts], keepsNothing: [Bool], options: [String],
+            revalidated: [Int: SourceIdentity]
+        ) {
+            let count = plan.nodes.count
+            let graph = plan.graph
+            let keyed = Self.keyed(plan, keepsNothing: keepsNothing)
+            let runNonce = UUID().uuidString
+            inputs = []
+            keys = []
+            outputPaths = []
+            unverifiableSources = [String?](repeating: nil, count: count)
+            inputs.reserveCapacity(count)
+            keys.reserveCapacity(count)
+            outputPaths.reserveCapacity(count)
+            var scratch = ByteWriter()
+            for (index, node) in plan.nodes.enumerated() {
+                guard keyed[index] else {
+                    keys.append(nil)
+                    inputs.append(nil)
+                    outputPaths.append(nil)
+                    continue
+                }
+                let task = tasks[node.taskIndex]
+                // Parameters that do not depend on the item are resolved, encoded and identified once per task.
+                let resolved = task.sharedParameters ?? task.resolve(plan.parameters(of: node), options: options)
+                let source = revalidated[index] ?? resolved.source
+                if let source, source.changesEveryRun { unverifiableSources[index] = source.description }
+                var upstream: [NodeKeyInputs.Upstream] = []
+                upstream.reserveCapacity(graph.dependencyCount(of: index))
+                graph.forEachDependency(of: index) { dependency in
+                    // Keyed: a keyed node's dependencies are (``keyed(_:keepsNothing:)``).
+                    if let key = keys[dependency] { upstream.append(.init(node: plan.nodes[dependency].id, key: key)) }
+                }
+                let nodeInputs = NodeKeyInputs(
+                    type: task.typeName, implementation: task.implementation, options: options,
+                    parameters: resolved.canonical, upstream: upstream,
+                    source: source.map { $0.changesEveryRun ? "\($0) run \(runNonce)" : $0.description })
+                keys.append(nodeInputs.key(after: resolved.keyPrefix, encodingIn: &scratch))
+                inputs.append(nodeInputs)
+                outputPaths.append(resolved.outputPath)
+            }
+        }
+
+        /// Which nodes get a key: all but those of a ``StatelessTask`` that no keyed node depends on (decided in
+        /// reverse plan order: dependents first).
+        static func keyed(_ plan: Plan, keepsNothing: [Bool]) -> [Bool] {
+            guard keepsNothing.contains(true) else { return [Bool](repeating: true, count: keepsNothing.count) }
+            var keyed = keepsNothing.map { !$0 }
+            for index in plan.nodes.indices.reversed() where keyed[index] {
+                plan.graph.forEachDependency(of: index) { keyed[$0] = true }
+            }
+            return keyed
+        }
+    }
+}
