@@ -22,6 +22,13 @@ public struct WorkflowLoader: Sendable {
         public var diagnostics: Diagnostics
         /// The text of the file, by path, for source snippets.
         public var sources: [String: String]
+
+        /// Creates a result.
+        package init(plan: Plan?, diagnostics: Diagnostics, sources: [String: String]) {
+            self.plan = plan
+            self.diagnostics = diagnostics
+            self.sources = sources
+        }
     }
 
     /// The task types workflows may use.

@@ -30,7 +30,7 @@ public final class FileWatcher: @unchecked Sendable {
 
     /// Starts watching: every folder of the set is watched when this returns.
     /// - Throws: ``WatchError`` when inotify cannot be used or the system's limit on watches is reached.
-    public init(_ set: WatchSet) throws {
+    public init(_ set: WatchSet) throws(WatchError) {
         self.set = set
         inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard inotify >= 0 else { throw WatchError.system("cannot start inotify", Errno(rawValue: errno)) }
@@ -73,7 +73,7 @@ public final class FileWatcher: @unchecked Sendable {
     /// `longest` from the first change however busy the folders stay; `nil` once cancelled.
     public func nextChanges(
         settle: Duration = .milliseconds(200), longest: Duration = .seconds(10)
-    ) throws -> WatchChanges? {
+    ) throws(WatchError) -> WatchChanges? {
         var changes = WatchChanges()
         var seen = Set<FilePath>()
         while changes.isEmpty {
@@ -96,7 +96,7 @@ public final class FileWatcher: @unchecked Sendable {
     private enum Wake { case events, timedOut, cancelled }
 
     /// Waits for events, at most `timeout` (for ever without one).
-    private func waitForEvents(timeout: Duration?) throws -> Wake {
+    private func waitForEvents(timeout: Duration?) throws(WatchError) -> Wake {
         var descriptors = [
             pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
@@ -112,7 +112,7 @@ public final class FileWatcher: @unchecked Sendable {
     }
 
     /// Reads every queued event, keeps those that count, and re-arms the watches when folders came or went.
-    private func drain(into changes: inout WatchChanges, seen: inout Set<FilePath>) throws {
+    private func drain(into changes: inout WatchChanges, seen: inout Set<FilePath>) throws(WatchError) {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var structureChanged = false
         while true {
@@ -158,7 +158,9 @@ public final class FileWatcher: @unchecked Sendable {
 
     /// Watches every folder the set needs now, drops watches on folders it no longer needs, and (when asked)
     /// reports the matching files of folders it had not watched before: they arrived with their folder.
-    private func arm(reportingNewFolders: Bool, into changes: inout WatchChanges, seen: inout Set<FilePath>) throws {
+    private func arm(reportingNewFolders: Bool, into changes: inout WatchChanges, seen: inout Set<FilePath>)
+        throws(WatchError)
+    {
         var plan = WatchedFolders.Plan()
         for file in set.files {
             plan.addFile(file)
