@@ -13,6 +13,9 @@ package enum Reference: Sendable, Hashable, CustomStringConvertible {
     case itemKey(String)
     /// `${env.NAME}`.
     case env(String)
+    /// `${inputs}`, `${input}` in a `command`'s `argv`: the files its dependencies wrote or read, known when it
+    /// runs (``CommandTask``).
+    case inputFiles(single: Bool)
 
     package var description: String {
         switch self {
@@ -22,6 +25,7 @@ package enum Reference: Sendable, Hashable, CustomStringConvertible {
         case .itemPart(let part): "item.\(part.rawValue)"
         case .itemKey(let key): "item.\(key)"
         case .env(let name): "env.\(name)"
+        case .inputFiles(let single): single ? "input" : "inputs"
         }
     }
 
@@ -29,7 +33,7 @@ package enum Reference: Sendable, Hashable, CustomStringConvertible {
     package var needsItem: Bool {
         switch self {
         case .item, .itemIndex, .itemPart, .itemKey: true
-        case .param, .env: false
+        case .param, .env, .inputFiles: false
         }
     }
 }
@@ -128,6 +132,8 @@ package struct Interpolation: Sendable {
         }
         switch (parts.first, parts.count) {
         case ("item", 1): return .item
+        case ("inputs", 1): return .inputFiles(single: false)
+        case ("input", 1): return .inputFiles(single: true)
         case ("item", 2) where parts[1] == "index": return .itemIndex
         case ("item", 2) where ItemPart(rawValue: parts[1]) != nil:
             return ItemPart(rawValue: parts[1]).map(Reference.itemPart)

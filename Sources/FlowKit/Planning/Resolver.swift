@@ -113,6 +113,8 @@ enum Resolver {
         switch reference {
         case .param(let name): return scope.params[scope.group.map { "\($0).\(name)" } ?? name]
         case .env(let name): return scope.environment[name].map(Value.string)
+        // Left for the command to fill in when it runs, from what its dependencies wrote.
+        case .inputFiles: return .string("${\(reference)}")
         case .item: return scope.item?.value
         case .itemIndex: return scope.item.map { .int($0.index) }
         case .itemPart(let part):

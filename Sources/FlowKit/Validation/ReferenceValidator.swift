@@ -32,6 +32,10 @@ struct ReferenceValidator: WorkflowValidator {
                                 "${env.\($0)}"
                             },
                             hint: "set it before running (\(name)=… flowrun …), or use a param instead")
+                    case .inputFiles where task.type.value != CommandTask().name:
+                        diagnostics.error(
+                            "'${\(reference)}' is only known to a 'command' task, in its 'argv'", at: location,
+                            hint: "a command's argv gets one argument per file its dependencies wrote or read")
                     case let item where item.needsItem && !inForEach:
                         diagnostics.error(
                             "'${\(item)}' is used outside a forEach", at: location,
