@@ -18,7 +18,11 @@ extension RunCommand {
             },
             session: { RunSession(plan: $0, options: options) },
             extraFiles: workflow.envFiles)
-        signals.running { watch.cancel() }
+        let interrupted = LockedBox(false)
+        signals.running {
+            interrupted.withLock { $0 = true }
+            watch.cancel()
+        }
         let last = LockedBox<RunReport?>(nil)
         do {
             try watch.run(limit: watchRuns) { cycle in
@@ -32,7 +36,7 @@ extension RunCommand {
         guard let report = last.withLock({ $0 }) else { throw ExitCode(2) }
         terminal.print(SummaryTable(report: report, terminal: terminal, listAll: verbose, quiet: quiet).render())
         try write(report)
-        throw ExitCode(report.exitCode)
+        throw ExitCode(interrupted.withLock { $0 } ? 130 : report.exitCode)
     }
 }
 
