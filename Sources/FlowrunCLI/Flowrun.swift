@@ -90,6 +90,9 @@ struct WorkflowOptions: ParsableArguments {
             "Run only this task (or one node, save[3]) and what it needs (repeatable).", valueName: "TASK"))
     var targets: [String] = []
 
+    @Flag(help: "Treat a glob that matches no files as an error, not a warning.")
+    var strict = false
+
     func validate() throws {
         for param in params where !param.contains("=") || param.hasPrefix("=") {
             throw ValidationError("--param '\(param)' must be key=value")
@@ -106,26 +109,38 @@ struct WorkflowOptions: ParsableArguments {
     /// Loads and plans the workflow, printing diagnostics to stderr.
     /// - Throws: `ExitCode(2)` when the workflow is invalid.
     func loadPlan(terminal: Terminal) throws -> Plan {
-        var loader = WorkflowLoader(
-            registry: CommandEnvironment.registry, paramOverrides: overrides, environment: try environment(terminal))
-        loader.targets = targets
-        let result = loader.plan(path: workflow)
-        if !result.diagnostics.all.isEmpty {
-            let renderer = DiagnosticRenderer(sources: result.sources)
-            terminal.error(renderer.render(result.diagnostics), styled: terminal.colorsDiagnostics)
-        }
+        let result = load(terminal: terminal, environment: try environment(terminal))
         guard let plan = result.plan else {
-            let errors = result.diagnostics.all.filter { $0.severity == .error }.count
-            terminal.error("\(errors) error\(errors == 1 ? "" : "s") in \(workflow); nothing was run\n")
+            terminal.error("\(Self.errorCount(result)) in \(workflow); nothing was run\n")
             throw ExitCode(2)
         }
         return plan
     }
 
+    /// Loads and plans the workflow with `environment`, printing its diagnostics to stderr.
+    func load(terminal: Terminal, environment: [String: String]) -> WorkflowLoader.LoadResult {
+        var loader = WorkflowLoader(
+            registry: CommandEnvironment.registry, paramOverrides: overrides, environment: environment)
+        loader.targets = targets
+        loader.strict = strict
+        let result = loader.plan(path: workflow)
+        if !result.diagnostics.all.isEmpty {
+            let renderer = DiagnosticRenderer(sources: result.sources)
+            terminal.error(renderer.render(result.diagnostics), styled: terminal.colorsDiagnostics)
+        }
+        return result
+    }
+
+    /// "1 error", "3 errors": how many errors a load found.
+    static func errorCount(_ result: WorkflowLoader.LoadResult) -> String {
+        let errors = result.diagnostics.all.filter { $0.severity == .error }.count
+        return "\(errors) error\(errors == 1 ? "" : "s")"
+    }
+
     /// The process environment over the `--env-file` variables (later files over earlier ones), as Compose
     /// does: a variable set in the shell is not overridden by a file.
     /// - Throws: `ExitCode(2)` when an env file cannot be read or has malformed lines, all reported.
-    private func environment(_ terminal: Terminal) throws -> [String: String] {
+    func environment(_ terminal: Terminal) throws -> [String: String] {
         let process = ProcessInfo.processInfo.environment
         guard !envFiles.isEmpty else { return process }
         var diagnostics = Diagnostics()

@@ -52,9 +52,21 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Run every task literally: no shrink-on-load, no colour step moved after a resize.")
     var noOptimize = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "After the run, watch what the workflow reads (itself, imports, env files, list files, glob folders) and "
+                + "run again when it changes; only what changed runs. Ctrl-C ends it."))
+    var watch = false
+
+    @Option(help: ArgumentHelp("With --watch: stop after N runs.", valueName: "N"))
+    var watchRuns: Int?
+
     func validate() throws {
         if quiet && verbose { throw ValidationError("--quiet and --verbose exclude each other") }
         if let maxConcurrent, maxConcurrent < 1 { throw ValidationError("--max-concurrent must be at least 1") }
+        if let watchRuns, watchRuns < 1 { throw ValidationError("--watch-runs must be at least 1") }
+        if watchRuns != nil && !watch { throw ValidationError("--watch-runs needs --watch") }
+        if watch && dryRun { throw ValidationError("--watch and --dry-run exclude each other") }
     }
 
     func run() throws {
@@ -73,6 +85,7 @@ struct RunCommand: ParsableCommand {
             observer: verbose ? Self.logEvents(to: logger) : nil)
         var options = store.sessionOptions(run: runOptions, terminal: terminal, quiet: quiet)
         options.part = sharding.part
+        if watch { return try runWatching(options: options, signals: signals, terminal: terminal) }
         let session = RunSession(plan: try workflow.loadPlan(terminal: terminal), options: options)
         if dryRun { return try terminal.printPreview(of: session) }
         let prepared = try terminal.exitOnFailure { () throws(SessionError) in try session.prepare() }
@@ -89,7 +102,7 @@ struct RunCommand: ParsableCommand {
         throw ExitCode(result.exitCode)
     }
 
-    private func write(_ result: RunReport) throws {
+    func write(_ result: RunReport) throws {
         do {
             if let report { try result.write(toPath: report) }
             if let trace { try ChromeTrace.write(result, toPath: trace) }

@@ -77,7 +77,8 @@ struct SummaryTable {
     /// Up to this many failures are repeated with their location under the table.
     static let failureListingLimit = 20
 
-    private func totals() -> String {
+    /// The last line: how many nodes ended how, and how long the run took.
+    func totals() -> String {
         let totals = report.totals
         let parts = [NodeStatus.succeeded, .cached, .failed, .skipped, .cancelled].compactMap { status -> String? in
             guard let count = totals[status], count > 0 else { return nil }

@@ -12,7 +12,8 @@ public struct FileOutput: Sendable, Hashable {
     }
 }
 
-/// An operation whose output is a file on disk (kind ``ProviderKind/file``), e.g. `write`.
+/// An operation whose output is a file on disk: kind ``ProviderKind/file`` (`write`), or a local file another
+/// kind was read from (a `fetch` of a path), which a command's `${inputs}` names.
 public protocol FileProvider: AnyObject, Sendable {
     /// The file this operation wrote.
     var providedFile: FileOutput? { get }

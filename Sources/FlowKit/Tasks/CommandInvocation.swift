@@ -78,7 +78,7 @@ struct CommandInvocation: Sendable {
             && FileManager.default.isExecutableFile(atPath: path)
     }
 
-    private static func absolute(_ path: String, base: String = FileManager.default.currentDirectoryPath) -> String {
+    static func absolute(_ path: String, base: String = FileManager.default.currentDirectoryPath) -> String {
         let joined = path.hasPrefix("/") ? path : base + "/" + path
         return URL(fileURLWithPath: joined).standardizedFileURL.path
     }

@@ -9,6 +9,10 @@ import Foundation
 ///   stdin: true          # feed the upstream data to the program
 ///   dependsOn: [fetch]
 /// ```
+///
+/// With `stdin: true` a gather command reads every succeeded item's data, concatenated in item order. An
+/// `argv` entry `${inputs}` becomes one argument per file the dependencies wrote (`write`) or read (a local
+/// `fetch`), in item order; `${input}` inside an entry becomes the one such file.
 package struct CommandTask: TaskType {
     package init() {}
 
@@ -34,9 +38,27 @@ package struct CommandTask: TaskType {
         package var maxOutputBytes = 64 << 20
         package init() {}
 
+        static let inputsReference = "${inputs}"
+        static let inputReference = "${input}"
+
         package func validate(reading input: ProviderKind?, into diagnostics: inout Diagnostics) {
             if argv.first?.isEmpty ?? true {
                 diagnostics.error("'argv' needs at least the program to run", at: $argv.location)
+            }
+            if argv.first?.contains("${input") == true {
+                diagnostics.error("the program itself cannot be '${inputs}' or '${input}'", at: $argv.location)
+            }
+            for entry in argv where entry.contains(Self.inputsReference) && entry != Self.inputsReference {
+                diagnostics.error(
+                    "'${inputs}' must be an argv entry of its own, found '\(entry)'", at: $argv.location,
+                    hint: "it becomes one argument per input file; use ${input} inside text for a single file")
+            }
+            if (env ?? [:]).contains(where: { $0.value.contains("${input") }) {
+                diagnostics.error("'${inputs}' and '${input}' are expanded only in 'argv'", at: $env.location)
+            }
+            if workingDirectory?.contains("${input") == true {
+                diagnostics.error(
+                    "'${inputs}' and '${input}' are expanded only in 'argv'", at: $workingDirectory.location)
             }
         }
     }
@@ -76,18 +98,26 @@ package final class CommandOperation: FlowOperation, DataProvider, @unchecked Se
         let parameters = context.parameters(as: CommandTask.Parameters.self)
         var stdinBytes: Data?
         if parameters.stdin {
-            guard let input = input((any DataProvider).self)?.providedData else {
+            // Every dependency's data in item order: a gather reads all its items, not the first.
+            let payloads = inputs((any DataProvider).self).compactMap(\.providedData)
+            guard !payloads.isEmpty else {
                 return finish(
                     .failure(
                         context.failure(
                             .invalidInput, "'stdin: true' needs a dependency that provides data (e.g. a fetch)")))
             }
-            stdinBytes = input.bytes
+            stdinBytes = payloads.count == 1 ? payloads[0].bytes : payloads.reduce(into: Data()) { $0 += $1.bytes }
         }
-        let invocation: CommandInvocation
+        var invocation: CommandInvocation
         switch CommandInvocation.resolve(parameters, context: context) {
         case .success(let resolved): invocation = resolved
         case .failure(let failure): return finish(.failure(failure))
+        }
+        if parameters.argv.contains(where: { $0.contains("${input") }) {
+            switch expandingInputFiles(invocation.argv, relativeToWorkflow: parameters.workingDirectory == nil) {
+            case .success(let argv): invocation.argv = argv
+            case .failure(let failure): return finish(.failure(failure))
+            }
         }
         let newRun = CommandRun(
             invocation: invocation, stdin: stdinBytes, maxOutputBytes: parameters.maxOutputBytes,
@@ -99,5 +129,36 @@ package final class CommandOperation: FlowOperation, DataProvider, @unchecked Se
         Task(executorPreference: executor, priority: CommandExecutor.priority) { [self] in
             finish(await newRun.run())
         }
+    }
+}
+
+extension CommandOperation {
+    /// `argv` with `${inputs}` replaced by one argument per input file and `${input}` by the only one.
+    ///
+    /// Paths stay as written (relative to the workflow's folder) when the program runs there; otherwise they
+    /// are made absolute, so they name the same files from its working directory.
+    func expandingInputFiles(_ argv: [String], relativeToWorkflow: Bool) -> Result<[String], NodeFailure> {
+        let files = inputs((any FileProvider).self).compactMap(\.providedFile).map { file in
+            relativeToWorkflow || file.path.hasPrefix("/")
+                ? file.path : CommandInvocation.absolute(context.resolvePath(file.path))
+        }
+        var expanded: [String] = []
+        for entry in argv {
+            if entry == CommandTask.Parameters.inputsReference {
+                expanded += files
+            } else if entry.contains(CommandTask.Parameters.inputReference) {
+                guard files.count == 1 else {
+                    return .failure(
+                        context.failure(
+                            .invalidInput,
+                            "'${input}' needs exactly one input file, and the dependencies wrote or read \(files.count)"
+                                + "; use ${inputs} for one argument per file"))
+                }
+                expanded.append(entry.replacingOccurrences(of: CommandTask.Parameters.inputReference, with: files[0]))
+            } else {
+                expanded.append(entry)
+            }
+        }
+        return .success(expanded)
     }
 }

@@ -64,7 +64,7 @@ package struct FetchTask: TaskType {
 /// its own `URLSession` (see `FetchSessionDelegate` for why), follows at most ``FetchTask/maxRedirects``
 /// http(s) redirects, and ends at once when `cancel()` is called (Ctrl-C or the node's `timeout`); file reads
 /// check for cancellation between chunks.
-package final class FetchOperation: FlowOperation, DataProvider, SourceObserving, @unchecked Sendable {
+package final class FetchOperation: FlowOperation, DataProvider, FileProvider, SourceObserving, @unchecked Sendable {
     /// The version of the http(s) resource downloaded (``HTTPValidator``), for the store.
     private let observed = LockedBox<String?>(nil)
 
@@ -72,6 +72,12 @@ package final class FetchOperation: FlowOperation, DataProvider, SourceObserving
 
     /// The fetched bytes, once the operation has succeeded.
     package var providedData: DataPayload? { output(as: DataPayload.self) }
+
+    /// The file read, once succeeded, when the `url` is a local path; `nil` for a download.
+    package var providedFile: FileOutput? {
+        guard let data = providedData, let path = FetchSource.localPath(data.source) else { return nil }
+        return FileOutput(path: path, byteCount: data.bytes.count)
+    }
 
     package override func execute() {
         let parameters = context.parameters(as: FetchTask.Parameters.self)

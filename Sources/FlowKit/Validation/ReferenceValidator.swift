@@ -11,11 +11,9 @@ struct ReferenceValidator: WorkflowValidator {
             let params = context.workflow.params.keys.filter { $0.hasPrefix(prefix) }
                 .map { String($0.dropFirst(prefix.count)) }.filter { !$0.contains(".") }
             var nodes = task.parameters.values.map(\.value)
-            switch task.forEach {
-            case .reference(let node)?: nodes.append(node)
-            case .file(let path)?, .glob(let path)?:
+            if case .reference(let node, _)? = task.forEach { nodes.append(node) }
+            for path in task.forEach?.paths ?? [] {
                 nodes.append(YAMLNode(.scalar(path.value, .plain), at: path.location))
-            default: break
             }
             let inForEach = expanded[index]
             for node in nodes {
@@ -34,6 +32,10 @@ struct ReferenceValidator: WorkflowValidator {
                                 "${env.\($0)}"
                             },
                             hint: "set it before running (\(name)=… flowrun …), or use a param instead")
+                    case .inputFiles where task.type.value != CommandTask().name:
+                        diagnostics.error(
+                            "'${\(reference)}' is only known to a 'command' task, in its 'argv'", at: location,
+                            hint: "a command's argv gets one argument per file its dependencies wrote or read")
                     case let item where item.needsItem && !inForEach:
                         diagnostics.error(
                             "'${\(item)}' is used outside a forEach", at: location,

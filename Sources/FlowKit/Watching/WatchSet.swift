@@ -1,0 +1,78 @@
+import SystemPackage
+
+/// What a watch looks at: single files, such as a workflow and what it imports, and folder trees, such as the
+/// folders a glob reads.
+///
+/// A file is watched through its folder, so a save by an editor that writes a new file and renames it over
+/// the old one is seen like an edit in place, and a file that does not exist yet is seen when it appears.
+///
+/// ```swift
+/// import SystemPackage
+///
+/// let photos = WatchSet.Tree(root: "photos") { $0.extension?.lowercased() == "jpg" }
+/// let set = WatchSet(files: ["gallery.yaml"], trees: [photos])
+/// ```
+public struct WatchSet: Sendable {
+    /// A folder watched with every folder below it.
+    public struct Tree: Sendable {
+        /// The folder at the top of the tree.
+        public var root: FilePath
+        /// Whether a change to a file below `root` is worth a run, given its whole path (a glob's pattern,
+        /// usually). Changes to hidden files and folders never are.
+        public var matches: @Sendable (FilePath) -> Bool
+
+        /// Creates a tree whose changes count when `matches` accepts the changed file.
+        public init(root: FilePath, matches: @escaping @Sendable (FilePath) -> Bool = { _ in true }) {
+            self.root = root
+            self.matches = matches
+        }
+    }
+
+    /// Files whose changes count.
+    public var files: [FilePath]
+    /// Folder trees whose matching files' changes count.
+    public var trees: [Tree]
+
+    /// Creates a watch set.
+    public init(files: [FilePath] = [], trees: [Tree] = []) {
+        self.files = files
+        self.trees = trees
+    }
+}
+
+/// The changes one wait for a watch collected, once they settled.
+public struct WatchChanges: Sendable, Equatable {
+    /// The files and folders that were created, written, removed or renamed, in the order they first changed.
+    public var paths: [FilePath] = []
+    /// Whether the kernel dropped events (its queue overflowed): anything may have changed.
+    public var overflowed = false
+
+    /// Whether nothing changed.
+    public var isEmpty: Bool { paths.isEmpty && !overflowed }
+
+    /// Creates an empty set of changes.
+    public init() {}
+
+    mutating func insert(_ path: FilePath, seen: inout Set<FilePath>) {
+        if seen.insert(path).inserted { paths.append(path) }
+    }
+}
+
+/// Why a watch could not start or go on.
+public enum WatchError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The per-user limit on inotify watches was reached.
+    case tooManyFolders(FilePath)
+    /// A system call failed.
+    case system(String, Errno)
+
+    public var description: String {
+        switch self {
+        case .tooManyFolders(let folder):
+            return
+                "cannot watch \(folder): the system's limit on watched folders was reached; raise it with "
+                + "'sysctl fs.inotify.max_user_watches=524288'"
+        case .system(let what, let code):
+            return "\(what): \(code)"
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import SystemPackage
+
+/// Runs a workflow, then again each time something it reads changes: the workflow and the pipelines it imports,
+/// extra files such as env files, its list files and the folders its globs read. Each run goes through a
+/// ``RunSession``, so with a store only what changed runs: a photo dropped into a watched folder runs that
+/// photo's chain alone.
+///
+/// The workflow is loaded again for every run. When an edit makes it invalid, that cycle reports the
+/// diagnostics and the watch goes on, waiting for the next edit.
+///
+/// ```swift
+/// import FlowKit
+///
+/// func watchGallery() throws {
+///     let watch = WorkflowWatch(
+///         path: "gallery.yaml", load: { WorkflowLoader(registry: .builtIn).plan(path: $0) },
+///         session: { RunSession(plan: $0) })
+///     try watch.run(limit: 3) { cycle in
+///         print("run \(cycle.number) took \(cycle.duration)")
+///     }
+/// }
+/// ```
+public final class WorkflowWatch: Sendable {
+    /// One load and run, and what woke it.
+    public struct Cycle: Sendable {
+        /// How a cycle ended.
+        public enum Outcome: Sendable {
+            /// The workflow ran; its report.
+            case ran(RunReport)
+            /// The workflow did not load or validate; nothing ran.
+            case invalid(WorkflowLoader.LoadResult)
+            /// The session ran nothing (another run held the store, say).
+            case notRun(SessionError)
+        }
+
+        /// The cycle's number, from 1.
+        public var number: Int
+        /// What changed since the cycle before; `nil` for the first.
+        public var changes: WatchChanges?
+        /// How the cycle ended.
+        public var outcome: Outcome
+        /// How long the cycle took, from loading the workflow to the end of the run.
+        public var duration: Duration
+    }
+
+    private let path: String
+    private let load: @Sendable (String) -> WorkflowLoader.LoadResult
+    private let session: @Sendable (Plan) -> RunSession
+    private let extraFiles: [FilePath]
+    private let settle: Duration
+    private let current = LockedBox(Current())
+
+    /// What `cancel()` must reach: the run or the wait under way.
+    private struct Current {
+        var cancelled = false
+        var runner: Runner?
+        var watcher: FileWatcher?
+    }
+
+    /// Creates a watch.
+    /// - Parameters:
+    ///   - path: The workflow file, watched even while it does not load.
+    ///   - load: Loads and validates the workflow at the path it is given; called for every cycle, so edits take
+    ///     effect.
+    ///   - session: Makes the session that runs a loaded plan.
+    ///   - extraFiles: Files to watch beyond what the workflow names, such as env files `load` reads.
+    ///   - settle: How long the folders must stay quiet after a change before the next run starts, so a burst
+    ///     of new files is one run.
+    public init(
+        path: String,
+        load: @escaping @Sendable (String) -> WorkflowLoader.LoadResult,
+        session: @escaping @Sendable (Plan) -> RunSession,
+        extraFiles: [String] = [],
+        settle: Duration = .milliseconds(200)
+    ) {
+        self.path = path
+        self.load = load
+        self.session = session
+        self.extraFiles = extraFiles.map { FilePath($0) }
+        self.settle = settle
+    }
+
+    /// Runs cycles until ``cancel()`` or `limit` cycles, calling `onCycle` after each.
+    /// - Throws: ``WatchError`` when the files cannot be watched.
+    public func run(limit: Int? = nil, onCycle: (Cycle) -> Void) throws(WatchError) {
+        var changes: WatchChanges?
+        var number = 0
+        while !current.withLock(\.cancelled) {
+            number += 1
+            let started = ContinuousClock.now
+            let loaded = load(path)
+            // Watching starts before the run, so what changes while it runs wakes the next cycle.
+            let watcher = try FileWatcher(WatchSet(loaded, extraFiles: [FilePath(path)] + extraFiles))
+            guard register(watcher: watcher) else { return }
+            let outcome = run(loaded)
+            onCycle(Cycle(number: number, changes: changes, outcome: outcome, duration: ContinuousClock.now - started))
+            if let limit, number >= limit { return }
+            guard let next = try watcher.nextChanges(settle: settle) else { return }
+            changes = next
+        }
+    }
+
+    /// Ends the watch: cancels the run under way (which ends as a cancelled run does), or the wait for changes.
+    /// Safe from any thread, a signal handler's queue among them.
+    public func cancel() {
+        let (runner, watcher) = current.withLock { current in
+            current.cancelled = true
+            return (current.runner, current.watcher)
+        }
+        runner?.cancel()
+        watcher?.cancel()
+    }
+
+    private func run(_ loaded: WorkflowLoader.LoadResult) -> Cycle.Outcome {
+        guard let plan = loaded.plan else { return .invalid(loaded) }
+        do {
+            let prepared = try session(plan).prepare()
+            if !register(runner: prepared.runner) { prepared.runner.cancel() }
+            defer { current.withLock { $0.runner = nil } }
+            return .ran(try prepared.run())
+        } catch {
+            return .notRun(error)
+        }
+    }
+
+    /// Makes `watcher` the one `cancel()` reaches; `false` when the watch was cancelled already.
+    private func register(watcher: FileWatcher) -> Bool {
+        current.withLock { current in
+            current.watcher = watcher
+            return !current.cancelled
+        }
+    }
+
+    /// Makes `runner` the one `cancel()` reaches; `false` when the watch was cancelled already.
+    private func register(runner: Runner) -> Bool {
+        current.withLock { current in
+            current.runner = runner
+            return !current.cancelled
+        }
+    }
+}

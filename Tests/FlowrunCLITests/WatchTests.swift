@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+/// `flowrun --watch` through the binary: photos dropped into a watched tree run their chains alone, an edit that
+/// breaks the workflow is reported and watched past, and Ctrl-C ends the watch with the last run's summary.
+@Suite struct WatchTests {
+    let scratch: Scratch
+
+    static let workflow = """
+        version: 1
+        name: mirror
+        tasks:
+          read: { type: fetch, forEach: { glob: "photos/**/*.{jpg,JPG}" }, url: "${item}" }
+          save: { type: write, path: "out/${item.rel}", dependsOn: read }
+
+        """
+
+    init() throws {
+        scratch = try Scratch()
+        try scratch.write("flow.yaml", Self.workflow)
+        try scratch.write("photos/a.jpg", "a")
+        try scratch.write("photos/2024/b.JPG", "b")
+    }
+
+    /// The run lines, without their times: "[12:00:01] run 2 …" becomes "run 2 …".
+    private func runLines(_ stdout: String) -> [String] {
+        stdout.split(separator: "\n").filter { $0.hasPrefix("[") }.map { line in
+            String(line.drop { $0 != "]" }.dropFirst(2))
+        }
+    }
+
+    @Test func newPhotosRunTheirChainsAloneAndABrokenEditIsWatchedPast() throws {
+        let watch = try Flowrun.Running(
+            ["flow.yaml", "--watch", "--watch-runs", "4", "--no-progress"], in: scratch.url)
+        #expect(watch.waitForStdout(containing: "run 1:"))
+        try scratch.write("photos/2024/summer/c.jpg", "c")
+        #expect(watch.waitForStdout(containing: "run 2 "))
+        try scratch.write("flow.yaml", "tasks: [")
+        #expect(watch.waitForStdout(containing: "run 3 "))
+        try scratch.write("notes.txt", "not watched")
+        try scratch.write("photos/.hidden.jpg", "hidden")
+        try scratch.write("flow.yaml", Self.workflow)
+        let result = try #require(watch.wait())
+        #expect(result.status == 0)
+        #expect(
+            runLines(result.stdout) == [
+                "run 1: 4 nodes: 4 succeeded in \(durationIn(result.stdout, run: 1))",
+                "run 2 after 1 change (photos/2024/summer/c.jpg): 6 nodes: 2 succeeded, 4 cached in "
+                    + durationIn(result.stdout, run: 2),
+                "run 3 after 1 change (flow.yaml): 1 error; nothing was run, watching for the next change",
+                "run 4 after 1 change (flow.yaml): 6 nodes: 6 cached in \(durationIn(result.stdout, run: 4))",
+            ])
+        #expect(try String(contentsOfFile: scratch.path("out/2024/summer/c.jpg"), encoding: .utf8) == "c")
+        #expect(
+            result.stderr
+                == "flow.yaml:2:1: error: invalid YAML: did not find expected node content while parsing a flow node\n")
+    }
+
+    @Test func ctrlCEndsTheWatchWithTheLastRunsSummary() throws {
+        let watch = try Flowrun.Running(["flow.yaml", "--watch", "--no-progress"], in: scratch.url)
+        #expect(watch.waitForStdout(containing: "run 1:"))
+        watch.signal(SIGINT)
+        let result = try #require(watch.wait())
+        #expect(result.status == 130)
+        #expect(result.stdout.hasSuffix("4 nodes: 4 succeeded in \(durationIn(result.stdout, run: 1))\n"))
+    }
+
+    @Test func watchRunsNeedsWatch() throws {
+        let result = try Flowrun.run(["flow.yaml", "--watch-runs", "2"], in: scratch.url)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--watch-runs needs --watch"))
+    }
+
+    /// The duration a run line ends with ("12ms", "1.20s"), which the goldens cannot know.
+    private func durationIn(_ stdout: String, run: Int) -> String {
+        let line = stdout.split(separator: "\n").first { $0.contains("] run \(run)") } ?? ""
+        return line.split(separator: " ").last.map(String.init) ?? ""
+    }
+}
