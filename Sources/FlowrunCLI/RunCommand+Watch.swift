@@ -67,7 +67,7 @@ struct WatchLine {
     static func describe(_ changes: WatchChanges) -> String {
         if changes.overflowed { return "many changes (the system dropped some events)" }
         let count = changes.paths.count
-        var names = changes.paths.prefix(namedChanges).map(\.string).joined(separator: ", ")
+        var names = changes.paths.prefix(namedChanges).map { $0.lexicallyNormalized().string }.joined(separator: ", ")
         if count > namedChanges { names += ", …" }
         return "\(count) change\(count == 1 ? "" : "s") (\(names))"
     }
