@@ -14,6 +14,8 @@ struct PNGChunks {
     var xmp: [UInt8]?
     /// The text of a `Raw profile type exif` chunk (ImageMagick's: a name line, a length line, the EXIF in hex).
     var rawProfile: [UInt8]?
+    /// Whether a `tRNS` chunk makes a colour or palette entries transparent.
+    var hasTransparency = false
     /// The `IHDR` bit depth (1, 2, 4, 8 or 16), or 0 if unreadable.
     var bitDepth = 0
     /// Whether `IHDR` says Adam7 interlacing.
@@ -43,6 +45,7 @@ struct PNGChunks {
                 // Keyword, 0, compression method 0, the zlib stream.
                 let stream = Array(all[min(body + length, body + Self.rawExifKeyword.count + 1)..<body + length])
                 rawProfile = Self.inflated(stream, limit: Self.maximumRawProfile)
+            case "tRNS": hasTransparency = true
             case "IDAT", "IEND": return
             default: break
             }

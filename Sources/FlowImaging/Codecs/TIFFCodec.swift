@@ -35,11 +35,11 @@ enum TIFFCodec {
         return image.oriented(ExifOrientation(rawValue: Int(info.orientation)) ?? .up)
     }
 
-    /// The first page's size and orientation, without decoding pixels.
-    static func header(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> cflow_tiff_info {
+    /// The first page's header and its ICC profile and XMP, without decoding pixels.
+    static func header(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> (cflow_tiff_info, ImageMetadata) {
         let file = try open(bytes)
         defer { cflow_tiff_close(file) }
-        return cflow_tiff_get_info(file)
+        return (cflow_tiff_get_info(file), ImageMetadata(icc: profile(file), xmp: xmp(file)))
     }
 
     private static func open(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> OpaquePointer {
