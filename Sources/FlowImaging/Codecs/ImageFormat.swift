@@ -21,6 +21,9 @@ package enum ImageFormat: String, Sendable, Hashable, CaseIterable, ParameterVal
 
     /// The formats `write` encodes.
     package static let writable = allCases.filter(\.isWritable)
+    /// Their names as `format:` takes them, for messages: "jpeg, png, webp or avif".
+    static let writableList =
+        writable.dropLast().map(\.rawValue).joined(separator: ", ") + " or " + (writable.last?.rawValue ?? "")
 
     /// The name people know the format by: "JPEG", "WebP".
     package var displayName: String {

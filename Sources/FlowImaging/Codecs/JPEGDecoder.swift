@@ -94,7 +94,6 @@ enum JPEGDecoder {
         let handle = try TurboJPEGHandle.decompressor()
         let header = try header(bytes, handle: handle)
         if let warning = header.warning { warn(warning) }
-        try PixelBudget.check(width: header.width, height: header.height, making: "the JPEG")
         // A header may claim any size: refuse a file too short to hold it before allocating the pixels (a few
         // hundred bytes could otherwise cost a 1 GiB buffer and seconds of decoding into it).
         if !isArithmeticCoded(bytes) {
@@ -105,6 +104,7 @@ enum JPEGDecoder {
                         + "\(header.width)×\(header.height) pixels; Huffman coding needs at least \((blocks + 7) / 8))")
             }
         }
+        try PixelBudget.check(width: header.width, height: header.height, making: "the JPEG")
         let oriented = header.orientedSize
         var factor = (num: 1, denom: 1)
         if let fraction = keptFraction(oriented.width, oriented.height) {

@@ -50,11 +50,6 @@ package enum PNGCodec {
         let width = Int(image.width)
         let height = Int(image.height)
         guard width > 0, height > 0 else { return .failure(ImageCodecError("PNG has no pixels")) }
-        do throws(ImageCodecError) {
-            try PixelBudget.check(width: width, height: height, making: "the PNG")
-        } catch {
-            return .failure(error)
-        }
         // A header may claim any size: refuse a file too short to hold it before allocating the pixels. Its
         // rows, one filter byte each, are deflated, and deflate compresses at most 1032:1.
         let rowBits = width * bitsPerPixel(ofHeaderIn: bytes)
@@ -64,6 +59,11 @@ package enum PNGCodec {
                 ImageCodecError(
                     "PNG data is truncated (\(bytes.count) bytes cannot hold \(width)×\(height) pixels, "
                         + "\(rawSize) bytes before compression)"))
+        }
+        do throws(ImageCodecError) {
+            try PixelBudget.check(width: width, height: height, making: "the PNG")
+        } catch {
+            return .failure(error)
         }
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         if chunks.bitDepth == 16 && chunks.isInterlaced {

@@ -74,7 +74,7 @@ extension WriteTask {
                 }
                 return
             }
-            let writable = ImageFormat.writable.map(\.rawValue).joined(separator: ", ")
+            let writable = ImageFormat.writableList
             if let format, !format.isWritable {
                 diagnostics.error(
                     "write cannot encode \(format.displayName)", at: $format.location,
@@ -85,7 +85,7 @@ extension WriteTask {
             let ext = Self.fileExtension(of: path)
             guard format != nil || !(path.contains("${") && ext.contains("}")) else { return }
             guard let target else {
-                let problem = ext.isEmpty ? "path '\(path)' has no extension" : "unknown extension '.\(ext)'"
+                let problem = ext.isEmpty ? "the path has no extension" : "unknown extension '.\(ext)'"
                 diagnostics.error(
                     "write needs a format: \(problem)", at: $path.location,
                     hint: "add `format:` (\(writable)), or end the path in .jpg, .png, .webp or .avif")
