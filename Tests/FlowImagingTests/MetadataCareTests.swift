@@ -107,7 +107,8 @@ import Testing
         let data = Self.png(width: 5, height: 3, chunks: [("iTXt", itxt)])
         let decoded = try ImageDecoder.decode(data, source: "")
         #expect(decoded.width == 3 && decoded.height == 5)
-        #expect(decoded[0, 0] == SIMD4(80, 0, 0, 255))  // a quarter turn anticlockwise: the top-right corner comes first
+        // A quarter turn anticlockwise: the top-right corner comes first.
+        #expect(decoded[0, 0] == SIMD4(80, 0, 0, 255))
         let written = try WriteOptionsTests.written(
             ["path": .string("x.png"), "keep": .list([.string("xmp")])], image: decoded)
         let again = try ImageDecoder.decode(written, source: "")
