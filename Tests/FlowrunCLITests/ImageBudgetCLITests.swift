@@ -48,17 +48,18 @@ import Testing
         let result = try Flowrun.run(["flow.yaml", "--no-progress"], in: scratch.url)
         #expect(result.status == 1)
         let output = result.stdout + result.stderr
-        let errors = output.split(separator: "\n").filter { $0.contains(": error: ") }.sorted()
-        #expect(
-            errors == [
-                "flow.yaml:4:3: error: open failed: cannot decode 'huge.webp': the WebP would be 16383×16383 pixels, "
-                    + Self.budget(134_217_728),
-                "flow.yaml:7:3: error: enlarge failed: the resize output would be 65535×65535 pixels, "
-                    + Self.budget(134_217_728),
-                "flow.yaml:8:3: error: copy failed: the data is a JPEG image but the path 'out/sunset.webp' names WebP; "
-                    + "write does not convert data: put a `decode` before this write to re-encode it, or write it under "
-                    + "a .jpeg name",
-            ], "\(output)")
+        let errors = output.split(separator: "\n").filter { $0.contains(": error: ") }.map(String.init).sorted()
+        let expected = [
+            "flow.yaml:4:3: error: open failed: cannot decode 'huge.webp': the WebP would be 16383×16383 pixels, "
+                + Self.budget(134_217_728),
+            "flow.yaml:7:3: error: enlarge failed: the resize output would be 65535×65535 pixels, "
+                + Self.budget(134_217_728),
+            "flow.yaml:8:3: error: copy failed: the data is a JPEG image but the path 'out/sunset.webp' names WebP; "
+                + "write does not convert data: put a `decode` before this write to re-encode it, or write it under "
+                + "a .jpeg name",
+        ]
+        #expect(errors.count == expected.count, "\(output)")
+        for (line, wanted) in zip(errors, expected) { #expect(line == wanted) }
         #expect(FileManager.default.fileExists(atPath: scratch.path("out/thumb.png")))
         #expect(!FileManager.default.fileExists(atPath: scratch.path("out/sunset.webp")))
     }
