@@ -10,7 +10,7 @@ import Foundation
 public func fuzzDecoders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let buffer = UnsafeBufferPointer(start: data, count: size)
     let bytes = Data(buffer)
-    _ = ExifOrientation.read(jpeg: [UInt8](buffer))
+    _ = ExifOrientation.read(tiff: [UInt8](buffer))
     // The last byte picks a shrink-on-load fraction for JPEG (0 = full decode).
     let selector = size > 0 ? Int(buffer[size - 1] % 4) : 0
     let fraction: Double? = [nil, 0.5, 0.3, 0.1][selector]

@@ -25,7 +25,7 @@ package struct ImageMetadata: Sendable, Hashable {
 
     /// The orientation: EXIF's tag, else XMP's `tiff:Orientation` (as Pillow reads it), else `.up`.
     package var orientation: ExifOrientation {
-        if let exif, let tagged = ExifOrientation.tiffOrientation(exif, from: 0, to: exif.count) { return tagged }
+        if let exif, let tagged = ExifOrientation.read(tiff: exif) { return tagged }
         return xmp.flatMap(XMPOrientation.read) ?? .up
     }
 
