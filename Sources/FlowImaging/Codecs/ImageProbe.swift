@@ -60,7 +60,8 @@ struct ImageProbe {
         switch format {
         case .jpeg:
             let header = try JPEGDecoder.header(bytes, handle: try TurboJPEGHandle.decompressor())
-            return Header(width: header.width, height: header.height, hasAlpha: false, metadata: JPEGSegments.read(bytes))
+            return Header(
+                width: header.width, height: header.height, hasAlpha: false, metadata: JPEGSegments.read(bytes))
         case .png:
             guard bytes.count >= 33, Array(bytes[12..<16]) == Array("IHDR".utf8) else {
                 throw ImageCodecError("corrupt PNG header (no IHDR chunk first)")
@@ -69,7 +70,8 @@ struct ImageProbe {
             let height = Int(bytes[20]) << 24 | Int(bytes[21]) << 16 | Int(bytes[22]) << 8 | Int(bytes[23])
             let chunks = PNGChunks(bytes)
             let alpha = bytes[25] == 4 || bytes[25] == 6 || chunks.hasTransparency
-            let metadata = ImageMetadata(exif: chunks.exif ?? chunks.rawProfileExif, icc: chunks.profile, xmp: chunks.xmp)
+            let metadata = ImageMetadata(
+                exif: chunks.exif ?? chunks.rawProfileExif, icc: chunks.profile, xmp: chunks.xmp)
             return Header(width: width, height: height, hasAlpha: alpha, metadata: metadata)
         case .webp:
             var features = WebPBitstreamFeatures()
@@ -96,7 +98,8 @@ struct ImageProbe {
     func json(source: String) -> Data {
         func number(_ value: Double?) -> Any { value.map { ($0 * 1e6).rounded() / 1e6 } ?? NSNull() }
         let object: [String: Any] = [
-            "source": source, "format": format.rawValue, "width": width, "height": height, "orientation": orientation.rawValue,
+            "source": source, "format": format.rawValue, "width": width, "height": height,
+            "orientation": orientation.rawValue,
             "colorProfile": colorProfile ?? NSNull(), "alpha": hasAlpha,
             "dateTaken": exif?.dateTaken ?? NSNull(), "make": exif?.make ?? NSNull(), "model": exif?.model ?? NSNull(),
             "lens": exif?.lens ?? NSNull(), "exposureTime": number(exif?.exposureTime),

@@ -67,7 +67,8 @@ package final class CatalogueOperation: FlowOperation, FileProvider, @unchecked 
             return finish(
                 .failure(
                     context.failure(
-                        .invalidInput, "cannot tell json or csv from '\(parameters.path)': give `format: json` or `csv`")
+                        .invalidInput, "cannot tell json or csv from '\(parameters.path)': give `format: json` or `csv`"
+                    )
                 ))
         }
         var objects: [[String: Any]] = []
