@@ -70,9 +70,7 @@ struct ImageProbe {
             let height = Int(bytes[20]) << 24 | Int(bytes[21]) << 16 | Int(bytes[22]) << 8 | Int(bytes[23])
             let chunks = PNGChunks(bytes)
             let alpha = bytes[25] == 4 || bytes[25] == 6 || chunks.hasTransparency
-            let metadata = ImageMetadata(
-                exif: chunks.exif ?? chunks.rawProfileExif, icc: chunks.profile, xmp: chunks.xmp)
-            return Header(width: width, height: height, hasAlpha: alpha, metadata: metadata)
+            return Header(width: width, height: height, hasAlpha: alpha, metadata: chunks.metadata)
         case .webp:
             var features = WebPBitstreamFeatures()
             guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),

@@ -74,6 +74,11 @@ struct PNGChunks {
         return Array(body[(translatedEnd + 1)...])
     }
 
+    /// What the chunks hold: EXIF from `eXIf`, else from a `Raw profile type exif` text chunk; the profile; XMP.
+    var metadata: ImageMetadata {
+        ImageMetadata(exif: exif ?? rawProfileExif, icc: profile, xmp: xmp)
+    }
+
     /// The ICC profile of `iCCP` (name, 0, method 0, zlib stream), inflated; `nil` when absent or damaged.
     var profile: [UInt8]? {
         guard let iccp, let nameEnd = iccp.firstIndex(of: 0), nameEnd + 2 <= iccp.count, iccp[nameEnd + 1] == 0

@@ -29,8 +29,7 @@ package enum PNGCodec {
         if stopped { throw ImageCodecError("the decode was stopped") }
         let (width, height, pixels) = try result.get()
         var decoded = Image(width: width, height: height, pixels: pixels, source: source)
-        decoded.metadata = ImageMetadata(
-            exif: chunks.exif ?? chunks.rawProfileExif, icc: chunks.profile, xmp: chunks.xmp)
+        decoded.metadata = chunks.metadata
         return decoded.oriented(decoded.metadata.orientation)
     }
 
