@@ -88,8 +88,7 @@ import Testing
     @Test func writeDeclaresItsNewParameters() {
         let names = Set(WriteTask().parameters.map(\.name))
         #expect(names.isSuperset(of: ["format", "quality", "progressive", "lossless", "background", "keep", "strip"]))
-        #expect(
-            WriteTask().parameter(named: "format")?.type == .oneOf(["jpeg", "png", "webp", "avif", "heic", "tiff"]))
+        #expect(WriteTask().parameter(named: "format")?.type == .oneOf(["jpeg", "png", "webp", "avif"]))
         #expect(WriteTask().parameter(named: "background")?.defaultValue == .string("#ffffff"))
     }
 }

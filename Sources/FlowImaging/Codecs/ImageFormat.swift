@@ -1,8 +1,8 @@
 import FlowKit
 import Foundation
 
-/// An encoded image format FlowImaging reads; ``isWritable`` says which `write` encodes.
-package enum ImageFormat: String, Sendable, Hashable, CaseIterable, ParameterValue {
+/// An encoded image format FlowImaging reads; ``WritableFormat`` lists those `write` encodes.
+package enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     /// JPEG (JFIF/Exif), through TurboJPEG.
     case jpeg
     /// PNG, through libpng's simplified API.
@@ -17,13 +17,7 @@ package enum ImageFormat: String, Sendable, Hashable, CaseIterable, ParameterVal
     case tiff
 
     /// Whether `write` can encode the format.
-    package var isWritable: Bool { self != .heic && self != .tiff }
-
-    /// The formats `write` encodes.
-    package static let writable = allCases.filter(\.isWritable)
-    /// Their names as `format:` takes them, for messages: "jpeg, png, webp or avif".
-    static let writableList =
-        writable.dropLast().map(\.rawValue).joined(separator: ", ") + " or " + (writable.last?.rawValue ?? "")
+    package var isWritable: Bool { WritableFormat(rawValue: rawValue) != nil }
 
     /// The name people know the format by: "JPEG", "WebP".
     package var displayName: String {
@@ -86,6 +80,25 @@ package enum ImageFormat: String, Sendable, Hashable, CaseIterable, ParameterVal
         default: return nil
         }
     }
+}
+
+/// The formats `write` encodes, as its `format:` parameter takes them.
+package enum WritableFormat: String, Sendable, Hashable, CaseIterable, ParameterValue {
+    case jpeg, png, webp, avif
+
+    /// The image format it names.
+    package var imageFormat: ImageFormat {
+        switch self {
+        case .jpeg: .jpeg
+        case .png: .png
+        case .webp: .webp
+        case .avif: .avif
+        }
+    }
+
+    /// Their names for messages: "jpeg, png, webp or avif".
+    static let list =
+        allCases.dropLast().map(\.rawValue).joined(separator: ", ") + " or " + (allCases.last?.rawValue ?? "")
 }
 
 /// Why an image could not be decoded or encoded: a message that names the cause, as the codec reported it.

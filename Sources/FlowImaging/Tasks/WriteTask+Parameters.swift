@@ -6,8 +6,10 @@ extension WriteTask {
     public struct Parameters: TaskParameters {
         @Parameter(help: "The file to write; relative to the workflow's folder; parent folders are created.")
         public var path: String
-        @Parameter(help: "jpeg, png, webp or avif; from the path's extension when absent.")
-        public var format: ImageFormat?
+        @Parameter(
+            help: "jpeg, png, webp or avif; from the path's extension when absent. For data, the format its bytes "
+                + "must be.")
+        public var format: WritableFormat?
         @Parameter(help: "JPEG, lossy WebP and AVIF quality, 1 to 100.", range: 1...100)
         public var quality = 90
         @Parameter(help: "JPEG: write a progressive file (coarse to fine scans) instead of a baseline one.")
@@ -29,7 +31,7 @@ extension WriteTask {
         public init() {}
 
         /// The format an image is encoded in, or data checked against: `format`, else the path's extension.
-        var target: ImageFormat? { format ?? ImageFormat(fileExtension: Self.fileExtension(of: path)) }
+        var target: ImageFormat? { format?.imageFormat ?? ImageFormat(fileExtension: Self.fileExtension(of: path)) }
 
         /// The parameters given that do nothing for `format`, with the formats they apply to.
         func inapplicable(to format: ImageFormat) -> [(info: ParameterInfo, appliesTo: String)] {
@@ -74,16 +76,11 @@ extension WriteTask {
                 }
                 return
             }
-            let writable = ImageFormat.writableList
-            if let format, !format.isWritable {
-                diagnostics.error(
-                    "write cannot encode \(format.displayName)", at: $format.location,
-                    hint: "flowrun reads \(format.displayName) but writes \(writable)")
-                return
-            }
-            // An interpolated extension is only known at run time (the operation checks it then).
+            let writable = WritableFormat.list
+            // An interpolated extension is only known at run time (the operation checks it then); a `format:` that
+            // is not one is reported by its type.
             let ext = Self.fileExtension(of: path)
-            guard format != nil || !(path.contains("${") && ext.contains("}")) else { return }
+            guard format != nil || !(path.contains("${") && ext.contains("}")) && !$format.isGiven else { return }
             guard let target else {
                 let problem = ext.isEmpty ? "the path has no extension" : "unknown extension '.\(ext)'"
                 diagnostics.error(

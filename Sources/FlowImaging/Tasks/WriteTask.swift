@@ -78,7 +78,7 @@ package final class WriteOperation: FlowOperation, FileProvider, @unchecked Send
     private func encodeOptions(_ parameters: WriteTask.Parameters) -> Result<EncodeOptions, NodeFailure> {
         let ext = WriteTask.Parameters.fileExtension(of: parameters.path)
         guard let format = parameters.target, format.isWritable else {
-            let writable = ImageFormat.writableList
+            let writable = WritableFormat.list
             return .failure(
                 context.failure(
                     .invalidInput,
