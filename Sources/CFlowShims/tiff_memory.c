@@ -123,6 +123,13 @@ const uint8_t *cflow_tiff_xmp(cflow_tiff *file, uint32_t *size) {
     return data;
 }
 
+// A premultiplied channel divided by its alpha, rounded; unchanged where alpha is 0 or 255.
+static uint8_t unpremultiplied(uint8_t value, uint8_t alpha) {
+    if (alpha == 0 || alpha == 255) return value;
+    unsigned straight = ((unsigned)value * 255 + alpha / 2) / alpha;
+    return (uint8_t)(straight > 255 ? 255 : straight);
+}
+
 int cflow_tiff_read_rgba(
     cflow_tiff *file, uint8_t *rgba, uint32_t width, uint32_t height, cflow_tiff_should_continue should_continue,
     void *context) {
@@ -147,6 +154,7 @@ int cflow_tiff_read_rgba(
         TIFFGetFieldDefaulted(file->tif, TIFFTAG_ROWSPERSTRIP, &band);
     }
     if (band == 0 || band > height) band = height;
+    // At least 64 rows a band (several strips of a few rows each), so that the checks cost nothing.
     uint32_t rows_per_band = band * ((64 + band - 1) / band);
     int status = 0;
     for (uint32_t row = 0; row < height && status == 0; row += rows_per_band) {
@@ -171,14 +179,9 @@ int cflow_tiff_read_rgba(
     for (size_t i = 0; i < count; i++) {
         uint32_t pixel = ((uint32_t *)(void *)rgba)[i];
         uint8_t r = TIFFGetR(pixel), g = TIFFGetG(pixel), b = TIFFGetB(pixel), a = TIFFGetA(pixel);
-        if (a != 0 && a != 255) {
-            r = (uint8_t)(((unsigned)r * 255 + a / 2) / a > 255 ? 255 : ((unsigned)r * 255 + a / 2) / a);
-            g = (uint8_t)(((unsigned)g * 255 + a / 2) / a > 255 ? 255 : ((unsigned)g * 255 + a / 2) / a);
-            b = (uint8_t)(((unsigned)b * 255 + a / 2) / a > 255 ? 255 : ((unsigned)b * 255 + a / 2) / a);
-        }
-        rgba[i * 4] = r;
-        rgba[i * 4 + 1] = g;
-        rgba[i * 4 + 2] = b;
+        rgba[i * 4] = unpremultiplied(r, a);
+        rgba[i * 4 + 1] = unpremultiplied(g, a);
+        rgba[i * 4 + 2] = unpremultiplied(b, a);
         rgba[i * 4 + 3] = a;
     }
     return 0;
