@@ -33,6 +33,8 @@ let package = Package(
         .systemLibrary(name: "CLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
+        .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
+        .systemLibrary(name: "CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
 
         // CRC-32C with the processor's instruction, for the store's journal.
         .target(name: "CFlowChecksum"),
@@ -53,11 +55,14 @@ let package = Package(
         ),
         // The resampling passes for AVX2+FMA, chosen at run time (Swift cannot target one function at them).
         .target(name: "CFlowKernels"),
-        // C for what Swift cannot do: libpng's and libjpeg's row APIs, whose errors longjmp.
-        .target(name: "CFlowShims", dependencies: ["CPNG", "CLibJPEG"]),
+        // C for what Swift cannot do: libpng's and libjpeg's row APIs, whose errors longjmp; libtiff's error handlers,
+        // which take a va_list.
+        .target(name: "CFlowShims", dependencies: ["CPNG", "CLibJPEG", "CTIFF"]),
         .target(
             name: "FlowImaging",
-            dependencies: ["FlowKit", "CJPEG", "CPNG", "CWebP", "CLCMS2", "CFlowKernels", "CFlowShims"],
+            dependencies: [
+                "FlowKit", "CJPEG", "CPNG", "CWebP", "CLCMS2", "CTIFF", "CHEIF", "CFlowKernels", "CFlowShims",
+            ],
             swiftSettings: strictSettings + [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
         ),
         .target(
@@ -100,8 +105,8 @@ let package = Package(
         ),
         .testTarget(
             name: "FlowImagingTests",
-            // lcms2 makes the colour profiles of the test photos.
-            dependencies: ["FlowImaging", "FlowKit", "FlowKitTesting", "CLCMS2"],
+            // lcms2 makes the colour profiles of the test photos; libtiff and libheif make the TIFF, HEIC and AVIF ones.
+            dependencies: ["FlowImaging", "FlowKit", "FlowKitTesting", "CLCMS2", "CTIFF", "CHEIF"],
             swiftSettings: strictSettings
         ),
         .testTarget(

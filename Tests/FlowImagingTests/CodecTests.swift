@@ -1,6 +1,7 @@
-import FlowImaging
 import Foundation
 import Testing
+
+@testable import FlowImaging
 
 /// JPEG and PNG round trips, EXIF orientation, shrink-on-load, corrupt and truncated input.
 @Suite struct CodecTests {
@@ -76,7 +77,7 @@ import Testing
         let jpeg = ExifFixture.jpeg(
             try JPEGEncoder.encode(source, quality: 95), orientation: orientation,
             bigEndian: bigEndian)
-        #expect(ExifOrientation.read(jpeg: [UInt8](jpeg)).rawValue == orientation)
+        #expect(jpeg.withUnsafeBytes { JPEGSegments.read($0) }.orientation.rawValue == orientation)
         let decoded = try ImageDecoder.decode(jpeg, source: "")
         let swapped = orientation >= 5
         #expect(decoded.width == (swapped ? 32 : 64) && decoded.height == (swapped ? 64 : 32))
@@ -108,7 +109,7 @@ import Testing
             try JPEGEncoder.encode(Fixtures.gradient(width: 8, height: 8), quality: 90),
             orientation: 6, bigEndian: true)
         jpeg[12] = 0x00  // break the TIFF byte-order mark
-        #expect(ExifOrientation.read(jpeg: [UInt8](jpeg)) == .up)
+        #expect(jpeg.withUnsafeBytes { JPEGSegments.read($0) }.orientation == .up)
         #expect(try ImageDecoder.decode(jpeg, source: "").width == 8)
     }
 

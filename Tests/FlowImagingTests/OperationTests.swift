@@ -24,7 +24,7 @@ import Testing
         let decode = DecodeOperation(context: context("decode"))
         let outcome = run(decode, after: BytesOperation(payload: DataPayload(Data("hello".utf8), source: "x.jpg")))
         let message = failureMessage(outcome)
-        #expect(message?.contains("'x.jpg'") == true && message?.contains("not a JPEG, PNG or WebP") == true)
+        #expect(message?.contains("'x.jpg'") == true && message?.contains("not an image flowrun reads") == true)
         #expect(decode.providedImage == nil)
     }
 

@@ -48,7 +48,7 @@ import Testing
     @Test func writeFormatFromExtension() {
         #expect(
             Self.diagnostics(WriteTask(), ["path": .string("out/a.gif")])
-                == ["write's format from its extension: unknown extension '.gif'"])
+                == ["write needs a format: unknown extension '.gif'"])
         #expect(Self.diagnostics(WriteTask(), ["path": .string("out/a")]).first?.contains("no extension") == true)
         #expect(Self.diagnostics(WriteTask(), ["path": .string("out/a.gif"), "format": .string("png")]).isEmpty)
         #expect(Self.diagnostics(WriteTask(), ["path": .string("out/${item.stem}.jpg")]).isEmpty)
@@ -77,17 +77,18 @@ import Testing
                 WriteTask(), ["path": .string("a.jpg"), "keep": .list([.string("exif"), .string("gps")])])
                 == ["write cannot keep 'gps'"])
         let valid: [String: Value] = [
-            "path": .string("a.webp"), "background": .string("#fa0"), "lossless": .bool(true),
-            "keep": .list([.string("exif"), .string("icc"), .string("xmp")]),
+            "path": .string("a.jpg"), "background": .string("#fa0"), "progressive": .bool(true),
+            "keep": .list([.string("exif"), .string("icc"), .string("xmp")]), "strip": .list([.string("gps")]),
         ]
         #expect(Self.diagnostics(WriteTask(), valid).isEmpty)
+        #expect(Self.diagnostics(WriteTask(), ["path": .string("a.webp"), "lossless": .bool(true)]).isEmpty)
     }
 
     /// `flowrun tasks` and `flowrun schema` list a task's ParameterSpecs: the new ones must be there.
     @Test func writeDeclaresItsNewParameters() {
         let names = Set(WriteTask().parameters.map(\.name))
-        #expect(names.isSuperset(of: ["format", "quality", "progressive", "lossless", "background", "keep"]))
-        #expect(WriteTask().parameter(named: "format")?.type == .oneOf(["jpeg", "png", "webp"]))
+        #expect(names.isSuperset(of: ["format", "quality", "progressive", "lossless", "background", "keep", "strip"]))
+        #expect(WriteTask().parameter(named: "format")?.type == .oneOf(["jpeg", "png", "webp", "avif"]))
         #expect(WriteTask().parameter(named: "background")?.defaultValue == .string("#ffffff"))
     }
 }

@@ -1,5 +1,6 @@
-// libFuzzer target: bytes → ImageDecoder (JPEG via TurboJPEG, PNG via libpng, EXIF orientation), full and
-// shrink-on-load decodes, plus the PNG decoder and the EXIF reader on their own.
+// libFuzzer target: bytes → ImageDecoder (JPEG via TurboJPEG, PNG via libpng, WebP, TIFF via libtiff, HEIC and AVIF
+// via libheif, EXIF orientation), full and shrink-on-load decodes, plus the PNG decoder, the EXIF reader, the probe
+// and EXIF stripping on their own.
 import CFuzzer
 import Foundation
 
@@ -9,13 +10,15 @@ import Foundation
 public func fuzzDecoders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let buffer = UnsafeBufferPointer(start: data, count: size)
     let bytes = Data(buffer)
-    _ = ExifOrientation.read(jpeg: [UInt8](buffer))
+    _ = ExifOrientation.read(tiff: [UInt8](buffer))
     // The last byte picks a shrink-on-load fraction for JPEG (0 = full decode).
     let selector = size > 0 ? Int(buffer[size - 1] % 4) : 0
     let fraction: Double? = [nil, 0.5, 0.3, 0.1][selector]
     if let image = try? ImageDecoder.decode(bytes, source: "fuzz", keptFraction: { _, _ in fraction }) {
         precondition(image.pixels.count == image.width * image.height * 4, "pixel buffer does not match the size")
     }
+    _ = try? ImageProbe(bytes)
+    _ = ExifField.strip(Set(ExifField.allCases), from: [UInt8](buffer))
     if size >= 8, buffer[0] == 0x89 {
         _ = try? PNGCodec.decode(UnsafeRawBufferPointer(buffer), source: "fuzz")
     }

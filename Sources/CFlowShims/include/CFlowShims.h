@@ -5,4 +5,5 @@
 #include "cflow_jpeg_rows.h"
 #include "cflow_png_rows.h"
 #include "cflow_checked_stream.h"
+#include "cflow_tiff.h"
 #endif

@@ -1,10 +1,12 @@
+internal import CHEIF
 internal import CJPEG
 internal import CLCMS2
 internal import CPNG
+internal import CTIFF
 internal import CWebP
 
 /// The codec libraries' versions, part of the implementation version of the tasks that decode or encode: a new
-/// libjpeg-turbo, libpng, libwebp or Little CMS may give other pixels or bytes for the same input, so results of the
+/// libjpeg-turbo, libpng, libwebp, Little CMS, libtiff or libheif may give other pixels or bytes for the same input, so results of the
 /// old one are not reused.
 enum CodecVersions {
     static let description: String = {
@@ -13,6 +15,7 @@ enum CodecVersions {
         let webp = Int(WebPGetDecoderVersion())
         let lcms = Int(cmsGetEncodedCMMversion())
         return "libjpeg-turbo \(jpeg / 1_000_000).\(jpeg / 1000 % 1000).\(jpeg % 1000) libpng \(png) "
-            + "libwebp \(webp >> 16).\(webp >> 8 & 0xFF).\(webp & 0xFF) lcms2 \(lcms / 1000).\(lcms / 10 % 100)"
+            + "libwebp \(webp >> 16).\(webp >> 8 & 0xFF).\(webp & 0xFF) lcms2 \(lcms / 1000).\(lcms / 10 % 100) "
+            + "libtiff \(TIFFLIB_VERSION) libheif \(String(cString: heif_get_version()))"
     }()
 }

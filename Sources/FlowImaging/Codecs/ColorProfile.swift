@@ -59,8 +59,18 @@ enum ColorProfile {
         return true
     }
 
+    /// The description of an ICC profile ("Display P3", "sRGB IEC61966-2.1"), or `nil` when lcms2 cannot read it or
+    /// it has none.
+    static func name(of bytes: [UInt8]) -> String? {
+        guard let profile = bytes.withUnsafeBytes({ cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) })
+        else { return nil }
+        defer { cmsCloseProfile(profile) }
+        let text = description(of: profile)
+        return text.isEmpty ? nil : text
+    }
+
     /// The profile's description (tag `desc`), in English if it has several.
-    private static func description(of profile: cmsHPROFILE) -> String {
+    static func description(of profile: cmsHPROFILE) -> String {
         var buffer = [wchar_t](repeating: 0, count: 256)
         let length = cmsGetProfileInfo(profile, cmsInfoDescription, "en", "US", &buffer, cmsUInt32Number(256 * 4))
         guard length > 0 else { return "" }

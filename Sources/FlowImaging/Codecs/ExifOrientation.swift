@@ -22,86 +22,23 @@ package enum ExifOrientation: Int, Sendable, Hashable, CaseIterable {
     /// Whether width and height swap.
     package var swapsAxes: Bool { rawValue >= 5 }
 
-    /// Reads the orientation from a JPEG's APP1 Exif segment; `.up` when there is none or it is malformed.
-    ///
-    /// Walks the markers from SOI to SOS; in the TIFF structure, honours both byte orders (`II`, `MM`) and
-    /// reads tag 0x0112 (type SHORT) of IFD0. Never reads out of bounds.
-    package static func read<Bytes: RandomAccessCollection<UInt8>>(jpeg bytes: Bytes) -> ExifOrientation
-    where Bytes.Index == Int {
-        let b = bytes
-        let start = b.startIndex
-        let end = b.endIndex
-        guard b.count > 4, b[start] == 0xFF, b[start + 1] == 0xD8 else { return .up }
-        var i = start + 2
-        while i + 4 <= end {
-            guard b[i] == 0xFF else { return .up }
-            let marker = b[i + 1]
-            if marker == 0xFF {
-                i += 1
-                continue
-            }  // fill byte
-            if marker == 0xDA || marker == 0xD9 { return .up }  // start of scan / end of image
-            let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
-            guard length >= 2, i + 2 + length <= end else { return .up }
-            let body = i + 4
-            let bodyEnd = i + 2 + length
-            if marker == 0xE1, bodyEnd - body >= 14,
-                Array(b[body..<body + 6]) == [0x45, 0x78, 0x69, 0x66, 0, 0]
-            {  // "Exif\0\0"
-                return tiffOrientation(b, from: body + 6, to: bodyEnd) ?? .up
-            }
-            i = bodyEnd
-        }
-        return .up
-    }
-
-    /// Reads the orientation from a bare TIFF structure (a PNG's `eXIf` chunk); `.up` when it has none or it is
-    /// malformed.
-    package static func read(tiff bytes: [UInt8]) -> ExifOrientation {
-        tiffOrientation(bytes, from: 0, to: bytes.count) ?? .up
-    }
-
-    static func tiffOrientation<Bytes: RandomAccessCollection<UInt8>>(_ b: Bytes, from tiff: Int, to end: Int)
-        -> ExifOrientation? where Bytes.Index == Int
-    {
-        guard let entry = orientationEntry(b, from: tiff, to: end) else { return nil }
-        return ExifOrientation(rawValue: entry.value)
+    /// Reads the orientation from a bare TIFF structure (an EXIF block); `nil` when it has no valid one, or the
+    /// structure is malformed. Never reads out of bounds.
+    package static func read(tiff bytes: [UInt8]) -> ExifOrientation? {
+        orientationEntry(bytes).flatMap { ExifOrientation(rawValue: $0.value) }
     }
 
     /// Where the orientation's SHORT value sits in a bare TIFF structure (to rewrite it), if it has a valid one.
     static func orientationValueOffset(in tiff: [UInt8]) -> Int? {
-        orientationEntry(tiff, from: 0, to: tiff.count)?.offset
+        orientationEntry(tiff)?.offset
     }
 
     /// IFD0's tag 0x0112 (type SHORT): its value and the offset of that value.
-    private static func orientationEntry<Bytes: RandomAccessCollection<UInt8>>(
-        _ b: Bytes, from tiff: Int, to end: Int
-    ) -> (value: Int, offset: Int)? where Bytes.Index == Int {
-        guard end - tiff >= 8 else { return nil }
-        let little: Bool
-        switch (b[tiff], b[tiff + 1]) {
-        case (0x49, 0x49): little = true
-        case (0x4D, 0x4D): little = false
-        default: return nil
-        }
-        func u16(_ at: Int) -> Int? {
-            guard at >= tiff, at + 2 <= end else { return nil }
-            return little ? Int(b[at]) | Int(b[at + 1]) << 8 : Int(b[at]) << 8 | Int(b[at + 1])
-        }
-        func u32(_ at: Int) -> Int? {
-            guard let hi = u16(little ? at + 2 : at), let lo = u16(little ? at : at + 2) else { return nil }
-            return hi << 16 | lo
-        }
-        guard u16(tiff + 2) == 42, let ifd = u32(tiff + 4), let count = u16(tiff + ifd) else { return nil }
-        for entry in 0..<count {
-            let at = tiff + ifd + 2 + entry * 12
-            guard let tag = u16(at) else { return nil }
-            if tag == 0x0112 {
-                guard u16(at + 2) == 3, let value = u16(at + 8) else { return nil }
-                return (value, at + 8 - tiff)
-            }
-        }
-        return nil
+    private static func orientationEntry(_ bytes: [UInt8]) -> (value: Int, offset: Int)? {
+        guard let tiff = TIFFStructure(bytes), let ifd = tiff.firstIFD, let entry = tiff.entry(0x0112, inIFDAt: ifd),
+            entry.type == 3, let value = tiff.integer(entry)
+        else { return nil }
+        return (value, entry.valueOffset)
     }
 }
 

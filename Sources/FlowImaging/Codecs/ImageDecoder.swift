@@ -1,6 +1,6 @@
 import Foundation
 
-/// Decodes JPEG, PNG or WebP bytes, recognised from their magic bytes, into an ``Image``.
+/// Decodes JPEG, PNG, WebP, TIFF, HEIC or AVIF bytes, recognised from their magic bytes, into an ``Image``.
 package enum ImageDecoder {
     /// Decodes an image file: its pixels, turned upright by its EXIF orientation and converted to sRGB from its ICC
     /// profile, if any (see ``ColorProfile``), and its metadata (``Image/metadata``).
@@ -12,7 +12,8 @@ package enum ImageDecoder {
     ///     1/2, 3/8, 1/4, 1/8…); the image's ``Image/originalWidth`` and ``Image/originalHeight`` keep the full size.
     ///   - warn: Receives the decoder's warnings about a damaged but readable file (the image is still returned).
     ///   - shouldContinue: Asked as the decode goes with the work done — every few rows of a JPEG, before every
-    ///     read of a PNG's bytes, every part of a WebP fed to libwebp; when it returns `false` the decode stops and
+    ///     read of a PNG's bytes, every part of a WebP fed to libwebp, every band of a TIFF's strips or tiles, before a
+    ///     HEIC or AVIF (libheif cannot stop midway); when it returns `false` the decode stops and
     ///     throws "the decode was stopped".
     /// - Throws: ``ImageCodecError`` naming the cause: unknown format, corrupt or truncated data.
     package static func decode(
@@ -37,6 +38,11 @@ package enum ImageDecoder {
                     return .success(try PNGCodec.decode(bytes, source: source, shouldContinue: shouldContinue))
                 case .webp:
                     return .success(try WebPCodec.decode(bytes, source: source, shouldContinue: shouldContinue))
+                case .tiff:
+                    return .success(try TIFFCodec.decode(bytes, source: source, shouldContinue: shouldContinue))
+                case .heic, .avif:
+                    guard shouldContinue(0) else { throw ImageCodecError("the decode was stopped") }
+                    return .success(try HEIFCodec.decode(bytes, format: format, source: source))
                 }
             } catch {
                 return .failure(error)

@@ -4,7 +4,7 @@ import Foundation
 package struct EncodeOptions: Sendable, Hashable {
     /// The format.
     package var format: ImageFormat
-    /// JPEG and lossy WebP quality, 1…100.
+    /// JPEG, lossy WebP and AVIF quality, 1…100.
     package var quality: Int
     /// JPEG only: progressive (several scans, coarse to fine) rather than baseline.
     package var progressive: Bool
@@ -14,11 +14,13 @@ package struct EncodeOptions: Sendable, Hashable {
     package var background: RGBColor
     /// The metadata copied from the decoded file into the output.
     package var keep: Set<ImageMetadata.Kind>
+    /// The EXIF fields dropped from kept EXIF.
+    package var strip: Set<ExifField>
 
     /// Creates options; the defaults are `write`'s.
     package init(
         format: ImageFormat, quality: Int = 90, progressive: Bool = false, lossless: Bool = false,
-        background: RGBColor = .white, keep: Set<ImageMetadata.Kind> = []
+        background: RGBColor = .white, keep: Set<ImageMetadata.Kind> = [], strip: Set<ExifField> = []
     ) {
         self.format = format
         self.quality = quality
@@ -26,10 +28,11 @@ package struct EncodeOptions: Sendable, Hashable {
         self.lossless = lossless
         self.background = background
         self.keep = keep
+        self.strip = strip
     }
 }
 
-/// Encodes images as JPEG, PNG or WebP, with the metadata asked for.
+/// Encodes images as JPEG, PNG, WebP or AVIF, with the metadata asked for.
 package enum ImageEncoder {
     /// Encodes an image; a pending colour matrix is applied first.
     ///
@@ -39,7 +42,7 @@ package enum ImageEncoder {
     /// (instead of the `sRGB` chunk libpng writes otherwise), WebP in an `ICCP` chunk of the extended container
     /// (``WebPContainer``), with the other metadata chunks.
     package static func encode(_ image: Image, _ options: EncodeOptions) throws(ImageCodecError) -> Data {
-        let metadata = image.metadata.keeping(options.keep)
+        let metadata = image.metadata.keeping(options.keep, stripping: options.strip)
         switch options.format {
         case .jpeg:
             let flat = image.composited(over: options.background)
@@ -50,6 +53,10 @@ package enum ImageEncoder {
         case .png:
             let png = try PNGCodec.encode(image)
             return Data(PNGCodec.inserting(metadata, into: [UInt8](png)))
+        case .avif:
+            return try HEIFCodec.encodeAVIF(image, quality: options.quality, metadata: metadata)
+        case .heic, .tiff:
+            throw ImageCodecError("flowrun does not write \(options.format.displayName)")
         case .webp:
             let webp = try WebPCodec.encode(image, quality: options.quality, lossless: options.lossless)
             return Data(

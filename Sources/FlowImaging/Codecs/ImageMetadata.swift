@@ -23,9 +23,10 @@ package struct ImageMetadata: Sendable, Hashable {
     /// The prefix of an XMP packet in a JPEG APP1 segment.
     static let xmpPrefix = Array("http://ns.adobe.com/xap/1.0/\0".utf8)
 
-    /// The EXIF orientation, `.up` when there is no EXIF or no valid tag.
+    /// The orientation: EXIF's tag, else XMP's `tiff:Orientation` (as Pillow reads it), else `.up`.
     package var orientation: ExifOrientation {
-        exif.map { ExifOrientation.read(tiff: $0) } ?? .up
+        if let exif, let tagged = ExifOrientation.read(tiff: exif) { return tagged }
+        return xmp.flatMap(XMPOrientation.read) ?? .up
     }
 
     /// The EXIF block with its orientation tag set to 1 (upright), for writing pixels that are already turned.
@@ -39,11 +40,13 @@ package struct ImageMetadata: Sendable, Hashable {
         return tiff
     }
 
-    /// The metadata with only the kinds listed.
-    func keeping(_ kinds: Set<Kind>) -> ImageMetadata {
+    /// The metadata with only the kinds listed, the EXIF without the fields in `stripped`, and the orientation
+    /// of EXIF and XMP reset to upright.
+    func keeping(_ kinds: Set<Kind>, stripping stripped: Set<ExifField> = []) -> ImageMetadata {
         ImageMetadata(
-            exif: kinds.contains(.exif) ? exifUpright : nil, icc: kinds.contains(.icc) ? icc : nil,
-            xmp: kinds.contains(.xmp) ? xmp : nil)
+            exif: kinds.contains(.exif) ? exifUpright.flatMap { ExifField.strip(stripped, from: $0) } : nil,
+            icc: kinds.contains(.icc) ? icc : nil,
+            xmp: kinds.contains(.xmp) ? xmp.map(XMPOrientation.upright) : nil)
     }
 
     /// The kinds of metadata `write` can keep.

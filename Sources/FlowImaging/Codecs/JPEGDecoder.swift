@@ -25,10 +25,7 @@ enum JPEGDecoder {
         }
     }
 
-    /// The largest image decoded (1 GiB of RGBA); larger headers are refused rather than allocated.
-    static let maximumPixels = 1 << 28
-
-    /// Reads the header and the EXIF orientation.
+    /// Reads the header and the orientation (EXIF's, else XMP's).
     ///
     /// TurboJPEG's header call returns -1 for libjpeg warnings too (e.g. "16 extraneous bytes before marker 0xe1",
     /// common in files from old cameras), with the size already filled in: then the
@@ -53,7 +50,7 @@ enum JPEGDecoder {
             }
         }
         guard w > 0, h > 0 else { throw ImageCodecError("JPEG has no pixels") }
-        let orientation = ExifOrientation.read(jpeg: UnsafeBufferPointer(start: base, count: bytes.count))
+        let orientation = JPEGSegments.read(bytes).orientation
         return Header(
             width: Int(w), height: Int(h), colorspace: colorspace, orientation: orientation, warning: warning)
     }
@@ -97,10 +94,6 @@ enum JPEGDecoder {
         let handle = try TurboJPEGHandle.decompressor()
         let header = try header(bytes, handle: handle)
         if let warning = header.warning { warn(warning) }
-        guard header.width * header.height <= maximumPixels else {
-            throw ImageCodecError(
-                "JPEG is too large (\(header.width)×\(header.height) pixels; at most \(maximumPixels))")
-        }
         // A header may claim any size: refuse a file too short to hold it before allocating the pixels (a few
         // hundred bytes could otherwise cost a 1 GiB buffer and seconds of decoding into it).
         if !isArithmeticCoded(bytes) {
@@ -111,6 +104,7 @@ enum JPEGDecoder {
                         + "\(header.width)×\(header.height) pixels; Huffman coding needs at least \((blocks + 7) / 8))")
             }
         }
+        try PixelBudget.check(width: header.width, height: header.height, making: "the JPEG")
         let oriented = header.orientedSize
         var factor = (num: 1, denom: 1)
         if let fraction = keptFraction(oriented.width, oriented.height) {

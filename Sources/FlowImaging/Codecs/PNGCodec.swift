@@ -9,8 +9,9 @@ import Foundation
 /// 8-bit sRGB RGBA. 16-bit files without a gAMA or sRGB chunk are taken as sRGB-encoded, as browsers do
 /// (`PNG_IMAGE_FLAG_16BIT_sRGB`), not as linear light. 16-bit interlaced files go through libpng's row API instead
 /// (in C, `cflow_png_read_rgba8_via_rows`): libpng 1.6.39's simplified API gets every other row of them wrong when it
-/// both de-interlaces and reduces to 8 bits (pnggroup/libpng#853). The EXIF orientation of an `eXIf` chunk is
-/// applied, as for JPEG.
+/// both de-interlaces and reduces to 8 bits (pnggroup/libpng#853). The orientation is applied, as for JPEG: from an
+/// `eXIf` chunk, else from the hex EXIF of a `Raw profile type exif` text chunk (ImageMagick writes those), else from
+/// XMP's `tiff:Orientation`.
 package enum PNGCodec {
     /// Decodes a PNG file.
     ///
@@ -28,8 +29,8 @@ package enum PNGCodec {
         if stopped { throw ImageCodecError("the decode was stopped") }
         let (width, height, pixels) = try result.get()
         var decoded = Image(width: width, height: height, pixels: pixels, source: source)
-        decoded.metadata = ImageMetadata(exif: chunks.exif, icc: chunks.profile, xmp: chunks.xmp)
-        return decoded.oriented(chunks.orientation)
+        decoded.metadata = chunks.metadata
+        return decoded.oriented(decoded.metadata.orientation)
     }
 
     /// The RGBA8 pixels of the PNG `bytes`, read by libpng from `file` (a stream over `bytes`).
@@ -48,9 +49,6 @@ package enum PNGCodec {
         let width = Int(image.width)
         let height = Int(image.height)
         guard width > 0, height > 0 else { return .failure(ImageCodecError("PNG has no pixels")) }
-        guard width * height <= 1 << 28 else {
-            return .failure(ImageCodecError("PNG is too large (\(width)×\(height))"))
-        }
         // A header may claim any size: refuse a file too short to hold it before allocating the pixels. Its
         // rows, one filter byte each, are deflated, and deflate compresses at most 1032:1.
         let rowBits = width * bitsPerPixel(ofHeaderIn: bytes)
@@ -60,6 +58,11 @@ package enum PNGCodec {
                 ImageCodecError(
                     "PNG data is truncated (\(bytes.count) bytes cannot hold \(width)×\(height) pixels, "
                         + "\(rawSize) bytes before compression)"))
+        }
+        do throws(ImageCodecError) {
+            try PixelBudget.check(width: width, height: height, making: "the PNG")
+        } catch {
+            return .failure(error)
         }
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         if chunks.bitDepth == 16 && chunks.isInterlaced {

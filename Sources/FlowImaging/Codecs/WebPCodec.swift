@@ -29,27 +29,18 @@ package enum WebPCodec {
         let width = Int(features.width)
         let height = Int(features.height)
         guard width > 0, height > 0 else { throw ImageCodecError("WebP has no pixels") }
+        try PixelBudget.check(width: width, height: height, making: "the WebP")
         guard features.has_animation == 0 else {
             throw ImageCodecError("animated WebP is not supported (decode takes still images)")
         }
         var stopped = false
-        var pixels = [UInt8](repeating: 0, count: width * height * 4)
-        let decoded = pixels.withUnsafeMutableBufferPointer { out -> VP8StatusCode in
-            guard let decoder = WebPINewRGB(MODE_RGBA, out.baseAddress, out.count, Int32(width * 4)) else {
-                return VP8_STATUS_OUT_OF_MEMORY
-            }
-            defer { WebPIDelete(decoder) }
-            var given = 0
-            repeat {
-                if given > 0, !shouldContinue(given) {
-                    stopped = true
-                    return VP8_STATUS_SUSPENDED
-                }
-                given = min(bytes.count, given + bytesPerCheck)
-                let status = WebPIUpdate(decoder, base, given)
-                guard status == VP8_STATUS_SUSPENDED else { return status }
-            } while given < bytes.count
-            return VP8_STATUS_NOT_ENOUGH_DATA
+        // libwebp writes every pixel of a decode that succeeds (a failed one drops the buffer): no zero-filling first,
+        // which cost the pages of the whole claimed size before a truncated file failed.
+        var decoded = VP8_STATUS_OK
+        let pixels = [UInt8](unsafeUninitializedCapacity: width * height * 4) { out, initialized in
+            initialized = width * height * 4
+            decoded = decodeIncrementally(
+                bytes, into: out, width: width, stopped: &stopped, shouldContinue: shouldContinue)
         }
         if stopped { throw ImageCodecError("the decode was stopped") }
         guard decoded == VP8_STATUS_OK else { throw failure(decoded, stage: "data") }
@@ -57,6 +48,31 @@ package enum WebPCodec {
         var image = Image(width: width, height: height, pixels: pixels, source: source)
         image.metadata = chunks.metadata
         return image.oriented(chunks.metadata.orientation)
+    }
+
+    /// Feeds the file to libwebp's incremental decoder ``bytesPerCheck`` bytes at a time, writing RGBA into `out`.
+    private static func decodeIncrementally(
+        _ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableBufferPointer<UInt8>, width: Int, stopped: inout Bool,
+        shouldContinue: (_ bytesDone: Int) -> Bool
+    ) -> VP8StatusCode {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            return VP8_STATUS_NOT_ENOUGH_DATA
+        }
+        guard let decoder = WebPINewRGB(MODE_RGBA, out.baseAddress, out.count, Int32(width * 4)) else {
+            return VP8_STATUS_OUT_OF_MEMORY
+        }
+        defer { WebPIDelete(decoder) }
+        var given = 0
+        repeat {
+            if given > 0, !shouldContinue(given) {
+                stopped = true
+                return VP8_STATUS_SUSPENDED
+            }
+            given = min(bytes.count, given + bytesPerCheck)
+            let status = WebPIUpdate(decoder, base, given)
+            guard status == VP8_STATUS_SUSPENDED else { return status }
+        } while given < bytes.count
+        return VP8_STATUS_NOT_ENOUGH_DATA
     }
 
     /// Encodes an image as WebP.

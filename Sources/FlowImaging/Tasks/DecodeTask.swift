@@ -1,21 +1,25 @@
 import FlowKit
 import Foundation
 
-/// `decode`: JPEG, PNG or WebP bytes (recognised from the bytes, not the name) to an RGBA8 ``Image``; a timeout or
-/// Ctrl-C stops it midway.
+/// `decode`: JPEG, PNG, WebP, TIFF, HEIC or AVIF bytes (recognised from the bytes, not the name) to an RGBA8
+/// ``Image``; a timeout or Ctrl-C stops it midway (HEIC and AVIF: before it starts).
 ///
-/// EXIF orientation is applied. With ``NodeContext/optimize``, a JPEG is decoded at a DCT scale (M/8: 1/2, 3/8, 1/4, …) when
+/// The orientation is applied (EXIF's, else XMP's; HEIF's own rotation); the size is checked against the
+/// ``PixelBudget`` before any pixel is allocated. With ``NodeContext/optimize``, a JPEG is decoded at a DCT scale (M/8: 1/2, 3/8, 1/4, …) when
 /// every consumer downsamples enough (shrink-on-load, see ``ConsumerAnalysis``).
 package struct DecodeTask: TaskType {
     package init() {}
     package var name: String { "decode" }
-    package var summary: String { "Decodes JPEG, PNG or WebP bytes (detected from the bytes) into an image." }
+    package var summary: String {
+        "Decodes JPEG, PNG, WebP, TIFF, HEIC or AVIF bytes (detected from the bytes) into an image."
+    }
     package var consumes: InputRequirement { .oneOf([.data]) }
     package var provides: ProviderKind? { .image }
     /// 2: ICC profiles converted to sRGB, 16-bit interlaced PNGs read correctly, PNG `eXIf` orientation, WebP.
     /// 3: shrink-on-load keeps more of a JPEG dense with detail.
     /// 4: scales 1/2 and 1/4 sample each block's low frequencies (no box blur), and every JPEG uses the same margin.
-    package var implementationVersion: String { "4 " + CodecVersions.description }
+    /// 5: TIFF, HEIC and AVIF; orientation from a PNG's `Raw profile type exif` chunk and from XMP.
+    package var implementationVersion: String { "5 " + CodecVersions.description }
     package func makeOperation(_ context: NodeContext) -> FlowOperation { DecodeOperation(context: context) }
 
     /// The shrink-on-load scale the decoder asks TurboJPEG for, given the picture's full size (`facts`,

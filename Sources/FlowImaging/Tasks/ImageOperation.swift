@@ -14,6 +14,13 @@ open class ImageOperation: FlowOperation, ImageProvider, @unchecked Sendable {
         guard let image = input((any ImageProvider).self)?.providedImage else {
             return finish(.failure(context.failure(.invalidInput, "no input image (the upstream node provided none)")))
         }
+        if let size = outputSize(for: image) {
+            do throws(ImageCodecError) {
+                try PixelBudget.check(width: size.width, height: size.height, making: "the \(context.typeName) output")
+            } catch {
+                return finish(.failure(context.failure(.invalidInput, error.message, cause: error)))
+            }
+        }
         let result = transform(image)
         if finishIfCancelled() { return }
         finish(.success(result))
@@ -24,6 +31,10 @@ open class ImageOperation: FlowOperation, ImageProvider, @unchecked Sendable {
     /// Long kernels should stop early when the operation is cancelled (return anything: the base then finishes as
     /// cancelled); ask ``shouldContinue(_:)`` every few rows.
     open func transform(_ image: Image) -> Image { image }
+
+    /// The size of the largest image ``transform(_:)`` will allocate for `image`, checked against the
+    /// ``PixelBudget`` before it runs; `nil` (the default) for an output no larger than the input.
+    open func outputSize(for image: Image) -> (width: Int, height: Int)? { nil }
 
     /// A progress check for kernels: `false` once the operation is cancelled (a timeout or Ctrl-C).
     public final func shouldContinue(_ done: Int) -> Bool { !isCancelled }

@@ -48,4 +48,9 @@ package final class ResizeOperation: ImageOperation, @unchecked Sendable {
         }
         return image.resized(spec, shouldContinue: shouldContinue) ?? image
     }
+
+    package override func outputSize(for image: Image) -> (width: Int, height: Int)? {
+        ResizeSpec(context.parameters(as: ResizeTask.Parameters.self))?.scaledSize(
+            width: image.originalWidth, height: image.originalHeight)
+    }
 }

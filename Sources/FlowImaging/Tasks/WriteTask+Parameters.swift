@@ -6,9 +6,11 @@ extension WriteTask {
     public struct Parameters: TaskParameters {
         @Parameter(help: "The file to write; relative to the workflow's folder; parent folders are created.")
         public var path: String
-        @Parameter(help: "jpeg, png or webp; from the path's extension when absent.")
-        public var format: ImageFormat?
-        @Parameter(help: "JPEG and lossy WebP quality, 1 to 100.", range: 1...100)
+        @Parameter(
+            help: "jpeg, png, webp or avif; from the path's extension when absent. For data, the format its bytes "
+                + "must be.")
+        public var format: WritableFormat?
+        @Parameter(help: "JPEG, lossy WebP and AVIF quality, 1 to 100.", range: 1...100)
         public var quality = 90
         @Parameter(help: "JPEG: write a progressive file (coarse to fine scans) instead of a baseline one.")
         public var progressive = false
@@ -20,11 +22,34 @@ extension WriteTask {
             help: "Metadata copied from the decoded file: any of exif, icc, xmp (default none; EXIF "
                 + "orientation reset to 1, as decode applied it).")
         public var keep: [String]?
+        @Parameter(
+            help: "EXIF fields dropped while the rest of the EXIF is kept (camera, date, lens, exposure): any of "
+                + "gps, serial, owner, makernote, thumbnail.")
+        public var strip: [String]?
         @Parameter(help: "Whether an existing file may be replaced; when false the node fails instead.")
         public var overwrite = true
         public init() {}
 
-        /// The background is a colour, `keep` names metadata kinds, and an image gets a format it can be told.
+        /// The format an image is encoded in, or data checked against: `format`, else the path's extension.
+        var target: ImageFormat? { format?.imageFormat ?? ImageFormat(fileExtension: Self.fileExtension(of: path)) }
+
+        /// The parameters given that do nothing for `format`, with the formats they apply to.
+        func inapplicable(to format: ImageFormat) -> [(info: ParameterInfo, appliesTo: String)] {
+            var found: [(ParameterInfo, String)] = []
+            if $quality.isGiven, format == .png { found.append(($quality, "JPEG, lossy WebP and AVIF")) }
+            if $lossless.isGiven, format != .webp { found.append(($lossless, "WebP")) }
+            if $progressive.isGiven, format != .jpeg { found.append(($progressive, "JPEG")) }
+            if $background.isGiven, format != .jpeg { found.append(($background, "JPEG (it has no transparency)")) }
+            return found
+        }
+
+        /// The encoding parameters given, which do nothing when `write` passes data through as it is.
+        var encodingParameters: [ParameterInfo] {
+            [$quality, $progressive, $lossless, $background, $keep, $strip].filter(\.isGiven)
+        }
+
+        /// The background is a colour, `keep` and `strip` name what they can, an image gets a format `write` encodes
+        /// and only parameters that apply to it, and data gets no encoding parameters.
         public func validate(reading input: ProviderKind?, into diagnostics: inout Diagnostics) {
             if !background.contains("${"), RGBColor(background) == nil {
                 diagnostics.error(
@@ -37,20 +62,50 @@ extension WriteTask {
                     "write cannot keep '\(kind)'", at: $keep.location,
                     hint: "keep takes any of \(kinds.joined(separator: ", "))")
             }
-            // Data is written as it is, whatever the extension; only an image needs a format.
-            guard input != .data, format == nil else { return }
-            // An interpolated path may only be known at run time; check what is literal.
-            guard !path.contains("${") || !(path as NSString).pathExtension.contains("}") else { return }
-            let ext = (path as NSString).pathExtension
-            if ext.isEmpty {
+            let fields = ExifField.allCases.map(\.rawValue)
+            for field in strip ?? [] where !fields.contains(field) && !field.contains("${") {
                 diagnostics.error(
-                    "write needs a format: path '\(path)' has no extension", at: $path.location,
-                    hint: "add `format: jpeg`, `format: png` or `format: webp`, or end the path in .jpg, .png or .webp")
-            } else if ImageFormat(fileExtension: ext) == nil {
-                diagnostics.error(
-                    "write's format from its extension: unknown extension '.\(ext)'", at: $path.location,
-                    hint: "use .jpg, .jpeg, .png or .webp, or give `format: jpeg`, `format: png` or `format: webp`")
+                    "write cannot strip '\(field)'", at: $strip.location,
+                    hint: "strip takes any of \(fields.joined(separator: ", "))")
             }
+            if input == .data {
+                for parameter in encodingParameters {
+                    diagnostics.error(
+                        "write's '\(parameter.name)' does not apply to data, which is written as it is",
+                        at: parameter.location, hint: "to re-encode an image, put a `decode` before this write")
+                }
+                return
+            }
+            let writable = WritableFormat.list
+            // An interpolated extension is only known at run time (the operation checks it then); a `format:` that
+            // is not one is reported by its type.
+            let ext = Self.fileExtension(of: path)
+            guard format != nil || !(path.contains("${") && ext.contains("}")) && !$format.isGiven else { return }
+            guard let target else {
+                let problem = ext.isEmpty ? "the path has no extension" : "unknown extension '.\(ext)'"
+                diagnostics.error(
+                    "write needs a format: \(problem)", at: $path.location,
+                    hint: "add `format:` (\(writable)), or end the path in .jpg, .png, .webp or .avif")
+                return
+            }
+            guard target.isWritable else {
+                diagnostics.error(
+                    "write cannot encode \(target.displayName) (the path's extension is '.\(ext)')", at: $path.location,
+                    hint: "flowrun reads \(target.displayName) but writes \(writable)")
+                return
+            }
+            for (parameter, appliesTo) in inapplicable(to: target) {
+                diagnostics.error(
+                    "write's '\(parameter.name)' does not apply to \(target.displayName)", at: parameter.location,
+                    hint: "'\(parameter.name)' applies to \(appliesTo) only; remove it")
+            }
+        }
+
+        /// The extension of a path (after its last dot in its last component), without the dot; "" when none.
+        static func fileExtension(of path: String) -> String {
+            let name = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
+            guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+            return String(name[name.index(after: dot)...])
         }
     }
 }

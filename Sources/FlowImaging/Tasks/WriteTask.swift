@@ -5,12 +5,13 @@ import Foundation
 package struct WriteTask: TaskType {
     package init() {}
     package var name: String { "write" }
-    package var summary: String { "Writes an image (JPEG, PNG or WebP) or bytes to a file, atomically." }
+    package var summary: String { "Writes an image (JPEG, PNG, WebP or AVIF) or bytes to a file, atomically." }
     package var consumes: InputRequirement { .oneOf([.image, .data]) }
     package var provides: ProviderKind? { .file }
     /// 2: JPEG composites transparency over `background`; WebP; metadata kept on request.
     /// 3: PNG keeps a profile in an `iCCP` chunk.
-    package var implementationVersion: String { "3 " + CodecVersions.description }
+    /// 4: AVIF; `strip`; a kept XMP's orientation reset to 1.
+    package var implementationVersion: String { "4 " + CodecVersions.description }
     package func outputPath(_ parameters: Parameters) -> String? { parameters.path }
 
     package func fileAccess(_ parameters: Parameters) -> FileAccess {
@@ -37,37 +38,22 @@ package final class WriteOperation: FlowOperation, FileProvider, @unchecked Send
         let bytes: Data
         var preview: Data?
         if let image = input((any ImageProvider).self)?.providedImage {
-            guard let format = parameters.format ?? ImageFormat(fileExtension: (path as NSString).pathExtension) else {
-                let ext = (path as NSString).pathExtension
-                return finish(
-                    .failure(
-                        context.failure(
-                            .invalidInput,
-                            "cannot tell the format of '\(rawPath)' from its extension '.\(ext)': "
-                                + "give `format: jpeg`, `format: png` or `format: webp`"
-                        )))
+            let options: EncodeOptions
+            switch encodeOptions(parameters) {
+            case .success(let chosen): options = chosen
+            case .failure(let failure): return finish(.failure(failure))
             }
-            let backgroundName = parameters.background
-            guard let background = RGBColor(backgroundName) else {
-                return finish(
-                    .failure(
-                        context.failure(
-                            .invalidInput,
-                            "background '\(backgroundName)' is not a colour: use #rrggbb, #rgb, white or black")))
-            }
-            let options = EncodeOptions(
-                format: format, quality: parameters.quality, progressive: parameters.progressive,
-                lossless: parameters.lossless, background: background,
-                keep: Set((parameters.keep ?? []).compactMap(ImageMetadata.Kind.init(rawValue:))))
             do {
                 bytes = try ImageEncoder.encode(image, options)
                 if context.previews { preview = ImagePreview.jpeg(of: image) }
             } catch {
                 return finish(
                     .failure(
-                        context.failure(.internalError, "cannot encode \(format.rawValue): \(error)", cause: error)))
+                        context.failure(
+                            .internalError, "cannot encode \(options.format.displayName): \(error)", cause: error)))
             }
         } else if let payload = input((any DataProvider).self)?.providedData {
+            if let mismatch = formatMismatch(payload, parameters) { return finish(.failure(mismatch)) }
             bytes = payload.bytes
         } else {
             return finish(
@@ -85,5 +71,52 @@ package final class WriteOperation: FlowOperation, FileProvider, @unchecked Send
         } catch {
             finish(.failure(context.failure(.io, error.message, cause: error)))
         }
+    }
+
+    /// The encoding `write` uses for an image, or why it cannot encode one: what validation checks, for a path whose
+    /// extension was only known once interpolated.
+    private func encodeOptions(_ parameters: WriteTask.Parameters) -> Result<EncodeOptions, NodeFailure> {
+        let ext = WriteTask.Parameters.fileExtension(of: parameters.path)
+        guard let format = parameters.target, format.isWritable else {
+            let writable = WritableFormat.list
+            return .failure(
+                context.failure(
+                    .invalidInput,
+                    "cannot tell a format flowrun writes from the extension '.\(ext)' of '\(parameters.path)': "
+                        + "give `format:` (\(writable))"))
+        }
+        if let (parameter, appliesTo) = parameters.inapplicable(to: format).first {
+            return .failure(
+                context.failure(
+                    .invalidInput,
+                    "'\(parameter.name)' does not apply to \(format.displayName) (it applies to \(appliesTo) only)"))
+        }
+        guard let background = RGBColor(parameters.background) else {
+            return .failure(
+                context.failure(
+                    .invalidInput,
+                    "background '\(parameters.background)' is not a colour: use #rrggbb, #rgb, white or black"))
+        }
+        let strip = Set((parameters.strip ?? []).compactMap(ExifField.init(rawValue:)))
+        var keep = Set((parameters.keep ?? []).compactMap(ImageMetadata.Kind.init(rawValue:)))
+        // Stripping fields keeps the rest of the EXIF.
+        if !strip.isEmpty { keep.insert(.exif) }
+        return .success(
+            EncodeOptions(
+                format: format, quality: parameters.quality, progressive: parameters.progressive,
+                lossless: parameters.lossless, background: background, keep: keep, strip: strip))
+    }
+
+    /// The failure for data that is an image of one format written under the name or `format:` of another (JPEG
+    /// bytes to `x.webp` would stay JPEG under a WebP name): `nil` when they agree or either is not an image format.
+    private func formatMismatch(_ payload: DataPayload, _ parameters: WriteTask.Parameters) -> NodeFailure? {
+        guard let target = parameters.target, let actual = ImageFormat.sniff(payload.bytes), actual != target else {
+            return nil
+        }
+        let named = parameters.format == nil ? "the path '\(parameters.path)' names" : "`format:` says"
+        return context.failure(
+            .invalidInput,
+            "the data is a \(actual.displayName) image but \(named) \(target.displayName); write does not convert data: "
+                + "put a `decode` before this write to re-encode it, or write it under a .\(actual.rawValue) name")
     }
 }

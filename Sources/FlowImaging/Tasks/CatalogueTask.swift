@@ -1,0 +1,139 @@
+import FlowKit
+import Foundation
+
+/// `catalogue`: collects the JSON objects of its data inputs — one per item of a `gather`, e.g. what `probe` says
+/// about each photo of a folder — into one file: a JSON array, or a CSV table with a column per key.
+///
+/// A gather `command` could only pipe the first item's data to a program (`stdin` takes one input), and the objects
+/// of a folder are small: this writes them in item order, atomically, as `write` does.
+package struct CatalogueTask: TaskType {
+    package init() {}
+    package var name: String { "catalogue" }
+    package var summary: String {
+        "Writes the JSON objects of its inputs (one per item, e.g. from probe) as a JSON array or a CSV table."
+    }
+    package var consumes: InputRequirement { .oneOf([.data]) }
+    package var provides: ProviderKind? { .file }
+    package func outputPath(_ parameters: Parameters) -> String? { parameters.path }
+
+    package func fileAccess(_ parameters: Parameters) -> FileAccess {
+        guard !parameters.path.isEmpty else { return .none }
+        return FileAccess(writes: [.init(parameters.path, from: parameters.$path.name)])
+    }
+
+    /// The file formats of a catalogue.
+    package enum Format: String, Sendable, Hashable, CaseIterable, ParameterValue {
+        /// A JSON array of the objects, one per line.
+        case json
+        /// A header row of every key (in the order first seen), then a row per object; RFC 4180 quoting.
+        case csv
+    }
+
+    /// The parameters of ``CatalogueTask``.
+    package struct Parameters: TaskParameters {
+        @Parameter(help: "The file to write; relative to the workflow's folder; parent folders are created.")
+        package var path: String
+        @Parameter(help: "json (an array) or csv (a column per key); from the path's extension when absent.")
+        package var format: Format?
+        @Parameter(help: "Whether an existing file may be replaced; when false the node fails instead.")
+        package var overwrite = true
+        package init() {}
+
+        /// `format:`, else the path's extension.
+        var target: Format? { format ?? Format(rawValue: WriteTask.Parameters.fileExtension(of: path).lowercased()) }
+
+        /// The format is given or told by a literal extension.
+        package func validate(reading input: ProviderKind?, into diagnostics: inout Diagnostics) {
+            let ext = WriteTask.Parameters.fileExtension(of: path)
+            guard target == nil, !(path.contains("${") && ext.contains("}")) else { return }
+            diagnostics.error(
+                "catalogue needs a format: \(ext.isEmpty ? "path '\(path)' has no extension" : "unknown extension '.\(ext)'")",
+                at: $path.location, hint: "end the path in .json or .csv, or add `format: json` or `format: csv`")
+        }
+    }
+
+    package func makeOperation(_ context: NodeContext) -> FlowOperation { CatalogueOperation(context: context) }
+}
+
+/// The operation of ``CatalogueTask``.
+package final class CatalogueOperation: FlowOperation, FileProvider, @unchecked Sendable {
+    /// The file written, once finished.
+    package var providedFile: FileOutput? { output(as: FileOutput.self) }
+
+    package override func execute() {
+        if finishIfCancelled() { return }
+        let parameters = context.parameters(as: CatalogueTask.Parameters.self)
+        guard let format = parameters.target else {
+            return finish(
+                .failure(
+                    context.failure(
+                        .invalidInput, "cannot tell json or csv from '\(parameters.path)': give `format: json` or `csv`"
+                    )
+                ))
+        }
+        var objects: [[String: Any]] = []
+        for payload in inputs((any DataProvider).self).compactMap(\.providedData) {
+            // One object, or JSON Lines: an object per line.
+            for line in payload.bytes.split(separator: 0x0A) where !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) {
+                guard let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any] else {
+                    let source = payload.source.isEmpty ? "an input" : "'\(payload.source)'"
+                    return finish(
+                        .failure(context.failure(.invalidInput, "\(source) is not a JSON object (one per line)")))
+                }
+                objects.append(object)
+            }
+        }
+        let bytes = format == .json ? Self.jsonArray(objects) : Self.csv(objects)
+        if finishIfCancelled() { return }
+        let path = context.resolvePath(parameters.path)
+        if let refused = context.claimOutput(path) { return finish(.failure(refused)) }
+        do {
+            let writer = AtomicFileWriter(path: path, overwrite: parameters.overwrite)
+            guard try writer.write(bytes, isCancelled: { isCancelled }) else { return finish(.cancelled) }
+            finish(.success(FileOutput(path: parameters.path, byteCount: bytes.count)))
+        } catch {
+            finish(.failure(context.failure(.io, error.message, cause: error)))
+        }
+    }
+
+    /// `[`, the objects one per line with sorted keys, `]`.
+    static func jsonArray(_ objects: [[String: Any]]) -> Data {
+        let lines = objects.map { String(decoding: encoded($0), as: UTF8.self) }
+        return Data(("[\n" + lines.joined(separator: ",\n") + (lines.isEmpty ? "" : "\n") + "]\n").utf8)
+    }
+
+    /// A header row of every key in the order first seen (each object's keys sorted), then a row per object.
+    static func csv(_ objects: [[String: Any]]) -> Data {
+        var columns: [String] = []
+        var seen: Set<String> = []
+        for object in objects {
+            for key in object.keys.sorted() where seen.insert(key).inserted { columns.append(key) }
+        }
+        var text = columns.map(quoted).joined(separator: ",") + "\r\n"
+        for object in objects {
+            text += columns.map { cell(object[$0]) }.joined(separator: ",") + "\r\n"
+        }
+        return Data(text.utf8)
+    }
+
+    /// A value as CSV: empty for null or absent, strings quoted when needed, anything else (numbers, booleans) as its
+    /// JSON text.
+    private static func cell(_ value: Any?) -> String {
+        switch value {
+        case nil, is NSNull: ""
+        case let text as String: quoted(text)
+        case let value?: quoted(String(decoding: encoded(value), as: UTF8.self))
+        }
+    }
+
+    /// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
+    private static func quoted(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    private static func encoded(_ value: Any) -> Data {
+        (try? JSONSerialization.data(
+            withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])) ?? Data()
+    }
+}
