@@ -1,7 +1,8 @@
 import FlowKit
 import Foundation
 
-/// `write`: encodes an image (or passes bytes through) and writes it atomically to `path`.
+/// `write`: encodes an image (or passes bytes through) and writes it atomically to `path`, a file or an
+/// `s3://bucket/key` object.
 package struct WriteTask: TaskType {
     package init() {}
     package var name: String { "write" }
@@ -74,6 +75,9 @@ package final class WriteOperation: FlowOperation, FileProvider, @unchecked Send
                 .failure(context.failure(.invalidInput, "no input image or data (the upstream node provided none)")))
         }
         if finishIfCancelled() { return }
+        if let upload = S3Upload.destination(rawPath, context: context) {
+            return write(bytes, to: upload, claiming: rawPath)
+        }
         if let refused = context.claimOutput(path) { return finish(.failure(refused)) }
         let writer = AtomicFileWriter(path: path, overwrite: parameters.overwrite)
         do {
@@ -84,6 +88,17 @@ package final class WriteOperation: FlowOperation, FileProvider, @unchecked Send
             finish(.success(FileOutput(path: rawPath, byteCount: bytes.count)))
         } catch {
             finish(.failure(context.failure(.io, error.message, cause: error)))
+        }
+    }
+
+    private func write(_ bytes: Data, to upload: Result<S3Upload, NodeFailure>, claiming path: String) {
+        switch upload {
+        case .failure(let failure): finish(.failure(failure))
+        case .success(let upload):
+            if let refused = context.claimOutput(path) { return finish(.failure(refused)) }
+            let cancellation = S3Cancellation()
+            upload.start(bytes, context: context, cancellation: cancellation) { [self] in finish($0) }
+            whenCancelled { cancellation.cancel() }
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Reads the items of a `forEach`: an inline list, a list param, the lines of a file, or a glob's matches.
+/// Reads the items of a `forEach`: an inline list, a list param, the lines of a file, or a glob's matches
+/// (files, or objects in a bucket: ``S3Items``).
 enum ForEachExpansion {
     /// The most nodes one workflow may expand to; bounds memory for hostile or mistaken lists.
     static let maxItems = 1_000_000
@@ -53,6 +54,7 @@ enum ForEachExpansion {
     }
 
     private static func lines(of path: Located<String>, directory: String, diagnostics: inout Diagnostics) -> [Value]? {
+        if S3Location.isS3(path.value) { return S3Items.lines(of: path, diagnostics: &diagnostics) }
         let full = resolved(path.value, in: directory)
         guard let data = FileManager.default.contents(atPath: full) else {
             let reason = FileManager.default.fileExists(atPath: full) ? "it is not readable" : "no such file"
@@ -61,6 +63,11 @@ enum ForEachExpansion {
                 hint: "paths are relative to the workflow file's folder; looked for '\(full)'")
             return nil
         }
+        return listLines(data, of: path, diagnostics: &diagnostics)
+    }
+
+    /// The items of a list file's bytes: its lines, trimmed, without blank lines and `#` comments.
+    static func listLines(_ data: Data, of path: Located<String>, diagnostics: inout Diagnostics) -> [Value]? {
         guard let text = String(data: data, encoding: .utf8) else {
             diagnostics.error("the forEach file '\(path.value)' is not UTF-8 text", at: path.location)
             return nil
@@ -74,6 +81,7 @@ enum ForEachExpansion {
     private static func matches(of pattern: Located<String>, directory: String, diagnostics: inout Diagnostics)
         -> [Value]?
     {
+        if S3Location.isS3(pattern.value) { return S3Items.matches(of: pattern, diagnostics: &diagnostics) }
         let full = resolved(pattern.value, in: directory)
         var result = glob_t()
         defer { globfree(&result) }
