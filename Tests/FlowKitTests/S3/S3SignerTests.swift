@@ -4,7 +4,10 @@ import Testing
 @testable import FlowKit
 
 /// Signature V4 against requests signed independently by botocore's `S3SigV4Auth` (credentials
-/// `AKIDEXAMPLE` / `wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY`, region us-east-1, 2026-11-25 12:34:56 UTC).
+/// `AKIDEXAMPLE` / `wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY`, region us-east-1, 2026-11-25 12:34:56 UTC): an
+/// `AWSRequest` for the same URL, signed by `S3SigV4Auth(...).add_auth` with `botocore.auth.get_current_datetime`
+/// patched to that moment; the canonical request and string to sign are its `canonical_request` and
+/// `string_to_sign`.
 @Suite struct S3SignerTests {
     let signer = S3Signer(
         credentials: S3Credentials(
@@ -50,7 +53,7 @@ import Testing
                 "x-amz-content-sha256": S3Signer.emptyHash,
                 "Authorization": "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261125/us-east-1/s3/aws4_request, "
                     + "SignedHeaders=host;x-amz-content-sha256;x-amz-date, "
-                    + "Signature=04a3ea6be6f7df4f5f27194b3591264e108aea85faaebb662fc719f95c67bc81",
+                    + "Signature=157da559f47d58a8035178e39875e69d6cebd9b5cb79b6449dc0f44c5e261182",
             ])
     }
 
@@ -65,7 +68,7 @@ import Testing
         let signed = signer.sign(request, host: host, payloadHash: S3Signer.emptyHash, date: date)
         #expect(
             signed["Authorization"]?.hasSuffix(
-                "Signature=3276fea47ee2aa9bf595bb1042a68a691df02df170f704f8d2a92e9fd9ba6668") == true)
+                "Signature=4d814fb0873aefedd04977a74428fe2b236ce5d3e0027c6157cfeeca0330ff78") == true)
     }
 
     @Test func aSessionTokenIsSentAndSigned() {

@@ -61,17 +61,19 @@ final class SeaweedServer: @unchecked Sendable {
                     != nil
             }
             if ready { return }
+            guard child.isRunning else { break }
             usleep(200_000)
         }
         stop()
-        throw SeaweedError("weed mini did not serve S3 on port \(port) within 60 s")
+        throw SeaweedError(
+            "weed mini did not serve S3 on port \(port) within 60 s; it said: \(child.stderrSoFar.suffix(3000))")
     }
 
     deinit { stop() }
 
     /// Kills the server and removes its data.
     func stop() {
-        kill(child.pid, SIGKILL)
+        child.signal(SIGKILL)
         try? FileManager.default.removeItem(at: folder)
     }
 
