@@ -25,7 +25,8 @@ extension S3Client {
 
     /// The object's current `ETag`, asked with a HEAD (no body is sent).
     public func etag(of location: S3Location, cancellation: S3Cancellation? = nil) throws(S3Error) -> String? {
-        try send(Call(method: "HEAD", location: location, maxBytes: 0), cancellation: cancellation).header("ETag")
+        // No limit: a HEAD's Content-Length is the object's size, and no body follows.
+        try send(Call(method: "HEAD", location: location, maxBytes: .max), cancellation: cancellation).header("ETag")
     }
 
     /// Stores `bytes` as the object, atomically: readers see the old object or the new one, never a part.

@@ -7,14 +7,21 @@ enum S3Items {
 
     /// The objects matching `pattern` (`s3://bucket/…`), or `nil` after reporting why they cannot be listed.
     static func matches(of pattern: Located<String>, diagnostics: inout Diagnostics) -> [Value]? {
-        guard let location = S3Location(pattern.value) else {
+        guard let location = S3Location(pattern.value), !location.key.isEmpty else {
             diagnostics.error(
-                "the glob '\(pattern.value)' names no bucket", at: pattern.location,
+                "the glob '\(pattern.value)' names no bucket and pattern", at: pattern.location,
                 hint: "write s3://bucket/prefix/*.jpg")
             return nil
         }
+        let glob: GlobPattern
+        do throws(GlobPattern.SyntaxError) {
+            glob = try GlobPattern(location.key)
+        } catch {
+            diagnostics.error("the glob '\(pattern.value)' cannot be read: \(error)", at: pattern.location)
+            return nil
+        }
         do throws(S3Error) {
-            let found = try S3Glob.matches(of: location, client: S3Client.environment.get())
+            let found = try S3Glob.matches(of: glob, in: location.bucket, client: S3Client.environment.get())
             if found.isEmpty {
                 diagnostics.append(
                     Diagnostic(.warning, "the glob '\(pattern.value)' matches no objects", at: pattern.location))

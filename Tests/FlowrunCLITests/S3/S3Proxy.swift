@@ -46,7 +46,7 @@ final class S3Proxy: Sendable {
 
     /// How many requests had `method` and a target containing `fragment`.
     func count(_ method: String, containing fragment: String = "") -> Int {
-        requests.filter { $0.hasPrefix(method + " ") && $0.contains(fragment) }.count
+        requests.filter { $0.hasPrefix(method + " ") && (fragment.isEmpty || $0.contains(fragment)) }.count
     }
 
     private func acceptLoop() {
