@@ -72,7 +72,7 @@ package struct FetchTask: TaskType {
 /// http(s) redirects, and ends at once when `cancel()` is called (Ctrl-C or the node's `timeout`); file reads
 /// check for cancellation between chunks.
 package final class FetchOperation: FlowOperation, DataProvider, SourceObserving, @unchecked Sendable {
-    /// The version of the http(s) resource downloaded (``HTTPValidator``), for the store.
+    /// The version of the http(s) resource (``HTTPValidator``) or object (its `ETag`) downloaded, for the store.
     private let observed = LockedBox<String?>(nil)
 
     package var observedSource: String? { observed.withLock { $0 } }
@@ -93,15 +93,18 @@ package final class FetchOperation: FlowOperation, DataProvider, SourceObserving
         case .success(.http(let url)):
             startTransfer(url: url, written: written, maxBytes: maxBytes, headers: parameters.headers ?? [:])
         case .success(.s3(let location)):
-            let cancellation = S3Cancellation()
-            S3Fetch.start(location, written: written, maxBytes: maxBytes, context: context, cancellation: cancellation)
-            {
-                [self] outcome, identity in
-                if let identity { observed.withLock { $0 = identity } }
-                finish(outcome)
-            }
-            whenCancelled { cancellation.cancel() }
+            startDownload(location, written: written, maxBytes: maxBytes)
         }
+    }
+
+    private func startDownload(_ location: S3Location, written: String, maxBytes: Int) {
+        let cancellation = S3Cancellation()
+        S3Fetch.start(location, written: written, maxBytes: maxBytes, context: context, cancellation: cancellation) {
+            [self] outcome, identity in
+            if let identity { observed.withLock { $0 = identity } }
+            finish(outcome)
+        }
+        whenCancelled { cancellation.cancel() }
     }
 
     private func startTransfer(url: URL, written: String, maxBytes: Int, headers: StringMap) {

@@ -77,6 +77,16 @@ struct S3CLITests {
         #expect(proxy.count("PUT") == 6)
         let restored = try server.client.get(S3Location(bucket: "thumbs", key: "out/wine.png"), maxBytes: 1 << 20)
         #expect(restored.bytes == (try Data(contentsOf: URL(fileURLWithPath: scratch.path("out/wine.png")))))
+
+        // A replaced source reruns its own chain only, found by its new ETag in the listing.
+        try server.client.put(Fixtures.photo("sunset"), at: S3Location(bucket: "photos", key: "in/wine.jpg"))
+        let fourth = try await run(["bucket.yaml"], environment)
+        #expect(fourth.status == 0, "\(fourth.stdout)\(fourth.stderr)")
+        #expect(fourth.stdout.contains("20 nodes: 4 succeeded, 16 cached"), "\(fourth.stdout)")
+        #expect(proxy.count("GET", containing: "/photos/in/wine.jpg") == 3)
+        #expect(proxy.count("PUT") == 7)
+        let redone = try server.client.get(S3Location(bucket: "thumbs", key: "out/wine.png"), maxBytes: 1 << 20)
+        #expect(redone.bytes == (try Data(contentsOf: URL(fileURLWithPath: scratch.path("out/sunset.png")))))
     }
 
     @Test func aGlobOverTwoThousandObjectsTakesTwoListRequests() async throws {
@@ -130,6 +140,22 @@ struct S3CLITests {
         let again = try await run(["one.yaml"], server.environment(port: flaky.port))
         #expect(again.stdout.contains("2 nodes: 2 cached"), "\(again.stdout)\(again.stderr)")
         #expect(flaky.requests.suffix(1) == ["HEAD /box/wine.jpg"])
+
+        // A list object names the items.
+        try server.client.put(
+            Data("# photos\ns3://box/wine.jpg\n".utf8), at: S3Location(bucket: "box", key: "list.txt"))
+        try scratch.write(
+            "list.yaml",
+            """
+            version: 1
+            name: list
+            tasks:
+              fetch: { type: fetch, forEach: { file: "s3://box/list.txt" }, url: "${item}" }
+              save: { type: write, path: "listed/${item.stem}.jpg", dependsOn: fetch }
+            """)
+        let listed = try await run(["list.yaml"], server.environment())
+        #expect(listed.status == 0, "\(listed.stdout)\(listed.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path("listed/wine.jpg"))) == photo)
 
         // Throttled past the attempts: the node fails naming the throttling, after three attempts.
         try FileManager.default.removeItem(atPath: scratch.path("wine.jpg"))
