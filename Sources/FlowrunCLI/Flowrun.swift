@@ -90,6 +90,9 @@ struct WorkflowOptions: ParsableArguments {
             "Run only this task (or one node, save[3]) and what it needs (repeatable).", valueName: "TASK"))
     var targets: [String] = []
 
+    @Flag(help: "Treat a glob that matches no files as an error, not a warning.")
+    var strict = false
+
     func validate() throws {
         for param in params where !param.contains("=") || param.hasPrefix("=") {
             throw ValidationError("--param '\(param)' must be key=value")
@@ -109,6 +112,7 @@ struct WorkflowOptions: ParsableArguments {
         var loader = WorkflowLoader(
             registry: CommandEnvironment.registry, paramOverrides: overrides, environment: try environment(terminal))
         loader.targets = targets
+        loader.strict = strict
         let result = loader.plan(path: workflow)
         if !result.diagnostics.all.isEmpty {
             let renderer = DiagnosticRenderer(sources: result.sources)

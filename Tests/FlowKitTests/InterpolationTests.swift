@@ -23,8 +23,11 @@ import Testing
         ("${params.outDir}", Reference.param("outDir")),
         ("${item}", .item),
         ("${item.index}", .itemIndex),
-        ("${item.stem}", .itemStem),
-        ("${item.name}", .itemKey("name")),
+        ("${item.stem}", .itemPart(.stem)),
+        ("${item.rel}", .itemPart(.rel)),
+        ("${item.dir}", .itemPart(.dir)),
+        ("${item.name}", .itemPart(.name)),
+        ("${item.title}", .itemKey("title")),
         ("${env.HOME}", .env("HOME")),
         ("${ params.spaced }", .param("spaced")),
     ])
@@ -39,7 +42,7 @@ import Testing
     @Test func referencesInsideTextAreLocatedByColumn() {
         let (interpolation, diagnostics) = parse("${params.outDir}/${item.stem}.jpg")
         #expect(interpolation.wholeReference == nil)
-        #expect(interpolation.references.map(\.0) == [.param("outDir"), .itemStem])
+        #expect(interpolation.references.map(\.0) == [.param("outDir"), .itemPart(.stem)])
         #expect(interpolation.references.map(\.1.column) == [10, 27])
         #expect(diagnostics.all.isEmpty)
     }

@@ -236,31 +236,4 @@ struct WorkflowDecoder {
             return []
         }
     }
-
-    private mutating func decodeForEach(_ node: YAMLNode) -> ForEachSpec? {
-        switch node.content {
-        case .sequence(let items):
-            return .list(items, node.location)
-        case .scalar(let text, _) where text.contains("${"):
-            return .reference(node)
-        case .mapping(let pairs) where pairs.count == 1:
-            let pair = pairs[0]
-            // On a mistake the task stays expanded, over no items, so its `${item}` references are not also
-            // reported as "outside a forEach".
-            switch pair.key.scalar {
-            case "file":
-                return reader.string(pair.value, "'forEach.file'").map(ForEachSpec.file) ?? .list([], node.location)
-            case "glob":
-                return reader.string(pair.value, "'forEach.glob'").map(ForEachSpec.glob) ?? .list([], node.location)
-            default:
-                reader.unknownKey(pair.key, in: "'forEach'", candidates: ["file", "glob"])
-                return .list([], node.location)
-            }
-        default:
-            reader.diagnostics.error(
-                "'forEach' must be a list, a ${params.NAME} reference, { file: PATH } or { glob: PATTERN }, found \(node.kindName)",
-                at: node.location)
-            return .list([], node.location)
-        }
-    }
 }

@@ -34,6 +34,8 @@ public struct WorkflowLoader: Sendable {
     public var limits: YAMLDocument.Limits
     /// `--target` task and node ids: when given, the plan holds only them and what they need.
     public var targets: [String] = []
+    /// `--strict`: a `forEach` glob that matches no files is an error, not a warning.
+    public var strict = false
 
     /// Creates a loader.
     public init(
@@ -88,7 +90,7 @@ public struct WorkflowLoader: Sendable {
         applyOverrides(to: &workflow, grouped: true, diagnostics: &diagnostics)
 
         var plan = ValidationPass.plan(
-            workflow, registry: registry, environment: environment, diagnostics: &diagnostics)
+            workflow, registry: registry, environment: environment, strict: strict, diagnostics: &diagnostics)
         if !targets.isEmpty, !diagnostics.hasErrors {
             plan = plan?.restricted(to: targets, diagnostics: &diagnostics)
         }

@@ -6,8 +6,9 @@ package enum Reference: Sendable, Hashable, CustomStringConvertible {
     case item
     /// `${item.index}`.
     case itemIndex
-    /// `${item.stem}`: the item's file name without directory or extension.
-    case itemStem
+    /// `${item.path}`, `${item.rel}`, `${item.dir}`, `${item.name}`, `${item.stem}`, `${item.ext}`: a part of a
+    /// file item's path (a map item's own key of that name).
+    case itemPart(ItemPart)
     /// `${item.KEY}` for map items.
     case itemKey(String)
     /// `${env.NAME}`.
@@ -18,7 +19,7 @@ package enum Reference: Sendable, Hashable, CustomStringConvertible {
         case .param(let name): "params.\(name)"
         case .item: "item"
         case .itemIndex: "item.index"
-        case .itemStem: "item.stem"
+        case .itemPart(let part): "item.\(part.rawValue)"
         case .itemKey(let key): "item.\(key)"
         case .env(let name): "env.\(name)"
         }
@@ -27,10 +28,17 @@ package enum Reference: Sendable, Hashable, CustomStringConvertible {
     /// Whether the reference needs a `forEach` item.
     package var needsItem: Bool {
         switch self {
-        case .item, .itemIndex, .itemStem, .itemKey: true
+        case .item, .itemIndex, .itemPart, .itemKey: true
         case .param, .env: false
         }
     }
+}
+
+/// A part of a file item's path, as `${item.PART}` names it: for `photos/2024/basque/bridge.jpg` matched by
+/// `photos/**/*.jpg`, `path` is all of it, `rel` is `2024/basque/bridge.jpg` (relative to the pattern's fixed
+/// folder), `dir` is `2024/basque` (empty at the top), `name` is `bridge.jpg`, `stem` `bridge`, `ext` `jpg`.
+package enum ItemPart: String, Sendable, Hashable, CaseIterable {
+    case path, rel, dir, name, stem, ext
 }
 
 /// A string split into literal text and `${…}` references. `$${` writes a literal `${`.
@@ -105,7 +113,7 @@ package struct Interpolation: Sendable {
                 diagnostics.error(
                     "unknown reference '${\(body)}'", at: at(index),
                     hint:
-                        "references are ${params.NAME}, ${item}, ${item.index}, ${item.stem}, ${item.KEY} and ${env.NAME}"
+                        "references are ${params.NAME}, ${item}, ${item.index}, ${item.path}, ${item.rel}, ${item.dir}, ${item.name}, ${item.stem}, ${item.ext}, ${item.KEY} and ${env.NAME}"
                 )
             }
             index = close + 1
@@ -121,7 +129,8 @@ package struct Interpolation: Sendable {
         switch (parts.first, parts.count) {
         case ("item", 1): return .item
         case ("item", 2) where parts[1] == "index": return .itemIndex
-        case ("item", 2) where parts[1] == "stem": return .itemStem
+        case ("item", 2) where ItemPart(rawValue: parts[1]) != nil:
+            return ItemPart(rawValue: parts[1]).map(Reference.itemPart)
         case ("item", 2) where isName(parts[1]): return .itemKey(parts[1])
         case ("params", 2) where isName(parts[1]): return .param(parts[1])
         case ("env", 2) where isName(parts[1]): return .env(parts[1])

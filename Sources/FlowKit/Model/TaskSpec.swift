@@ -76,23 +76,53 @@ package struct TaskSpec: Sendable {
 
 /// Where a `forEach` list comes from.
 package enum ForEachSpec: Sendable {
-    /// `forEach: [a, b, c]`.
-    case list([YAMLNode], SourceLocation)
-    /// `forEach: ${params.photos}` — a reference to a list parameter.
-    case reference(YAMLNode)
+    /// `forEach: [a, b, c]`, or `forEach: { list: [...], key: name }` where map items name their key.
+    case list([YAMLNode], SourceLocation, key: Located<String>? = nil)
+    /// `forEach: ${params.photos}` — a reference to a list parameter — or `{ list: ${params.photos}, key: … }`.
+    case reference(YAMLNode, key: Located<String>? = nil)
     /// `forEach: { file: photos.txt }` — one item per non-empty line, relative to the workflow file.
     case file(Located<String>)
-    /// `forEach: { glob: "photos/*.jpg" }` — the matching paths, sorted.
-    case glob(Located<String>)
+    /// `forEach: { glob: "photos/**/*.jpg" }` — the matching paths, sorted by their bytes.
+    case glob(GlobSpec)
 
     /// Where the list is written.
     package var location: SourceLocation {
         switch self {
-        case .list(_, let location): location
-        case .reference(let node): node.location
-        case .file(let path), .glob(let path): path.location
+        case .list(_, let location, _): location
+        case .reference(let node, _): node.location
+        case .file(let path): path.location
+        case .glob(let glob): glob.location
         }
     }
+
+    /// The field of map items that is each item's key (`forEach: { list: …, key: name }`).
+    package var keyField: Located<String>? {
+        switch self {
+        case .list(_, _, let key), .reference(_, let key): key
+        case .file, .glob: nil
+        }
+    }
+
+    /// The paths and patterns the list is read from, which may hold `${params.…}` and `${env.…}`.
+    package var paths: [Located<String>] {
+        switch self {
+        case .list, .reference: []
+        case .file(let path): [path]
+        case .glob(let glob): glob.patterns + glob.excludes
+        }
+    }
+}
+
+/// `forEach: { glob: PATTERN or [PATTERN…], exclude: PATTERN or [PATTERN…], ignoreCase: BOOL }`.
+package struct GlobSpec: Sendable {
+    /// The patterns whose matches are the items, relative to the workflow's folder.
+    package var patterns: [Located<String>]
+    /// Patterns whose matches are left out, and folders not entered.
+    package var excludes: [Located<String>] = []
+    /// Whether letters after each pattern's fixed folder match either case (`*.jpg` matches `IMG.JPG`).
+    package var ignoreCase = false
+    /// Where the `glob:` is written.
+    package var location: SourceLocation
 }
 
 /// A task's `cache:` setting: how the store may reuse its nodes' results across runs.

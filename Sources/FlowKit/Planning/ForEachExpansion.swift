@@ -1,22 +1,22 @@
 import Foundation
 
-/// Reads the items of a `forEach`: an inline list, a list param, the lines of a file, or a glob's matches
-/// (files, or objects in a bucket: ``S3Items``).
+/// Reads the items of a `forEach`: an inline list, a list param, the lines of a file, or the matches of globs.
 enum ForEachExpansion {
     /// The most nodes one workflow may expand to; bounds memory for hostile or mistaken lists.
     static let maxItems = 1_000_000
 
     static func items(
-        of spec: ForEachSpec, task: TaskSpec, scope: Scope, directory: String, diagnostics: inout Diagnostics
-    ) -> [Value]? {
-        let items: [Value]?
+        of spec: ForEachSpec, task: TaskSpec, scope: Scope, directory: String, strict: Bool,
+        diagnostics: inout Diagnostics
+    ) -> [ForEachItem]? {
+        let items: [ForEachItem]?
         switch spec {
-        case .list(let nodes, _):
-            items = nodes.map { Resolver.resolve($0, in: scope, diagnostics: &diagnostics) }
-        case .reference(let node):
+        case .list(let nodes, _, _):
+            items = nodes.map { ForEachItem(value: Resolver.resolve($0, in: scope, diagnostics: &diagnostics)) }
+        case .reference(let node, _):
             let value = Resolver.resolve(node, in: scope, diagnostics: &diagnostics)
             switch value {
-            case .list(let list): items = list
+            case .list(let list): items = list.map { ForEachItem(value: $0) }
             case .null: items = nil  // the unknown reference was reported already
             default:
                 diagnostics.error(
@@ -26,9 +26,8 @@ enum ForEachExpansion {
             }
         case .file(let path):
             items = lines(of: interpolated(path, scope, &diagnostics), directory: directory, diagnostics: &diagnostics)
-        case .glob(let pattern):
-            items = matches(
-                of: interpolated(pattern, scope, &diagnostics), directory: directory, diagnostics: &diagnostics)
+        case .glob(let glob):
+            items = matches(of: glob, scope: scope, directory: directory, strict: strict, diagnostics: &diagnostics)
         }
         if let items, items.count > maxItems {
             diagnostics.error(
@@ -53,8 +52,9 @@ enum ForEachExpansion {
         path.hasPrefix("/") || directory == "." ? path : directory + "/" + path
     }
 
-    private static func lines(of path: Located<String>, directory: String, diagnostics: inout Diagnostics) -> [Value]? {
-        if S3Location.isS3(path.value) { return S3Items.lines(of: path, diagnostics: &diagnostics) }
+    private static func lines(of path: Located<String>, directory: String, diagnostics: inout Diagnostics)
+        -> [ForEachItem]?
+    {
         let full = resolved(path.value, in: directory)
         guard let data = FileManager.default.contents(atPath: full) else {
             let reason = FileManager.default.fileExists(atPath: full) ? "it is not readable" : "no such file"
@@ -63,11 +63,6 @@ enum ForEachExpansion {
                 hint: "paths are relative to the workflow file's folder; looked for '\(full)'")
             return nil
         }
-        return listLines(data, of: path, diagnostics: &diagnostics)
-    }
-
-    /// The items of a list file's bytes: its lines, trimmed, without blank lines and `#` comments.
-    static func listLines(_ data: Data, of path: Located<String>, diagnostics: inout Diagnostics) -> [Value]? {
         guard let text = String(data: data, encoding: .utf8) else {
             diagnostics.error("the forEach file '\(path.value)' is not UTF-8 text", at: path.location)
             return nil
@@ -75,33 +70,62 @@ enum ForEachExpansion {
         return text.split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
-            .map(Value.string)
+            .map { ForEachItem(value: .string($0), base: "") }
     }
 
-    private static func matches(of pattern: Located<String>, directory: String, diagnostics: inout Diagnostics)
-        -> [Value]?
-    {
-        if S3Location.isS3(pattern.value) { return S3Items.matches(of: pattern, diagnostics: &diagnostics) }
-        let full = resolved(pattern.value, in: directory)
-        var result = glob_t()
-        defer { globfree(&result) }
-        let status = glob(full, 0, nil, &result)
-        if status == GLOB_NOMATCH {
+    private static func matches(
+        of glob: GlobSpec, scope: Scope, directory: String, strict: Bool, diagnostics: inout Diagnostics
+    ) -> [ForEachItem]? {
+        func read(_ texts: [Located<String>]) -> [(GlobPattern, Located<String>)]? {
+            var patterns: [(GlobPattern, Located<String>)] = []
+            var valid = true
+            for text in texts {
+                let text = interpolated(text, scope, &diagnostics)
+                do {
+                    patterns.append((try GlobPattern(text.value, ignoreCase: glob.ignoreCase), text))
+                } catch {
+                    diagnostics.error("cannot read the glob '\(text.value)': \(error.message)", at: text.location)
+                    valid = false
+                }
+            }
+            return valid ? patterns : nil
+        }
+        guard let includes = read(glob.patterns), let excludes = read(glob.excludes) else { return nil }
+        let walker = GlobWalker(
+            includes: includes.map(\.0), excludes: excludes.map(\.0), directory: directory, limit: maxItems)
+        let (found, notes) = walker.walk()
+        for note in notes {
+            let message: String
+            switch note {
+            case .unreadable(let folder, let reason):
+                message = "cannot read the folder '\(folder)' (\(reason)); its files are left out"
+            case .linkOutside(let path):
+                message = "'\(path)' is a symbolic link that leads outside the folder the glob names; it is left out"
+            case .notUTF8(let folder):
+                message = "a name in '\(folder)' is not UTF-8; it is left out"
+            }
+            diagnostics.append(Diagnostic(.warning, message, at: glob.location))
+        }
+        for (pattern, text) in includes where !found.contains(where: { pattern.matches($0.path) }) {
+            let nearest = walker.nearestExistingFolder(of: pattern)
+            let base = pattern.base.isEmpty ? "." : pattern.base
+            let message =
+                nearest == base
+                ? "the glob '\(text.value)' matches no files in '\(base)'"
+                : "the glob '\(text.value)' matches no files: '\(base)' does not exist; the nearest folder that does is '\(nearest)'"
             diagnostics.append(
-                Diagnostic(.warning, "the glob '\(pattern.value)' matches no files", at: pattern.location))
-            return []
+                Diagnostic(
+                    strict ? .error : .warning, message, at: text.location,
+                    hint: "patterns are relative to the workflow file's folder; '**' matches any depth"))
         }
-        guard status == 0 else {
-            diagnostics.error("cannot expand the glob '\(pattern.value)'", at: pattern.location)
-            return nil
-        }
-        let prefix = pattern.value.hasPrefix("/") || directory == "." ? "" : directory + "/"
-        var paths: [String] = []
-        for index in 0..<Int(result.gl_pathc) {
-            guard let cString = result.gl_pathv[index] else { continue }
-            let path = String(cString: cString)
-            paths.append(prefix.isEmpty || !path.hasPrefix(prefix) ? path : String(path.dropFirst(prefix.count)))
-        }
-        return paths.sorted().map(Value.string)
+        return found.map { ForEachItem(value: .string($0.path), base: $0.base) }
     }
+}
+
+/// One item of a `forEach` list, before it becomes nodes.
+package struct ForEachItem: Sendable {
+    /// What `${item}` is.
+    package var value: Value
+    /// For a file item (a glob's match, a line of a file list): the folder `${item.rel}` is relative to.
+    package var base: String?
 }

@@ -9,9 +9,11 @@ package struct PlannedNode: Sendable {
     package let item: Value?
     /// The item's position in its list, if expanded.
     package let itemIndex: Int?
+    /// For a file item (a glob's match, a line of a file list): the folder `${item.rel}` is relative to.
+    package var itemBase: String?
 
-    /// The item as a ``Scope`` sees it: the value and its index.
-    var scopeItem: (value: Value, index: Int)? { item.map { ($0, itemIndex ?? 0) } }
+    /// The item as a ``Scope`` sees it.
+    var scopeItem: Scope.Item? { item.map { Scope.Item(value: $0, index: itemIndex ?? 0, base: itemBase) } }
 }
 
 /// A validated workflow expanded into its concrete node graph: what a run executes and a dry run prints.

@@ -8,7 +8,7 @@ struct Planner {
     /// A task's expansion: the list its nodes iterate, and which `forEach` task the list comes from.
     private struct Domain {
         var origin: String
-        var items: [Value]
+        var items: [ForEachItem]
     }
 
     /// Expands every task into its nodes, reporting the `forEach` lists that cannot be read or zipped.
@@ -65,7 +65,8 @@ struct Planner {
                 nodes.append(
                     PlannedNode(
                         id: items == nil ? task.id.value : "\(task.id.value)[\(index)]",
-                        taskIndex: taskIndex, item: items?[index], itemIndex: items == nil ? nil : index))
+                        taskIndex: taskIndex, item: items?[index].value, itemIndex: items == nil ? nil : index,
+                        itemBase: items?[index].base))
             }
         }
         return Expansion(
@@ -114,7 +115,7 @@ struct Planner {
             guard
                 let items = ForEachExpansion.items(
                     of: spec, task: task, scope: scope, directory: context.workflow.directory,
-                    diagnostics: &diagnostics)
+                    strict: context.strict, diagnostics: &diagnostics)
             else { return nil }
             own = Domain(origin: task.id.value, items: items)
         }

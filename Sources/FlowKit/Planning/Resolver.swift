@@ -8,19 +8,36 @@ package struct Scope: Sendable {
     /// The environment, for `${env.NAME}`.
     package var environment: [String: String]
     /// The node's item and its index, if the node is expanded.
-    package var item: (value: Value, index: Int)?
+    package var item: Item?
     /// The imported pipeline the node's task comes from, whose params `${params.NAME}` names.
     package var group: String?
 
     /// Creates a scope.
     package init(
-        params: [String: Value], environment: [String: String], item: (value: Value, index: Int)? = nil,
+        params: [String: Value], environment: [String: String], item: Item? = nil,
         group: String? = nil
     ) {
         self.params = params
         self.environment = environment
         self.item = item
         self.group = group
+    }
+
+    /// A node's `forEach` item.
+    package struct Item: Sendable {
+        /// What `${item}` is.
+        package var value: Value
+        /// Its position in the list.
+        package var index: Int
+        /// For a file item: the folder `${item.rel}` is relative to (empty for a line of a file list).
+        package var base: String?
+
+        /// Creates an item.
+        package init(value: Value, index: Int, base: String? = nil) {
+            self.value = value
+            self.index = index
+            self.base = base
+        }
     }
 }
 
@@ -98,11 +115,9 @@ enum Resolver {
         case .env(let name): return scope.environment[name].map(Value.string)
         case .item: return scope.item?.value
         case .itemIndex: return scope.item.map { .int($0.index) }
-        case .itemStem:
-            guard let item = scope.item?.value else { return nil }
-            // A map's own `stem` is a name too: made safe the same way, so it cannot leave an output folder.
-            if case .map(let map) = item, let stem = map["stem"] { return .string(safeName(stem.description)) }
-            return .string(stem(of: item.description))
+        case .itemPart(let part):
+            guard let item = scope.item else { return nil }
+            return itemPart(part, of: item, at: location, diagnostics: &diagnostics)
         case .itemKey(let key):
             guard let item = scope.item else { return nil }
             guard case .map(let map) = item.value else {
@@ -127,7 +142,7 @@ enum Resolver {
     }
 
     /// The `${item.…}` names every item has, maps or not.
-    private static let builtInItemKeys = ["index", "stem"]
+    static let builtInItemKeys = ["index"] + ItemPart.allCases.map(\.rawValue)
 
     /// The file name of a path or URL without directory, query or extension, made safe to use in a path:
     /// never empty, `.` or `..`, never containing a `/` — so `${item.stem}` cannot escape an output folder.

@@ -72,6 +72,14 @@ package enum WorkflowSchema {
         ]
     }
 
+    /// One glob pattern or a list of them.
+    private static var patterns: [String: Any] {
+        [
+            "oneOf": [["type": "string"], ["type": "array", "items": ["type": "string"], "minItems": 1]],
+            "description": "'**' any depth, '*', '?', '[a-z]', '{jpg,png}'; relative to the workflow file.",
+        ]
+    }
+
     private static func commonProperties() -> [String: Any] {
         let ids: [String: Any] = ["oneOf": [["type": "string"], ["type": "array", "items": ["type": "string"]]]]
         return [
@@ -120,17 +128,32 @@ package enum WorkflowSchema {
                 "type": "string", "description": "Which dependency to read when several provide the consumed kind.",
             ],
             "forEach": [
-                "description": "Run once per item: a list, a ${params.NAME} list, { file: PATH } or { glob: PATTERN }.",
+                "description":
+                    "Run once per item: a list, a ${params.NAME} list, { list: …, key: FIELD }, { file: PATH } or "
+                    + "{ glob: PATTERNS, exclude: PATTERNS, ignoreCase: BOOL }.",
                 "oneOf": [
                     ["type": "array"],
                     ["$ref": "#/$defs/reference"],
+                    [
+                        "type": "object", "additionalProperties": false, "required": ["list"],
+                        "properties": [
+                            "list": ["oneOf": [["type": "array"], ["$ref": "#/$defs/reference"]]],
+                            "key": ["type": "string", "description": "The field of map items that is each one's key."],
+                        ],
+                    ],
                     [
                         "type": "object", "additionalProperties": false, "required": ["file"],
                         "properties": ["file": ["type": "string"]],
                     ],
                     [
                         "type": "object", "additionalProperties": false, "required": ["glob"],
-                        "properties": ["glob": ["type": "string"]],
+                        "properties": [
+                            "glob": Self.patterns, "exclude": Self.patterns,
+                            "ignoreCase": [
+                                "type": "boolean",
+                                "description": "Letters after each pattern's folder match either case.",
+                            ],
+                        ],
                     ],
                 ],
             ],

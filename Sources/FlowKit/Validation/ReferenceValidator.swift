@@ -11,11 +11,9 @@ struct ReferenceValidator: WorkflowValidator {
             let params = context.workflow.params.keys.filter { $0.hasPrefix(prefix) }
                 .map { String($0.dropFirst(prefix.count)) }.filter { !$0.contains(".") }
             var nodes = task.parameters.values.map(\.value)
-            switch task.forEach {
-            case .reference(let node)?: nodes.append(node)
-            case .file(let path)?, .glob(let path)?:
+            if case .reference(let node, _)? = task.forEach { nodes.append(node) }
+            for path in task.forEach?.paths ?? [] {
                 nodes.append(YAMLNode(.scalar(path.value, .plain), at: path.location))
-            default: break
             }
             let inForEach = expanded[index]
             for node in nodes {

@@ -12,6 +12,8 @@ struct ValidationContext {
     let order: [Int]?
     /// The nodes the tasks expand to, for the validators of the ``ValidationStage/nodes`` stage; `nil` before.
     var expansion: Expansion?
+    /// Whether a glob that matches no files is an error rather than a warning (`--strict`).
+    var strict = false
 
     init(workflow: Workflow, registry: TaskRegistry, environment: [String: String]) {
         self.workflow = workflow

@@ -20,12 +20,15 @@ enum ValidationPass {
     ///   - workflow: The decoded workflow, pipelines imported and `--param` overrides applied.
     ///   - registry: The task types.
     ///   - environment: What `${env.NAME}` reads.
+    ///   - strict: Whether a glob that matches no files is an error rather than a warning.
     ///   - diagnostics: Where every problem goes.
     /// - Returns: The plan, or `nil` when an error was reported (now or before the pass).
     static func plan(
-        _ workflow: Workflow, registry: TaskRegistry, environment: [String: String], diagnostics: inout Diagnostics
+        _ workflow: Workflow, registry: TaskRegistry, environment: [String: String], strict: Bool = false,
+        diagnostics: inout Diagnostics
     ) -> Plan? {
         var context = ValidationContext(workflow: workflow, registry: registry, environment: environment)
+        context.strict = strict
         for validator in validators where validator.stage == .tasks {
             validator.validate(context, into: &diagnostics)
         }

@@ -109,11 +109,7 @@ struct ExportedWorkflow {
             if outside && !found.contains(text) { found.append(text) }
         }
         for task in plan.workflow.tasks {
-            switch task.forEach {
-            case .file(let path): check(path.value)
-            case .glob(let pattern): check(pattern.value)
-            default: break
-            }
+            for path in task.forEach?.paths ?? [] { check(path.value) }
         }
         var seenTasks = Set<Int>()
         for node in plan.nodes where seenTasks.insert(node.taskIndex).inserted {

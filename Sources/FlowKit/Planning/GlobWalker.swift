@@ -1,0 +1,170 @@
+import Glibc
+
+/// Lists the files that `forEach: { glob: … }` patterns name in a folder tree, with `opendir`/`readdir`.
+///
+/// A walk starts at each pattern's ``GlobPattern/base`` and descends only into folders that may hold matches
+/// and that no exclude pattern matches; hidden entries are passed by unless a pattern names them (the pattern
+/// decides). Symbolic links are followed when they lead somewhere inside the pattern's base — the folder the
+/// pattern names — and a folder already seen (by device and inode) is not entered twice, so a link loop
+/// ends. A folder that cannot be read is a warning and the walk goes on. The result is sorted by the bytes of
+/// its paths, the same on every machine.
+struct GlobWalker {
+    /// A file found, named as the pattern names it (relative to the workflow's folder unless absolute).
+    struct Match: Equatable {
+        var path: String
+        /// The base of the first pattern that matched it, which `${item.rel}` is relative to.
+        var base: String
+    }
+
+    /// What went wrong or was left out on the way, for warnings; the walk goes on.
+    enum Note: Equatable {
+        case unreadable(folder: String, reason: String)
+        case linkOutside(path: String)
+        case notUTF8(folder: String)
+    }
+
+    let includes: [GlobPattern]
+    let excludes: [GlobPattern]
+    /// The workflow's folder; relative patterns are taken from it.
+    let directory: String
+    /// The most matches to collect; one more stops the walk.
+    var limit = Int.max
+
+    /// The matches of every include pattern that no exclude pattern matches, and what was left out.
+    func walk() -> (matches: [Match], notes: [Note]) {
+        var found: [String: String] = [:]
+        var notes: [Note] = []
+        for pattern in includes {
+            var visited = Set<FileIdentity>()
+            walk(pattern, into: &found, visited: &visited, notes: &notes)
+            if found.count > limit { break }
+        }
+        let matches = found.map { Match(path: $0.key, base: $0.value) }
+            .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        return (matches, notes)
+    }
+
+    /// The deepest folder of a pattern's base that exists, as the pattern names it ("." for the workflow's own).
+    func nearestExistingFolder(of pattern: GlobPattern) -> String {
+        var parts = pattern.base.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        let prefix = pattern.base.hasPrefix("/") ? "/" : ""
+        while !parts.isEmpty {
+            let named = prefix + parts.joined(separator: "/")
+            if isFolder(onDisk(named)) { return named }
+            parts.removeLast()
+        }
+        return prefix.isEmpty ? "." : "/"
+    }
+
+    // MARK: - Walking
+
+    private struct FileIdentity: Hashable {
+        var device: UInt
+        var inode: UInt
+    }
+
+    private func walk(
+        _ pattern: GlobPattern, into found: inout [String: String], visited: inout Set<FileIdentity>,
+        notes: inout [Note]
+    ) {
+        let root = onDisk(pattern.base)
+        // Links may lead anywhere inside the folder the pattern names, and nowhere else.
+        guard let realRoot = realPath(root) else { return }
+        var pending = [pattern.base]
+        while let folder = pending.popLast() {
+            let path = onDisk(folder)
+            guard let handle = opendir(path) else {
+                notes.append(
+                    .unreadable(folder: folder.isEmpty ? "." : folder, reason: String(cString: strerror(errno))))
+                continue
+            }
+            defer { closedir(handle) }
+            let descriptor = dirfd(handle)
+            var status = stat()
+            guard fstat(descriptor, &status) == 0,
+                visited.insert(FileIdentity(device: UInt(status.st_dev), inode: UInt(status.st_ino))).inserted
+            else { continue }
+            // In byte order, and folders walked in that order: where one folder is reached by two paths (a
+            // link), the same one wins on every machine.
+            var folders: [String] = []
+            for (name, type) in entries(of: handle, folder: folder, notes: &notes) {
+                let named = folder.isEmpty ? name : (folder.hasSuffix("/") ? folder + name : folder + "/" + name)
+                guard let kind = kind(of: type, name: name, in: descriptor) else { continue }
+                if kind.isLink, let target = realPath(onDisk(named)), !isInside(target, realRoot) {
+                    if pattern.matches(named) || (kind.isFolder && pattern.mayMatch(inside: named)) {
+                        notes.append(.linkOutside(path: named))
+                    }
+                    continue
+                }
+                if excludes.contains(where: { $0.matches(named) }) { continue }
+                if kind.isFolder {
+                    if pattern.mayMatch(inside: named) { folders.append(named) }
+                } else if pattern.matches(named), found[named] == nil {
+                    found[named] = pattern.base
+                    if found.count > limit { return }
+                }
+            }
+            pending.append(contentsOf: folders.reversed())
+        }
+    }
+
+    /// A folder's entries other than `.` and `..`, sorted by their bytes, with their `d_type`.
+    private func entries(of handle: OpaquePointer, folder: String, notes: inout [Note]) -> [(String, UInt8)] {
+        var result: [(String, UInt8)] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) { tuple in
+                tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) {
+                    String(validatingCString: $0)
+                }
+            }
+            guard let name else {
+                notes.append(.notUTF8(folder: folder.isEmpty ? "." : folder))
+                continue
+            }
+            if name != "." && name != ".." { result.append((name, entry.pointee.d_type)) }
+        }
+        return result.sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+    }
+
+    private struct Kind {
+        var isFolder: Bool
+        var isLink: Bool
+    }
+
+    /// What an entry is, from `d_type` when the file system gives it, else from `fstatat`; a link is
+    /// described by what it points to. `nil` for a dangling link or an entry that vanished.
+    private func kind(of type: UInt8, name: String, in descriptor: Int32) -> Kind? {
+        switch Int(type) {
+        case Int(DT_DIR): return Kind(isFolder: true, isLink: false)
+        case Int(DT_REG): return Kind(isFolder: false, isLink: false)
+        default:
+            var status = stat()
+            guard fstatat(descriptor, name, &status, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+            let isLink = status.st_mode & S_IFMT == S_IFLNK
+            if isLink, fstatat(descriptor, name, &status, 0) != 0 { return nil }
+            return Kind(isFolder: status.st_mode & S_IFMT == S_IFDIR, isLink: isLink)
+        }
+    }
+
+    /// A path as the pattern names it, on disk: taken from the workflow's folder unless absolute.
+    private func onDisk(_ named: String) -> String {
+        if named.hasPrefix("/") { return named }
+        if named.isEmpty { return directory.isEmpty ? "." : directory }
+        return directory.isEmpty || directory == "." ? named : directory + "/" + named
+    }
+
+    private func isFolder(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+    }
+
+    private func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    private func isInside(_ path: String, _ root: String) -> Bool {
+        path == root || path.hasPrefix(root == "/" ? "/" : root + "/")
+    }
+}

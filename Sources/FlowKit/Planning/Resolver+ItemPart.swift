@@ -1,0 +1,76 @@
+extension Resolver {
+    /// `${item.PART}`: a part of a file item's path, or a map item's own key of that name.
+    ///
+    /// `name` and `stem` are always one safe path component; `rel` and `dir` are checked here, when the
+    /// plan is expanded, never to be absolute or to climb with `..` — so `out/${item.dir}/${item.name}` stays
+    /// inside `out` whatever a list file holds.
+    static func itemPart(
+        _ part: ItemPart, of item: Scope.Item, at location: SourceLocation, diagnostics: inout Diagnostics
+    ) -> Value? {
+        if case .map(let map) = item.value {
+            if let value = map[part.rawValue] {
+                switch part {
+                // A map's own `name` and `stem` are names too: made safe the same way.
+                case .name, .stem: return .string(safeName(value.description))
+                case .rel, .dir: return contained(value.description, part, item, location, &diagnostics)
+                case .path, .ext: return value
+                }
+            }
+            if part == .stem { return .string(stem(of: item.value.description)) }
+            diagnostics.error(
+                "'${item.\(part.rawValue)}' names a key the forEach items do not have", at: location,
+                hint: "path parts are read from text items; the items' keys are: \(map.keys.joined(separator: ", "))")
+            return nil
+        }
+        let path = item.value.description
+        switch part {
+        case .path: return .string(path)
+        case .rel: return contained(relative(path, to: item.base), part, item, location, &diagnostics)
+        case .dir:
+            let rel = relative(path, to: item.base)
+            let folder = rel.lastIndex(of: "/").map { String(rel[..<$0]) } ?? ""
+            return contained(folder, part, item, location, &diagnostics)
+        case .name:
+            return .string(safeName(lastComponent(of: path)))
+        case .stem:
+            return .string(stem(of: path))
+        case .ext:
+            let name = lastComponent(of: path)
+            guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return .string("") }
+            return .string(String(name[name.index(after: dot)...]))
+        }
+    }
+
+    /// A path made relative to a glob's fixed folder; a path from anywhere else stays as it is.
+    private static func relative(_ path: String, to base: String?) -> String {
+        guard let base, !base.isEmpty else { return path }
+        let prefix = base.hasSuffix("/") ? base : base + "/"
+        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+    }
+
+    /// The file name of a path or URL: its last component, without a URL's query.
+    private static func lastComponent(of text: String) -> String {
+        var path = Substring(text)
+        if path.contains("://"), let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) {
+            path = path[..<query]
+        }
+        while path.hasSuffix("/") { path = path.dropLast() }
+        return path.split(separator: "/").last.map(String.init) ?? ""
+    }
+
+    /// `text` when it stays inside the folder it is put in; else an error at the reference.
+    private static func contained(
+        _ text: String, _ part: ItemPart, _ item: Scope.Item, _ location: SourceLocation,
+        _ diagnostics: inout Diagnostics
+    ) -> Value? {
+        let normalised = FilePaths.normalised(text, in: ".")
+        guard normalised.hasPrefix("/") || normalised == ".." || normalised.hasPrefix("../") else {
+            return .string(text)
+        }
+        diagnostics.error(
+            "'${item.\(part.rawValue)}' of the item '\(item.value.description)' climbs out of the folder it is put in",
+            at: location,
+            hint: "the item is an absolute path or names '..'; use ${item.name}, or list paths below the folder")
+        return nil
+    }
+}
