@@ -28,21 +28,26 @@ struct S3CLITests {
           fetch: { type: fetch, forEach: { glob: "\(glob)" }, url: "${item}" }
           decode: { type: decode, dependsOn: fetch }
           thumb: { type: resize, width: 32, dependsOn: decode }
-          save: { type: write, path: "\(output)/${item.stem}.png", dependsOn: thumb }
+          save: { type: write, path: "\(output)/${item.dir}/${item.stem}.png", dependsOn: thumb }
         """
+    }
+
+    /// Where a photo lies below `in/` and its thumbnail below `out/`: two folders, so `${item.dir}` matters.
+    func rel(_ name: String) -> String {
+        (Fixtures.photoNames.firstIndex(of: name) ?? 0).isMultiple(of: 2) ? "a/\(name)" : "b/\(name)"
     }
 
     @Test func thePhotoJobFromBucketToBucketWritesWhatItWritesFromFilesAndARerunSendsNoGet() async throws {
         let server = try SeaweedServer(buckets: ["photos", "thumbs"])
         defer { server.stop() }
         for name in Fixtures.photoNames {
-            try server.client.put(Fixtures.photo(name), at: S3Location(bucket: "photos", key: "in/\(name).jpg"))
-            try scratch.write("in/\(name).jpg", "")
-            try Fixtures.photo(name).write(to: URL(fileURLWithPath: scratch.path("in/\(name).jpg")))
+            try server.client.put(Fixtures.photo(name), at: S3Location(bucket: "photos", key: "in/\(rel(name)).jpg"))
+            try scratch.write("in/\(rel(name)).jpg", "")
+            try Fixtures.photo(name).write(to: URL(fileURLWithPath: scratch.path("in/\(rel(name)).jpg")))
         }
         try server.client.put(Data("not a photo".utf8), at: S3Location(bucket: "photos", key: "in/notes.txt"))
-        try scratch.write("local.yaml", photoJob(glob: "in/*.jpg", output: "out"))
-        try scratch.write("bucket.yaml", photoJob(glob: "s3://photos/in/*.jpg", output: "s3://thumbs/out"))
+        try scratch.write("local.yaml", photoJob(glob: "in/**/*.jpg", output: "out"))
+        try scratch.write("bucket.yaml", photoJob(glob: "s3://photos/in/**/*.jpg", output: "s3://thumbs/out"))
         let local = try await run(["local.yaml"], [:])
         #expect(local.status == 0, "\(local.stdout)\(local.stderr)")
 
@@ -51,8 +56,9 @@ struct S3CLITests {
         let first = try await run(["bucket.yaml"], environment)
         #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
         for name in Fixtures.photoNames {
-            let written = try server.client.get(S3Location(bucket: "thumbs", key: "out/\(name).png"), maxBytes: 1 << 20)
-            #expect(written.bytes == (try Data(contentsOf: URL(fileURLWithPath: scratch.path("out/\(name).png")))))
+            let written = try server.client.get(
+                S3Location(bucket: "thumbs", key: "out/\(rel(name)).png"), maxBytes: 1 << 20)
+            #expect(written.bytes == (try Data(contentsOf: URL(fileURLWithPath: scratch.path("out/\(rel(name)).png")))))
         }
         #expect(!FileManager.default.fileExists(atPath: scratch.path("s3:")))
         #expect(proxy.count("GET", containing: "list-type=2") == 1)
@@ -66,27 +72,28 @@ struct S3CLITests {
         #expect(second.stdout.contains("20 nodes: 20 cached"), "\(second.stdout)")
         #expect(
             proxy.requests[before...].sorted() == [
-                "GET /photos/?list-type=2&prefix=in%2F", "GET /thumbs/?list-type=2&prefix=out%2F",
+                "GET /photos/?list-type=2&prefix=in%2F", "GET /thumbs/?list-type=2&prefix=out%2Fa%2F",
+                "GET /thumbs/?list-type=2&prefix=out%2Fb%2F",
             ])
 
         // A replaced output reruns its own chain only: one GET, one PUT.
-        try server.client.put(Data("replaced".utf8), at: S3Location(bucket: "thumbs", key: "out/wine.png"))
+        try server.client.put(Data("replaced".utf8), at: S3Location(bucket: "thumbs", key: "out/a/wine.png"))
         let third = try await run(["bucket.yaml"], environment)
         #expect(third.status == 0, "\(third.stdout)\(third.stderr)")
         #expect(proxy.count("GET", containing: "/photos/in/") == 6)
         #expect(proxy.count("PUT") == 6)
-        let restored = try server.client.get(S3Location(bucket: "thumbs", key: "out/wine.png"), maxBytes: 1 << 20)
-        #expect(restored.bytes == (try Data(contentsOf: URL(fileURLWithPath: scratch.path("out/wine.png")))))
+        let restored = try server.client.get(S3Location(bucket: "thumbs", key: "out/a/wine.png"), maxBytes: 1 << 20)
+        #expect(restored.bytes == (try Data(contentsOf: URL(fileURLWithPath: scratch.path("out/a/wine.png")))))
 
         // A replaced source reruns its own chain only, found by its new ETag in the listing.
-        try server.client.put(Fixtures.photo("sunset"), at: S3Location(bucket: "photos", key: "in/wine.jpg"))
+        try server.client.put(Fixtures.photo("sunset"), at: S3Location(bucket: "photos", key: "in/a/wine.jpg"))
         let fourth = try await run(["bucket.yaml"], environment)
         #expect(fourth.status == 0, "\(fourth.stdout)\(fourth.stderr)")
         #expect(fourth.stdout.contains("20 nodes: 4 succeeded, 16 cached"), "\(fourth.stdout)")
-        #expect(proxy.count("GET", containing: "/photos/in/wine.jpg") == 3)
+        #expect(proxy.count("GET", containing: "/photos/in/a/wine.jpg") == 3)
         #expect(proxy.count("PUT") == 7)
-        let redone = try server.client.get(S3Location(bucket: "thumbs", key: "out/wine.png"), maxBytes: 1 << 20)
-        #expect(redone.bytes == (try Data(contentsOf: URL(fileURLWithPath: scratch.path("out/sunset.png")))))
+        let redone = try server.client.get(S3Location(bucket: "thumbs", key: "out/a/wine.png"), maxBytes: 1 << 20)
+        #expect(redone.bytes == (try Data(contentsOf: URL(fileURLWithPath: scratch.path("out/b/sunset.png")))))
     }
 
     @Test func aGlobOverTwoThousandObjectsTakesTwoListRequests() async throws {
