@@ -176,6 +176,26 @@ struct S3CLITests {
         #expect(busy.count("GET") == 3)
     }
 
+    @Test func aStalledDownloadEndsAtTheNodesTimeout() async throws {
+        let server = try SeaweedServer(buckets: ["box"])
+        defer { server.stop() }
+        try scratch.write(
+            "stall.yaml",
+            """
+            version: 1
+            name: stall
+            tasks:
+              fetch: { type: fetch, url: "s3://box/wine.jpg", timeout: 2s }
+            """)
+        let stalled = try S3Proxy(upstream: server.port, stalls: true)
+        let started = ContinuousClock.now
+        let result = try await run(["stall.yaml"], server.environment(port: stalled.port))
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect((result.stdout + result.stderr).contains("fetch failed: timed out after 2s"), "\(result.stdout)")
+        #expect(ContinuousClock.now - started < .seconds(30))
+        #expect(stalled.requests == ["GET /box/wine.jpg"])
+    }
+
     @Test func wrongCredentialsAMissingBucketAndAMissingKeyEachFailWithTheirOwnMessage() async throws {
         let server = try SeaweedServer(buckets: ["box"])
         defer { server.stop() }

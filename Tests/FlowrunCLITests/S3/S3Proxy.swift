@@ -7,15 +7,18 @@ import Synchronization
 
 /// A TCP relay on 127.0.0.1 in front of the S3 server that counts requests by method and query, and answers the
 /// first `failures` of them with `503 SlowDown` instead of relaying them. flowrun opens a connection per request,
-/// so each connection carries one request.
+/// so each connection carries one request. A stalling relay reads requests and never answers.
 final class S3Proxy: Sendable {
     let port: UInt16
     private let upstream: UInt16
     private let listener: Int32
     private let state: Mutex<(requests: [String], failuresLeft: Int)>
+    /// Whether requests are read and never answered, for timeouts.
+    private let stalls: Bool
 
-    init(upstream: UInt16, failures: Int = 0) throws {
+    init(upstream: UInt16, failures: Int = 0, stalls: Bool = false) throws {
         self.upstream = upstream
+        self.stalls = stalls
         state = Mutex(([], failures))
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
@@ -74,6 +77,10 @@ final class S3Proxy: Sendable {
             guard state.failuresLeft > 0 else { return false }
             state.failuresLeft -= 1
             return true
+        }
+        if stalls {
+            while recv(client, &buffer, buffer.count, 0) > 0 {}
+            return
         }
         if fail {
             let body = "<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>"
