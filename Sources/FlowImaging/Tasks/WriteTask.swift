@@ -1,7 +1,8 @@
 import FlowKit
 import Foundation
 
-/// `write`: encodes an image (or passes bytes through) and writes it atomically to `path`.
+/// `write`: encodes an image (or passes bytes through) and writes it atomically to `path`, a file or an
+/// `s3://bucket/key` object.
 package struct WriteTask: TaskType {
     package init() {}
     package var name: String { "write" }
@@ -60,6 +61,9 @@ package final class WriteOperation: FlowOperation, FileProvider, @unchecked Send
                 .failure(context.failure(.invalidInput, "no input image or data (the upstream node provided none)")))
         }
         if finishIfCancelled() { return }
+        if let upload = S3Upload.destination(rawPath, context: context) {
+            return write(bytes, to: upload, claiming: rawPath)
+        }
         if let refused = context.claimOutput(path) { return finish(.failure(refused)) }
         let writer = AtomicFileWriter(path: path, overwrite: parameters.overwrite)
         do {
@@ -118,5 +122,16 @@ package final class WriteOperation: FlowOperation, FileProvider, @unchecked Send
             .invalidInput,
             "the data is a \(actual.displayName) image but \(named) \(target.displayName); write does not convert data: "
                 + "put a `decode` before this write to re-encode it, or write it under a .\(actual.rawValue) name")
+    }
+
+    private func write(_ bytes: Data, to upload: Result<S3Upload, NodeFailure>, claiming path: String) {
+        switch upload {
+        case .failure(let failure): finish(.failure(failure))
+        case .success(let upload):
+            if let refused = context.claimOutput(path) { return finish(.failure(refused)) }
+            let cancellation = S3Cancellation()
+            upload.start(bytes, context: context, cancellation: cancellation) { [self] in finish($0) }
+            whenCancelled { cancellation.cancel() }
+        }
     }
 }

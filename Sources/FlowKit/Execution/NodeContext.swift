@@ -208,9 +208,10 @@ public struct NodeContext: Sendable {
         Self.resolve(path, in: workflowDirectory)
     }
 
-    /// Resolves a path from a workflow against the workflow's folder; absolute paths stay as they are.
+    /// Resolves a path from a workflow against the workflow's folder; absolute paths and `s3://` locations stay
+    /// as they are.
     package static func resolve(_ path: String, in directory: String) -> String {
-        if path.hasPrefix("/") || directory.isEmpty || directory == "." { return path }
+        if path.hasPrefix("/") || S3Location.isS3(path) || directory.isEmpty || directory == "." { return path }
         return directory.hasSuffix("/") ? directory + path : directory + "/" + path
     }
 

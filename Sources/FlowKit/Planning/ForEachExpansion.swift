@@ -1,6 +1,7 @@
 import Foundation
 
-/// Reads the items of a `forEach`: an inline list, a list param, the lines of a file, or the matches of globs.
+/// Reads the items of a `forEach`: an inline list, a list param, the lines of a file, or the matches of globs
+/// (files, or objects in a bucket: ``S3Items``).
 enum ForEachExpansion {
     /// The most nodes one workflow may expand to; bounds memory for hostile or mistaken lists.
     static let maxItems = 1_000_000
@@ -55,6 +56,7 @@ enum ForEachExpansion {
     private static func lines(of path: Located<String>, directory: String, diagnostics: inout Diagnostics)
         -> [ForEachItem]?
     {
+        if S3Location.isS3(path.value) { return S3Items.lines(of: path, diagnostics: &diagnostics) }
         let full = resolved(path.value, in: directory)
         guard let data = FileManager.default.contents(atPath: full) else {
             let reason = FileManager.default.fileExists(atPath: full) ? "it is not readable" : "no such file"
@@ -63,6 +65,11 @@ enum ForEachExpansion {
                 hint: "paths are relative to the workflow file's folder; looked for '\(full)'")
             return nil
         }
+        return listLines(data, of: path, diagnostics: &diagnostics)
+    }
+
+    /// The items of a list file's bytes: its lines, trimmed, without blank lines and `#` comments.
+    static func listLines(_ data: Data, of path: Located<String>, diagnostics: inout Diagnostics) -> [ForEachItem]? {
         guard let text = String(data: data, encoding: .utf8) else {
             diagnostics.error("the forEach file '\(path.value)' is not UTF-8 text", at: path.location)
             return nil
@@ -76,11 +83,17 @@ enum ForEachExpansion {
     private static func matches(
         of glob: GlobSpec, scope: Scope, directory: String, strict: Bool, diagnostics: inout Diagnostics
     ) -> [ForEachItem]? {
+        let patterns = glob.patterns.map { interpolated($0, scope, &diagnostics) }
+        let excluded = glob.excludes.map { interpolated($0, scope, &diagnostics) }
+        if patterns.contains(where: { S3Location.isS3($0.value) }) {
+            return S3Items.matches(
+                of: patterns, excluding: excluded, ignoreCase: glob.ignoreCase, strict: strict, limit: maxItems,
+                diagnostics: &diagnostics)
+        }
         func read(_ texts: [Located<String>]) -> [(GlobPattern, Located<String>)]? {
             var patterns: [(GlobPattern, Located<String>)] = []
             var valid = true
             for text in texts {
-                let text = interpolated(text, scope, &diagnostics)
                 do {
                     patterns.append((try GlobPattern(text.value, ignoreCase: glob.ignoreCase), text))
                 } catch {
@@ -90,7 +103,7 @@ enum ForEachExpansion {
             }
             return valid ? patterns : nil
         }
-        guard let includes = read(glob.patterns), let excludes = read(glob.excludes) else { return nil }
+        guard let includes = read(patterns), let excludes = read(excluded) else { return nil }
         let walker = GlobWalker(
             includes: includes.map(\.0), excludes: excludes.map(\.0), directory: directory, limit: maxItems)
         let (found, notes) = walker.walk()

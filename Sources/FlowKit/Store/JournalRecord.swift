@@ -34,7 +34,7 @@ package struct OutputRecord: Sendable, Equatable {
     package var path: String
     /// Its size, modification time and inode.
     package var stamp: FileStamp
-    /// SHA-256 of its content, hex.
+    /// SHA-256 of its content, hex; for an object in a bucket, its `ETag` (the server's digest of it).
     package var sha256: String
 
     /// Creates an output record.

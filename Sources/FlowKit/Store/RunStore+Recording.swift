@@ -20,7 +20,10 @@ extension RunStore {
         guard !decisions.keepsNothing[index], let key = decisions.keys[index], let inputs = decisions.inputs[index]
         else { return }
         var output: OutputRecord?
-        if let path = decisions.outputPaths[index] {
+        if let path = decisions.outputPaths[index], let location = S3Location(path) {
+            guard let record = S3Outputs.record(of: location) else { return }
+            output = record
+        } else if let path = decisions.outputPaths[index] {
             // A file that cannot be read back is not recorded as written: the next run writes it again.
             guard let stamp = FileStamp(path: path), let digest = ContentDigest.ofFile(atPath: path) else { return }
             output = OutputRecord(path: path, stamp: stamp, sha256: digest)

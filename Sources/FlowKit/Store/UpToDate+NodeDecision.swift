@@ -57,8 +57,12 @@ extension UpToDate {
             return nil
         }
 
-        /// Whether a written file is still what the store recorded: the same stamp, or else the same content.
+        /// Whether a written file is still what the store recorded: the same stamp, or else the same content (an
+        /// object in a bucket: the same `ETag`).
         static func outputCause(path: String, record: OutputRecord?) -> RunCause? {
+            if let location = S3Location(path), let record, record.path == path {
+                return S3Outputs.cause(location, record: record)
+            }
             guard let record, record.path == path, let stamp = FileStamp(path: path) else {
                 return .outputMissing(path: path)
             }

@@ -6,10 +6,12 @@ enum FetchSource: Equatable {
     case http(URL)
     /// A file on disk, already resolved against the workflow's folder.
     case file(String)
+    /// An object in a bucket.
+    case s3(S3Location)
 
     /// Classifies the `url` parameter.
     ///
-    /// `http://` and `https://` are fetched over the network; `file:` URLs and text without a scheme are paths
+    /// `http://`, `https://` and `s3://` are fetched over the network; `file:` URLs and text without a scheme are paths
     /// (relative ones resolved against the workflow's folder). Any other `scheme://` is refused rather than
     /// mistaken for a relative path.
     static func parse(_ written: String, context: NodeContext) -> Result<FetchSource, NodeFailure> {
@@ -31,6 +33,12 @@ enum FetchSource: Equatable {
             }
             return .success(.http(url))
         }
+        if S3Location.isS3(text) {
+            guard let location = S3Location(text), !location.key.isEmpty else {
+                return .failure(failure(.invalidInput, "'\(written)' names no object: write s3://bucket/key"))
+            }
+            return .success(.s3(location))
+        }
         if lowered.hasPrefix("file:") {
             guard let url = URL(string: text), url.scheme?.lowercased() == "file" else {
                 return .failure(failure(.invalidInput, "'\(written)' is not a valid file URL"))
@@ -49,13 +57,14 @@ enum FetchSource: Equatable {
         if let scheme = schemeOfURL(text) {
             return .failure(
                 failure(
-                    .unsupported, "unsupported URL scheme '\(scheme)' in '\(written)': use http, https, file or a path")
+                    .unsupported,
+                    "unsupported URL scheme '\(scheme)' in '\(written)': use http, https, s3, file or a path")
             )
         }
         return .success(.file(NodeContext.resolve(text, in: directory)))
     }
 
-    /// The local path a `url` names as written (relative to the workflow's folder), or `nil` for an http(s)
+    /// The local path a `url` names as written (relative to the workflow's folder), or `nil` for an http(s) or s3
     /// URL or one that ``parse(_:directory:failure:)`` refuses.
     static func localPath(_ written: String) -> String? {
         guard case .success(.file(let path)) = parse(written, directory: ".", failure: { NodeFailure($0, $1) })

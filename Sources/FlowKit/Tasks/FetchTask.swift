@@ -1,16 +1,19 @@
 import Foundation
 
-/// `fetch`: reads bytes from an http(s) URL, a file URL or a path relative to the workflow file.
+/// `fetch`: reads bytes from an http(s) URL, an `s3://bucket/key` object, a file URL or a path relative to the
+/// workflow file.
 package struct FetchTask: TaskType {
     /// How many redirects one fetch follows before it fails.
     package static let maxRedirects = 5
 
     package init() {}
     package var name: String { "fetch" }
-    package var summary: String { "Reads bytes from an http(s) URL, a file: URL or a path relative to the workflow." }
+    package var summary: String {
+        "Reads bytes from an http(s) URL, an s3:// object, a file: URL or a path relative to the workflow."
+    }
     /// The parameters of ``FetchTask``.
     package struct Parameters: TaskParameters {
-        @Parameter(help: "http(s) URL, file: URL, or a path relative to the workflow file.")
+        @Parameter(help: "http(s) URL, s3://bucket/key, file: URL, or a path relative to the workflow file.")
         package var url: String
         @Parameter(help: "Fail when the body is larger than this (checked while streaming).", range: 1...)
         package var maxBytes = 64 << 20
@@ -30,6 +33,7 @@ package struct FetchTask: TaskType {
         case .success(.http(let url)):
             let identity = HTTPValidator.urlIdentity(url)
             return cache == .enabled ? SourceIdentity(identity) : .changing(identity)
+        case .success(.s3(let location)): return S3Fetch.identity(of: location)
         case .failure: return nil
         }
     }
@@ -37,6 +41,9 @@ package struct FetchTask: TaskType {
     /// Asks the server whether the version the store recorded (its `ETag`, `Last-Modified` or body hash) is
     /// still current: see `HTTPRevalidation`.
     package func revalidateSource(_ parameters: Parameters, directory: String, recorded: String) -> SourceIdentity? {
+        if case .success(.s3(let location)) = source(parameters, directory: directory) {
+            return S3Fetch.currentIdentity(of: location)
+        }
         guard case .success(.http(let url)) = source(parameters, directory: directory),
             let validator = HTTPValidator(identity: recorded, url: url),
             let current = HTTPRevalidation.current(
@@ -65,7 +72,7 @@ package struct FetchTask: TaskType {
 /// http(s) redirects, and ends at once when `cancel()` is called (Ctrl-C or the node's `timeout`); file reads
 /// check for cancellation between chunks.
 package final class FetchOperation: FlowOperation, DataProvider, FileProvider, SourceObserving, @unchecked Sendable {
-    /// The version of the http(s) resource downloaded (``HTTPValidator``), for the store.
+    /// The version of the http(s) resource (``HTTPValidator``) or object (its `ETag`) downloaded, for the store.
     private let observed = LockedBox<String?>(nil)
 
     package var observedSource: String? { observed.withLock { $0 } }
@@ -91,7 +98,19 @@ package final class FetchOperation: FlowOperation, DataProvider, FileProvider, S
             finish(reader.read(isCancelled: { [unowned self] in isCancelled }))
         case .success(.http(let url)):
             startTransfer(url: url, written: written, maxBytes: maxBytes, headers: parameters.headers ?? [:])
+        case .success(.s3(let location)):
+            startDownload(location, written: written, maxBytes: maxBytes)
         }
+    }
+
+    private func startDownload(_ location: S3Location, written: String, maxBytes: Int) {
+        let cancellation = S3Cancellation()
+        S3Fetch.start(location, written: written, maxBytes: maxBytes, context: context, cancellation: cancellation) {
+            [self] outcome, identity in
+            if let identity { observed.withLock { $0 = identity } }
+            finish(outcome)
+        }
+        whenCancelled { cancellation.cancel() }
     }
 
     private func startTransfer(url: URL, written: String, maxBytes: Int, headers: StringMap) {

@@ -1,0 +1,133 @@
+import Foundation
+
+/// Reading, writing and listing objects.
+extension S3Client {
+    /// An object's bytes and version.
+    public struct Object: Sendable {
+        public var bytes: Data
+        /// The `ETag` as the server sent it (quoted).
+        public var etag: String?
+    }
+
+    /// Parts of a multipart upload: 8 MiB (S3's minimum is 5 MiB for all but the last).
+    public static let partSize = 8 << 20
+    /// Bodies from this size on go up in parts.
+    public static let multipartThreshold = 16 << 20
+
+    /// Downloads an object, failing once it exceeds `maxBytes` (checked as it streams in).
+    public func get(_ location: S3Location, maxBytes: Int, cancellation: S3Cancellation? = nil) throws(S3Error)
+        -> Object
+    {
+        let response = try send(
+            Call(method: "GET", location: location, maxBytes: maxBytes), cancellation: cancellation)
+        return Object(bytes: response.body, etag: response.header("ETag"))
+    }
+
+    /// The object's current `ETag`, asked with a HEAD (no body is sent).
+    public func etag(of location: S3Location, cancellation: S3Cancellation? = nil) throws(S3Error) -> String? {
+        // No limit: a HEAD's Content-Length is the object's size, and no body follows.
+        try send(Call(method: "HEAD", location: location, maxBytes: .max), cancellation: cancellation).header("ETag")
+    }
+
+    /// Stores `bytes` as the object, atomically: readers see the old object or the new one, never a part.
+    /// Large bodies go up in parts, which S3 shows only once the upload is completed (and aborts on failure).
+    /// - Returns: The new object's `ETag`.
+    @discardableResult
+    public func put(
+        _ bytes: Data, at location: S3Location, contentType: String? = nil,
+        cancellation: S3Cancellation? = nil
+    ) throws(S3Error) -> String? {
+        var headers: [String: String] = [:]
+        if let contentType { headers["content-type"] = contentType }
+        guard bytes.count >= Self.multipartThreshold else {
+            var call = Call(method: "PUT", location: location, headers: headers, body: bytes)
+            call.maxBytes = 1 << 20
+            return try send(call, cancellation: cancellation).header("ETag")
+        }
+        return try putInParts(bytes, at: location, headers: headers, cancellation: cancellation)
+    }
+
+    private func putInParts(
+        _ bytes: Data, at location: S3Location, headers: [String: String], cancellation: S3Cancellation?
+    ) throws(S3Error) -> String? {
+        let created = try send(
+            Call(method: "POST", location: location, query: [("uploads", "")], headers: headers),
+            cancellation: cancellation)
+        guard let uploadID = S3XML.parse(created.body)?.values["UploadId"], !uploadID.isEmpty else {
+            throw S3Error(
+                kind: .service, message: "S3 started no multipart upload for '\(location)' (no UploadId)",
+                isTransient: true)
+        }
+        do throws(S3Error) {
+            var parts: [String] = []
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(offset + Self.partSize, bytes.count)
+                let answer = try send(
+                    Call(
+                        method: "PUT", location: location,
+                        query: [("partNumber", "\(parts.count + 1)"), ("uploadId", uploadID)],
+                        body: bytes.subdata(in: offset..<end)),
+                    cancellation: cancellation)
+                parts.append(answer.header("ETag") ?? "")
+                offset = end
+            }
+            let list = parts.enumerated().map {
+                "<Part><PartNumber>\($0.offset + 1)</PartNumber><ETag>\(Self.escaped($0.element))</ETag></Part>"
+            }
+            let document = "<CompleteMultipartUpload>\(list.joined())</CompleteMultipartUpload>"
+            let completed = try send(
+                Call(
+                    method: "POST", location: location, query: [("uploadId", uploadID)],
+                    body: Data(document.utf8)),
+                cancellation: cancellation)
+            // A 200 may still carry an error document (S3 reports late failures of a completion that way).
+            let answer = S3XML.parse(completed.body)
+            if let code = answer?.values["Code"] {
+                throw S3Error.answer(
+                    status: 200, code: code, serverMessage: answer?.values["Message"], method: "POST",
+                    location: location)
+            }
+            return answer?.values["ETag"] ?? completed.header("ETag")
+        } catch {
+            // Not under the cancellation that may have ended the upload: the parts are removed either way.
+            _ = try? send(
+                Call(method: "DELETE", location: location, query: [("uploadId", uploadID)]), cancellation: nil)
+            throw error
+        }
+    }
+
+    /// Lists the objects under `prefix`, one page (up to 1,000 keys) at a time, handing each page to `page`
+    /// before asking for the next, so memory holds one page whatever the number of objects.
+    /// - Returns: The number of list requests made.
+    @discardableResult
+    public func list(
+        bucket: String, prefix: String, cancellation: S3Cancellation? = nil,
+        page: ([(key: String, etag: String, size: Int)]) throws(S3Error) -> Void
+    ) throws(S3Error) -> Int {
+        var token: String?
+        var requests = 0
+        repeat {
+            var query = [("list-type", "2"), ("prefix", prefix)]
+            if let token { query.append(("continuation-token", token)) }
+            let response = try send(
+                Call(
+                    method: "GET", location: S3Location(bucket: bucket, key: ""), query: query,
+                    maxBytes: 16 << 20),
+                cancellation: cancellation)
+            requests += 1
+            guard let document = S3XML.parse(response.body) else {
+                throw S3Error(
+                    kind: .service, message: "the listing of 's3://\(bucket)/\(prefix)' is not XML", isTransient: false)
+            }
+            try page(document.entries.map { ($0.key, $0.etag, $0.size) })
+            token = document.values["IsTruncated"] == "true" ? document.values["NextContinuationToken"] : nil
+        } while token?.isEmpty == false
+        return requests
+    }
+
+    private static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}

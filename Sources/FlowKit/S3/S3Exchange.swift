@@ -1,0 +1,153 @@
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One HTTP request to S3 on its own `URLSession` (for the reason `FetchSessionDelegate` gives), waited for
+/// by the calling thread. The body streams in under a limit: a success body over `maxBytes` ends the
+/// transfer at once; an error body is kept only as far as its first 64 KiB (enough for S3's XML error).
+final class S3Exchange: NSObject, URLSessionDataDelegate, Sendable {
+    /// What came back.
+    struct Response: Sendable {
+        var status: Int
+        var headers: [String: String]
+        var body: Data
+
+        func header(_ name: String) -> String? { headers[name.lowercased()] }
+    }
+
+    /// How the exchange ended, when not with a response.
+    enum Failure: Error {
+        case tooLarge
+        case cancelled
+        case transport(String)
+    }
+
+    private struct State: Sendable {
+        var session: URLSession?
+        var response: Response?
+        var result: Result<Response, Failure>?
+    }
+
+    private static let errorBodyLimit = 64 << 10
+    private let maxBytes: Int
+    private let state = Mutex(State())
+    private let done = DispatchSemaphore(value: 0)
+
+    private init(maxBytes: Int) {
+        self.maxBytes = maxBytes
+    }
+
+    /// Sends `request` (with `body` for an upload) and waits for the whole answer or `cancellation`.
+    static func perform(
+        _ request: URLRequest, body: Data?, maxBytes: Int, cancellation: S3Cancellation?
+    ) -> Result<Response, Failure> {
+        let exchange = S3Exchange(maxBytes: maxBytes)
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "flowrun.s3"
+        let session = URLSession(
+            configuration: FetchSessionDelegate.configuration, delegate: exchange, delegateQueue: queue)
+        exchange.state.withLock { $0.session = session }
+        let task = body.map { session.uploadTask(with: request, from: $0) } ?? session.dataTask(with: request)
+        guard cancellation?.register({ exchange.end(.failure(.cancelled)) }) ?? true else {
+            session.invalidateAndCancel()
+            return .failure(.cancelled)
+        }
+        task.resume()
+        exchange.done.wait()
+        cancellation?.register(nil)
+        return exchange.state.withLock { $0.result } ?? .failure(.cancelled)
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        completionHandler(.allow)
+        guard let http = response as? HTTPURLResponse else {
+            return end(.failure(.transport("the server did not answer with an HTTP response")))
+        }
+        var headers: [String: String] = [:]
+        for (key, value) in http.allHeaderFields {
+            if let key = key as? String, let value = value as? String { headers[key.lowercased()] = value }
+        }
+        let isSuccess = (200..<300).contains(http.statusCode)
+        if isSuccess, http.expectedContentLength > maxBytes { return end(.failure(.tooLarge)) }
+        state.withLock { $0.response = Response(status: http.statusCode, headers: headers, body: Data()) }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let tooLarge = state.withLock { state -> Bool in
+            guard state.result == nil, var response = state.response else { return false }
+            let limit = (200..<300).contains(response.status) ? maxBytes : Self.errorBodyLimit
+            guard response.body.count + data.count <= limit else {
+                return (200..<300).contains(response.status)
+            }
+            state.response = nil
+            response.body.append(data)
+            state.response = response
+            return false
+        }
+        if tooLarge { end(.failure(.tooLarge)) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        if let error { return end(.failure(.transport(error.localizedDescription))) }
+        let response = state.withLock { $0.response }
+        guard let response else { return end(.failure(.transport("the connection ended without a response"))) }
+        end(.success(response))
+    }
+
+    /// Records the first ending, stops the session and wakes the caller.
+    private func end(_ result: Result<Response, Failure>) {
+        let session = state.withLock { state -> URLSession?? in
+            guard state.result == nil else { return .none }
+            state.result = result
+            state.response = nil
+            defer { state.session = nil }
+            return .some(state.session)
+        }
+        guard case .some(let started) = session else { return }
+        // Off this thread, as `FetchTransfer` does: cancelling waits for the session's busy work queue.
+        if let started { DispatchQueue.global().async { started.invalidateAndCancel() } }
+        done.signal()
+    }
+}
+
+/// Lets a node's cancellation stop the S3 request it is waiting for.
+public final class S3Cancellation: Sendable {
+    private struct State {
+        var cancelled = false
+        var stop: (@Sendable () -> Void)?
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Whether ``cancel()`` was called.
+    public var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Stops the request in flight, and every later one before it starts.
+    public func cancel() {
+        let stop = state.withLock { state -> (@Sendable () -> Void)? in
+            state.cancelled = true
+            defer { state.stop = nil }
+            return state.stop
+        }
+        stop?()
+    }
+
+    /// Sets what stops the request in flight; `false` when already cancelled.
+    @discardableResult
+    func register(_ stop: (@Sendable () -> Void)?) -> Bool {
+        state.withLock { state in
+            guard !state.cancelled else { return false }
+            state.stop = stop
+            return true
+        }
+    }
+}

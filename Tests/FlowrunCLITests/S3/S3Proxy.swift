@@ -1,0 +1,135 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A TCP relay on 127.0.0.1 in front of the S3 server that counts requests by method and query, and answers the
+/// first `failures` of them with `503 SlowDown` instead of relaying them. flowrun opens a connection per request,
+/// so each connection carries one request. A stalling relay reads requests and never answers.
+final class S3Proxy: Sendable {
+    let port: UInt16
+    private let upstream: UInt16
+    private let listener: Int32
+    private let state: Mutex<(requests: [String], failuresLeft: Int)>
+    /// Whether requests are read and never answered, for timeouts.
+    private let stalls: Bool
+
+    init(upstream: UInt16, failures: Int = 0, stalls: Bool = false) throws {
+        self.upstream = upstream
+        self.stalls = stalls
+        state = Mutex(([], failures))
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard fd >= 0, bound == 0, listen(fd, 128) == 0 else { throw POSIXError(.EADDRINUSE) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        listener = fd
+        port = UInt16(bigEndian: address.sin_port)
+        Thread { [self] in acceptLoop() }.start()
+    }
+
+    deinit {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    /// The request lines seen, e.g. `GET /bucket?list-type=2&prefix=p`.
+    var requests: [String] { state.withLock { $0.requests } }
+
+    /// How many requests had `method` and a target containing `fragment`.
+    func count(_ method: String, containing fragment: String = "") -> Int {
+        requests.filter { $0.hasPrefix(method + " ") && (fragment.isEmpty || $0.contains(fragment)) }.count
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { return }
+            Thread { [self] in serve(client) }.start()
+        }
+    }
+
+    private func serve(_ client: Int32) {
+        defer { close(client) }
+        var head = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        // The request line: up to the first CRLF.
+        while !head.contains(10) {
+            let count = recv(client, &buffer, buffer.count, 0)
+            guard count > 0 else { return }
+            head += buffer[0..<count]
+        }
+        let line = String(decoding: head.prefix { $0 != 13 && $0 != 10 }, as: UTF8.self)
+        let target = line.split(separator: " ").prefix(2).joined(separator: " ")
+        let fail = state.withLock { state -> Bool in
+            state.requests.append(target)
+            guard state.failuresLeft > 0 else { return false }
+            state.failuresLeft -= 1
+            return true
+        }
+        if stalls {
+            while recv(client, &buffer, buffer.count, 0) > 0 {}
+            return
+        }
+        if fail {
+            let body = "<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>"
+            let reply =
+                "HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nContent-Length: \(body.utf8.count)"
+                + "\r\nConnection: close\r\n\r\n" + body
+            _ = Self.sendAll(client, Array(reply.utf8))
+            // Read what the client still sends (a PUT's body) before closing, so it sees the answer, not a reset.
+            shutdown(client, Int32(SHUT_WR))
+            var timeout = timeval(tv_sec: 2, tv_usec: 0)
+            setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            while recv(client, &buffer, buffer.count, 0) > 0 {}
+            return
+        }
+        let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        defer { close(server) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = upstream.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0, Self.sendAll(server, head) else { return }
+        let back = Thread {
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while case let count = recv(server, &chunk, chunk.count, 0), count > 0 {
+                guard Self.sendAll(client, Array(chunk[0..<count])) else { break }
+            }
+            shutdown(client, Int32(SHUT_RDWR))
+        }
+        back.start()
+        while case let count = recv(client, &buffer, buffer.count, 0), count > 0 {
+            guard Self.sendAll(server, Array(buffer[0..<count])) else { break }
+        }
+        shutdown(server, Int32(SHUT_WR))
+        // Wait for the answer to be relayed before closing both ends.
+        while !back.isFinished { usleep(1000) }
+    }
+
+    private static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { return false }
+            sent += count
+        }
+        return true
+    }
+}
