@@ -91,7 +91,7 @@ package enum ImagingBenchmark {
 
     private static func runChain(file: String, index: Int, outputFolder: String, optimize: Bool) -> String? {
         guard let data = try? Data(contentsOf: URL(fileURLWithPath: file)) else { return "cannot read \(file)" }
-        let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        let name = FilePaths.stem(of: file)
         let chain = makeChain(data: data, source: file, path: outputFolder + "/" + name + ".jpg", optimize: optimize)
         for op in chain {
             op.start()

@@ -40,8 +40,8 @@ extension WriteTask {
             // Data is written as it is, whatever the extension; only an image needs a format.
             guard input != .data, format == nil else { return }
             // An interpolated path may only be known at run time; check what is literal.
-            guard !path.contains("${") || !(path as NSString).pathExtension.contains("}") else { return }
-            let ext = (path as NSString).pathExtension
+            guard !path.contains("${") || !FilePaths.fileExtension(of: path).contains("}") else { return }
+            let ext = FilePaths.fileExtension(of: path)
             if ext.isEmpty {
                 diagnostics.error(
                     "write needs a format: path '\(path)' has no extension", at: $path.location,

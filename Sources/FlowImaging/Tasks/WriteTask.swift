@@ -37,8 +37,8 @@ package final class WriteOperation: FlowOperation, FileProvider, @unchecked Send
         let bytes: Data
         var preview: Data?
         if let image = input((any ImageProvider).self)?.providedImage {
-            guard let format = parameters.format ?? ImageFormat(fileExtension: (path as NSString).pathExtension) else {
-                let ext = (path as NSString).pathExtension
+            guard let format = parameters.format ?? ImageFormat(fileExtension: FilePaths.fileExtension(of: path)) else {
+                let ext = FilePaths.fileExtension(of: path)
                 return finish(
                     .failure(
                         context.failure(
@@ -75,9 +75,10 @@ package final class WriteOperation: FlowOperation, FileProvider, @unchecked Send
         }
         if finishIfCancelled() { return }
         if let refused = context.claimOutput(path) { return finish(.failure(refused)) }
-        let writer = AtomicFileWriter(path: path, overwrite: parameters.overwrite)
         do {
-            guard try writer.write(bytes, isCancelled: { isCancelled }) else { return finish(.cancelled) }
+            let file = try AtomicFile(path: path, overwrite: parameters.overwrite, createFolders: true)
+            try file.write(bytes)
+            guard try file.commit(unless: { isCancelled }) else { return finish(.cancelled) }
             if context.previews {
                 record(Artifact(path: URL(fileURLWithPath: path).standardizedFileURL.path, preview: preview))
             }

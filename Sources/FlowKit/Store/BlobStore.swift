@@ -59,29 +59,29 @@ public struct BlobStore: Sendable {
         } catch {
             throw BlobError("cannot create \(directory): \(String(cString: strerror(RunStore.errorCode(of: error))))")
         }
-        let temporary = directory + "/.tmp-\(getpid())-\(UUID().uuidString)"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw BlobError("cannot create a blob in \(directory): \(Self.reason())") }
-        var closed = false
-        defer {
-            if !closed { close(descriptor) }
-        }
+        let temporary: WriteTemporaries.Temporary
         do {
-            var writer = BlobWriter(descriptor: descriptor)
+            temporary = try WriteTemporaries.create(for: Self.temporaryName, in: directory)
+        } catch {
+            throw BlobError("cannot create a blob in \(directory): \(error)")
+        }
+        // Closed (and so unlocked) only once renamed: until then a sweep must see a live writer.
+        defer { close(temporary.descriptor) }
+        do {
+            var writer = BlobWriter(descriptor: temporary.descriptor)
             writer.string(Self.magic)
             writer.string(type(of: value).storageTag)
             try value.store(into: &writer)
             let (sha256, size) = try writer.finish()
-            closed = true
-            guard close(descriptor) == 0 else { throw BlobError(Self.reason()) }
             let final = path(of: sha256)
-            let folder = (final as NSString).deletingLastPathComponent
-            guard mkdir(folder, 0o755) == 0 || errno == EEXIST, rename(temporary, final) == 0 else {
+            guard mkdir(FilePaths.folder(of: final), 0o755) == 0 || errno == EEXIST,
+                rename(temporary.path, final) == 0
+            else {
                 throw BlobError(Self.reason())
             }
             return BlobReference(sha256: sha256, size: size, facts: value.variantFacts)
         } catch {
-            unlink(temporary)
+            unlink(temporary.path)
             throw BlobError("cannot write a blob in \(directory): \(error)")
         }
     }
@@ -202,13 +202,17 @@ public struct BlobStore: Sendable {
         for blob in all() where !kept.contains(blob.sha256) {
             if unlink(path(of: blob.sha256)) == 0 { removed += 1 }
         }
-        // A temporary whose writer is gone was left by a killed run; one whose writer lives is being written.
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
-            let parts = name.split(separator: "-")
-            guard parts.count > 2, parts[0] == ".tmp", let pid = Int32(parts[1]), kill(pid, 0) != 0, errno == ESRCH
-            else { continue }
-            unlink(directory + "/" + name)
-        }
+        removeStaleTemporaries()
         return removed
+    }
+
+    /// The name blob temporaries are made for (``WriteTemporaries``): `blobs/.flowrun-blob.XXXXXX`, renamed to the
+    /// blob's name once hashed.
+    static let temporaryName = "blob"
+
+    /// Removes the temporaries a killed writer left. Every run that opens the store calls it; the temporary of a
+    /// live writer — another workflow's run on the same store — is locked, so it stays.
+    package func removeStaleTemporaries() {
+        WriteTemporaries.removeStale(ofFilesNamed: [Self.temporaryName], in: directory)
     }
 }

@@ -6,12 +6,12 @@ import Testing
 
 /// The streamed writer behind `--report` and `--trace`: what it writes must read back as the values given,
 /// whatever the text holds and however the buffer fills.
-@Suite struct JSONStreamTests {
+@Suite struct JSONWriterTests {
     /// Writes `[values…]` through a stream and reads the file back with `JSONSerialization`.
-    private func roundTrip(_ write: (inout JSONStream) throws -> Void) throws -> [Any] {
+    private func roundTrip(_ write: (inout JSONWriter) throws -> Void) throws -> [Any] {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/out.json"
-        var stream = try JSONStream(path: path)
+        var stream = try JSONWriter(path: path)
         try stream.literal("[")
         try write(&stream)
         try stream.literal("]")
@@ -72,7 +72,7 @@ import Testing
     @Test func anAbandonedStreamLeavesNoFile() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/out.json"
-        var stream = try JSONStream(path: path)
+        var stream = try JSONWriter(path: path)
         try stream.value("half")
         stream.abandon()
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
