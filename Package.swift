@@ -88,11 +88,16 @@ let package = Package(
             exclude: ["README.md"],
             swiftSettings: strictSettings
         ),
+        // A scripted HTTP/1.1 server on 127.0.0.1 for the fetch and fault tests: test support, not product API.
+        .target(
+            name: "HTTPTestServer", dependencies: ["FlowKit"], path: "Tests/HTTPTestServer",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "FlowKitTests",
             // FlowImaging for its task types only: the goldens run against the registry `flowrun` uses.
             dependencies: [
-                "FlowKit", "FlowKitTesting", "FlowImaging",
+                "FlowKit", "FlowKitTesting", "FlowImaging", "HTTPTestServer",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             resources: [.copy("Fixtures")],
@@ -107,7 +112,7 @@ let package = Package(
         .testTarget(
             name: "FlowrunCLITests",
             // The tests run the built `flowrun`; depending on it makes `swift test` build it first.
-            dependencies: ["FlowrunCLI", "FlowKit", "FlowKitTesting", "flowrun"],
+            dependencies: ["FlowrunCLI", "FlowKit", "FlowKitTesting", "HTTPTestServer", "flowrun"],
             exclude: ["Goldens", "ArgoSchema"],
             swiftSettings: strictSettings
         ),

@@ -1,5 +1,6 @@
 import FlowKitTesting
 import Foundation
+import HTTPTestServer
 // `Value.map` holds an OrderedDictionary; FlowKit depends on swift-collections, so the module is built.
 import OrderedCollections
 import Testing

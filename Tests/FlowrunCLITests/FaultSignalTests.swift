@@ -1,5 +1,6 @@
 import FlowKitTesting
 import Foundation
+import HTTPTestServer
 import Testing
 
 #if canImport(Glibc)
