@@ -88,16 +88,17 @@ let package = Package(
             exclude: ["README.md"],
             swiftSettings: strictSettings
         ),
-        // A scripted HTTP/1.1 server on 127.0.0.1 for the fetch and fault tests: test support, not product API.
+        // What the test targets share, not product API: a temporary folder, and a scripted HTTP/1.1 server on
+        // 127.0.0.1 for the fetch and fault tests.
         .target(
-            name: "HTTPTestServer", dependencies: ["FlowKit"], path: "Tests/HTTPTestServer",
+            name: "TestSupport", dependencies: ["FlowKit"], path: "Tests/TestSupport",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "FlowKitTests",
             // FlowImaging for its task types only: the goldens run against the registry `flowrun` uses.
             dependencies: [
-                "FlowKit", "FlowKitTesting", "FlowImaging", "HTTPTestServer",
+                "FlowKit", "FlowKitTesting", "FlowImaging", "TestSupport",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             resources: [.copy("Fixtures")],
@@ -106,13 +107,13 @@ let package = Package(
         .testTarget(
             name: "FlowImagingTests",
             // lcms2 makes the colour profiles of the test photos.
-            dependencies: ["FlowImaging", "FlowKit", "FlowKitTesting", "CLCMS2"],
+            dependencies: ["FlowImaging", "FlowKit", "FlowKitTesting", "TestSupport", "CLCMS2"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "FlowrunCLITests",
             // The tests run the built `flowrun`; depending on it makes `swift test` build it first.
-            dependencies: ["FlowrunCLI", "FlowKit", "FlowKitTesting", "HTTPTestServer", "flowrun"],
+            dependencies: ["FlowrunCLI", "FlowKit", "FlowKitTesting", "TestSupport", "flowrun"],
             exclude: ["Goldens", "ArgoSchema"],
             swiftSettings: strictSettings
         ),

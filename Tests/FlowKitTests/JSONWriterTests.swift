@@ -1,5 +1,6 @@
 import FlowKitTesting
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FlowKit
@@ -9,7 +10,7 @@ import Testing
 @Suite struct JSONWriterTests {
     /// Writes `[values…]` through a stream and reads the file back with `JSONSerialization`.
     private func roundTrip(_ write: (inout JSONWriter) throws -> Void) throws -> [Any] {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.path + "/out.json"
         var stream = try JSONWriter(path: path)
         try stream.literal("[")
@@ -70,7 +71,7 @@ import Testing
     }
 
     @Test func anAbandonedStreamLeavesNoFile() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.path + "/out.json"
         var stream = try JSONWriter(path: path)
         try stream.value("half")

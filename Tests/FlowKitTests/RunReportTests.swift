@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FlowKit
@@ -31,7 +32,7 @@ import Testing
         queueLimits: ["io": 4, "default": 2])
 
     @Test func theFileAndTheMemoryFormAreOneFormThatReadsBackWhole() throws {
-        let folder = try TemporaryDirectory()
+        let folder = try TemporaryFolder()
         let path = folder.path + "/run.json"
         try Self.report.write(toPath: path)
         let streamed = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -53,7 +54,7 @@ import Testing
     }
 
     @Test func everyPropertyOfANodeIsStreamed() throws {
-        let folder = try TemporaryDirectory()
+        let folder = try TemporaryFolder()
         let path = folder.path + "/run.json"
         try Self.report.write(toPath: path)
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
@@ -82,7 +83,7 @@ import Testing
     }
 
     @Test func aNodeLeavesToItsTaskRecordWhatTheRecordSays() throws {
-        let folder = try TemporaryDirectory()
+        let folder = try TemporaryFolder()
         let path = folder.path + "/run.json"
         try Self.reportWithTasks.write(toPath: path)
         let streamed = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -109,7 +110,7 @@ import Testing
     }
 
     @Test func aReportInAMissingFolderIsAnOSErrorAndLeavesNothing() throws {
-        let folder = try TemporaryDirectory()
+        let folder = try TemporaryFolder()
         let path = folder.path + "/missing/run.json"
         #expect(
             throws: FileWriteError(
@@ -121,7 +122,7 @@ import Testing
     }
 
     @Test func theTraceHasOneSliceAPerAttemptAndALaneAPerSlot() throws {
-        let folder = try TemporaryDirectory()
+        let folder = try TemporaryFolder()
         let path = folder.path + "/trace.json"
         try ChromeTrace.write(Self.report, toPath: path)
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
@@ -138,7 +139,7 @@ import Testing
         (0.0288567589, "0.028857"), (12345.678901, "12345.678901"),
     ])
     func timesAreWrittenToTheMicrosecond(seconds: Double, text: String) throws {
-        let folder = try TemporaryDirectory()
+        let folder = try TemporaryFolder()
         let path = folder.path + "/t.json"
         var stream = try JSONWriter(path: path)
         try stream.value(seconds: seconds)

@@ -1,6 +1,6 @@
 import FlowKitTesting
 import Foundation
-import HTTPTestServer
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

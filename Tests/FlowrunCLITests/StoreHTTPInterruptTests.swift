@@ -1,7 +1,7 @@
 import FlowKitTesting
 import Foundation
-import HTTPTestServer
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
