@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FlowrunCLI
@@ -68,10 +69,7 @@ import Testing
         let scratch = try Scratch()
         let result = try await export(scratch, ["--mount", "/work", "--claim", "photos", "--parallel", "2"])
         #expect(result.status == 0, "\(result.stderr)")
-        if ProcessInfo.processInfo.environment["RECORD_GOLDENS"] != nil {
-            try result.stdout.write(to: Self.golden, atomically: true, encoding: .utf8)
-        }
-        #expect(result.stdout == (try String(contentsOf: Self.golden, encoding: .utf8)))
+        #expect(result.stdout == (try Golden.expected(for: result.stdout, at: Self.golden)))
     }
 
     @Test func workflowSettingsMapOntoArgoFields() async throws {
