@@ -60,6 +60,8 @@ let package = Package(
             dependencies: ["FlowKit", "CJPEG", "CPNG", "CWebP", "CLCMS2", "CFlowKernels", "CFlowShims"],
             swiftSettings: strictSettings + [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
         ),
+        // The image benchmark's job, for `bench/image/run.sh` and the release-mode benchmark test.
+        .target(name: "FlowImagingBench", dependencies: ["FlowImaging", "FlowKit"], swiftSettings: strictSettings),
         .target(
             name: "FlowrunCLI",
             dependencies: [
@@ -107,7 +109,7 @@ let package = Package(
         .testTarget(
             name: "FlowImagingTests",
             // lcms2 makes the colour profiles of the test photos.
-            dependencies: ["FlowImaging", "FlowKit", "FlowKitTesting", "TestSupport", "CLCMS2"],
+            dependencies: ["FlowImaging", "FlowImagingBench", "FlowKit", "FlowKitTesting", "TestSupport", "CLCMS2"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import Dispatch
+import FlowImaging
 import FlowKit
 import Foundation
 import Synchronization
@@ -8,8 +9,8 @@ import Synchronization
 ///
 /// Both call ``ImageMemory/keepLargeBuffersForReuse()`` first, as `flowrun` should at start-up.
 ///
-/// `package` so that the release-mode benchmark test can call it without `@testable` (which release builds
-/// do not allow); not part of the public API.
+/// In a target of its own, beside the library rather than in it; `package` so that the release-mode benchmark
+/// test can call it without `@testable` (which release builds do not allow).
 package enum ImagingBenchmark {
     /// The sepia intensity of the benchmark job.
     package static let intensity = 0.8
