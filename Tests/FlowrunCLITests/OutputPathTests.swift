@@ -84,6 +84,21 @@ import Testing
         #expect(try String(contentsOfFile: scratch.path("elsewhere.txt"), encoding: .utf8) == "kept")
     }
 
+    @Test(.enabled(if: getuid() == 0, "making a character device needs root"))
+    func aWriteToACharacterDeviceIsRefusedAndLeavesItADevice() throws {
+        try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: true)
+        #expect(mknod(scratch.path("out/null.txt"), S_IFCHR | 0o666, Self.devNull) == 0)
+        try copying(to: ["out/null.txt"])
+        let result = try Flowrun.run(["copy.yaml", "--no-progress", "--no-cache"], in: scratch.url)
+        #expect(result.status == 1)
+        #expect(
+            result.stdout.split(separator: "\n").filter { $0.contains(": error: ") } == [
+                "copy.yaml:4:3: error: save0 failed: cannot write 'out/null.txt': it is a character device, "
+                    + "and flowrun replaces only regular files"
+            ], "\(result.stdout)")
+        #expect(try tree(scratch.path("out")) == ["null.txt": "device"])
+    }
+
     /// `--report /dev/null` replaced the system's `/dev/null` with a regular file (as root). A device made here
     /// stands for it; the trace goes into a FIFO whose reader is open before the run (the pipe keeps the bytes).
     @Test(.enabled(if: getuid() == 0, "making a character device needs root"))
