@@ -65,6 +65,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings + [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
         ),
+        // The image benchmark's job, for `bench/image/run.sh` and the release-mode benchmark test.
+        .target(name: "FlowImagingBench", dependencies: ["FlowImaging", "FlowKit"], swiftSettings: strictSettings),
         .target(
             name: "FlowrunCLI",
             dependencies: [
@@ -93,11 +95,17 @@ let package = Package(
             exclude: ["README.md"],
             swiftSettings: strictSettings
         ),
+        // What the test targets share, not product API: a temporary folder, and a scripted HTTP/1.1 server on
+        // 127.0.0.1 for the fetch and fault tests.
+        .target(
+            name: "TestSupport", dependencies: ["FlowKit"], path: "Tests/TestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "FlowKitTests",
             // FlowImaging for its task types only: the goldens run against the registry `flowrun` uses.
             dependencies: [
-                "FlowKit", "FlowKitTesting", "FlowImaging",
+                "FlowKit", "FlowKitTesting", "FlowImaging", "TestSupport",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             resources: [.copy("Fixtures")],
@@ -106,14 +114,16 @@ let package = Package(
         .testTarget(
             name: "FlowImagingTests",
             // lcms2 makes the colour profiles of the test photos; libtiff and libheif make the TIFF, HEIC and AVIF ones.
-            dependencies: ["FlowImaging", "FlowKit", "FlowKitTesting", "CLCMS2", "CTIFF", "CHEIF"],
+            dependencies: [
+                "FlowImaging", "FlowImagingBench", "FlowKit", "FlowKitTesting", "TestSupport", "CLCMS2", "CTIFF", "CHEIF",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "FlowrunCLITests",
             // The tests run the built `flowrun`; depending on it makes `swift test` build it first.
-            dependencies: ["FlowrunCLI", "FlowKit", "FlowKitTesting", "flowrun"],
-            exclude: ["Goldens"],
+            dependencies: ["FlowrunCLI", "FlowKit", "FlowKitTesting", "TestSupport", "flowrun"],
+            exclude: ["Goldens", "ArgoSchema"],
             swiftSettings: strictSettings
         ),
     ]

@@ -57,6 +57,9 @@ struct MergeReportsCommand: ParsableCommand {
             } else {
                 terminal.print(String(decoding: try merged.jsonData(), as: UTF8.self))
             }
+        } catch let failure as FileWriteError {
+            terminal.error("error: \(failure)\n")
+            throw ExitCode(1)
         } catch {
             terminal.error("error: cannot write \(output ?? "the merged report"): \(RunCommand.reason(error))\n")
             throw ExitCode(1)

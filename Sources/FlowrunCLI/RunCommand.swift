@@ -107,6 +107,9 @@ struct RunCommand: ParsableCommand {
             if let report { try result.write(toPath: report) }
             if let trace { try ChromeTrace.write(result, toPath: trace) }
             if let html { try HTMLReport.write(result, to: html) }
+        } catch let failure as FileWriteError {
+            Terminal().error("error: \(failure)\n")
+            throw ExitCode(result.exitCode == 0 ? 1 : result.exitCode)
         } catch let failure as HTMLStream.Failure {
             Terminal().error("error: \(failure)\n")
             throw ExitCode(result.exitCode == 0 ? 1 : result.exitCode)

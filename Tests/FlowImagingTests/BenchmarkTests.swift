@@ -1,4 +1,5 @@
 import FlowImaging
+import FlowImagingBench
 import Foundation
 import Testing
 

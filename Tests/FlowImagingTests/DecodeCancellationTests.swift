@@ -1,3 +1,4 @@
+import FlowImagingBench
 import FlowKit
 import Foundation
 import Testing

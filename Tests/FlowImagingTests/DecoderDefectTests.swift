@@ -2,6 +2,7 @@ import FlowImaging
 import FlowKit
 import FlowKitTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// Files as they come from cameras, editors and the web: the damaged-but-readable, the unusual, and the broken
@@ -26,8 +27,8 @@ import Testing
     }
 
     @Test func theWarningReachesTheNodesReportEntry() async throws {
-        let folder = try Fixtures.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try TemporaryFolder()
+        let folder = temporary.path
         try Self.jpegWithStrayBytes().damaged.write(to: URL(fileURLWithPath: folder + "/old.jpg"))
         let plan = try TestWorkflow.plan(
             """

@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FlowImaging
@@ -44,7 +45,8 @@ import Testing
     }
 
     @Test func writeRecordsItsFileAndAPreviewOnlyWhenTheRunAsks() throws {
-        let folder = try Fixtures.temporaryFolder()
+        let temporary = try TemporaryFolder()
+        let folder = temporary.path
         let image = Fixtures.gradient(width: 400, height: 200)
         var asking = context("write", ["path": .string("a.jpg")], directory: folder)
         asking.previews = true
@@ -61,7 +63,8 @@ import Testing
     }
 
     @Test func aFailedWriteRecordsNothing() throws {
-        let folder = try Fixtures.temporaryFolder()
+        let temporary = try TemporaryFolder()
+        let folder = temporary.path
         try Data().write(to: URL(fileURLWithPath: folder + "/file"))
         var asking = context("write", ["path": .string("file/inside.jpg")], directory: folder)
         asking.previews = true

@@ -1,4 +1,5 @@
 import FlowImaging
+import FlowImagingBench
 import FlowKit
 import Foundation
 import Testing

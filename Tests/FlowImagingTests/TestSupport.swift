@@ -54,13 +54,6 @@ enum Fixtures {
     static func close(_ a: SIMD4<UInt8>, _ b: SIMD4<UInt8>, tolerance: Int) -> Bool {
         (0..<4).allSatisfy { abs(Int(a[$0]) - Int(b[$0])) <= tolerance }
     }
-
-    /// A fresh empty folder under the temporary directory.
-    static func temporaryFolder() throws -> String {
-        let path = NSTemporaryDirectory() + "flowimaging-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
 }
 
 /// A source node that provides an image, standing in for `decode` upstream of the node under test.

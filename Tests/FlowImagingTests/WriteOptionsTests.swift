@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FlowImaging
@@ -9,8 +10,8 @@ import Testing
 @Suite struct WriteOptionsTests {
     /// Writes `image` with `parameters` into a fresh folder and returns the file's bytes.
     static func written(_ parameters: [String: Value], image: Image) throws -> Data {
-        let folder = try Fixtures.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try TemporaryFolder()
+        let folder = temporary.path
         let (_, outcome) = WriteTests.write(parameters, image: image, in: folder)
         guard case .success? = outcome else { throw WriteFailed(outcome: "\(String(describing: outcome))") }
         let path = try #require(parameters["path"]?.stringValue)

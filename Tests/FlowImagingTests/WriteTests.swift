@@ -1,6 +1,8 @@
 import FlowImaging
+import FlowImagingBench
 import FlowKit
 import Foundation
+import TestSupport
 import Testing
 
 /// `write`: formats, atomic replacement, no temporary file left behind, overwrite, unwritable paths.
@@ -19,7 +21,8 @@ import Testing
 
     @Test(arguments: [("out.jpg", ImageFormat.jpeg), ("out.PNG", .png), ("deep/er/out.jpeg", .jpeg)])
     func writesTheFormatOfTheExtension(name: String, format: ImageFormat) throws {
-        let folder = try Fixtures.temporaryFolder()
+        let temporary = try TemporaryFolder()
+        let folder = temporary.path
         let (op, outcome) = Self.write(["path": .string(name)], in: folder)
         guard case .success? = outcome else {
             Issue.record("\(String(describing: outcome))")
@@ -33,7 +36,8 @@ import Testing
     }
 
     @Test func explicitFormatWinsAndQualityMatters() throws {
-        let folder = try Fixtures.temporaryFolder()
+        let temporary = try TemporaryFolder()
+        let folder = temporary.path
         let image = Fixtures.noise(width: 64, height: 64)
         _ = Self.write(
             ["path": .string("a.bin"), "format": .string("jpeg"), "quality": .int(10)], image: image, in: folder)
@@ -45,7 +49,8 @@ import Testing
     }
 
     @Test func dataIsWrittenAsIs() throws {
-        let folder = try Fixtures.temporaryFolder()
+        let temporary = try TemporaryFolder()
+        let folder = temporary.path
         let op = WriteOperation(context: context("write", ["path": .string("raw.dat")], directory: folder))
         let bytes = Data("not an image".utf8)
         _ = run(op, after: BytesOperation(payload: DataPayload(bytes, source: "x")))
@@ -53,7 +58,8 @@ import Testing
     }
 
     @Test func replacesAnExistingFileAtomically() throws {
-        let folder = try Fixtures.temporaryFolder()
+        let temporary = try TemporaryFolder()
+        let folder = temporary.path
         let path = folder + "/same.png"
         try Data("old".utf8).write(to: URL(fileURLWithPath: path))
         let before = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
@@ -68,7 +74,8 @@ import Testing
     }
 
     @Test func overwriteFalseRefusesAnExistingFile() throws {
-        let folder = try Fixtures.temporaryFolder()
+        let temporary = try TemporaryFolder()
+        let folder = temporary.path
         try Data("keep".utf8).write(to: URL(fileURLWithPath: folder + "/k.jpg"))
         let (_, outcome) = Self.write(["path": .string("k.jpg"), "overwrite": .bool(false)], in: folder)
         #expect(failureMessage(outcome)?.contains("already exists") == true)
@@ -79,7 +86,8 @@ import Testing
     }
 
     @Test func aFileInPlaceOfAFolderFailsWithTheOSError() throws {
-        let folder = try Fixtures.temporaryFolder()
+        let temporary = try TemporaryFolder()
+        let folder = temporary.path
         try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/plain"))
         let (_, outcome) = Self.write(["path": .string("plain/sub/out.jpg")], in: folder)
         let message = try #require(failureMessage(outcome))
@@ -95,14 +103,16 @@ import Testing
     }
 
     @Test func unknownExtensionFailsAtRunTime() throws {
-        let folder = try Fixtures.temporaryFolder()
+        let temporary = try TemporaryFolder()
+        let folder = temporary.path
         let (_, outcome) = Self.write(["path": .string("x.gif")], in: folder)
         #expect(failureMessage(outcome)?.contains("'.gif'") == true)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 
     @Test func cancelledWriteLeavesNothing() throws {
-        let folder = try Fixtures.temporaryFolder()
+        let temporary = try TemporaryFolder()
+        let folder = temporary.path
         let op = WriteOperation(context: context("write", ["path": .string("c.jpg")], directory: folder))
         op.cancel()
         let outcome = run(op, after: ImageSourceOperation(Fixtures.gradient(width: 8, height: 8)))

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FlowKit
@@ -173,13 +174,9 @@ import Testing
         let result = TestTasks.loader().plan(path: folder + "/\(name).yaml")
         #expect(result.plan == nil)
         let rendered = TestTasks.render(result).replacingOccurrences(of: folder + "/", with: "")
-        let expectedURL = Fixtures.source.appendingPathComponent("pipelines/\(name).expected")
-        if ProcessInfo.processInfo.environment["RECORD_GOLDENS"] == "1" {
-            try rendered.write(to: expectedURL, atomically: true, encoding: .utf8)
-            return
-        }
-        let expected = try String(
-            contentsOf: try Fixtures.bundled.appendingPathComponent("pipelines/\(name).expected"), encoding: .utf8)
+        let expected = try Golden.expected(
+            for: rendered, at: Fixtures.source.appendingPathComponent("pipelines/\(name).expected"),
+            readFrom: Fixtures.bundled.appendingPathComponent("pipelines/\(name).expected"))
         #expect(rendered == expected)
     }
 }

@@ -89,10 +89,11 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let kept = try blobs.write(Self.payload)
         let stray = try blobs.write(DataPayload(Data("stray".utf8), source: ""))
-        // A temporary left by a run that was killed (no such process), and one of a live run (this one).
-        let dead = blobs.directory + "/.tmp-999999999-x"
-        let live = blobs.directory + "/.tmp-\(getpid())-y"
-        for path in [dead, live] { #expect(FileManager.default.createFile(atPath: path, contents: Data())) }
+        // A temporary left by a killed writer (nobody holds its lock), and one a live writer holds (this test).
+        let dead = blobs.directory + "/.flowrun-blob.Dead01"
+        #expect(FileManager.default.createFile(atPath: dead, contents: Data()))
+        let live = try WriteTemporaries.create(for: BlobStore.temporaryName, in: blobs.directory)
+        defer { close(live.descriptor) }
         var record = JournalTests.record("a")
         record.blob = kept
         try Data(Journal.magic + Journal.frame(record)).write(to: URL(fileURLWithPath: folder + "/w.yaml.journal"))
@@ -100,7 +101,7 @@ import Testing
         #expect(blobs.all().map(\.sha256) == [kept.sha256])
         #expect(blobs.problem(with: stray, as: DataPayload.self)?.contains("missing") == true)
         #expect(!FileManager.default.fileExists(atPath: dead))
-        #expect(FileManager.default.fileExists(atPath: live))
+        #expect(FileManager.default.fileExists(atPath: live.path))
     }
 
     @Test func aRecordWithABlobReadsBackAsWritten() {

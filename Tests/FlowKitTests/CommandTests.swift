@@ -1,6 +1,7 @@
 import FlowKitTesting
 import Foundation
 import OrderedCollections
+import TestSupport
 import Testing
 
 @testable import FlowKit
@@ -143,7 +144,7 @@ import Testing
     }
 
     @Test func workingDirectoryIsResolvedAgainstTheWorkflowFolder() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         try directory.write("sub/marker.txt", Data("here".utf8))
         let op = command(["cat", "marker.txt"], workingDirectory: "sub", directory: directory.path)
         await run(op)
@@ -166,7 +167,7 @@ import Testing
     // MARK: Cancellation
 
     @Test func timeoutKillsTheChild() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         // `exec`: the child becomes `sleep 300` once it has signalled that it runs. It runs under a name of its
         // own (a link to `sleep`) so that the zombie check below cannot see another test's `sleep`.
         let script = "ln -s \"$(command -v sleep)\" \(Self.probeName); echo ready > ready; exec ./\(Self.probeName) 300"
@@ -222,7 +223,7 @@ import Testing
     }
 
     @Test func childHandlingSIGTERMButRunningOnIsKilledAfterTheGracePeriod() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         // The shell catches SIGTERM and carries on; SIGKILL after the grace period ends it and its `sleep`.
         let script = "trap 'echo caught >&2' TERM; echo ready > ready; while :; do sleep 1; done"
         let op = command(["sh", "-c", script], directory: directory.path, grace: .milliseconds(200))
@@ -243,7 +244,7 @@ import Testing
     }
 
     @Test func childIgnoringSIGTERMIsKilledAtOnce() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         // `trap ''` makes SIGTERM ignored, which `exec` keeps: asking it to stop is pointless, so no grace period.
         let op = command(
             ["sh", "-c", "trap '' TERM; echo ready > ready; exec sleep 300"], directory: directory.path,
@@ -260,7 +261,7 @@ import Testing
     }
 
     @Test func childStartsWithACleanSignalMask() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let op = command(["cp", "/proc/self/status", "status.txt"], directory: directory.path)
         await run(op)
         let child = try String(contentsOfFile: directory.path + "/status.txt", encoding: .utf8)
@@ -293,7 +294,7 @@ import Testing
     }
 
     @Test func cancelBeforeStartNeverSpawns() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let op = command(["touch", "spawned"], directory: directory.path)
         op.cancel()
         await run(op)

@@ -1,5 +1,6 @@
 import FlowImaging
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FlowKit
@@ -89,13 +90,9 @@ enum Fixtures {
         #expect(result.diagnostics.hasErrors)
         let rendered = TestTasks.render(result)
 
-        let expectedURL = Fixtures.source.appendingPathComponent("invalid/\(name).expected")
-        if ProcessInfo.processInfo.environment["RECORD_GOLDENS"] == "1" {
-            try rendered.write(to: expectedURL, atomically: true, encoding: .utf8)
-            return
-        }
-        let bundledExpected = try Fixtures.bundled.appendingPathComponent("invalid/\(name).expected")
-        let expected = try String(contentsOf: bundledExpected, encoding: .utf8)
+        let expected = try Golden.expected(
+            for: rendered, at: Fixtures.source.appendingPathComponent("invalid/\(name).expected"),
+            readFrom: Fixtures.bundled.appendingPathComponent("invalid/\(name).expected"))
         #expect(rendered == expected)
     }
 

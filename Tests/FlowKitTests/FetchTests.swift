@@ -2,6 +2,7 @@ import FlowKitTesting
 import Foundation
 // `Value.map` holds an OrderedDictionary; FlowKit depends on swift-collections, so the module is built.
 import OrderedCollections
+import TestSupport
 import Testing
 
 @testable import FlowKit
@@ -305,7 +306,7 @@ import Testing
     // MARK: Files
 
     @Test func readsPathRelativeToWorkflowDirectory() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let bytes = LocalHTTPServer.patternBytes(3000)
         try directory.write("photos/1.jpg", bytes)
         let op = fetch("photos/1.jpg", directory: directory.path)
@@ -316,7 +317,7 @@ import Testing
     }
 
     @Test func readsFileURL() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         try directory.write("a b.bin", Data("file url".utf8))
         let url = URL(fileURLWithPath: directory.path + "/a b.bin").absoluteString  // percent-encoded space
         let op = fetch(url, directory: "/nonexistent")
@@ -326,7 +327,7 @@ import Testing
     }
 
     @Test func missingFileFailsWithPath() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let failure = try #require(failureOf(await run(fetch("photos/missing.jpg", directory: directory.path))))
         #expect(failure.code == .io)
         #expect(failure.message.contains("photos/missing.jpg"))
@@ -334,7 +335,7 @@ import Testing
     }
 
     @Test func aMissingFileSuggestsTheClosestNameInItsFolder() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         try directory.write("photos/wine.jpg", Data("jpeg".utf8))
         try directory.write("photos/sunset.jpg", Data("jpeg".utf8))
         let misnamed = try #require(failureOf(await run(fetch("photos/Wine.JPG", directory: directory.path))))
@@ -346,7 +347,7 @@ import Testing
     }
 
     @Test func fileLargerThanMaxBytesFails() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         try directory.write("big.bin", Data(count: 2048))
         let failure = try #require(failureOf(await run(fetch("big.bin", maxBytes: 1024, directory: directory.path))))
         #expect(failure.code == .tooLarge)
@@ -354,7 +355,7 @@ import Testing
     }
 
     @Test func directoryIsNotAFile() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let failure = try #require(failureOf(await run(fetch(directory.path))))
         #expect(failure.code == .io)
         #expect(failure.message.contains("is a directory"))

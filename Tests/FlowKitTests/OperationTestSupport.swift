@@ -45,21 +45,3 @@ func waitUntil(_ timeout: Duration, _ condition: () -> Bool) async -> Bool {
     }
     return true
 }
-
-/// A fresh folder under the system temporary directory, removed when the value is released.
-final class TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        path = NSTemporaryDirectory() + "flowkit-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func write(_ relativePath: String, _ data: Data) throws {
-        let url = URL(fileURLWithPath: path + "/" + relativePath)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try data.write(to: url)
-    }
-}

@@ -1,5 +1,6 @@
 import FlowKitTesting
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FlowKit

@@ -69,7 +69,7 @@ import Testing
     @Test func aWrittenReportReadsBackWhole() async throws {
         let report = try await run(previews: true)
         let json = try report.jsonData()
-        #expect(String(decoding: json, as: UTF8.self).contains(#""preview" : "\/9g=""#))
+        #expect(String(decoding: json, as: UTF8.self).contains(#""preview":"/9g=""#))
         let read = try RunReport(jsonData: json)
         #expect(try read.jsonData() == json)
     }

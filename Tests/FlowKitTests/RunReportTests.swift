@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FlowKit
 
-/// The report's JSON forms: streamed to a file node by node, or encoded in memory, read back the same.
+/// The report's one JSON form, streamed to a file node by node or kept in memory, read back the same.
 @Suite struct RunReportTests {
     /// A node with every optional field set, so a property the streamed form forgets shows up.
     static let fullNode = RunReport.Node(
@@ -30,20 +31,19 @@ import Testing
         ]),
         queueLimits: ["io": 4, "default": 2])
 
-    @Test func theStreamedFormReadsBackLikeTheEncodedOne() throws {
-        let folder = try TemporaryDirectory()
+    @Test func theFileAndTheMemoryFormAreOneFormThatReadsBackWhole() throws {
+        let folder = try TemporaryFolder()
         let path = folder.path + "/run.json"
         try Self.report.write(toPath: path)
         let streamed = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(streamed == (try Self.report.jsonData()))
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         let fromStream = try decoder.decode(RunReport.self, from: streamed)
-        let fromMemory = try decoder.decode(RunReport.self, from: try Self.report.jsonData())
-        let (streamedForm, memoryForm) = (try canonical(fromStream), try canonical(fromMemory))
+        let again = try fromStream.jsonData()
         #expect(
-            streamedForm == memoryForm,
-            "\(String(decoding: streamedForm, as: UTF8.self))\n\(String(decoding: memoryForm, as: UTF8.self))")
-        #expect(try canonical(fromStream) == canonical(Self.report))
+            again == streamed, "\(String(decoding: again, as: UTF8.self))\n\(String(decoding: streamed, as: UTF8.self))"
+        )
         // The top level carries what readers need without recomputing.
         let object = try #require(try JSONSerialization.jsonObject(with: streamed) as? [String: Any])
         #expect(object["exitCode"] as? Int == 1)
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func everyPropertyOfANodeIsStreamed() throws {
-        let folder = try TemporaryDirectory()
+        let folder = try TemporaryFolder()
         let path = folder.path + "/run.json"
         try Self.report.write(toPath: path)
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
@@ -83,7 +83,7 @@ import Testing
     }
 
     @Test func aNodeLeavesToItsTaskRecordWhatTheRecordSays() throws {
-        let folder = try TemporaryDirectory()
+        let folder = try TemporaryFolder()
         let path = folder.path + "/run.json"
         try Self.reportWithTasks.write(toPath: path)
         let streamed = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -110,18 +110,19 @@ import Testing
     }
 
     @Test func aReportInAMissingFolderIsAnOSErrorAndLeavesNothing() throws {
-        let folder = try TemporaryDirectory()
-        #expect {
-            try Self.report.write(toPath: folder.path + "/missing/run.json")
-        } throws: { error in
-            let error = error as NSError
-            return error.domain == NSPOSIXErrorDomain && error.code == Int(ENOENT)
+        let folder = try TemporaryFolder()
+        let path = folder.path + "/missing/run.json"
+        #expect(
+            throws: FileWriteError(
+                path: path, message: "cannot write '\(path)': No such file or directory")
+        ) {
+            try Self.report.write(toPath: path)
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }
 
     @Test func theTraceHasOneSliceAPerAttemptAndALaneAPerSlot() throws {
-        let folder = try TemporaryDirectory()
+        let folder = try TemporaryFolder()
         let path = folder.path + "/trace.json"
         try ChromeTrace.write(Self.report, toPath: path)
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
@@ -138,19 +139,14 @@ import Testing
         (0.0288567589, "0.028857"), (12345.678901, "12345.678901"),
     ])
     func timesAreWrittenToTheMicrosecond(seconds: Double, text: String) throws {
-        let folder = try TemporaryDirectory()
+        let folder = try TemporaryFolder()
         let path = folder.path + "/t.json"
-        var stream = try JSONStream(path: path)
+        var stream = try JSONWriter(path: path)
         try stream.value(seconds: seconds)
         try stream.commit()
         #expect(try String(contentsOfFile: path, encoding: .utf8) == text)
     }
 
-    /// The report as sorted JSON, to compare two reports.
-    private func canonical(_ report: RunReport) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
-        return try encoder.encode(report)
-    }
+    /// The report's JSON, to compare two reports.
+    private func canonical(_ report: RunReport) throws -> Data { try report.jsonData() }
 }

@@ -1,5 +1,6 @@
 import FlowKitTesting
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -255,7 +256,7 @@ import Testing
         #expect(!result.terminatedBySignal && result.status != 128 + SIGXFSZ, "flowrun was killed by SIGXFSZ")
         #expect(result.status == 1, "stderr: \(result.stderr)")
         #expect(result.stdout.contains("40 nodes: 40 succeeded"))
-        #expect(result.stderr.contains("error: cannot write run.json: File too large"), "\(result.stderr)")
+        #expect(result.stderr.contains("error: cannot write 'run.json': File too large"), "\(result.stderr)")
         // Neither a partial report nor the temporary of the atomic write is left.
         #expect(OutputFolder.files(in: scratch.path("")).filter { !$0.hasPrefix(".flowrun/") } == ["many.yaml"])
     }

@@ -1,5 +1,6 @@
 import FlowKitTesting
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -71,18 +72,28 @@ extension FaultHeavyTests {
             let longest = max(Int(runTime / .milliseconds(1)), 200)
 
             var iteration = 0
-            while iteration < 3 || (iteration < 12 && ContinuousClock.now < budget) {
+            var interruptions = 0
+            while iteration < 12, iteration < 3 || interruptions == 0 || ContinuousClock.now < budget {
                 iteration += 1
                 let signal = Bool.random(using: &random) ? SIGINT : SIGTERM
-                let delay = Int.random(in: 0...longest, using: &random)
-                try await interrupt(
+                // From the third run on, while none was interrupted yet, signal at once.
+                let late = interruptions == 0 && iteration >= 3
+                let delay = late ? 0 : Int.random(in: 0...longest, using: &random)
+                if try await interrupt(
                     with: signal, afterMilliseconds: delay, sources: sources,
                     label: "seed \(seed) iteration \(iteration)")
+                {
+                    interruptions += 1
+                }
             }
+            // Runs the signal came too late for test nothing: at least one must have been stopped mid-way.
+            #expect(interruptions > 0, "seed \(seed): no signal arrived while the run was under way")
         }
 
+        /// Signals a run `delay` ms after its first node started and checks what it leaves.
+        /// - Returns: Whether the signal interrupted the run (rather than arriving after it ended).
         private func interrupt(with signal: Int32, afterMilliseconds delay: Int, sources: String, label: String)
-            async throws
+            async throws -> Bool
         {
             let what = "\(label): \(signal == SIGINT ? "SIGINT" : "SIGTERM") \(delay) ms after the first node started"
             print("FaultSignalTests: \(what)")
@@ -98,7 +109,7 @@ extension FaultHeavyTests {
                 let result = try #require(await child.wait())
                 #expect(result.status == 0, "\(what): \(result.stderr)")
                 print("FaultSignalTests: \(what): the run had already finished")
-                return
+                return false
             }
             let sent = ContinuousClock.now
             child.signal(signal)
@@ -114,7 +125,7 @@ extension FaultHeavyTests {
                 #expect(OutputFolder.files(in: scratch.path("out")).count == Self.photoCount, "\(what)")
                 #expect(report.unfinished.isEmpty, "\(what)")
                 print("FaultSignalTests: \(what): the signal came after the run had ended; exit 0, report complete")
-                return
+                return false
             }
             #expect(result.status == 130, "\(what): status \(result.status)\n\(result.stderr.suffix(500))")
             #expect(result.stdout.contains("(interrupted)"), "\(what): no summary\n\(result.stdout)")
@@ -147,6 +158,7 @@ extension FaultHeavyTests {
             print(
                 "FaultSignalTests: \(what): exit 130 after \(took), \(files.count) of \(Self.photoCount) photos written"
             )
+            return true
         }
 
         /// Ctrl-C after the run has finished, while the summary is being printed (here: stdout is a full pipe

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs the built `flowrun` binary and collects what it printed, like a user at a terminal would see it.
@@ -106,27 +107,8 @@ struct Flowrun {
     }
 }
 
-/// A temporary folder with files, removed when the test ends.
-final class Scratch {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    @discardableResult
-    func write(_ name: String, _ text: String) throws -> String {
-        let file = url.appendingPathComponent(name)
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try text.write(to: file, atomically: true, encoding: .utf8)
-        return file.path
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-}
+/// The end-to-end tests' name for the shared ``TemporaryFolder``.
+typealias Scratch = TemporaryFolder
 
 extension Flowrun {
     /// Runs flowrun to completion from an async test, waiting on a thread of its own: a test that blocks takes

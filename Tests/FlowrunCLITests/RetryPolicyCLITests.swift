@@ -1,5 +1,6 @@
 import FlowKitTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// The retry policy through the built `flowrun`, against a local server: what cannot change is not retried,

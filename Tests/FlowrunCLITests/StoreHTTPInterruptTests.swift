@@ -1,6 +1,7 @@
 import FlowKitTesting
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

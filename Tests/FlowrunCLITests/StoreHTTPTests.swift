@@ -1,6 +1,7 @@
 import FlowKitTesting
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// Re-running http(s) sources through the built binary, against a ``LocalHTTPServer`` that serves versioned

@@ -80,6 +80,22 @@ import Testing
         try await expectSameAsAColdRun(changed, ["--param", "intensity=0.5"], "decoded images reused")
     }
 
+    /// A blob or report temporary that `kill -9` left has no live writer holding its lock: the next run that
+    /// opens the store (or writes that report) removes it, even when every node is cached; look-alikes stay.
+    @Test func temporariesAKilledRunLeftAreRemovedByTheNextRun() async throws {
+        #expect(try await run().status == 0)
+        let strangers = [".flowrun-blob.toolong7", ".flowrun-blobs.Abc123", "flowrun-blob.Abc123"]
+        for name in [".flowrun-blob.Dead01", ".flowrun-blob.Dead02"] + strangers {
+            #expect(FileManager.default.createFile(atPath: blobs + "/" + name, contents: Data("partial".utf8)))
+        }
+        #expect(FileManager.default.createFile(atPath: scratch.path(".flowrun-run.json.Dead03"), contents: Data()))
+        let again = try await run()
+        #expect(again.stdout.contains("26 nodes: 26 cached"), "\(again.stdout)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: blobs).filter { $0.count > 2 }.sorted()
+        #expect(left == strangers.sorted())
+        #expect(!FileManager.default.fileExists(atPath: scratch.path(".flowrun-run.json.Dead03")))
+    }
+
     @Test func aDecodedImageIsNotReusedForConsumersThatNeedAnotherScale() async throws {
         #expect(try await run().status == 0)
         // 32 px wide thumbnails let decode shrink on load; 600 px ones need the full picture.

@@ -40,11 +40,11 @@ package struct CatalogueTask: TaskType {
         package init() {}
 
         /// `format:`, else the path's extension.
-        var target: Format? { format ?? Format(rawValue: WriteTask.Parameters.fileExtension(of: path).lowercased()) }
+        var target: Format? { format ?? Format(rawValue: FilePaths.fileExtension(of: path).lowercased()) }
 
         /// The format is given or told by a literal extension.
         package func validate(reading input: ProviderKind?, into diagnostics: inout Diagnostics) {
-            let ext = WriteTask.Parameters.fileExtension(of: path)
+            let ext = FilePaths.fileExtension(of: path)
             guard target == nil, !(path.contains("${") && ext.contains("}")) else { return }
             diagnostics.error(
                 "catalogue needs a format: \(ext.isEmpty ? "path '\(path)' has no extension" : "unknown extension '.\(ext)'")",

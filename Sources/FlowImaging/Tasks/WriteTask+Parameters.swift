@@ -31,7 +31,7 @@ extension WriteTask {
         public init() {}
 
         /// The format an image is encoded in, or data checked against: `format`, else the path's extension.
-        var target: ImageFormat? { format?.imageFormat ?? ImageFormat(fileExtension: Self.fileExtension(of: path)) }
+        var target: ImageFormat? { format?.imageFormat ?? ImageFormat(fileExtension: FilePaths.fileExtension(of: path)) }
 
         /// The parameters given that do nothing for `format`, with the formats they apply to.
         func inapplicable(to format: ImageFormat) -> [(info: ParameterInfo, appliesTo: String)] {
@@ -79,7 +79,7 @@ extension WriteTask {
             let writable = WritableFormat.list
             // An interpolated extension is only known at run time (the operation checks it then); a `format:` that
             // is not one is reported by its type.
-            let ext = Self.fileExtension(of: path)
+            let ext = FilePaths.fileExtension(of: path)
             guard format != nil || !(path.contains("${") && ext.contains("}")) && !$format.isGiven else { return }
             guard let target else {
                 let problem = ext.isEmpty ? "the path has no extension" : "unknown extension '.\(ext)'"
@@ -99,13 +99,6 @@ extension WriteTask {
                     "write's '\(parameter.name)' does not apply to \(target.displayName)", at: parameter.location,
                     hint: "'\(parameter.name)' applies to \(appliesTo) only; remove it")
             }
-        }
-
-        /// The extension of a path (after its last dot in its last component), without the dot; "" when none.
-        static func fileExtension(of path: String) -> String {
-            let name = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
-            guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
-            return String(name[name.index(after: dot)...])
         }
     }
 }

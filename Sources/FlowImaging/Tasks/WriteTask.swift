@@ -65,9 +65,10 @@ package final class WriteOperation: FlowOperation, FileProvider, @unchecked Send
             return write(bytes, to: upload, claiming: rawPath)
         }
         if let refused = context.claimOutput(path) { return finish(.failure(refused)) }
-        let writer = AtomicFileWriter(path: path, overwrite: parameters.overwrite)
         do {
-            guard try writer.write(bytes, isCancelled: { isCancelled }) else { return finish(.cancelled) }
+            let file = try AtomicFile(path: path, overwrite: parameters.overwrite, createFolders: true)
+            try file.write(bytes)
+            guard try file.commit(unless: { isCancelled }) else { return finish(.cancelled) }
             if context.previews {
                 record(Artifact(path: URL(fileURLWithPath: path).standardizedFileURL.path, preview: preview))
             }
@@ -80,7 +81,7 @@ package final class WriteOperation: FlowOperation, FileProvider, @unchecked Send
     /// The encoding `write` uses for an image, or why it cannot encode one: what validation checks, for a path whose
     /// extension was only known once interpolated.
     private func encodeOptions(_ parameters: WriteTask.Parameters) -> Result<EncodeOptions, NodeFailure> {
-        let ext = WriteTask.Parameters.fileExtension(of: parameters.path)
+        let ext = FilePaths.fileExtension(of: parameters.path)
         guard let format = parameters.target, format.isWritable else {
             let writable = WritableFormat.list
             return .failure(

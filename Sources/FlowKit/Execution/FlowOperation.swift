@@ -126,8 +126,10 @@ open class FlowOperation: Operation, @unchecked Sendable {
     /// cycle ends there. `stop` must tolerate work that has just ended on its own.
     ///
     /// ```swift
+    /// import Synchronization
+    ///
     /// final class PauseOperation: FlowOperation, @unchecked Sendable {
-    ///     private let ended = LockedBox(false)
+    ///     private let ended = Mutex(false)
     ///
     ///     override func execute() {
     ///         DispatchQueue.global().asyncAfter(deadline: .now() + 1) { [self] in end(.success(nil)) }

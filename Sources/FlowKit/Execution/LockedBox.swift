@@ -4,15 +4,15 @@ import Foundation
 /// `URLSessionTask`), after swift-nio's `NIOLockedValueBox`.
 ///
 /// Prefer `Mutex` for `Sendable` state; use this where `Mutex` would need the value to be `sending`.
-public final class LockedBox<Value>: @unchecked Sendable {
+package final class LockedBox<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
     /// Creates a box holding a value.
-    public init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
     /// Runs `body` with exclusive access to the value.
-    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

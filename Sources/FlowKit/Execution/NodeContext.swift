@@ -8,37 +8,37 @@ import Logging
 /// keeps its fields in one shared, immutable object. Either way, copying it costs one retain.
 public struct NodeContext: Sendable {
     /// The node id, e.g. `decode[3]`, or the task id when the task is not expanded.
-    public var nodeID: String {
+    public package(set) var nodeID: String {
         get { read(\.nodeID) { nodes, index, _ in nodes.plan.nodes[index].id } }
         set { update { $0.nodeID = newValue } }
     }
     /// The task id the node comes from, e.g. `decode`.
-    public var taskID: String {
+    public package(set) var taskID: String {
         get { read(\.taskID) { nodes, index, _ in nodes.task(of: index).id.value } }
         set { update { $0.taskID = newValue } }
     }
     /// The task type name.
-    public var typeName: String {
+    public package(set) var typeName: String {
         get { read(\.typeName) { nodes, index, _ in nodes.task(of: index).type.value } }
         set { update { $0.typeName = newValue } }
     }
     /// The queue the node runs on.
-    public var queueName: String {
+    public package(set) var queueName: String {
         get { read(\.queueName) { nodes, index, _ in nodes.task(of: index).queueName } }
         set { update { $0.queueName = newValue } }
     }
     /// The node's position in its `forEach` list, if expanded.
-    public var itemIndex: Int? {
+    public package(set) var itemIndex: Int? {
         get { read(\.itemIndex) { nodes, index, _ in nodes.plan.nodes[index].itemIndex } }
         set { update { $0.itemIndex = newValue } }
     }
     /// The node's `forEach` item, if expanded.
-    public var item: Value? {
+    public package(set) var item: Value? {
         get { read(\.item) { nodes, index, _ in nodes.plan.nodes[index].item } }
         set { update { $0.item = newValue } }
     }
     /// The resolved parameters, defaults included, by name (see ``parameters(as:)`` for the typed values).
-    public var parameters: ParameterValues {
+    public package(set) var parameters: ParameterValues {
         get { read(\.parameters) { nodes, index, _ in nodes.parameters(of: index) } }
         set { update { $0.parameters = newValue } }
     }
@@ -52,17 +52,17 @@ public struct NodeContext: Sendable {
         set { update { $0.inputTaskID = newValue } }
     }
     /// The attempt number, starting at 1.
-    public var attempt: Int {
+    public package(set) var attempt: Int {
         get { read(\.attempt) { _, _, attempt in attempt } }
         set { update { $0.attempt = newValue } }
     }
     /// The folder relative paths in the workflow are resolved against.
-    public var workflowDirectory: String {
+    public package(set) var workflowDirectory: String {
         get { read(\.workflowDirectory) { nodes, _, _ in nodes.plan.workflow.directory } }
         set { update { $0.workflowDirectory = newValue } }
     }
     /// Where the task is written, for failures.
-    public var location: SourceLocation? {
+    public package(set) var location: SourceLocation? {
         get { read(\.location) { nodes, index, _ in nodes.task(of: index).location } }
         set { update { $0.location = newValue } }
     }
@@ -78,12 +78,12 @@ public struct NodeContext: Sendable {
         }
     }
     /// Whether operations may trade exactness within a level of rounding for speed (see ``Consumer``).
-    public var optimize: Bool {
+    public package(set) var optimize: Bool {
         get { read(\.optimize) { nodes, _, _ in nodes.optimize } }
         set { update { $0.optimize = newValue } }
     }
     /// Whether the run wants a preview of what the node writes (see ``FlowOperation/record(_:)``).
-    public var previews: Bool {
+    public package(set) var previews: Bool {
         get { read(\.previews) { nodes, _, _ in nodes.previews } }
         set { update { $0.previews = newValue } }
     }
@@ -93,7 +93,7 @@ public struct NodeContext: Sendable {
         set { update { $0.outputs = newValue } }
     }
     /// The logger for this node.
-    public var logger: Logger {
+    public package(set) var logger: Logger {
         get { read(\.logger) { nodes, _, _ in nodes.logger } }
         set { update { $0.logger = newValue } }
     }

@@ -24,9 +24,8 @@ package final class OutputLedger: Sendable {
     /// The path with its folder's symbolic links resolved, when the folder exists; lexically normalised.
     private static func realPath(_ path: String) -> String {
         let lexical = FilePaths.key(of: path, in: ".")
-        let folder = (lexical as NSString).deletingLastPathComponent
-        guard let resolved = realpath(folder, nil) else { return lexical }
+        guard let resolved = realpath(FilePaths.folder(of: lexical), nil) else { return lexical }
         defer { free(resolved) }
-        return String(cString: resolved) + "/" + (lexical as NSString).lastPathComponent
+        return String(cString: resolved) + "/" + FilePaths.name(of: lexical)
     }
 }

@@ -77,8 +77,8 @@ struct PipelineImporter {
     /// Reads, decodes and expands one imported file; `nil` (reported) when it cannot be read or is a cycle.
     private mutating func load(_ entry: PipelineImport, chain: [Link]) -> Workflow? {
         let importer = chain.last?.path ?? ""
-        let folder = (importer as NSString).deletingLastPathComponent
-        let path = FilePaths.normalised(entry.path.value, in: folder.isEmpty ? "." : folder)
+        let folder = FilePaths.folder(of: importer)
+        let path = FilePaths.normalised(entry.path.value, in: folder)
         if let start = chain.firstIndex(where: { $0.path == path }) {
             let cycle = (chain[start...].map(\.path) + [path]).joined(separator: " → ")
             diagnostics.error(

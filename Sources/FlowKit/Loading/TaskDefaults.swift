@@ -8,9 +8,6 @@
 /// ```
 /// The entries keep the locations of the `defaults:` text, so a bad default is reported where it is written.
 struct TaskDefaults {
-    /// The task keys a default may set: those that mean the same for every task.
-    static let keys = ["queue", "priority", "retries", "retryOn", "timeout", "continueOnError", "runIf", "cache"]
-
     /// Defaults for every task.
     var common: [YAMLPair] = []
     /// Parameter defaults by task type name.
@@ -32,7 +29,7 @@ extension WorkflowDecoder {
         guard let pairs = reader.mapping(node, "'defaults'") else { return defaults }
         for pair in pairs {
             let key = pair.key.scalar ?? ""
-            if TaskDefaults.keys.contains(key) {
+            if TaskKey.defaultable.contains(key) {
                 defaults.common.append(pair)
             } else if let type = registry[key] {
                 guard let parameters = reader.mapping(pair.value, "the defaults of '\(key)' tasks") else { continue }
@@ -42,7 +39,7 @@ extension WorkflowDecoder {
                 }
                 defaults.byType[key] = parameters.filter { type.parameter(named: $0.key.scalar ?? "") != nil }
             } else {
-                let suggestion = Suggestion.closest(to: key, in: TaskDefaults.keys + registry.names)
+                let suggestion = Suggestion.closest(to: key, in: TaskKey.defaultable + registry.names)
                 reader.diagnostics.error(
                     "unknown key '\(key)' in 'defaults'", at: pair.key.location, suggestion: suggestion,
                     hint: Self.defaultsHint(key: key, registry: registry))
@@ -52,10 +49,10 @@ extension WorkflowDecoder {
     }
 
     private static func defaultsHint(key: String, registry: TaskRegistry) -> String {
-        if WorkflowDecoder.commonTaskKeys.contains(key) {
+        if TaskKey.names.contains(key) {
             return "'\(key)' differs from task to task and has no default; set it on each task"
         }
-        return "defaults take \(TaskDefaults.keys.joined(separator: ", ")), or a task type with its parameters"
+        return "defaults take \(TaskKey.defaultable.joined(separator: ", ")), or a task type with its parameters"
             + " ({ resize: { filter: bilinear } })"
     }
 }

@@ -6,10 +6,6 @@ struct WorkflowDecoder {
     static let topLevelKeys = [
         "version", "name", "description", "params", "queues", "defaults", "tasks", "failFast",
     ]
-    static let commonTaskKeys = [
-        "type", "dependsOn", "queue", "priority", "retries", "retryOn", "timeout", "continueOnError", "runIf",
-        "input", "forEach", "gather", "cache",
-    ]
 
     /// Top-level keys starting with this are ignored, so anchors have somewhere to live (`x-defaults: &d …`).
     static let extensionPrefix = "x-"
@@ -212,7 +208,7 @@ struct WorkflowDecoder {
             } else if let type {
                 let suggestion = reader.unknownKey(
                     field.key, in: "task '\(task.id.value)' (\(type.name))",
-                    candidates: Self.commonTaskKeys + type.parameters.map(\.name))
+                    candidates: TaskKey.names + type.parameters.map(\.name))
                 // Recover as a compiler does: read a misspelt dependsOn as meant, so the graph checks that follow
                 // do not add "depends on no task". The error above keeps the workflow from running.
                 if suggestion == "dependsOn", !hasDependsOn {

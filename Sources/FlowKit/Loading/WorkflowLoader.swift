@@ -83,8 +83,7 @@ public struct WorkflowLoader: Sendable {
             }
             return LoadResult(plan: nil, diagnostics: diagnostics, sources: sources)
         }
-        let directory = (path as NSString).deletingLastPathComponent
-        var decoder = WorkflowDecoder(registry: registry, path: path, directory: directory.isEmpty ? "." : directory)
+        var decoder = WorkflowDecoder(registry: registry, path: path, directory: FilePaths.folder(of: path))
         var (workflow, decodeDiagnostics) = decoder.decode(root)
         diagnostics.append(contentsOf: decodeDiagnostics)
         // The workflow's own params first, so `with:` values see overrides; a group's (`thumbs.width`) exist

@@ -1,16 +1,16 @@
 /// What is wrong with one value of a parameter, to be prefixed with the parameter and task it belongs to.
-public struct ParameterProblem: Error, Sendable, Hashable {
+package struct ParameterProblem: Error, Sendable, Hashable {
     /// What the value must be and what it is: `must be between 0 and 1, found 2`.
-    public var message: String
+    package var message: String
     /// The closest allowed value, for a did-you-mean.
-    public var suggestion: String?
+    package var suggestion: String?
 }
 
 extension ParameterSpec {
     /// Checks one resolved value against the declared type and range.
     /// - Returns: The value in the form operations read (a scalar given for a text parameter becomes text, one
     ///   given for a list becomes a list of one), or what is wrong with it.
-    public func check(_ value: Value) -> Result<Value, ParameterProblem> {
+    package func check(_ value: Value) -> Result<Value, ParameterProblem> {
         func mismatch(_ expected: String) -> Result<Value, ParameterProblem> {
             let shown = value.listValue == nil && value.mapValue == nil && value != .null ? " ('\(value)')" : ""
             return .failure(ParameterProblem(message: "must be \(expected), found \(value.typeName)\(shown)"))
@@ -67,7 +67,7 @@ extension TaskType {
     ///     defaults filled in, the task's location and input kind set.
     ///   - task: The task's id, for messages.
     /// - Returns: Every problem found, located at the parameter (or the task, for a missing one).
-    public func validate(parameters values: ParameterValues, task: String) -> [Diagnostic] {
+    package func validate(parameters values: ParameterValues, task: String) -> [Diagnostic] {
         var diagnostics = Diagnostics()
         let what = "task '\(task)' (\(name))"
         var complete = true

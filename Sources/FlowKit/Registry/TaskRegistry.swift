@@ -16,9 +16,24 @@ public struct TaskRegistry: Sendable {
         TaskRegistry([NoopTask(), SleepTask(), FetchTask(), CommandTask()])
     }
 
-    /// Adds (or replaces) a task type.
+    /// Adds a task type.
+    ///
+    /// A developer's mistake in a type's declaration stops the program here, before any workflow is read, as
+    /// argument-parser checks a command's declaration: a second type under a name already registered, or a
+    /// parameter named like a key every task has (`timeout`, `input`), which the task key would silently shadow.
     public mutating func add(_ type: any TaskType) {
-        if types.updateValue(type, forKey: type.name) == nil { order.append(type.name) }
+        if let registered = types[type.name] {
+            preconditionFailure(
+                "task type '\(type.name)' is registered twice (\(Swift.type(of: registered)) and "
+                    + "\(Swift.type(of: type))): give one of them another name")
+        }
+        for parameter in type.parameters where TaskKey.names.contains(parameter.name) {
+            preconditionFailure(
+                "task type '\(type.name)' declares a parameter '\(parameter.name)', a key every task has: "
+                    + "rename the parameter")
+        }
+        types[type.name] = type
+        order.append(type.name)
     }
 
     /// A copy with more task types.

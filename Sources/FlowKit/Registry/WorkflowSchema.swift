@@ -72,99 +72,8 @@ package enum WorkflowSchema {
         ]
     }
 
-    /// One glob pattern or a list of them.
-    private static var patterns: [String: Any] {
-        [
-            "oneOf": [["type": "string"], ["type": "array", "items": ["type": "string"], "minItems": 1]],
-            "description": "'**' any depth, '*', '?', '[a-z]', '{jpg,png}'; relative to the workflow file.",
-        ]
-    }
-
     private static func commonProperties() -> [String: Any] {
-        let ids: [String: Any] = ["oneOf": [["type": "string"], ["type": "array", "items": ["type": "string"]]]]
-        return [
-            "type": ["type": "string", "description": "The task type; `flowrun tasks` lists them."],
-            "dependsOn": ids.merging(["description": "Tasks that must succeed first: an id or a list of ids."]) { $1 },
-            "queue": ["type": "string", "description": "The queue to run on (default: `default`)."],
-            "priority": ["enum": PriorityName.allCases.map(\.rawValue), "description": "Priority within the queue."],
-            "retries": [
-                "type": "integer", "minimum": 0, "maximum": 100,
-                "description": "Re-run a failed attempt up to N more times, with backoff.",
-            ],
-            "retryOn": [
-                "description":
-                    "Which failures are retried (default: transient): any, transient, network, timeout, status: N.",
-                "type": "array",
-                "items": [
-                    "anyOf": [
-                        ["enum": RetryRule.keywords],
-                        [
-                            "type": "object", "additionalProperties": false, "required": ["status"],
-                            "properties": [
-                                "status": [
-                                    "anyOf": [
-                                        ["type": "integer", "minimum": 100, "maximum": 599],
-                                        [
-                                            "type": "array",
-                                            "items": ["type": "integer", "minimum": 100, "maximum": 599],
-                                        ],
-                                    ]
-                                ]
-                            ],
-                        ],
-                    ]
-                ],
-            ],
-            "runIf": [
-                "enum": RunCondition.allCases.map(\.rawValue),
-                "description": "When the task runs: success (default), always, allDone, anyFailed.",
-            ],
-            "timeout": ["$ref": "#/$defs/duration", "description": "Time limit of each attempt."],
-            "continueOnError": [
-                "type": "boolean",
-                "description": "A failure counts as success for the exit code; dependents are still skipped.",
-            ],
-            "input": [
-                "type": "string", "description": "Which dependency to read when several provide the consumed kind.",
-            ],
-            "forEach": [
-                "description":
-                    "Run once per item: a list, a ${params.NAME} list, { list: …, key: FIELD }, { file: PATH } or "
-                    + "{ glob: PATTERNS, exclude: PATTERNS, ignoreCase: BOOL }.",
-                "oneOf": [
-                    ["type": "array"],
-                    ["$ref": "#/$defs/reference"],
-                    [
-                        "type": "object", "additionalProperties": false, "required": ["list"],
-                        "properties": [
-                            "list": ["oneOf": [["type": "array"], ["$ref": "#/$defs/reference"]]],
-                            "key": ["type": "string", "description": "The field of map items that is each one's key."],
-                        ],
-                    ],
-                    [
-                        "type": "object", "additionalProperties": false, "required": ["file"],
-                        "properties": ["file": ["type": "string"]],
-                    ],
-                    [
-                        "type": "object", "additionalProperties": false, "required": ["glob"],
-                        "properties": [
-                            "glob": Self.patterns, "exclude": Self.patterns,
-                            "ignoreCase": [
-                                "type": "boolean",
-                                "description": "Letters after each pattern's folder match either case.",
-                            ],
-                        ],
-                    ],
-                ],
-            ],
-            "gather": ["type": "boolean", "description": "Run once, after every item of the expanded dependencies."],
-            "cache": [
-                "enum": [true, false, "content"],
-                "description":
-                    "Reuse results from earlier runs: true (also for `command`), false (always run), or content "
-                    + "(as true, and a source file is identified by its hash, not its size and time).",
-            ],
-        ]
+        Dictionary(uniqueKeysWithValues: TaskKey.allCases.map { ($0.rawValue, $0.schema) })
     }
 
     private static func task(_ registry: TaskRegistry) -> [String: Any] {
@@ -213,7 +122,7 @@ package enum WorkflowSchema {
     /// `defaults:`: the task keys that may have a default, and each task type's parameters.
     private static func defaults(_ registry: TaskRegistry) -> [String: Any] {
         let common = commonProperties()
-        var properties = common.filter { TaskDefaults.keys.contains($0.key) }
+        var properties = common.filter { TaskKey.defaultable.contains($0.key) }
         for type in registry.all {
             properties[type.name] = [
                 "type": "object", "additionalProperties": false,

@@ -5,7 +5,7 @@ import Foundation
 package enum ChromeTrace {
     /// Writes the trace of a report to `path`, one event at a time, replacing the file atomically.
     package static func write(_ report: RunReport, toPath path: String) throws {
-        var stream = try JSONStream(path: path)
+        var stream = try JSONWriter(path: path)
         do {
             try writeEvents(of: report, to: &stream)
         } catch {
@@ -15,7 +15,7 @@ package enum ChromeTrace {
         try stream.commit()
     }
 
-    private static func writeEvents(of report: RunReport, to stream: inout JSONStream) throws {
+    private static func writeEvents(of report: RunReport, to stream: inout JSONWriter) throws {
         // Each queue is a process-wide block of thread ids, in name order; each slot a thread in it.
         let queues = report.queueLimits.keys.sorted()
         let queueNumber = Dictionary(uniqueKeysWithValues: queues.enumerated().map { ($0.element, $0.offset + 1) })

@@ -3,7 +3,7 @@ import Foundation
 /// What happened in a run: every node's status, attempts, times and cause, and the totals.
 ///
 /// `--report run.json` writes this as JSON; the summary table and the Chrome trace are drawn from it.
-public struct RunReport: Sendable, Codable {
+public struct RunReport: Sendable, Decodable {
     /// One attempt of a node, as placed on its queue.
     package struct Span: Sendable, Codable, Hashable {
         /// Seconds from the start of the run.
@@ -170,80 +170,66 @@ public struct RunReport: Sendable, Codable {
         shard = try container.decodeIfPresent(Shard.self, forKey: .shard)
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(Self.formatVersion, forKey: .version)
-        try container.encode(workflow, forKey: .workflow)
-        try container.encode(path, forKey: .path)
-        try container.encode(startedAt, forKey: .startedAt)
-        try container.encode(duration, forKey: .duration)
-        try container.encode(interrupted, forKey: .interrupted)
-        try container.encode(exitCode, forKey: .exitCode)
-        try container.encode(totalsByName, forKey: .totals)
-        try container.encode(queueLimits, forKey: .queues)
-        try container.encode(tasks, forKey: .tasks)
-        try container.encodeIfPresent(shard, forKey: .shard)
-        try container.encode(Array(nodes), forKey: .nodes)
-    }
-
     private var totalsByName: [String: Int] {
         Dictionary(uniqueKeysWithValues: totals.map { ($0.key.rawValue, $0.value) })
     }
 
-    /// The report as pretty-printed JSON, in memory: for small reports and tests. ``write(toPath:)`` streams.
+    /// The report as JSON, in memory: the bytes ``write(toPath:)`` writes, for small reports and tests.
     public func jsonData() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
-        return try encoder.encode(self)
+        var writer = JSONWriter()
+        try write(to: &writer)
+        return Data(writer.contents())
     }
 
     /// Writes the report as JSON to `path`, one node at a time (a node per line), replacing the file
-    /// atomically: memory does not grow with the number of nodes. Reads back with `JSONDecoder` as
-    /// ``jsonData()``'s form does.
+    /// atomically: memory does not grow with the number of nodes. Reads back with `JSONDecoder`.
     public func write(toPath destination: String) throws {
+        var writer = try JSONWriter(path: destination)
+        do {
+            try write(to: &writer)
+        } catch {
+            writer.abandon()
+            throw error
+        }
+        try writer.commit()
+    }
+
+    private func write(to stream: inout JSONWriter) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        var stream = try JSONStream(path: destination)
-        do {
-            try stream.literal("{\n  \"version\": ")
-            try stream.value(Self.formatVersion)
-            try stream.literal(",\n  \"workflow\": ")
-            try stream.value(workflow)
-            try stream.literal(",\n  \"path\": ")
-            try stream.value(path)
-            try stream.literal(",\n  \"startedAt\": ")
-            try stream.encoded(startedAt, with: encoder)
-            try stream.literal(",\n  \"duration\": ")
-            try stream.value(duration)
-            try stream.literal(",\n  \"interrupted\": ")
-            try stream.value(interrupted)
-            try stream.literal(",\n  \"exitCode\": ")
-            try stream.value(Int(exitCode))
-            try stream.literal(",\n  \"totals\": ")
-            try stream.encoded(totalsByName, with: encoder)
-            try stream.literal(",\n  \"queues\": ")
-            try stream.encoded(queueLimits, with: encoder)
-            let tasks = self.tasks
-            try stream.literal(",\n  \"tasks\": ")
-            try stream.encoded(tasks, with: encoder)
-            if let shard {
-                try stream.literal(",\n  \"shard\": ")
-                try stream.value(shard.description)
-            }
-            try stream.literal(",\n  \"nodes\": [")
-            var taskFields = Node.TaskFields(tasks: tasks)
-            for (position, node) in nodes.enumerated() {
-                try stream.literal(position == 0 ? "\n    " : ",\n    ")
-                try node.write(to: &stream, taskFields: &taskFields)
-            }
-            try stream.literal("\n  ]\n}\n")
-        } catch {
-            stream.abandon()
-            throw error
+        try stream.literal("{\n  \"version\": ")
+        try stream.value(Self.formatVersion)
+        try stream.literal(",\n  \"workflow\": ")
+        try stream.value(workflow)
+        try stream.literal(",\n  \"path\": ")
+        try stream.value(path)
+        try stream.literal(",\n  \"startedAt\": ")
+        try stream.encoded(startedAt, with: encoder)
+        try stream.literal(",\n  \"duration\": ")
+        try stream.value(duration)
+        try stream.literal(",\n  \"interrupted\": ")
+        try stream.value(interrupted)
+        try stream.literal(",\n  \"exitCode\": ")
+        try stream.value(Int(exitCode))
+        try stream.literal(",\n  \"totals\": ")
+        try stream.encoded(totalsByName, with: encoder)
+        try stream.literal(",\n  \"queues\": ")
+        try stream.encoded(queueLimits, with: encoder)
+        let tasks = self.tasks
+        try stream.literal(",\n  \"tasks\": ")
+        try stream.encoded(tasks, with: encoder)
+        if let shard {
+            try stream.literal(",\n  \"shard\": ")
+            try stream.value(shard.description)
         }
-        try stream.commit()
+        try stream.literal(",\n  \"nodes\": [")
+        var taskFields = Node.TaskFields(tasks: tasks)
+        for (position, node) in nodes.enumerated() {
+            try stream.literal(position == 0 ? "\n    " : ",\n    ")
+            try node.write(to: &stream, taskFields: &taskFields)
+        }
+        try stream.literal("\n  ]\n}\n")
     }
 }
 
@@ -321,15 +307,15 @@ extension RunReport.Node {
                 || node.continueOnError != continueOnError
             {
                 (task, type, queue, continueOnError) = (node.task, node.type, node.queue, node.continueOnError)
-                bytes = Array(",\"task\":".utf8) + JSONStream.quoted(task)
+                bytes = Array(",\"task\":".utf8) + JSONWriter.quoted(task)
                 if let record = tasks[task], record.type == type, record.queue == queue,
                     record.continueOnError == continueOnError
                 {
                     return bytes
                 }
                 bytes +=
-                    Array(",\"type\":".utf8) + JSONStream.quoted(type) + Array(",\"queue\":".utf8)
-                    + JSONStream.quoted(queue) + Array(",\"continueOnError\":\(continueOnError)".utf8)
+                    Array(",\"type\":".utf8) + JSONWriter.quoted(type) + Array(",\"queue\":".utf8)
+                    + JSONWriter.quoted(queue) + Array(",\"continueOnError\":\(continueOnError)".utf8)
             }
             return bytes
         }
@@ -337,12 +323,12 @@ extension RunReport.Node {
 
     /// `,"status":"succeeded","attempts":` and its like, by ``NodeStatus/ordinal``: no status is escaped per node.
     private static let statusFields = NodeStatus.allCases.map {
-        Array(",\"status\":".utf8) + JSONStream.quoted($0.rawValue) + Array(",\"attempts\":".utf8)
+        Array(",\"status\":".utf8) + JSONWriter.quoted($0.rawValue) + Array(",\"attempts\":".utf8)
     }
 
     /// Writes the node as one JSON object; ``RunReport/Node``'s `Decodable` conformance reads it back
     /// (`RunReportTests` checks that every property makes the round trip).
-    func write(to stream: inout JSONStream, taskFields: inout TaskFields) throws {
+    func write(to stream: inout JSONWriter, taskFields: inout TaskFields) throws {
         try stream.literal("{\"id\":")
         try stream.value(id)
         try stream.bytes(taskFields.encoded(for: self))
@@ -412,12 +398,8 @@ extension RunReport.Node {
     }
 }
 
-extension RunReport.Nodes: Codable {
+extension RunReport.Nodes: Decodable {
     public init(from decoder: any Decoder) throws {
         self.init(try [RunReport.Node](from: decoder))
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        try Array(self).encode(to: encoder)
     }
 }

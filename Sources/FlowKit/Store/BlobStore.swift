@@ -8,19 +8,19 @@ import Synchronization
 
 /// A stored node output, as the journal points at it: the blob's SHA-256 (its name), its size, and what the
 /// task type needs to tell whether it still serves the node's consumers.
-public struct BlobReference: Sendable, Equatable {
+package struct BlobReference: Sendable, Equatable {
     /// The SHA-256 of the blob file, hex: its name in the store.
-    public var sha256: String
+    package var sha256: String
     /// The blob's size in bytes.
-    public var size: Int64
+    package var size: Int64
     /// The stored value's ``StorableOutput/variantFacts``.
-    public var facts: String
+    package var facts: String
     /// The choice the node made from its consumers when it made the value
     /// (``TaskType/outputVariant(facts:consumers:optimize:)``), `nil` when there is none.
-    public var variant: String?
+    package var variant: String?
 
     /// Creates a reference.
-    public init(sha256: String, size: Int64, facts: String = "", variant: String? = nil) {
+    package init(sha256: String, size: Int64, facts: String = "", variant: String? = nil) {
         self.sha256 = sha256
         self.size = size
         self.facts = facts
@@ -34,61 +34,61 @@ public struct BlobReference: Sendable, Equatable {
 /// A blob is written to a temporary file and renamed into place, so a reader never sees half of one; it is
 /// checked against its name when read, so a damaged or replaced blob is a miss — the node runs again — never a
 /// wrong value. Each blob starts with a magic line and its value type's ``StorableOutput/storageTag``.
-public struct BlobStore: Sendable {
+package struct BlobStore: Sendable {
     /// The blobs' folder: `blobs` in the store.
-    public let directory: String
+    package let directory: String
 
     static let magic = "flowrun blob 1"
 
     /// The blobs of the store in `storeDirectory`.
-    public init(storeDirectory: String) {
+    package init(storeDirectory: String) {
         directory = storeDirectory + "/blobs"
     }
 
     /// Where the blob named `sha256` lives.
-    public func path(of sha256: String) -> String {
+    package func path(of sha256: String) -> String {
         directory + "/" + sha256.prefix(2) + "/" + sha256
     }
 
     /// Writes a value as a blob, atomically.
     /// - Returns: Its reference (without variant).
     /// - Throws: ``BlobError`` when the folder cannot be created or the disk is full; nothing is left behind.
-    public func write(_ value: any StorableOutput) throws(BlobError) -> BlobReference {
+    package func write(_ value: any StorableOutput) throws(BlobError) -> BlobReference {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
             throw BlobError("cannot create \(directory): \(String(cString: strerror(RunStore.errorCode(of: error))))")
         }
-        let temporary = directory + "/.tmp-\(getpid())-\(UUID().uuidString)"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw BlobError("cannot create a blob in \(directory): \(Self.reason())") }
-        var closed = false
-        defer {
-            if !closed { close(descriptor) }
-        }
+        let temporary: WriteTemporaries.Temporary
         do {
-            var writer = BlobWriter(descriptor: descriptor)
+            temporary = try WriteTemporaries.create(for: Self.temporaryName, in: directory)
+        } catch {
+            throw BlobError("cannot create a blob in \(directory): \(error)")
+        }
+        // Closed (and so unlocked) only once renamed: until then a sweep must see a live writer.
+        defer { close(temporary.descriptor) }
+        do {
+            var writer = BlobWriter(descriptor: temporary.descriptor)
             writer.string(Self.magic)
             writer.string(type(of: value).storageTag)
             try value.store(into: &writer)
             let (sha256, size) = try writer.finish()
-            closed = true
-            guard close(descriptor) == 0 else { throw BlobError(Self.reason()) }
             let final = path(of: sha256)
-            let folder = (final as NSString).deletingLastPathComponent
-            guard mkdir(folder, 0o755) == 0 || errno == EEXIST, rename(temporary, final) == 0 else {
+            guard mkdir(FilePaths.folder(of: final), 0o755) == 0 || errno == EEXIST,
+                rename(temporary.path, final) == 0
+            else {
                 throw BlobError(Self.reason())
             }
             return BlobReference(sha256: sha256, size: size, facts: value.variantFacts)
         } catch {
-            unlink(temporary)
+            unlink(temporary.path)
             throw BlobError("cannot write a blob in \(directory): \(error)")
         }
     }
 
     /// Why a blob cannot be read back as a `type`, or `nil` when it is there, complete, its content matches its
     /// name and it holds a value of that type.
-    public func problem(with reference: BlobReference, as type: any StorableOutput.Type) -> String? {
+    package func problem(with reference: BlobReference, as type: any StorableOutput.Type) -> String? {
         switch check(reference, as: type) {
         case .success: nil
         case .failure(let error): error.description
@@ -97,7 +97,7 @@ public struct BlobStore: Sendable {
 
     /// Checks a blob as ``problem(with:as:)`` does; on success, the stamp of the file checked, which
     /// ``read(_:as:verified:)`` takes to skip hashing the same file again.
-    public func check(_ reference: BlobReference, as type: any StorableOutput.Type) -> Result<FileStamp, BlobError> {
+    package func check(_ reference: BlobReference, as type: any StorableOutput.Type) -> Result<FileStamp, BlobError> {
         do {
             let (bytes, stamp) = try load(reference, verified: nil).get()
             var reader = BlobReader(bytes[...])
@@ -109,7 +109,7 @@ public struct BlobStore: Sendable {
     }
 
     /// Checks several blobs at once, on every core (each is read whole and hashed).
-    public func check(_ blobs: [(reference: BlobReference, type: any StorableOutput.Type)]) -> [Result<
+    package func check(_ blobs: [(reference: BlobReference, type: any StorableOutput.Type)]) -> [Result<
         FileStamp, BlobError
     >] {
         let results = Mutex([Result<FileStamp, BlobError>?](repeating: nil, count: blobs.count))
@@ -129,7 +129,7 @@ public struct BlobStore: Sendable {
     /// Reads a blob back as a value of `type`, checking its SHA-256 against its name first — unless it is the
     /// very file ``check(_:as:)`` hashed before (the same stamp: size, modification time, inode).
     /// - Throws: ``BlobError`` saying what is wrong: missing, truncated, damaged, another type.
-    public func read(_ reference: BlobReference, as type: any StorableOutput.Type, verified: FileStamp? = nil)
+    package func read(_ reference: BlobReference, as type: any StorableOutput.Type, verified: FileStamp? = nil)
         throws(BlobError) -> any StorableOutput
     {
         let bytes = try load(reference, verified: verified).get().bytes
@@ -181,7 +181,7 @@ public struct BlobStore: Sendable {
     // MARK: Maintenance
 
     /// Every blob in the store: its name and size.
-    public func all() -> [(sha256: String, size: Int64)] {
+    package func all() -> [(sha256: String, size: Int64)] {
         let manager = FileManager.default
         guard let folders = try? manager.contentsOfDirectory(atPath: directory) else { return [] }
         var blobs: [(String, Int64)] = []
@@ -197,18 +197,22 @@ public struct BlobStore: Sendable {
 
     /// Removes every blob not in `kept`, and temporaries a killed run left; returns how many blobs it removed.
     @discardableResult
-    public func removeAll(except kept: Set<String>) -> Int {
+    package func removeAll(except kept: Set<String>) -> Int {
         var removed = 0
         for blob in all() where !kept.contains(blob.sha256) {
             if unlink(path(of: blob.sha256)) == 0 { removed += 1 }
         }
-        // A temporary whose writer is gone was left by a killed run; one whose writer lives is being written.
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
-            let parts = name.split(separator: "-")
-            guard parts.count > 2, parts[0] == ".tmp", let pid = Int32(parts[1]), kill(pid, 0) != 0, errno == ESRCH
-            else { continue }
-            unlink(directory + "/" + name)
-        }
+        removeStaleTemporaries()
         return removed
+    }
+
+    /// The name blob temporaries are made for (``WriteTemporaries``): `blobs/.flowrun-blob.XXXXXX`, renamed to the
+    /// blob's name once hashed.
+    static let temporaryName = "blob"
+
+    /// Removes the temporaries a killed writer left. Every run that opens the store calls it; the temporary of a
+    /// live writer — another workflow's run on the same store — is locked, so it stays.
+    package func removeStaleTemporaries() {
+        WriteTemporaries.removeStale(ofFilesNamed: [Self.temporaryName], in: directory)
     }
 }

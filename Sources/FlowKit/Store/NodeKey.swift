@@ -120,8 +120,8 @@ package struct NodeKeyInputs: Sendable, Equatable {
         }
     }
 
-    /// A string as a JSON literal: the report's escaping (``JSONStream/quoted(_:)``), so one rule serves both.
+    /// A string as a JSON literal: the report's escaping (``JSONWriter/quoted(_:)``), so one rule serves both.
     private static func quoted(_ text: String) -> String {
-        String(decoding: JSONStream.quoted(text), as: UTF8.self)
+        String(decoding: JSONWriter.quoted(text), as: UTF8.self)
     }
 }

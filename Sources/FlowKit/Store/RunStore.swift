@@ -42,15 +42,14 @@ package final class RunStore: Sendable {
 
     /// The store of the workflow file at `path`, without loading it.
     package static func directory(forWorkflowAt path: String, stateDirectory: String?) -> String {
-        let folder = (path as NSString).deletingLastPathComponent
-        return stateDirectory ?? NodeContext.resolve(defaultName, in: folder.isEmpty ? "." : folder)
+        stateDirectory ?? NodeContext.resolve(defaultName, in: FilePaths.folder(of: path))
     }
 
     /// The journal of the workflow file `name` in the store `directory`.
     static func journalPath(in directory: String, name: String) -> String { directory + "/" + name + ".journal" }
 
     /// The workflow file's name as the store knows it.
-    package static func name(ofWorkflowAt path: String) -> String { (path as NSString).lastPathComponent }
+    package static func name(ofWorkflowAt path: String) -> String { FilePaths.name(of: path) }
 
     private init(
         directory: String, name: String, contents: Journal.Contents, lock: StoreLock?, writer: JournalWriter?,
@@ -94,6 +93,7 @@ package final class RunStore: Sendable {
             throw StoreError.posix("cannot create \(directory)", Self.errorCode(of: error))
         }
         let lock = try StoreLock(path: directory + "/" + name + ".lock", wait: lockWait)
+        BlobStore(storeDirectory: directory).removeStaleTemporaries()
         let path = journalPath(in: directory, name: name)
         var contents = Journal.read(atPath: path)
         if Self.worthCompacting(contents), let compacted = try? compact(contents, at: path) {
@@ -131,7 +131,9 @@ package final class RunStore: Sendable {
         kept.reverse()
         var bytes = Journal.magic
         for record in kept { bytes += Journal.frame(record) }
-        try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+        let file = try AtomicFile(path: path)
+        try file.write(Data(bytes))
+        try file.commit()
         return Journal.Contents(records: kept, intactLength: bytes.count, damage: contents.damage)
     }
 

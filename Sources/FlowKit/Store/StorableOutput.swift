@@ -18,8 +18,10 @@ import Foundation
 /// - ``storageTag`` names the encoding, with a version: bump it whenever the encoding changes, and blobs written
 ///   with another tag are not read (the node runs again).
 /// - Write large arrays with ``BlobWriter/bytes(_:)``: they are streamed to the file, not copied.
+/// - Test the round trip with FlowKitTesting's `StoredOutputs.roundTrip(_:)`.
 ///
 /// ```swift
+/// import FlowKitTesting
 /// import Testing
 ///
 /// struct Reading: StorableOutput, Equatable {
@@ -42,10 +44,8 @@ import Foundation
 /// }
 ///
 /// @Test func aReadingReadsBackAsWritten() throws {
-///     let blobs = BlobStore(storeDirectory: NSTemporaryDirectory() + UUID().uuidString)
 ///     let reading = Reading(sensor: "t1", celsius: 21.5)
-///     let reference = try blobs.write(reading)
-///     #expect(try blobs.read(reference, as: Reading.self) as? Reading == reading)
+///     #expect(try StoredOutputs.roundTrip(reading) == reading)
 /// }
 /// ```
 public protocol StorableOutput: Sendable {

@@ -86,10 +86,10 @@ struct ArgoExport {
 
     var workflow: ArgoWorkflow {
         let plan = exported.plan
-        let stateDirectory = (podWorkflowPath as NSString).deletingLastPathComponent + "/.flowrun"
+        let stateDirectory = FilePaths.folder(of: podWorkflowPath) + "/.flowrun"
         let common = [podWorkflowPath] + exported.overrides.flatMap { ["--param", $0] }
         let runOptions = ["--state-dir", stateDirectory, "--no-progress", "--max-concurrent", String(exported.cpus)]
-        let reportName = (podWorkflowPath as NSString).lastPathComponent + ".report.json"
+        let reportName = FilePaths.name(of: podWorkflowPath) + ".report.json"
         let retries = exported.maxRetries
         let name = Self.kubernetesName(plan.workflow.name)
         return ArgoWorkflow(

@@ -43,7 +43,7 @@ extension HTMLReport {
         let node = report.nodes[nodeIndex]
         try out.raw("<figure class=\"shot\" data-task=\"\(HTMLStream.escape(node.task))\">")
         if let artifact = node.artifact, let preview = artifact.preview {
-            let name = (artifact.path as NSString).lastPathComponent
+            let name = FilePaths.name(of: artifact.path)
             try out.raw("<a href=\"\(HTMLStream.escape(link(to: artifact.path)))\">")
             try out.raw("<img alt=\"\(HTMLStream.escape(name))\" src=\"data:image/jpeg;base64,")
             try out.raw(preview.base64EncodedString())

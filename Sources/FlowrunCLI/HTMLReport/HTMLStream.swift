@@ -1,9 +1,9 @@
 import FlowKit
 import Foundation
 
-/// Streams a page to its file through FlowKit's `JSONStream` (its `raw` appends text as it is): a temporary file
-/// beside the destination, renamed into place when complete, so the page appears whole or not at all and is
-/// never held in memory as one string.
+/// Streams a page to its file through FlowKit's `JSONWriter` (its `raw` appends text as it is): a temporary file
+/// beside the destination, renamed into place when complete (or a FIFO or device written into), so the page
+/// appears whole or not at all and is never held in memory as one string.
 final class HTMLStream {
     /// A write that failed, with the OS's words.
     struct Failure: Error, CustomStringConvertible {
@@ -11,13 +11,13 @@ final class HTMLStream {
     }
 
     private let path: String
-    private var file: JSONStream?
+    private var file: JSONWriter?
 
     /// Opens a temporary file in the destination's folder.
     init(path: String) throws(Failure) {
         self.path = path
         do {
-            file = try JSONStream(path: path)
+            file = try JSONWriter(path: path)
         } catch {
             throw Self.failure(path, error)
         }
@@ -72,6 +72,7 @@ final class HTMLStream {
     }
 
     private static func failure(_ path: String, _ error: any Error) -> Failure {
-        Failure(description: "cannot write '\(path)': \(RunCommand.reason(error))")
+        if let error = error as? FileWriteError { return Failure(description: error.message) }
+        return Failure(description: "cannot write '\(path)': \(RunCommand.reason(error))")
     }
 }

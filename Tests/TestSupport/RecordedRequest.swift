@@ -1,28 +1,28 @@
 import Foundation
 
 /// A request as ``LocalHTTPServer`` received it, for assertions on what a client sent.
-public struct RecordedRequest: Sendable {
+package struct RecordedRequest: Sendable {
     /// The method, e.g. `GET`.
-    public var method: String
+    package var method: String
     /// The request target as sent, query included, e.g. `/a?b=1`.
-    public var target: String
+    package var target: String
     /// The header lines in the order received.
-    public var headers: [LocalHTTPServer.HTTPHeader]
+    package var headers: [LocalHTTPServer.HTTPHeader]
     /// The body, if the request had a `Content-Length`.
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     /// The path of ``target`` without the query.
-    public var path: String {
+    package var path: String {
         String(target.prefix { $0 != "?" })
     }
 
     /// The value of the first header with this name, compared case-insensitively.
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
     /// Creates a recorded request.
-    public init(method: String, target: String, headers: [LocalHTTPServer.HTTPHeader], body: [UInt8] = []) {
+    package init(method: String, target: String, headers: [LocalHTTPServer.HTTPHeader], body: [UInt8] = []) {
         self.method = method
         self.target = target
         self.headers = headers

@@ -1,59 +1,60 @@
 import Foundation
 
-/// Writes JSON to a file piece by piece, so a report of a million nodes never exists in memory as one value,
-/// and replaces the destination atomically (a temporary file beside it, renamed when complete).
+/// flowrun's one JSON writer: values appended piece by piece into a buffer, which goes to an ``AtomicFile`` as it
+/// fills (so a report of a million nodes never exists in memory as one value) or is kept in memory
+/// (``init()``, for the report's in-memory form and small documents).
 ///
 /// Values are appended with ``value(_:)`` overloads; the caller writes the punctuation between them with
-/// ``literal(_:)``. Other streamed documents of the package (the `--html` page) write through ``raw(_:)``.
-package struct JSONStream: ~Copyable {
-    private let descriptor: Int32
-    private let temporaryPath: String
-    private let destinationPath: String
+/// ``literal(_:)``. The other streamed document of the package, the `--html` page, writes through ``raw(_:)``.
+package struct JSONWriter: ~Copyable {
+    /// Where full buffers go; `nil` when the document is kept in memory.
+    private let file: AtomicFile?
+    private var memory: [UInt8] = []
     /// Bytes not yet written: raw memory rather than an `[UInt8]`, whose every append checks uniqueness and
     /// capacity (a million-node report makes some thirty appends per node).
     private let buffer: UnsafeMutableRawBufferPointer
     private var buffered = 0
-    private static let capacity = 1 << 20
+    private let capacity: Int
 
-    /// Creates a temporary file beside `path`.
-    /// - Throws: The OS's error (`NSPOSIXErrorDomain`), e.g. when the folder does not exist.
-    package init(path: String) throws {
-        destinationPath = path
-        let url = URL(fileURLWithPath: path)
-        temporaryPath =
-            url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).flowrun-\(UUID().uuidString)").path
-        descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw Self.posixError(path: path) }
-        buffer = .allocate(byteCount: Self.capacity, alignment: 1)
+    /// Writes to `path`, replaced when ``commit()`` is called; a FIFO or character device (`/dev/stdout`,
+    /// `/dev/null`) is written into as it is. Temporaries a killed writer left of `path` are removed first.
+    /// - Throws: ``FileWriteError``, e.g. when the folder does not exist or `path` is a folder.
+    package init(path: String) throws(FileWriteError) {
+        WriteTemporaries.removeStale(of: [path])
+        file = try AtomicFile(path: path, specialFiles: .streamInto)
+        capacity = 1 << 20
+        buffer = .allocate(byteCount: capacity, alignment: 1)
+    }
+
+    /// Keeps the document in memory, for ``bytes()``.
+    package init() {
+        file = nil
+        capacity = 1 << 12
+        buffer = .allocate(byteCount: capacity, alignment: 1)
     }
 
     deinit { buffer.deallocate() }
 
-    /// Writes what is buffered, closes the file and moves it into place.
-    package consuming func commit() throws {
+    /// Writes what is buffered and moves the file into place.
+    package consuming func commit() throws(FileWriteError) {
         do {
             try flush()
+            try file?.commit()
         } catch {
-            abandon()
-            throw error
-        }
-        close(descriptor)
-        guard rename(temporaryPath, destinationPath) == 0 else {
-            let error = Self.posixError(path: destinationPath)
-            unlink(temporaryPath)
+            file?.discard()
             throw error
         }
     }
 
-    /// Drops the temporary file.
+    /// Drops the document: the temporary file is removed.
     package consuming func abandon() {
-        close(descriptor)
-        unlink(temporaryPath)
+        file?.discard()
     }
 
-    private static func posixError(path: String) -> NSError {
-        NSError(domain: NSPOSIXErrorDomain, code: Int(errno), userInfo: [NSFilePathErrorKey: path])
+    /// The document written, when kept in memory.
+    package consuming func contents() -> [UInt8] {
+        memory.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<buffered]))
+        return memory
     }
 
     /// Appends raw JSON text (punctuation, or a value already encoded).
@@ -153,7 +154,7 @@ package struct JSONStream: ~Copyable {
             rest /= 10
         }
         count = max(count, width)
-        if buffered + count > Self.capacity { try flush() }
+        if buffered + count > capacity { try flush() }
         rest = number
         for position in stride(from: buffered + count - 1, through: buffered, by: -1) {
             buffer[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
@@ -163,33 +164,25 @@ package struct JSONStream: ~Copyable {
     }
 
     private mutating func append(_ byte: UInt8) throws {
-        if buffered == Self.capacity { try flush() }
+        if buffered == capacity { try flush() }
         buffer[buffered] = byte
         buffered += 1
     }
 
     private mutating func append(_ bytes: UnsafeRawBufferPointer) throws {
         guard !bytes.isEmpty else { return }
-        if buffered + bytes.count > Self.capacity { try flush() }
-        guard bytes.count <= Self.capacity else { return try writeAll(bytes) }
+        if buffered + bytes.count > capacity { try flush() }
+        guard bytes.count <= capacity else { return try writeAll(bytes) }
         UnsafeMutableRawBufferPointer(rebasing: buffer[buffered...]).copyMemory(from: bytes)
         buffered += bytes.count
     }
 
-    private mutating func flush() throws {
+    private mutating func flush() throws(FileWriteError) {
         try writeAll(UnsafeRawBufferPointer(rebasing: buffer[..<buffered]))
         buffered = 0
     }
 
-    private func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
-        var written = 0
-        while written < bytes.count {
-            let count = Foundation.write(descriptor, bytes.baseAddress?.advanced(by: written), bytes.count - written)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Self.posixError(path: destinationPath)
-            }
-            written += count
-        }
+    private mutating func writeAll(_ bytes: UnsafeRawBufferPointer) throws(FileWriteError) {
+        if let file { try file.write(bytes) } else { memory.append(contentsOf: bytes) }
     }
 }

@@ -1,17 +1,18 @@
 import FlowKitTesting
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FlowKit
 
 /// The streamed writer behind `--report` and `--trace`: what it writes must read back as the values given,
 /// whatever the text holds and however the buffer fills.
-@Suite struct JSONStreamTests {
+@Suite struct JSONWriterTests {
     /// Writes `[values…]` through a stream and reads the file back with `JSONSerialization`.
-    private func roundTrip(_ write: (inout JSONStream) throws -> Void) throws -> [Any] {
-        let directory = try TemporaryDirectory()
+    private func roundTrip(_ write: (inout JSONWriter) throws -> Void) throws -> [Any] {
+        let directory = try TemporaryFolder()
         let path = directory.path + "/out.json"
-        var stream = try JSONStream(path: path)
+        var stream = try JSONWriter(path: path)
         try stream.literal("[")
         try write(&stream)
         try stream.literal("]")
@@ -70,9 +71,9 @@ import Testing
     }
 
     @Test func anAbandonedStreamLeavesNoFile() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.path + "/out.json"
-        var stream = try JSONStream(path: path)
+        var stream = try JSONWriter(path: path)
         try stream.value("half")
         stream.abandon()
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)

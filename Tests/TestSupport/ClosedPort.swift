@@ -11,21 +11,21 @@
 /// The port is bound but not listening, so a connection attempt is answered with a reset, and no other test
 /// (or server) can take the port meanwhile — unlike a port that was merely closed, which a parallel test
 /// could bind again before the connection attempt.
-public final class ClosedPort: Sendable {
+package final class ClosedPort: Sendable {
     /// The port number.
-    public let port: UInt16
+    package let port: UInt16
     private let fd: Int32
 
     /// Reserves a port.
     /// - Throws: An error naming the failed socket call.
-    public init() throws {
+    package init() throws {
         (fd, port) = try POSIXSocket.bindLoopback(listening: nil)
     }
 
     deinit { close(fd) }
 
     /// The URL of a path on this port, e.g. `http://127.0.0.1:54321/x`.
-    public func urlString(_ path: String) -> String {
+    package func urlString(_ path: String) -> String {
         "http://127.0.0.1:\(port)" + (path.hasPrefix("/") ? path : "/" + path)
     }
 }

@@ -20,14 +20,14 @@ import Synchronization
 /// defer { server.stop() }
 /// let url = server.url("/a.txt")   // http://127.0.0.1:PORT/a.txt
 /// ```
-public final class LocalHTTPServer: Sendable {
+package final class LocalHTTPServer: Sendable {
     /// The port the server listens on.
-    public let port: UInt16
+    package let port: UInt16
     private let core: Core
 
     /// Starts a server with the given routes (path without query → reply).
     /// - Throws: An error naming the failed socket call when the socket cannot be opened.
-    public init(_ routes: [String: Reply] = [:]) throws {
+    package init(_ routes: [String: Reply] = [:]) throws {
         let (fd, port) = try POSIXSocket.listenOnLoopback()
         self.port = port
         self.core = Core(listener: fd, routes: routes)
@@ -37,12 +37,12 @@ public final class LocalHTTPServer: Sendable {
     deinit { core.stop() }
 
     /// Adds or replaces the reply of a path; later requests to it see the new reply.
-    public func route(_ path: String, _ reply: Reply) {
+    package func route(_ path: String, _ reply: Reply) {
         core.state.withLock { $0.routes[path] = reply }
     }
 
     /// The URL of a path on this server, e.g. `http://127.0.0.1:54321/a.txt`.
-    public func url(_ path: String) -> URL {
+    package func url(_ path: String) -> URL {
         // A literal scheme and numeric host and port: only a path with characters a URL cannot hold can fail,
         // and its percent-encoded form cannot.
         let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
@@ -53,26 +53,26 @@ public final class LocalHTTPServer: Sendable {
     }
 
     /// The URL of a path on this server, as a string.
-    public func urlString(_ path: String) -> String {
+    package func urlString(_ path: String) -> String {
         "http://127.0.0.1:\(port)" + (path.hasPrefix("/") ? path : "/" + path)
     }
 
     /// Every request received so far, in arrival order.
-    public var requests: [RecordedRequest] { core.state.withLock { $0.requests } }
+    package var requests: [RecordedRequest] { core.state.withLock { $0.requests } }
 
     /// The requests received for one path.
-    public func requests(to path: String) -> [RecordedRequest] { requests.filter { $0.path == path } }
+    package func requests(to path: String) -> [RecordedRequest] { requests.filter { $0.path == path } }
 
     /// How many body bytes ``Reply/status(_:headers:body:)`` and ``Reply/stream(byteCount:chunked:pause:)``
     /// replies for `path` have handed to the kernel.
-    public func bodyBytesSent(_ path: String) -> Int { core.state.withLock { $0.bodyBytesSent[path] ?? 0 } }
+    package func bodyBytesSent(_ path: String) -> Int { core.state.withLock { $0.bodyBytesSent[path] ?? 0 } }
 
     /// How many connections are open: accepted and not yet closed by the server.
-    public var openConnections: Int { core.state.withLock { $0.clients.count } }
+    package var openConnections: Int { core.state.withLock { $0.clients.count } }
 
     /// Stops accepting, interrupts every connection (blocked reads, stalls, delays) and waits for the server's
     /// threads to end. Calling it again does nothing.
-    public func stop() { core.stop() }
+    package func stop() { core.stop() }
 }
 
 extension LocalHTTPServer {

@@ -1,4 +1,5 @@
 import Dispatch
+import FlowImaging
 import FlowKit
 import Foundation
 import Synchronization
@@ -8,8 +9,8 @@ import Synchronization
 ///
 /// Both call ``ImageMemory/keepLargeBuffersForReuse()`` first, as `flowrun` should at start-up.
 ///
-/// `package` so that the release-mode benchmark test can call it without `@testable` (which release builds
-/// do not allow); not part of the public API.
+/// In a target of its own, beside the library rather than in it; `package` so that the release-mode benchmark
+/// test can call it without `@testable` (which release builds do not allow).
 package enum ImagingBenchmark {
     /// The sepia intensity of the benchmark job.
     package static let intensity = 0.8
@@ -91,7 +92,7 @@ package enum ImagingBenchmark {
 
     private static func runChain(file: String, index: Int, outputFolder: String, optimize: Bool) -> String? {
         guard let data = try? Data(contentsOf: URL(fileURLWithPath: file)) else { return "cannot read \(file)" }
-        let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        let name = FilePaths.stem(of: file)
         let chain = makeChain(data: data, source: file, path: outputFolder + "/" + name + ".jpg", optimize: optimize)
         for op in chain {
             op.start()

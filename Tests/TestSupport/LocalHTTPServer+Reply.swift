@@ -9,7 +9,7 @@ extension LocalHTTPServer {
     /// server.route("/flaky", .sequence([.status(503), .status(503), .ok(Data("done".utf8))]))
     /// server.route("/slow", .delayed(.milliseconds(200), .ok(Data("late".utf8))))
     /// ```
-    public indirect enum Reply: Sendable {
+    package indirect enum Reply: Sendable {
         /// A complete response with a status, extra headers and a body (`Content-Length` is set).
         case status(Int, headers: [HTTPHeader] = [], body: Data = Data())
         /// A redirect to `location` (absolute or relative), with status 302 unless given.
@@ -37,25 +37,25 @@ extension LocalHTTPServer {
         case handler(@Sendable (RecordedRequest) -> Reply)
 
         /// A 200 response with the given body.
-        public static func ok(_ body: Data, headers: [HTTPHeader] = []) -> Reply {
+        package static func ok(_ body: Data, headers: [HTTPHeader] = []) -> Reply {
             .status(200, headers: headers, body: body)
         }
 
         /// Fails `times` times with `failure`, then answers `success` from then on.
-        public static func failing(times: Int, with failure: Reply = .status(503), then success: Reply) -> Reply {
+        package static func failing(times: Int, with failure: Reply = .status(503), then success: Reply) -> Reply {
             .sequence(Array(repeating: failure, count: times) + [success])
         }
     }
 
     /// One header line of a reply.
-    public struct HTTPHeader: Sendable, Hashable {
+    package struct HTTPHeader: Sendable, Hashable {
         /// The header name as sent.
-        public var name: String
+        package var name: String
         /// The header value.
-        public var value: String
+        package var value: String
 
         /// Creates a header.
-        public init(_ name: String, _ value: String) {
+        package init(_ name: String, _ value: String) {
             self.name = name
             self.value = value
         }
@@ -63,7 +63,7 @@ extension LocalHTTPServer {
 
     /// The bytes ``Reply/stream(byteCount:chunked:pause:)`` sends: byte `i` is `i % 251`, so truncation and
     /// reordering show up in comparisons.
-    public static func patternBytes(_ count: Int) -> Data {
+    package static func patternBytes(_ count: Int) -> Data {
         Data((0..<count).map { UInt8($0 % 251) })
     }
 }
