@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FlowImaging
@@ -174,8 +175,8 @@ import Testing
     }
 
     @Test func jpegDataUnderAWebPNameFailsAndWritesNothing() throws {
-        let folder = try Fixtures.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try TemporaryFolder()
+        let folder = temporary.path
         let jpeg = try JPEGEncoder.encode(Fixtures.gradient(width: 8, height: 8), quality: 80)
         let op = WriteOperation(context: context("write", ["path": .string("x.webp")], directory: folder))
         let outcome = run(op, after: DataSource(jpeg))

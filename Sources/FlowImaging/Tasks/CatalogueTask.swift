@@ -88,8 +88,9 @@ package final class CatalogueOperation: FlowOperation, FileProvider, @unchecked 
         let path = context.resolvePath(parameters.path)
         if let refused = context.claimOutput(path) { return finish(.failure(refused)) }
         do {
-            let writer = AtomicFileWriter(path: path, overwrite: parameters.overwrite)
-            guard try writer.write(bytes, isCancelled: { isCancelled }) else { return finish(.cancelled) }
+            let file = try AtomicFile(path: path, overwrite: parameters.overwrite, createFolders: true)
+            try file.write(bytes)
+            guard try file.commit(unless: { isCancelled }) else { return finish(.cancelled) }
             finish(.success(FileOutput(path: parameters.path, byteCount: bytes.count)))
         } catch {
             finish(.failure(context.failure(.io, error.message, cause: error)))

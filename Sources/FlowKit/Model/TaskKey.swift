@@ -80,7 +80,7 @@ package enum TaskKey: String, CaseIterable, Sendable {
                     [
                         "type": "object", "additionalProperties": false, "required": ["glob"],
                         "properties": [
-                            "glob": globPatterns, "exclude": globPatterns,
+                            "glob": Self.globPatterns, "exclude": Self.globPatterns,
                             "ignoreCase": [
                                 "type": "boolean",
                                 "description": "Letters after each pattern's folder match either case.",

@@ -1,6 +1,7 @@
 import FlowKit
 import FlowKitTesting
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
