@@ -18,10 +18,12 @@ public struct RunReport: Sendable, Codable {
 
     /// One node's record.
     public struct Node: Sendable, Codable {
-        /// The node id, e.g. `fetch[3]`.
+        /// The node id, e.g. `fetch[photos/a.jpg]`.
         public var id: String
         /// The task id.
         public var task: String
+        /// The position of the node's `forEach` item in its list; `nil` for a task's only node.
+        public var item: Int? = nil
         /// The task type.
         public var type: String
         /// The queue.
@@ -193,7 +195,7 @@ public struct RunReport: Sendable, Codable {
     /// The report as pretty-printed JSON, in memory: for small reports and tests. ``write(toPath:)`` streams.
     public func jsonData() throws -> Data {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         return try encoder.encode(self)
     }
@@ -345,6 +347,10 @@ extension RunReport.Node {
     func write(to stream: inout JSONStream, taskFields: inout TaskFields) throws {
         try stream.literal("{\"id\":")
         try stream.value(id)
+        if let item {
+            try stream.literal(",\"item\":")
+            try stream.value(item)
+        }
         try stream.bytes(taskFields.encoded(for: self))
         try stream.bytes(Self.statusFields[status.ordinal])
         try stream.value(attempts)
