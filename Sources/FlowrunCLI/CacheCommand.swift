@@ -85,7 +85,7 @@ struct ExplainCommand: ParsableCommand {
 
     @OptionGroup var workflow: WorkflowOptions
 
-    @Argument(help: "The node, e.g. save[3] or report.")
+    @Argument(help: "The node, e.g. 'save[photos/a.jpg]' (a task and its item's key) or report.")
     var node: String
 
     @OptionGroup(title: "Re-running") var store: StoreOptions

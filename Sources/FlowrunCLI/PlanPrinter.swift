@@ -25,11 +25,12 @@ struct PlanPrinter {
                 let node = plan.nodes[index]
                 let task = plan.task(of: node)
                 var line =
-                    "  " + node.id.padded(to: idWidth) + "  " + task.type.value.padded(to: typeWidth)
+                    "  " + NodeName.forTerminal(node.id, shortenedTo: NodeName.tableWidth).padded(to: idWidth) + "  "
+                    + task.type.value.padded(to: typeWidth)
                     + "  " + task.queueName.padded(to: queueWidth)
                 let dependencies = plan.dependencies(of: index)
                 if !dependencies.isEmpty {
-                    line += "  ← " + Self.summarize(dependencies.map { plan.nodes[$0].id })
+                    line += "  ← " + Self.summarize(dependencies.map { NodeName.forTerminal(plan.nodes[$0].id) })
                 }
                 out += line.trailingSpacesTrimmed + "\n"
             }

@@ -25,7 +25,8 @@ struct SummaryTable {
             let header = ["NODE", "STATUS", "QUEUE", "DURATION", "ATTEMPTS", "CAUSE"]
             let cells = rows.map { node in
                 [
-                    node.id, node.status.rawValue, node.queue, node.duration.map(Self.format) ?? "-",
+                    NodeName.forTerminal(node.id, shortenedTo: NodeName.tableWidth), node.status.rawValue, node.queue,
+                    node.duration.map(Self.format) ?? "-",
                     String(node.attempts),
                     node.cause ?? "",
                 ]
@@ -66,7 +67,8 @@ struct SummaryTable {
         var out = "\n"
         for node in listed {
             let severity = node.continueOnError ? "warning" : "error"
-            out += "\(node.location ?? ""): \(severity): \(node.id) failed: \(node.cause ?? "no cause given")\n"
+            out +=
+                "\(node.location ?? ""): \(severity): \(NodeName.forTerminal(node.id)) failed: \(node.cause ?? "no cause given")\n"
         }
         if failed.count > listed.count {
             out += "(\(failed.count - listed.count) more failures; --report lists every one)\n"

@@ -44,7 +44,8 @@ struct UpToDatePrinter {
             out +=
                 "  \(plan.workflow.tasks[task].id.value.padded(to: width))  \(entry.run.count) run, \(entry.cached) cached\n"
             for index in entry.run.prefix(Self.listedPerTask) {
-                out += "    \(plan.nodes[index].id): \(decisions.causes[index].map(String.init(describing:)) ?? "")\n"
+                let cause = decisions.causes[index]?.description(forItem: plan.nodes[index].itemIndex != nil) ?? ""
+                out += "    \(NodeName.forTerminal(plan.nodes[index].id)): \(cause)\n"
             }
             if entry.run.count > Self.listedPerTask {
                 out += "    … and \(entry.run.count - Self.listedPerTask) more (flowrun explain WORKFLOW NODE)\n"
@@ -63,13 +64,13 @@ struct UpToDatePrinter {
         var depth = 0
         while let node = current, seen.insert(node).inserted {
             let indent = String(repeating: "  ", count: depth)
-            let id = plan.nodes[node].id
+            let id = NodeName.forTerminal(plan.nodes[node].id)
             out += "\(indent)\(id) (\(decisions.keys[node].map { "key \($0.hex.prefix(12))" } ?? "no key")): "
             guard let cause = decisions.causes[node] else {
                 out += cachedReason(node, decisions: decisions) + "\n"
                 break
             }
-            out += "runs: \(cause)\n"
+            out += "runs: \(cause.description(forItem: plan.nodes[node].itemIndex != nil))\n"
             current = cause.explainedBy.flatMap { ids[$0] }
             depth += 1
         }

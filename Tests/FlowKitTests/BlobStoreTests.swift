@@ -191,7 +191,7 @@ import Testing
               join: { type: command, gather: true, dependsOn: [sum, other, wait], input: sum, argv: [cat], stdin: true }
             """, registry: .builtIn)
         let split = ShardPlan(plan: plan)
-        #expect(split.valueNodes.map { plan.nodes[$0].id } == ["sum[0]", "sum[1]"])
+        #expect(split.valueNodes.map { plan.nodes[$0].id } == ["sum[x]", "sum[y]"])
         #expect(split.shard(of: 1, count: 2)?.index == 2)
         #expect(split.shard(of: plan.nodes.count - 1, count: 2) == nil)
     }

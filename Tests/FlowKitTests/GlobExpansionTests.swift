@@ -168,6 +168,20 @@ import Testing
         #expect(empty.messages == ["error: the glob 'photos/**/*.gif' matches no files in 'photos'"])
     }
 
+    @Test func namesThatAreNotUTF8AreLeftOutWithAWarning() throws {
+        let tree = try Tree()
+        try tree.files(["photos/a.jpg"])
+        // "b\xFF.jpg": a name a file system allows and no Swift string holds.
+        let name: [CChar] =
+            Array((tree.root.path + "/photos/b").utf8CString.dropLast()) + [-1] + Array(".jpg".utf8CString)
+        let descriptor = open(name, O_CREAT | O_WRONLY, 0o644)
+        try #require(descriptor >= 0)
+        close(descriptor)
+        let found = try tree.plan(#"{ glob: "photos/*.jpg" }"#)
+        #expect(found.items == ["photos/a.jpg"])
+        #expect(found.messages == ["warning: a name in 'photos' is not UTF-8; it is left out"])
+    }
+
     @Test func unreadablePatternsAreErrors() throws {
         let tree = try Tree()
         let found = try tree.plan(#"{ glob: "photos/*.{jpg" }"#)

@@ -102,6 +102,23 @@ import Testing
         #expect(!alternatives.mayMatch(inside: "cache"))
     }
 
+    @Test func steppingNameByNameAgreesWithMatchingWholePaths() throws {
+        let pattern = try GlobPattern("Photos/**/{raw,edits}/*.{jpg,png}", ignoreCase: true)
+        var position = pattern.start
+        var verdicts: [(Bool, Bool)] = []
+        for name in ["Photos", "2024", "EDITS", "a.PNG"] {
+            position = pattern.position(position, after: Substring(name))
+            verdicts.append((pattern.accepts(position), pattern.mayMatchBelow(position)))
+        }
+        #expect(verdicts.map(\.0) == [false, false, false, true])
+        #expect(verdicts.map(\.1) == [true, true, true, true])
+        #expect(pattern.matches("Photos/2024/EDITS/a.PNG"))
+        #expect(pattern.position(pattern.start, after: "photos").isDead, "the base is matched as written")
+        #expect(throws: GlobPattern.SyntaxError(message: "the pattern has more than 63 segments")) {
+            try GlobPattern(String(repeating: "a/", count: 64) + "*.jpg")
+        }
+    }
+
     @Test func namesHiddenWhenASegmentStartsWithADot() throws {
         #expect(try GlobPattern("photos/.cache/*.jpg").namesHidden)
         #expect(try GlobPattern("photos/{.cache,raw}/*.jpg").namesHidden)

@@ -108,9 +108,9 @@ import Testing
         #expect(seen["one"] == "one one fields slow - - 5 - 1 4 false")
         #expect(seen["one'"] == "one one fields elsewhere - - 5 - 9 4 false")
         // Parameters that depend on the item: the runner resolves them when it makes the context.
-        #expect(seen["each[1]"] == "each[1] each fields default 1 8 8 one 1 5 false")
-        #expect(seen["each[1]'"] == "each[1] each fields elsewhere 1 8 8 one 9 5 false")
-        #expect(seen["same[1]"] == "same[1] same fields default 1 b 7 - 1 6 false")
+        #expect(seen["each[8]"] == "each[8] each fields default 1 8 8 one 1 5 false")
+        #expect(seen["each[8]'"] == "each[8] each fields elsewhere 1 8 8 one 9 5 false")
+        #expect(seen["same[b]"] == "same[b] same fields default 1 b 7 - 1 6 false")
         #expect(seen["plain"] == "plain plain fields default - - 3 - 1 7 false")
     }
 

@@ -34,40 +34,48 @@ import Testing
     @Test func inlineListExpandsEveryDownstreamTaskElementWise() throws {
         let plan = try planFixture("sepia-thumbnails")
         #expect(plan.nodes.count == 3 * 5 + 1)
+        // Each node is named by its task and its item's key, the item itself for a list of text.
+        let keys = ["photos/1.jpg", "photos/2.jpg", "https://example.org/3.jpg?size=large"]
         for task in ["fetch", "decode", "tone", "thumb", "save"] {
-            #expect((0..<3).allSatisfy { index in ids(plan).contains("\(task)[\(index)]") }, "\(task)")
+            #expect(keys.allSatisfy { key in ids(plan).contains("\(task)[\(key)]") }, "\(task)")
         }
-        #expect(try dependencies(of: "decode[2]", in: plan) == ["fetch[2]"])
-        #expect(try dependencies(of: "tone[1]", in: plan) == ["decode[1]"])
-        #expect(try dependencies(of: "save[0]", in: plan) == ["thumb[0]"])
-        #expect(try dependencies(of: "fetch[0]", in: plan) == [])
-        #expect(try node("decode[2]", in: plan).item == .string("https://example.org/3.jpg?size=large"))
+        #expect(try dependencies(of: "decode[\(keys[2])]", in: plan) == ["fetch[\(keys[2])]"])
+        #expect(try dependencies(of: "tone[photos/2.jpg]", in: plan) == ["decode[photos/2.jpg]"])
+        #expect(try dependencies(of: "save[photos/1.jpg]", in: plan) == ["thumb[photos/1.jpg]"])
+        #expect(try dependencies(of: "fetch[photos/1.jpg]", in: plan) == [])
+        #expect(try node("decode[\(keys[2])]", in: plan).item == .string(keys[2]))
+        #expect(try node("decode[\(keys[2])]", in: plan).itemIndex == 2)
     }
 
     @Test func gatherDependsOnEveryInstanceInItemOrder() throws {
         let plan = try planFixture("sepia-thumbnails")
-        #expect(try dependencies(of: "index", in: plan) == ["save[0]", "save[1]", "save[2]"])
+        #expect(
+            try dependencies(of: "index", in: plan) == [
+                "save[photos/1.jpg]", "save[photos/2.jpg]", "save[https://example.org/3.jpg?size=large]",
+            ])
         #expect(try node("index", in: plan).item == nil)
-        #expect(try plan.dependents(of: index("save[1]", in: plan)).map { plan.nodes[$0].id } == ["index"])
+        #expect(try plan.dependents(of: index("save[photos/2.jpg]", in: plan)).map { plan.nodes[$0].id } == ["index"])
     }
 
     @Test func listParamExpands() throws {
         let plan = try planFixture("foreach-param")
-        #expect(ids(plan) == ["fetch[0]", "fetch[1]", "fetch[2]", "save[0]", "save[1]", "save[2]"])
-        let save = try node("save[1]", in: plan)
+        #expect(
+            ids(plan) == ["fetch[a.jpg]", "fetch[sub/b.png]", "fetch[c]", "save[a.jpg]", "save[sub/b.png]", "save[c]"])
+        let save = try node("save[sub/b.png]", in: plan)
         #expect(plan.parameters(of: save)["path"] == .string("out/1-b.jpg"))
-        #expect(plan.parameters(of: try node("save[2]", in: plan))["path"] == .string("out/2-c.jpg"))
+        #expect(plan.parameters(of: try node("save[c]", in: plan))["path"] == .string("out/2-c.jpg"))
         // A whole-value reference keeps the param's type.
         #expect(plan.parameters(of: save)["quality"] == .int(70))
     }
 
     @Test func fileListIsReadRelativeToTheWorkflowsFolder() throws {
         let plan = try planFixture("foreach-file")
-        #expect(ids(plan) == ["fetch[0]", "fetch[1]", "fetch[2]", "all"])
+        let fetches = ["fetch[photos/one.jpg]", "fetch[photos/two.jpg]", "fetch[https://example.org/three.png]"]
+        #expect(ids(plan) == fetches + ["all"])
         let urls = plan.nodes.prefix(3).map { plan.parameters(of: $0)["url"] }
         #expect(
             urls == [.string("photos/one.jpg"), .string("photos/two.jpg"), .string("https://example.org/three.png")])
-        #expect(try dependencies(of: "all", in: plan) == ["fetch[0]", "fetch[1]", "fetch[2]"])
+        #expect(try dependencies(of: "all", in: plan) == fetches)
     }
 
     @Test func globMatchesAreSortedAndRelativeToTheWorkflow() throws {
@@ -100,8 +108,8 @@ import Testing
             plan.nodes.prefix(3).map(\.item) == [
                 .string("photos/a.jpg"), .string("photos/b.jpg"), .string("photos/c.jpg"),
             ])
-        #expect(plan.parameters(of: try node("save[2]", in: plan))["path"] == .string("out/c.png"))
-        #expect(try dependencies(of: "save[1]", in: plan) == ["fetch[1]"])
+        #expect(plan.parameters(of: try node("save[photos/c.jpg]", in: plan))["path"] == .string("out/c.png"))
+        #expect(try dependencies(of: "save[photos/b.jpg]", in: plan) == ["fetch[photos/b.jpg]"])
     }
 
     @Test func globWithoutMatchesWarnsAndExpandsToNothing() throws {
@@ -126,20 +134,20 @@ import Testing
 
     @Test func itemStemIndexAndKeysResolvePerNode() throws {
         let plan = try planFixture("foreach-maps")
-        let fetch1 = try node("fetch[1]", in: plan)
+        let fetch1 = try node("fetch[beta]", in: plan)
         #expect(plan.parameters(of: fetch1)["url"] == .string("https://example.org/b.jpg"))
         #expect(plan.parameters(of: fetch1)["maxBytes"] == .int(200))
-        #expect(plan.parameters(of: try node("save[0]", in: plan))["path"] == .string("out/alpha-0.jpg"))
-        #expect(plan.parameters(of: try node("save[1]", in: plan))["path"] == .string("out/beta-1.jpg"))
+        #expect(plan.parameters(of: try node("save[alpha]", in: plan))["path"] == .string("out/alpha-0.jpg"))
+        #expect(plan.parameters(of: try node("save[beta]", in: plan))["path"] == .string("out/beta-1.jpg"))
 
         let sepia = try planFixture("sepia-thumbnails")
-        let stems = try (0..<3).map { try sepia.parameters(of: node("save[\($0)]", in: sepia))["path"] }
+        let stems = try sepia.nodes.filter { $0.id.hasPrefix("save[") }.map { sepia.parameters(of: $0)["path"] }
         #expect(stems == [.string("out/sepia/1.jpg"), .string("out/sepia/2.jpg"), .string("out/sepia/3.jpg")])
     }
 
     @Test func wholeValueReferenceKeepsTheParamsType() throws {
         let plan = try planFixture("sepia-thumbnails")
-        let tone = try node("tone[0]", in: plan)
+        let tone = try node("tone[photos/1.jpg]", in: plan)
         #expect(plan.parameters(of: tone)["intensity"] == .double(0.8))
         #expect(plan.parameters(of: tone)["intensity"]?.doubleValue == 0.8)
     }
@@ -153,9 +161,11 @@ import Testing
         let plan = try planFixture("sepia-thumbnails", params: [(name, text)])
         #expect(plan.params[name] == expected)
         if name == "intensity" {
-            #expect(plan.parameters(of: try node("tone[2]", in: plan))["intensity"] == expected)
+            #expect(
+                plan.parameters(of: try node("tone[https://example.org/3.jpg?size=large]", in: plan))["intensity"]
+                    == expected)
         } else {
-            #expect(plan.parameters(of: try node("save[0]", in: plan))["path"] == .string("elsewhere/1.jpg"))
+            #expect(plan.parameters(of: try node("save[photos/1.jpg]", in: plan))["path"] == .string("elsewhere/1.jpg"))
         }
     }
 
@@ -208,7 +218,7 @@ import Testing
             #expect(!stem.isEmpty && !stem.contains("/") && !stem.contains("\\"), "\(save.item ?? .null) → \(stem)")
             #expect(stem != "." && stem != ".." && !stem.hasPrefix(".."), "\(save.item ?? .null) → \(stem)")
         }
-        #expect(plan.parameters(of: try node("save[0]", in: plan))["path"]?.stringValue == "out/0/x.jpg")
+        #expect(plan.parameters(of: try node("save[../../etc/x]", in: plan))["path"]?.stringValue == "out/0/x.jpg")
     }
 
     @Test(arguments: [
@@ -238,8 +248,8 @@ import Testing
               done: { type: noop, gather: true, dependsOn: [fetch, setup] }
             """)
         let plan = try #require(result.plan, "\(TestTasks.render(result))")
-        #expect(ids(plan) == ["setup", "fetch[0]", "fetch[1]", "done"])
-        #expect(try dependencies(of: "fetch[1]", in: plan) == ["setup"])
-        #expect(try dependencies(of: "done", in: plan) == ["setup", "fetch[0]", "fetch[1]"])
+        #expect(ids(plan) == ["setup", "fetch[a]", "fetch[b]", "done"])
+        #expect(try dependencies(of: "fetch[b]", in: plan) == ["setup"])
+        #expect(try dependencies(of: "done", in: plan) == ["setup", "fetch[a]", "fetch[b]"])
     }
 }

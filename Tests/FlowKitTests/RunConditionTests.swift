@@ -12,11 +12,14 @@ import Testing
         return await Runner(plan: try TestWorkflow.plan(yaml, registry: registry), options: RunOptions()).run()
     }
 
-    /// Three items, the second fails; `after` depends on every item's pipeline end with the given condition.
+    /// Three items known by `n`, the second (`n: 2`) fails; `after` depends on every item's pipeline end with the given condition.
     func itemsWithOneFailure(then condition: String) async throws -> RunReport {
         try await run(
             """
-              work: { type: probe, forEach: [{ b: succeed }, { b: fail }, { b: succeed }], behavior: "${item.b}" }
+              work:
+                type: probe
+                forEach: { list: [{ n: 1, b: succeed }, { n: 2, b: fail }, { n: 3, b: succeed }], key: n }
+                behavior: "${item.b}"
               next: { type: noop, dependsOn: work }
               after: { type: noop, gather: true, dependsOn: next, runIf: \(condition) }
               notify: { type: noop, dependsOn: after }
@@ -26,15 +29,15 @@ import Testing
     @Test func byDefaultAFailureSkipsTheGather() async throws {
         let report = try await itemsWithOneFailure(then: "success")
         #expect(report.status(of: "after") == .skipped)
-        #expect(report.node("after")?.cause == "upstream work[1] failed: probe failed on purpose")
+        #expect(report.node("after")?.cause == "upstream work[2] failed: probe failed on purpose")
         #expect(report.status(of: "notify") == .skipped)
     }
 
     @Test func alwaysRunsAfterEveryItemEndedAndNamesWhatIsMissing() async throws {
         let report = try await itemsWithOneFailure(then: "always")
-        #expect(report.status(of: "next[1]") == .skipped)
+        #expect(report.status(of: "next[2]") == .skipped)
         #expect(report.status(of: "after") == .succeeded)
-        #expect(report.node("after")?.missingInputs == ["next[1]"])
+        #expect(report.node("after")?.missingInputs == ["next[2]"])
         #expect(report.status(of: "notify") == .succeeded)
         #expect(report.node("notify")?.missingInputs == nil)
         #expect(report.exitCode == 1, "the failure still fails the run")
@@ -57,7 +60,7 @@ import Testing
 
     @Test func anyFailedRunsOnlyAfterAFailure() async throws {
         let failed = try await itemsWithOneFailure(then: "anyFailed")
-        #expect(failed.status(of: "after") == .skipped, "next[1] was skipped, not failed")
+        #expect(failed.status(of: "after") == .skipped, "next[2] was skipped, not failed")
         let report = try await run(
             """
               a: { type: probe, behavior: fail }

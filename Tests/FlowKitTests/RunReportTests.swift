@@ -8,7 +8,8 @@ import Testing
 @Suite struct RunReportTests {
     /// A node with every optional field set, so a property the streamed form forgets shows up.
     static let fullNode = RunReport.Node(
-        id: "save[1]", task: "save", type: "write", queue: "io", status: .failed, attempts: 2, code: "io",
+        id: "save[photos/a \"b\"\n.jpg]", task: "save", item: 1, type: "write", queue: "io", status: .failed,
+        attempts: 2, code: "io",
         cause: "cannot write \"out/a.jpg\": No space left\non device\t\u{1}",
         location: "w.yaml:12:5", continueOnError: false,
         spans: [
@@ -16,7 +17,7 @@ import Testing
             RunReport.Span(start: 1.0, end: 1.5, lane: 3, attempt: 2),
         ], dependencies: [1], artifact: Artifact(path: "/out/a \"b\".jpg", preview: Data([0xFF, 0xD8, 0xFF, 0xE0])),
         key: "5e0f1c2d3b4a5e0f1c2d3b4a5e0f1c2d3b4a5e0f1c2d3b4a5e0f1c2d3b4a5e0f",
-        missingInputs: ["fetch[1]", "fetch[\"2\"]"],
+        missingInputs: ["fetch[photos/a \"b\"\n.jpg]", "fetch[\"2\"]"],
         warnings: ["16 extraneous bytes before marker 0xdb", "a \"quoted\"\nwarning"])
 
     static let report = RunReport(
@@ -128,7 +129,7 @@ import Testing
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
         let events = try #require((object as? [String: Any])?["traceEvents"] as? [[String: Any]])
         let slices = events.filter { $0["ph"] as? String == "X" }
-        #expect(slices.compactMap { $0["name"] as? String } == ["save[1]", "save[1]", "other"])
+        #expect(slices.compactMap { $0["name"] as? String } == [Self.fullNode.id, Self.fullNode.id, "other"])
         let lanes = events.filter { $0["name"] as? String == "thread_name" }
             .compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
         #expect(lanes == ["io slot 1", "io slot 4", "default slot 1"])

@@ -19,14 +19,14 @@ import Testing
     /// The plan with item 1 replaced by one that is no duration.
     func planWithABadItem() throws -> Plan {
         var plan = try TestWorkflow.plan(Self.workflow, registry: .builtIn)
-        let index = try #require(plan.nodes.firstIndex { $0.id == "wait[1]" })
-        plan.nodes[index] = PlannedNode(id: "wait[1]", taskIndex: 0, item: .string("forever"), itemIndex: 1)
+        let index = try #require(plan.nodes.firstIndex { $0.id == "wait[2ms]" })
+        plan.nodes[index] = PlannedNode(id: "wait[2ms]", taskIndex: 0, item: .string("forever"), itemIndex: 1)
         return plan
     }
 
     @Test func aParameterThatFailsAtRunTimeFailsItsNodeWithTheDiagnostic() async throws {
         let report = await Runner(plan: try planWithABadItem(), options: RunOptions(maxConcurrentDefault: 2)).run()
-        let failed = try #require(report.node("wait[1]"))
+        let failed = try #require(report.node("wait[2ms]"))
         #expect(failed.status == .failed)
         #expect(failed.code == NodeFailure.Code.invalidInput.description)
         #expect(
@@ -35,9 +35,11 @@ import Testing
         )
         #expect(failed.location == "test.yaml:3:66")
         #expect(failed.attempts == 1)
-        #expect(report.status(of: "after[1]") == .skipped)
+        #expect(report.status(of: "after[2ms]") == .skipped)
         // The other items run as planned.
-        for id in ["wait[0]", "wait[2]", "after[0]", "after[2]"] { #expect(report.status(of: id) == .succeeded) }
+        for id in ["wait[1ms]", "wait[3ms]", "after[1ms]", "after[3ms]"] {
+            #expect(report.status(of: id) == .succeeded)
+        }
     }
 
     @Test func aPlanCheckedWhenPlanningRunsEveryNode() async throws {

@@ -131,13 +131,13 @@ import Testing
         try runner.cancel(item: 2)
         #expect(recorder.release("held"))
         let report = try #require(run.wait())
-        for id in ["fetch[0]", "tone[0]", "fetch[2]", "tone[2]"] {
+        for id in ["fetch[a]", "tone[a]", "fetch[c]", "tone[c]"] {
             #expect(report.status(of: id) == .cancelled, "\(id)")
             #expect(report.node(id)?.code == "cancelled")
             #expect(report.node(id)?.cause == "cancelled by the embedding app")
             #expect(recorder.entry(id) == nil, "\(id) must never start")
         }
-        for id in ["fetch[1]", "tone[1]", "fetch[3]", "tone[3]", "all"] {
+        for id in ["fetch[b]", "tone[b]", "fetch[d]", "tone[d]", "all"] {
             #expect(report.status(of: id) == .succeeded, "\(id)")
         }
         #expect(recorder.entry("all")?.inputs == ["toned b", "toned d"])
@@ -174,11 +174,11 @@ import Testing
               tone: { type: probe, dependsOn: fetch, value: "toned ${item}" }
               all: { type: probe, gather: true, dependsOn: tone }
             """)
-        try runner.cancel(node: "fetch[1]")
+        try runner.cancel(node: "fetch[b]")
         let report = await runner.run()
-        #expect(report.status(of: "fetch[1]") == .cancelled)
-        #expect(report.status(of: "tone[1]") == .skipped)
-        #expect(report.node("tone[1]")?.cause == "upstream fetch[1] was cancelled")
+        #expect(report.status(of: "fetch[b]") == .cancelled)
+        #expect(report.status(of: "tone[b]") == .skipped)
+        #expect(report.node("tone[b]")?.cause == "upstream fetch[b] was cancelled")
         #expect(recorder.entry("all")?.inputs == ["toned a", "toned c"])
         #expect(report.exitCode == 0)
     }

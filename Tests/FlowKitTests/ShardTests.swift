@@ -51,12 +51,12 @@ import Testing
         let split = ShardPlan(plan: plan)
         #expect(
             ids(plan, split.nodes(in: try Shard(parsing: "1/2"))) == [
-                "setup", "aside", "each[0]", "each[1]", "after[0]", "after[1]",
+                "setup", "aside", "each[a]", "each[b]", "after[a]", "after[b]",
             ])
         // Shard 2 needs `setup` (its items depend on it) but not `aside`, which shard 1 runs.
         #expect(
             ids(plan, split.nodes(in: try Shard(parsing: "2/2"))) == [
-                "setup", "each[2]", "each[3]", "each[4]", "after[2]", "after[3]", "after[4]",
+                "setup", "each[c]", "each[d]", "each[e]", "after[c]", "after[d]", "after[e]",
             ])
         #expect(ids(plan, split.gatherNodes) == ["all", "last"])
         #expect(split.tasksReadingShardOutputs.isEmpty)
@@ -78,7 +78,7 @@ import Testing
             "version: 1\ntasks:\n  each: { type: noop, forEach: [a, b] }\n", registry: TestTasks.registry)
         let split = ShardPlan(plan: plan)
         let runs = try (1...4).map { ids(plan, split.nodes(in: try Shard(index: $0, count: 4))) }
-        #expect(runs == [[], ["each[0]"], [], ["each[1]"]])
+        #expect(runs == [[], ["each[a]"], [], ["each[b]"]])
     }
 
     @Test func aGatherThatReadsShardOutputsIsNamed() throws {
@@ -122,7 +122,7 @@ import Testing
             let node = plan.nodes[index]
             let failed = node.id == failing
             return RunReport.Node(
-                id: node.id, task: plan.task(of: node).id.value, type: "noop", queue: "default",
+                id: node.id, task: plan.task(of: node).id.value, item: node.itemIndex, type: "noop", queue: "default",
                 status: failed ? .failed : .succeeded, attempts: 1, code: failed ? "io" : nil,
                 cause: failed ? "disk on fire" : nil, location: nil, continueOnError: false,
                 spans: [RunReport.Span(start: 0, end: 0.5, lane: 0, attempt: 1)],
@@ -156,7 +156,7 @@ import Testing
             Issue.record("an incomplete shard report was accepted")
             return
         }
-        #expect("\(missing)".contains("has no node after[4]"), "\(missing)")
+        #expect("\(missing)".contains("has no node after[e]"), "\(missing)")
     }
 
     @Test func aFailedItemSkipsTheGatherAsASingleRunWould() throws {
@@ -164,13 +164,13 @@ import Testing
         let split = ShardPlan(plan: plan)
         let reports = [
             1: try report(plan, split.nodes(in: try Shard(parsing: "1/2")), shard: "1/2"),
-            2: try report(plan, split.nodes(in: try Shard(parsing: "2/2")), shard: "2/2", failing: "after[3]"),
+            2: try report(plan, split.nodes(in: try Shard(parsing: "2/2")), shard: "2/2", failing: "after[d]"),
         ]
         let phase = try GatherPhase.decide(split, count: 2, reports: reports).get()
         #expect(phase.nodesToRun.isEmpty)
         #expect(phase.skipped.map(\.id) == ["all", "last"])
         #expect(phase.skipped.allSatisfy { $0.status == .skipped })
-        #expect(phase.skipped[0].cause == "upstream after[3] failed in its shard: disk on fire")
+        #expect(phase.skipped[0].cause == "upstream after[d] failed in its shard: disk on fire")
 
         let complete = try GatherPhase.decide(
             split, count: 2,
@@ -190,19 +190,19 @@ import Testing
         let merged = RunReport.merging([second, first])
         #expect(
             merged.nodes.map(\.id) == [
-                "setup", "each[0]", "each[1]", "each[2]", "each[3]", "each[4]", "after[0]", "after[1]", "after[2]",
-                "after[3]", "after[4]", "aside",
+                "setup", "each[a]", "each[b]", "each[c]", "each[d]", "each[e]", "after[a]", "after[b]", "after[c]",
+                "after[d]", "after[e]", "aside",
             ])
         #expect(merged.startedAt == Date(timeIntervalSince1970: 1000))
         #expect(merged.duration == 11)
         // Shard 2's spans moved onto the earliest start: 10 s later.
-        #expect(merged.node("each[4]")?.spans.first?.start == 10)
-        #expect(merged.node("each[0]")?.spans.first?.start == 0)
+        #expect(merged.node("each[e]")?.spans.first?.start == 10)
+        #expect(merged.node("each[a]")?.spans.first?.start == 0)
         #expect(merged.shard == nil)
         // Dependencies are positions in the merged report, remapped from each shard's own.
         let ids = merged.nodes.map(\.id)
-        #expect(merged.node("after[3]")?.dependencies.map { ids[$0] } == ["each[3]"])
-        #expect(merged.node("each[0]")?.dependencies.map { ids[$0] } == ["setup"])
+        #expect(merged.node("after[d]")?.dependencies.map { ids[$0] } == ["each[d]"])
+        #expect(merged.node("each[a]")?.dependencies.map { ids[$0] } == ["setup"])
     }
 
     @Test func mergingWithThePlanRestoresTheEdgesIntoTheGather() throws {
@@ -217,7 +217,7 @@ import Testing
         let ids = merged.nodes.map(\.id)
         #expect(
             merged.node("all")?.dependencies.map { ids[$0] } == [
-                "after[0]", "after[1]", "after[2]", "after[3]", "after[4]",
+                "after[a]", "after[b]", "after[c]", "after[d]", "after[e]",
             ])
         // Without the plan, the gather run's own report knows no edge into the shards.
         #expect(RunReport.merging(shards + [gather]).node("all")?.dependencies == [])

@@ -111,7 +111,7 @@ import Testing
               b: { type: reader, label: "${item}", times: "${params.n}", forEach: [x, y] }
             """, registry: TaskRegistry.builtIn.adding(reader))
         #expect(await Runner(plan: plan).run().exitCode == 0)
-        #expect(seen.withLock { $0.sorted() } == ["a first 2", "b[0] x 5", "b[1] y 5"])
+        #expect(seen.withLock { $0.sorted() } == ["a first 2", "b[x] x 5", "b[y] y 5"])
     }
 
     @Test func validationCollectsEveryProblemOfTheDeclaration() {

@@ -28,11 +28,11 @@ import Testing
         let result = try Flowrun.run(["flow.yaml", "--report", "run.json"], in: scratch.url)
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         let report = try ReportView(scratch.path("run.json"))
-        #expect(report.status("fetch[1]") == "failed")
-        #expect(report.attempts("fetch[1]") == 1, "a missing file is not retried")
-        #expect(report.status("save[1]") == "skipped")
+        #expect(report.status("fetch[in/b.txt]") == "failed")
+        #expect(report.attempts("fetch[in/b.txt]") == 1, "a missing file is not retried")
+        #expect(report.status("save[in/b.txt]") == "skipped")
         #expect(report.status("contact") == "succeeded")
-        #expect(report.node("contact")?["missingInputs"] as? [String] == ["save[1]"])
+        #expect(report.node("contact")?["missingInputs"] as? [String] == ["save[in/b.txt]"])
         #expect(report.status("tidy") == "succeeded")
         #expect(FileManager.default.fileExists(atPath: scratch.path("out/a.txt")))
         #expect(FileManager.default.fileExists(atPath: scratch.path("out/c.txt")))
@@ -40,16 +40,20 @@ import Testing
 
     @Test func aTargetRunsOnlyItAndWhatItNeeds() throws {
         try writeGallery()
-        let one = try Flowrun.run(["flow.yaml", "--target", "save[2]", "--report", "one.json"], in: scratch.url)
+        let one = try Flowrun.run(["flow.yaml", "--target", "save[in/c.txt]", "--report", "one.json"], in: scratch.url)
         #expect(one.status == 0, "\(one.stdout)\(one.stderr)")
-        #expect(try ReportView(scratch.path("one.json")).ids == ["fetch[2]", "save[2]"])
+        #expect(try ReportView(scratch.path("one.json")).ids == ["fetch[in/c.txt]", "save[in/c.txt]"])
         #expect(try String(contentsOfFile: scratch.path("out/c.txt"), encoding: .utf8) == "C")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("out/a.txt")))
 
         let two = try Flowrun.run(
-            ["flow.yaml", "--target", "save[0]", "--target", "save[2]", "--report", "two.json"], in: scratch.url)
+            ["flow.yaml", "--target", "save[in/a.txt]", "--target", "save[in/c.txt]", "--report", "two.json"],
+            in: scratch.url)
         #expect(two.status == 0)
-        #expect(try ReportView(scratch.path("two.json")).ids == ["fetch[0]", "fetch[2]", "save[0]", "save[2]"])
+        #expect(
+            try ReportView(scratch.path("two.json")).ids == [
+                "fetch[in/a.txt]", "fetch[in/c.txt]", "save[in/a.txt]", "save[in/c.txt]",
+            ])
 
         let unknown = try Flowrun.run(["flow.yaml", "--target", "sav"], in: scratch.url)
         #expect(unknown.status == 2)
@@ -61,7 +65,7 @@ import Testing
         try writeGallery()
         let result = try Flowrun.run(["graph", "flow.yaml", "--tasks", "--format", format], in: scratch.url)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(!result.stdout.contains("fetch[1]"), "no node ids")
+        #expect(!result.stdout.contains("fetch[in/b.txt]"), "no node ids")
         switch format {
         case "dot":
             #expect(result.stdout.contains(#""fetch" [label="fetch\nfetch @ default\n× 3 items"];"#))
@@ -154,7 +158,7 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: scratch.path(path)), "\(path)")
         }
         let report = try ReportView(scratch.path("run.json"))
-        #expect(report.ids.contains("small.save[1]"))
+        #expect(report.ids.contains("small.save[in/b.txt]"))
         #expect(report.ids.last == "report")
 
         let graph = try Flowrun.run(["graph", "flow.yaml", "--tasks"], in: scratch.url)
@@ -165,7 +169,8 @@ import Testing
         #expect(target.status == 0)
         #expect(
             try ReportView(scratch.path("large.json")).ids == [
-                "fetch[0]", "fetch[1]", "large.save[0]", "large.save[1]", "large.done[0]", "large.done[1]",
+                "fetch[in/a.txt]", "fetch[in/b.txt]", "large.save[in/a.txt]", "large.save[in/b.txt]",
+                "large.done[in/a.txt]", "large.done[in/b.txt]",
             ])
     }
 

@@ -89,7 +89,9 @@ import Testing
               fetch:
                 type: fetch
                 forEach:
-                  - \(list.joined(separator: "\n      - "))
+                  key: name
+                  list:
+                    - \(list.joined(separator: "\n        - "))
                 url: ${item.url}
                 maxBytes: 200000
                 queue: io
@@ -112,8 +114,7 @@ import Testing
         #expect(!result.terminatedBySignal)
 
         let report = try ReportView(scratch.path("run.json"))
-        let index = Dictionary(uniqueKeysWithValues: items.enumerated().map { ($1.name, $0) })
-        func id(_ task: String, _ name: String) -> String { "\(task)[\(index[name]!)]" }
+        func id(_ task: String, _ name: String) -> String { "\(task)[\(name)]" }
         let rows = result.stdout.split(separator: "\n").map(String.init)
         print("FaultInjectionTests: the summary\n" + result.stdout)
 
@@ -206,9 +207,11 @@ import Testing
               read:
                 type: fetch
                 forEach:
-                  - { name: small-a, src: "\(Fixtures.photoPath("wine"))", scale: 0.1 }
-                  - { name: big, src: "\(Fixtures.photoPath("aitzgorri"))", scale: 1.0 }
-                  - { name: small-b, src: "\(Fixtures.photoPath("seeding"))", scale: 0.1 }
+                  key: name
+                  list:
+                    - { name: small-a, src: "\(Fixtures.photoPath("wine"))", scale: 0.1 }
+                    - { name: big, src: "\(Fixtures.photoPath("aitzgorri"))", scale: 1.0 }
+                    - { name: small-b, src: "\(Fixtures.photoPath("seeding"))", scale: 0.1 }
                 url: ${item.src}
               decode: { type: decode, dependsOn: read }
               size: { type: resize, scale: "${item.scale}", dependsOn: decode }
@@ -223,14 +226,16 @@ import Testing
         #expect(!result.terminatedBySignal, "flowrun was killed by signal \(result.status) (SIGXFSZ is 25)")
         #expect(result.status == 1, "stderr: \(result.stderr)")
         let report = try ReportView(scratch.path("run.json"))
-        #expect(report.status("save[1]") == "failed")
-        #expect(report.cause("save[1]").contains("cannot write"))
-        #expect(report.cause("save[1]").contains("File too large"), "\(report.cause("save[1]"))")
-        #expect(report.status("after[1]") == "skipped")
-        #expect(report.status("save[0]") == "succeeded" && report.status("save[2]") == "succeeded")
+        #expect(report.status("save[big]") == "failed")
+        #expect(report.cause("save[big]").contains("cannot write"))
+        #expect(report.cause("save[big]").contains("File too large"), "\(report.cause("save[big]"))")
+        #expect(report.status("after[big]") == "skipped")
+        #expect(report.status("save[small-a]") == "succeeded" && report.status("save[small-b]") == "succeeded")
         #expect(report.unfinished.isEmpty)
         #expect(
-            result.stdout.split(separator: "\n").contains { $0.hasPrefix("save[1] ") && $0.contains("File too large") })
+            result.stdout.split(separator: "\n").contains {
+                $0.hasPrefix("save[big] ") && $0.contains("File too large")
+            })
         let out = scratch.path("out")
         #expect(OutputFolder.files(in: out) == ["small-a.jpg", "small-b.jpg"])
         #expect(OutputFolder.strays(in: out).isEmpty)
@@ -289,7 +294,7 @@ import Testing
             version: 1
             queues: { disk: { maxConcurrent: 1 } }
             tasks:
-              read: { type: fetch, forEach: [\(list)], url: "${item.src}" }
+              read: { type: fetch, forEach: { list: [\(list)], key: name }, url: "${item.src}" }
               decode: { type: decode, dependsOn: read }
               save: { type: write, path: "disk/${item.name}.jpg", quality: 100, dependsOn: decode, queue: disk }
               thumb: { type: resize, width: 64, dependsOn: decode }
@@ -300,14 +305,14 @@ import Testing
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
         let report = try ReportView(scratch.path("run.json"))
         #expect(report.unfinished.isEmpty)
-        let failed = names.indices.filter { report.status("save[\($0)]") == "failed" }
+        let failed = names.filter { report.status("save[\($0)]") == "failed" }
         #expect(failed.count >= names.count - 1, "\(report.nodes.map { "\($0["id"]!) \($0["status"]!)" })")
-        for index in failed {
+        for name in failed {
             #expect(
-                report.cause("save[\(index)]").contains("No space left on device"), "\(report.cause("save[\(index)]"))")
+                report.cause("save[\(name)]").contains("No space left on device"), "\(report.cause("save[\(name)]"))")
         }
         // The other branch is unaffected.
-        #expect(names.indices.allSatisfy { report.status("small[\($0)]") == "succeeded" })
+        #expect(names.allSatisfy { report.status("small[\($0)]") == "succeeded" })
         // What is on the full disk is complete, and no temporary is left.
         let files = OutputFolder.files(in: disk)
         #expect(OutputFolder.strays(in: disk).isEmpty, "\(files)")

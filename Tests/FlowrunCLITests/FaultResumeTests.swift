@@ -59,7 +59,9 @@ extension FaultHeavyTests {
             #expect(resumed.status == 0, "\(what): \(resumed.stdout.suffix(400))\(resumed.stderr)")
             #expect(try contents(of: scratch.path("out")) == reference, "\(what): the folder differs from a clean run")
             let report = try ReportView(scratch.path("run.json"))
-            let rewritten = (0..<FaultSignalTests.photoCount).filter { report.status("save[\($0)]") == "succeeded" }
+            let rewritten = (0..<FaultSignalTests.photoCount).filter {
+                report.status("save[\(FaultSignalTests.key($0))]") == "succeeded"
+            }
             let missing = reference.count - present.count
             // A graceful stop journals every write that finished; after SIGKILL, a write may have landed just before
             // its record (at most one per slot of the default queue), and is redone.
@@ -68,9 +70,13 @@ extension FaultHeavyTests {
                 rewritten.count >= missing && rewritten.count <= missing + slack,
                 "\(what): \(missing) missing, \(rewritten.count) written again")
             // Items whose thumbnail was kept were not read, decoded or resized again.
-            for index in 0..<FaultSignalTests.photoCount where report.status("save[\(index)]") == "cached" {
-                #expect(report.status("read[\(index)]") == "cached", "\(what): read[\(index)] ran")
-                #expect(report.status("decode[\(index)]") == "cached", "\(what): decode[\(index)] ran")
+            for index in 0..<FaultSignalTests.photoCount
+            where report.status("save[\(FaultSignalTests.key(index))]") == "cached" {
+                #expect(
+                    report.status("read[\(FaultSignalTests.key(index))]") == "cached", "\(what): read[\(index)] ran")
+                #expect(
+                    report.status("decode[\(FaultSignalTests.key(index))]") == "cached", "\(what): decode[\(index)] ran"
+                )
             }
             print(
                 "FaultResumeTests: \(what): exit \(stopped.status), \(present.count) kept, \(rewritten.count) written by the rerun"

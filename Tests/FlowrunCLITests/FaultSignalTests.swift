@@ -14,19 +14,24 @@ extension FaultHeavyTests {
     @Suite(.serialized) struct FaultSignalTests {
         static let photoCount = 60
 
+        /// The key (and output name) of item `index`: `p07-sunset`.
+        static func key(_ index: Int) -> String {
+            String(format: "p%02d", index) + "-" + Fixtures.photoNames[index % Fixtures.photoNames.count]
+        }
+
         /// 60 photos: fetch → decode → resize → write, then a short sleep per item, on two queues. The photos are
         /// `sources/NAME.jpg` (see ``makeSources(in:)``).
         static func longWorkflow(sources: String) -> String {
             let items = (0..<photoCount).map { index -> String in
                 let name = Fixtures.photoNames[index % Fixtures.photoNames.count]
-                return "{ name: \(String(format: "p%02d", index))-\(name), src: \"\(sources)/\(name).jpg\" }"
+                return "{ name: \(key(index)), src: \"\(sources)/\(name).jpg\" }"
             }
             return """
                 version: 1
                 name: long
                 queues: { cpu: { maxConcurrent: 2 } }
                 tasks:
-                  read: { type: fetch, forEach: [\(items.joined(separator: ", "))], url: "${item.src}" }
+                  read: { type: fetch, forEach: { list: [\(items.joined(separator: ", "))], key: name }, url: "${item.src}" }
                   decode: { type: decode, dependsOn: read, queue: cpu }
                   thumb: { type: resize, scale: 0.3, dependsOn: decode, queue: cpu }
                   save: { type: write, path: "out/${item.name}.jpg", quality: 80, dependsOn: thumb }
@@ -43,7 +48,7 @@ extension FaultHeavyTests {
                 """
                 version: 1
                 tasks:
-                  read: { type: fetch, forEach: [\(list.joined(separator: ", "))], url: "${item.src}" }
+                  read: { type: fetch, forEach: { list: [\(list.joined(separator: ", "))], key: name }, url: "${item.src}" }
                   decode: { type: decode, dependsOn: read }
                   small: { type: resize, width: 200, dependsOn: decode }
                   save: { type: write, path: "sources/${item.name}.jpg", dependsOn: small }
@@ -146,8 +151,8 @@ extension FaultHeavyTests {
             let out = scratch.path("out")
             let files = OutputFolder.files(in: out)
             #expect(OutputFolder.strays(in: out).isEmpty, "\(what): \(files)")
-            let saved = (0..<Self.photoCount).filter { report.status("save[\($0)]") == "succeeded" }.map { index in
-                String(format: "p%02d", index) + "-" + Fixtures.photoNames[index % Fixtures.photoNames.count] + ".jpg"
+            let saved = (0..<Self.photoCount).filter { report.status("save[\(Self.key($0))]") == "succeeded" }.map {
+                Self.key($0) + ".jpg"
             }
             #expect(files == saved.sorted(), "\(what): files \(files) vs succeeded saves \(saved)")
             for file in files { #expect(OutputFolder.looksComplete(out + "/" + file), "\(what): \(file) is partial") }

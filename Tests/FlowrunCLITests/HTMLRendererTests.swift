@@ -59,14 +59,17 @@ import Testing
         var nodes: [RunReport.Node] = []
         for item in 0..<items {
             let failed = item % 1000 == 7
-            var fetch = Self.node("fetch[\(item)]", Double(item) * 0.001, Double(item) * 0.001 + 0.0008, task: "fetch")
+            var fetch = Self.node(
+                "fetch[\(item)]", Double(item) * 0.001, Double(item) * 0.001 + 0.0008, task: "fetch",
+                item: item)
             if failed {
                 fetch.status = .failed
                 fetch.cause = "HTTP 404"
             }
             nodes.append(fetch)
             var save = Self.node(
-                "save[\(item)]", Double(item) * 0.001 + 0.0008, Double(item) * 0.001 + 0.001, task: "save")
+                "save[\(item)]", Double(item) * 0.001 + 0.0008, Double(item) * 0.001 + 0.001, task: "save",
+                item: item)
             save.dependencies = [nodes.count - 1]
             if failed {
                 save.status = .skipped
@@ -101,11 +104,11 @@ import Testing
     }
 
     @Test func theContactSheetShowsPreviewsAndGapsAndSaysWhenPreviewsRanOut() throws {
-        var shown = Self.node("save[0]", 0, 1, task: "save")
+        var shown = Self.node("save[one]", 0, 1, task: "save", item: 0)
         shown.artifact = Artifact(path: "/tmp/out/a.jpg", preview: Data([0xFF, 0xD8, 0xFF]))
-        var beyond = Self.node("save[1]", 0, 1, task: "save")
+        var beyond = Self.node("save[two]", 0, 1, task: "save", item: 1)
         beyond.artifact = Artifact(path: "/tmp/out/b.jpg")
-        var failed = Self.node("save[2]", 0, 1, task: "save")
+        var failed = Self.node("save[three]", 0, 1, task: "save", item: 2)
         failed.status = .failed
         failed.cause = "disk full"
         var report = Self.report([shown, beyond, failed])
@@ -157,9 +160,11 @@ import Testing
         #expect(HTMLStream.escape("plain é") == "plain é")
     }
 
-    static func node(_ id: String, _ start: Double?, _ end: Double?, task: String? = nil) -> RunReport.Node {
+    static func node(_ id: String, _ start: Double?, _ end: Double?, task: String? = nil, item: Int? = nil)
+        -> RunReport.Node
+    {
         RunReport.Node(
-            id: id, task: task ?? id, type: "noop", queue: "default", status: .succeeded,
+            id: id, task: task ?? id, item: item, type: "noop", queue: "default", status: .succeeded,
             attempts: start == nil ? 0 : 1,
             code: nil, cause: nil, location: nil, continueOnError: false,
             spans: start.map { [RunReport.Span(start: $0, end: end ?? $0, lane: 0, attempt: 1)] } ?? [])

@@ -53,24 +53,28 @@ import Testing
         #expect(page.contains("id=\"grid\"") && page.contains("id=\"timeline\""))
         // The failure, where its task is written, and what it caused to be skipped.
         let failures = try #require(Self.section("failures", of: page))
-        #expect(failures.contains("<h3>fetch[2]"))
+        #expect(failures.contains("<h3>fetch[photos/missing.jpg]"))
         #expect(failures.contains("no such file"))
         #expect(failures.contains("<code>wf.yaml:7:3</code>"))
-        #expect(failures.contains("Caused 4 skipped: decode[2], thumb[2], save[2], index"))
+        #expect(
+            failures.contains(
+                "Caused 4 skipped: decode[photos/missing.jpg], thumb[photos/missing.jpg], save[photos/missing.jpg], index"
+            ))
         #expect(failures.contains("2 attempts"))
         // The retried attempt is drawn, and marked as such.
-        #expect(page.contains("fetch[2] attempt 1 (failed, retried)"))
+        #expect(page.contains("fetch[photos/missing.jpg] attempt 1 (failed, retried)"))
         // One cell per node: 4 items × 4 tasks + the gather.
         let grid = try #require(Self.section("grid", of: page))
         #expect(Self.count("<i class=\"s-", in: grid) == 17)
-        #expect(grid.contains("title=\"fetch[2] failed: no such file"))
+        #expect(grid.contains("title=\"fetch[photos/missing.jpg] failed: no such file"))
         // Three thumbnails, embedded JPEGs at most 128 px a side, linked to the files; the missing item a gap.
         let sheet = try #require(Self.section("sheet", of: page))
         #expect(Self.count("src=\"data:image/jpeg;base64,", in: sheet) == 3)
         #expect(sheet.contains("href=\"out/aitzgorri.jpg\""))
         #expect(
             sheet.contains(
-                "<div class=\"gap\"><b><span class=\"dot s-skipped\"></span> skipped</b><span>fetch[2]: no such file"))
+                "<div class=\"gap\"><b><span class=\"dot s-skipped\"></span> skipped</b><span>fetch[photos/missing.jpg]: no such file"
+            ))
         for preview in Self.previews(in: sheet) {
             let size = try #require(Self.jpegSize(preview))
             #expect(max(size.width, size.height) <= 160 && max(size.width, size.height) >= 100, "\(size)")

@@ -53,14 +53,15 @@ import Testing
 
     /// fetch → decode → resize → write for each URL.
     func writeWorkflow(_ urls: [String]) throws {
-        let items = urls.map { "\"\($0)\"" }.joined(separator: ", ")
+        // Known by their position (`key: n`), as the URLs hold the server's port, which changes per test.
+        let items = urls.enumerated().map { "{ n: \($0), url: \"\($1)\" }" }.joined(separator: ", ")
         try scratch.write(
             "photos.yaml",
             """
             version: 1
             name: photos
             tasks:
-              fetch: { type: fetch, forEach: [\(items)], url: "${item}" }
+              fetch: { type: fetch, forEach: { list: [\(items)], key: n }, url: "${item.url}" }
               decode: { type: decode, dependsOn: fetch }
               thumb: { type: resize, width: 16, dependsOn: decode }
               save: { type: write, path: "out/${item.index}.png", dependsOn: thumb }

@@ -49,8 +49,9 @@ import Testing
         Set(report.ids.filter { report.status($0) == status })
     }
 
-    static func chain(_ item: Int) -> Set<String> {
-        Set(["fetch", "decode", "tone", "thumb", "save"].map { "\($0)[\(item)]" })
+    /// The chain of one item, named by its key: the photo's path (or, for a list of names, the name).
+    static func chain(_ key: String) -> Set<String> {
+        Set(["fetch", "decode", "tone", "thumb", "save"].map { "\($0)[\(key)]" })
     }
 
     @Test func anUnchangedRerunRunsNothingAndRewritesNothing() async throws {
@@ -76,7 +77,9 @@ import Testing
             #expect(key.count == 64)
             #expect(before.node(id)?["key"] as? String == key)
         }
-        #expect(report.node("save[0]")?["key"] as? String != report.node("save[1]")?["key"] as? String)
+        #expect(
+            report.node("save[photos/aitzgorri.jpg]")?["key"] as? String != report.node("save[photos/friends.jpg]")?[
+                "key"] as? String)
         // The trace shows each cached node as an instant, with its key.
         let trace = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.path("trace.json"))))
@@ -95,14 +98,15 @@ import Testing
         let validate = try await Child.runFlowrun(["validate", "thumbs.yaml"], in: scratch.url)
         #expect(validate.stdout.contains("10 nodes will run, 16 cached"), "\(validate.stdout)")
         #expect(validate.stdout.contains("  save    2 run, 3 cached\n"), "\(validate.stdout)")
-        #expect(validate.stdout.contains("save[1]: output missing: out/\(names[1])"), "\(validate.stdout)")
+        #expect(
+            validate.stdout.contains("save[photos/friends.jpg]: output missing: out/\(names[1])"), "\(validate.stdout)")
         #expect(validate.stdout.hasSuffix("valid: nothing was fetched, decoded or written\n"))
 
         let rerun = try await run(["--report", "run.json"])
         #expect(rerun.status == 0)
         #expect(rerun.stdout.contains("26 nodes: 10 succeeded, 16 cached"), "\(rerun.stdout)")
         let report = try ReportView(scratch.path("run.json"))
-        #expect(nodes(report, "succeeded") == Self.chain(1).union(Self.chain(3)))
+        #expect(nodes(report, "succeeded") == Self.chain("photos/friends.jpg").union(Self.chain("photos/sunset.jpg")))
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")).sorted() == names)
     }
 
@@ -112,9 +116,10 @@ import Testing
         let original = try Data(contentsOf: URL(fileURLWithPath: path))
         try (original + Data([0, 1, 2])).write(to: URL(fileURLWithPath: path))
 
-        let explain = try await Child.runFlowrun(["explain", "thumbs.yaml", "save[3]"], in: scratch.url)
+        let explain = try await Child.runFlowrun(
+            ["explain", "thumbs.yaml", "save[photos/sunset.jpg]"], in: scratch.url)
         #expect(explain.status == 0)
-        #expect(explain.stdout.contains("save[3] (key "), "\(explain.stdout)")
+        #expect(explain.stdout.contains("save[photos/sunset.jpg] (key "), "\(explain.stdout)")
         #expect(explain.stdout.contains("runs: output changed since it was written: out/sunset.jpg"))
 
         let rerun = try await run(["--report", "run.json"])
@@ -137,12 +142,12 @@ import Testing
         let dryRun = try await run(["--dry-run", "--param", "intensity=0.5"])
         #expect(dryRun.stdout.contains("  tone    5 run, 0 cached\n"), "\(dryRun.stdout)")
         let explain = try await Child.runFlowrun(
-            ["explain", "thumbs.yaml", "save[2]", "--param", "intensity=0.5"], in: scratch.url)
+            ["explain", "thumbs.yaml", "save[photos/seeding.jpg]", "--param", "intensity=0.5"], in: scratch.url)
         #expect(
-            explain.stdout.contains("    tone[2] (key "), "\(explain.stdout)")
+            explain.stdout.contains("    tone[photos/seeding.jpg] (key "), "\(explain.stdout)")
         #expect(explain.stdout.contains("runs: parameter 'intensity' changed (0.8 → 0.5)"), "\(explain.stdout)")
-        #expect(explain.stdout.contains("save[2] (key "))
-        #expect(explain.stdout.contains("runs: upstream thumb[2] changed"))
+        #expect(explain.stdout.contains("save[photos/seeding.jpg] (key "))
+        #expect(explain.stdout.contains("runs: upstream thumb[photos/seeding.jpg] changed"))
 
         let rerun = try await run(["--param", "intensity=0.5"])
         #expect(rerun.stdout.contains("26 nodes: 26 succeeded"), "\(rerun.stdout)")
@@ -155,15 +160,15 @@ import Testing
     @Test func aChangedSourceRerunsOnlyItsChain() async throws {
         #expect(try await run([]).status == 0)
         try Fixtures.photo("friends").write(to: URL(fileURLWithPath: scratch.path("photos/wine.jpg")))
-        let explain = try await Child.runFlowrun(["explain", "thumbs.yaml", "save[4]"], in: scratch.url)
-        #expect(explain.stdout.contains("fetch[4] (key "), "\(explain.stdout)")
+        let explain = try await Child.runFlowrun(["explain", "thumbs.yaml", "save[photos/wine.jpg]"], in: scratch.url)
+        #expect(explain.stdout.contains("fetch[photos/wine.jpg] (key "), "\(explain.stdout)")
         #expect(
             explain.stdout.contains("runs: source changed: file photos/wine.jpg (size 94016 → 97014"),
             "\(explain.stdout)")
         let rerun = try await run(["--report", "run.json"])
         #expect(rerun.stdout.contains("26 nodes: 6 succeeded, 20 cached"), "\(rerun.stdout)")
         let report = try ReportView(scratch.path("run.json"))
-        #expect(nodes(report, "succeeded") == Self.chain(4).union(["report"]))
+        #expect(nodes(report, "succeeded") == Self.chain("photos/wine.jpg").union(["report"]))
     }
 
     @Test func forceRunsEverythingAndNoCacheLeavesNoStore() async throws {
@@ -218,7 +223,7 @@ import Testing
         #expect(resumed.status == 0, "\(resumed.stdout)\(resumed.stderr)")
         #expect(resumed.stdout.contains("26 nodes: 6 succeeded, 20 cached"), "\(resumed.stdout)")
         let report = try ReportView(scratch.path("run.json"))
-        #expect(nodes(report, "succeeded") == Self.chain(2).union(["report"]))
+        #expect(nodes(report, "succeeded") == Self.chain("seeding").union(["report"]))
     }
 
     @Test func commandsRunEveryTimeUnlessTheyAskToBeCached() async throws {
@@ -302,13 +307,15 @@ import Testing
     }
 
     @Test func explainNamesAnUnknownNodeWithASuggestion() async throws {
-        let result = try await Child.runFlowrun(["explain", "thumbs.yaml", "sav[1]"], in: scratch.url)
+        let result = try await Child.runFlowrun(["explain", "thumbs.yaml", "sav[photos/friends.jpg]"], in: scratch.url)
         #expect(result.status == 2)
         #expect(
-            result.stderr == "error: thumbs.yaml has no node 'sav[1]' (did you mean 'save[1]'?)\n", "\(result.stderr)")
-        let cold = try await Child.runFlowrun(["explain", "thumbs.yaml", "save[1]"], in: scratch.url)
+            result.stderr
+                == "error: thumbs.yaml has no node 'sav[photos/friends.jpg]' (did you mean 'save[photos/friends.jpg]'?)\n",
+            "\(result.stderr)")
+        let cold = try await Child.runFlowrun(["explain", "thumbs.yaml", "save[photos/friends.jpg]"], in: scratch.url)
         #expect(cold.status == 0)
-        #expect(cold.stdout.contains("runs: new node (no result recorded"), "\(cold.stdout)")
+        #expect(cold.stdout.contains("runs: new item (no result recorded for this item"), "\(cold.stdout)")
     }
 
     @Test func tasksAndTheSchemaShowTheCacheSetting() async throws {

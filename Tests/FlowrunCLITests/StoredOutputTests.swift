@@ -67,7 +67,7 @@ import Testing
         let status = try await Child.runFlowrun(["cache", "status", "thumbs.yaml"], in: scratch.url)
         #expect(status.stdout.contains("stored outputs: 5 of this workflow; 5 blobs in the store"), "\(status.stdout)")
         let explain = try await Child.runFlowrun(
-            ["explain", "thumbs.yaml", "decode[0]", "--param", "intensity=0.5"], in: scratch.url)
+            ["explain", "thumbs.yaml", "decode[photos/aitzgorri.jpg]", "--param", "intensity=0.5"], in: scratch.url)
         #expect(explain.stdout.contains("bytes) is read back for its readers"), "\(explain.stdout)")
 
         let changed = try await run(["--param", "intensity=0.5"])
@@ -100,7 +100,7 @@ import Testing
         #expect(try await run().status == 0)
         // 32 px wide thumbnails let decode shrink on load; 600 px ones need the full picture.
         let explain = try await Child.runFlowrun(
-            ["explain", "thumbs.yaml", "decode[0]", "--param", "width=600"], in: scratch.url)
+            ["explain", "thumbs.yaml", "decode[photos/aitzgorri.jpg]", "--param", "width=600"], in: scratch.url)
         #expect(
             explain.stdout.contains("its stored output was made for other consumers (scale 1/8 → scale 1/1)"),
             "\(explain.stdout)")
@@ -125,7 +125,8 @@ import Testing
         #expect(warnings(result).count == 1, "\(result.stderr)")
         #expect(
             result.stderr.contains(
-                "warning: 5 stored outputs cannot be used, so their nodes run again: decode[0]: blob"))
+                "warning: 5 stored outputs cannot be used, so their nodes run again: decode[photos/aitzgorri.jpg]: blob"
+            ))
         #expect(result.stderr.contains("is missing"))
         #expect(try nodes(of: "decode", "succeeded") == 5)
         #expect(try nodes(of: "fetch", "succeeded") == 5)

@@ -23,7 +23,7 @@ import Testing
         #expect(result.status == 2)
         #expect(
             result.stderr.contains(
-                "flow.yaml:4:30: error: 'save[1]' and 'save[0]' both write 'out/x.txt'; one file would replace the other"
+                "flow.yaml:4:30: error: 'save[b/x.txt]' and 'save[a/x.txt]' both write 'out/x.txt'; one file would replace the other"
             ), "\(result.stderr)")
         #expect(result.stderr.contains("hint: give each item its own path: add ${item.index}"))
         #expect(!FileManager.default.fileExists(atPath: scratch.path("out")), "nothing may run")

@@ -407,7 +407,7 @@ extension RunState {
         let spans = spans(of: index)
         let failure = failures[index]
         return RunReport.Node(
-            id: plan.nodes[index].id, task: plan.workflow.tasks[task].id.value,
+            id: plan.nodes[index].id, task: plan.workflow.tasks[task].id.value, item: plan.nodes[index].itemIndex,
             type: plan.workflow.tasks[task].type.value, queue: plan.workflow.tasks[task].queueName,
             status: nodes[index].status, attempts: nodes[index].attempts, code: failure?.code.description,
             cause: failure?.message,

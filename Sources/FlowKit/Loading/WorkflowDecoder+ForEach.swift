@@ -74,7 +74,7 @@ extension WorkflowDecoder {
             default: return nil
             }
         }
-        if let key {
+        if let key, file != nil || patterns != nil {
             reader.diagnostics.error(
                 "'key' applies to 'forEach.list'; a file or glob item is known by its path", at: key.location)
             return nil

@@ -10,14 +10,19 @@ enum ForEachExpansion {
         of spec: ForEachSpec, task: TaskSpec, scope: Scope, directory: String, strict: Bool,
         diagnostics: inout Diagnostics
     ) -> [ForEachItem]? {
-        let items: [ForEachItem]?
+        var items: [ForEachItem]?
         switch spec {
-        case .list(let nodes, _, _):
-            items = nodes.map { ForEachItem(value: Resolver.resolve($0, in: scope, diagnostics: &diagnostics)) }
-        case .reference(let node, _):
+        case .list(let nodes, _, let keyField):
+            items = nodes.map { node in
+                let value = Resolver.resolve(node, in: scope, diagnostics: &diagnostics)
+                return ForEachItem(value: value, key: "", location: node.location)
+            }
+            items = keyed(items, by: keyField, diagnostics: &diagnostics)
+        case .reference(let node, let keyField):
             let value = Resolver.resolve(node, in: scope, diagnostics: &diagnostics)
             switch value {
-            case .list(let list): items = list.map { ForEachItem(value: $0) }
+            case .list(let list):
+                items = keyed(list.map { ForEachItem(value: $0, key: "") }, by: keyField, diagnostics: &diagnostics)
             case .null: items = nil  // the unknown reference was reported already
             default:
                 diagnostics.error(
@@ -36,7 +41,69 @@ enum ForEachExpansion {
                 at: spec.location, hint: "split the work into several runs")
             return nil
         }
+        guard let items, distinctKeys(items, task: task, at: spec.location, diagnostics: &diagnostics) else {
+            return nil
+        }
         return items
+    }
+
+    /// Items of a list with their keys: a map item's `key:` field, else the item's own canonical text.
+    private static func keyed(
+        _ items: [ForEachItem]?, by field: Located<String>?, diagnostics: inout Diagnostics
+    ) -> [ForEachItem]? {
+        guard var items else { return nil }
+        for index in items.indices {
+            guard let field else {
+                items[index].key = canonicalText(items[index].value)
+                continue
+            }
+            guard case .map(let map) = items[index].value, let key = map[field.value], isScalar(key) else {
+                diagnostics.error(
+                    "item \(index) of the list has no '\(field.value)' to be known by: \(items[index].value)",
+                    at: items[index].location ?? field.location,
+                    hint: "'key: \(field.value)' names a field every map item has, with text or a number")
+                return nil
+            }
+            items[index].key = key.description
+        }
+        return items
+    }
+
+    private static func isScalar(_ value: Value) -> Bool {
+        switch value {
+        case .string, .int, .double, .bool: true
+        case .null, .list, .map: false
+        }
+    }
+
+    /// A value's text with map keys sorted, so one item written two ways has one key.
+    static func canonicalText(_ value: Value) -> String {
+        switch value {
+        case .list(let items): "[" + items.map(canonicalText).joined(separator: ", ") + "]"
+        case .map(let map):
+            "{" + map.keys.sorted().map { "\($0): \(canonicalText(map[$0] ?? .null))" }.joined(separator: ", ") + "}"
+        default: value.description
+        }
+    }
+
+    /// Whether no two items share a key; else an error at the second naming the first.
+    private static func distinctKeys(
+        _ items: [ForEachItem], task: TaskSpec, at location: SourceLocation, diagnostics: inout Diagnostics
+    ) -> Bool {
+        var first: [String: Int] = [:]
+        first.reserveCapacity(items.count)
+        var distinct = true
+        for (index, item) in items.enumerated() {
+            guard let earlier = first.updateValue(index, forKey: item.key) else { continue }
+            first[item.key] = earlier
+            distinct = false
+            diagnostics.error(
+                "items \(earlier) and \(index) of the 'forEach' of task '\(task.id.value)' have one key '\(item.key)'",
+                at: item.location ?? location,
+                hint: "an item is known by its key across runs; give map items a distinct 'key:' field, or drop one",
+                notes: [.note("item \(earlier) is here", at: items[earlier].location ?? location)])
+        }
+        return distinct
     }
 
     /// A `file:` or `glob:` path with its `${params.…}` / `${env.…}` references filled in.
@@ -74,10 +141,16 @@ enum ForEachExpansion {
             diagnostics.error("the forEach file '\(path.value)' is not UTF-8 text", at: path.location)
             return nil
         }
-        return text.split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
-            .map { ForEachItem(value: .string($0), base: "") }
+        var items: [ForEachItem] = []
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let entry = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !entry.isEmpty, !entry.hasPrefix("#") else { continue }
+            items.append(
+                ForEachItem(
+                    value: .string(entry), key: entry, base: "",
+                    location: SourceLocation(path: full, line: number + 1, column: 1)))
+        }
+        return items
     }
 
     private static func matches(
@@ -131,7 +204,7 @@ enum ForEachExpansion {
                     strict ? .error : .warning, message, at: text.location,
                     hint: "patterns are relative to the workflow file's folder; '**' matches any depth"))
         }
-        return found.map { ForEachItem(value: .string($0.path), base: $0.base) }
+        return found.map { ForEachItem(value: .string($0.path), key: $0.path, base: $0.base) }
     }
 }
 
@@ -139,6 +212,10 @@ enum ForEachExpansion {
 package struct ForEachItem: Sendable {
     /// What `${item}` is.
     package var value: Value
+    /// What the item is known by across runs: its path, its text, or its map's `key:` field.
+    package var key: String
     /// For a file item (a glob's match, a line of a file list): the folder `${item.rel}` is relative to.
     package var base: String?
+    /// Where the item is written, when it has a place of its own (an inline item, a line of a list file).
+    package var location: SourceLocation?
 }

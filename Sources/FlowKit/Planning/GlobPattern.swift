@@ -25,9 +25,9 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
     /// is never part of it: it names the files.
     public let base: String
     /// Every brace alternative spelled out, as segments; a path matches when one of them matches.
-    private let alternatives: [[Segment]]
+    let alternatives: [[Segment]]
     /// How many path segments the base takes (with the root of an absolute pattern as one).
-    private let baseSegmentCount: Int
+    let baseSegmentCount: Int
 
     /// The most alternatives the braces of one pattern may spell out; bounds memory for `{a,b}{c,d}{…}…`.
     public static let maxAlternatives = 1_024
@@ -64,6 +64,9 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
             let parsed = try text.split(separator: "/", omittingEmptySubsequences: true).map {
                 segment throws(SyntaxError) in try Segment(parsing: Substring(segment))
             }
+            guard prefix.count + parsed.count < Position.maxSegments else {
+                throw SyntaxError(message: "the pattern has more than \(Position.maxSegments - 1) segments")
+            }
             return prefix + parsed
         }
     }
@@ -72,18 +75,14 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether `path` ('/'-separated, as a lister names it: the base, then what it found below) matches.
     public func matches(_ path: String) -> Bool {
-        let segments = pathSegments(path)
-        return alternatives.contains { states(after: segments, in: $0).contains($0.count) }
+        accepts(position(after: pathSegments(path)))
     }
 
     /// Whether a folder may hold matches at some depth below it, so a lister must descend into it.
     ///
     /// `directory` is named as ``matches(_:)`` expects paths: the base, then the folders below it.
     public func mayMatch(inside directory: String) -> Bool {
-        let segments = pathSegments(directory)
-        return alternatives.contains { pattern in
-            states(after: segments, in: pattern).contains { $0 < pattern.count }
-        }
+        mayMatchBelow(position(after: pathSegments(directory)))
     }
 
     /// Whether a segment of the pattern after its base names a hidden file or folder (starts with '.'), so a
@@ -92,8 +91,6 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
         alternatives.contains { $0.contains(where: \.namesHidden) }
     }
 
-    // MARK: - Matching
-
     private func pathSegments(_ path: String) -> [Substring] {
         let isAbsolute = path.hasPrefix("/")
         var segments = path.split(separator: "/", omittingEmptySubsequences: true)
@@ -101,38 +98,13 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
         return isAbsolute ? [""] + segments : segments
     }
 
-    /// The pattern positions reachable after reading `segments`: a small automaton, so `a/**/b/**/c` costs
-    /// segments × pattern length, never a backtracking blow-up.
-    private func states(after segments: [Substring], in pattern: [Segment]) -> Set<Int> {
-        var current = closure(of: [0], in: pattern)
-        for (position, segment) in segments.enumerated() {
-            var next: Set<Int> = []
-            // Letters fold only past the base, which is matched as written.
-            let candidate = ignoreCase && position >= baseSegmentCount ? Substring(segment.lowercased()) : segment
-            for state in current where state < pattern.count {
-                switch pattern[state] {
-                case .anyDepth:
-                    if !segment.hasPrefix(".") { next.insert(state) }
-                case let other:
-                    if other.matches(candidate) { next.insert(state + 1) }
-                }
-            }
-            if next.isEmpty { return [] }
-            current = closure(of: next, in: pattern)
+    private func position(after segments: [Substring]) -> Position {
+        var position = start
+        for segment in segments {
+            position = self.position(position, after: segment)
+            if position.isDead { break }
         }
-        return current
-    }
-
-    /// `states` plus every position a `**` may skip to by matching no folder.
-    private func closure(of states: Set<Int>, in pattern: [Segment]) -> Set<Int> {
-        var result = states
-        var pending = Array(states)
-        while let state = pending.popLast() {
-            if state < pattern.count, case .anyDepth = pattern[state], result.insert(state + 1).inserted {
-                pending.append(state + 1)
-            }
-        }
-        return result
+        return position
     }
 
     // MARK: - Reading

@@ -70,8 +70,14 @@ struct GlobWalker {
         let root = onDisk(pattern.base)
         // Links may lead anywhere inside the folder the pattern names, and nowhere else.
         guard let realRoot = realPath(root) else { return }
-        var pending = [pattern.base]
-        while let folder = pending.popLast() {
+        let base = pattern.base.split(separator: "/", omittingEmptySubsequences: true)
+        var start = pattern.start
+        for segment in (pattern.base.hasPrefix("/") ? [""] : []) + base {
+            start = pattern.position(start, after: segment)
+        }
+        // Each folder with where the pattern stands there: an entry is matched by one step, not from the top.
+        var pending = [(folder: pattern.base, position: start)]
+        while let (folder, position) = pending.popLast() {
             let path = onDisk(folder)
             guard let handle = opendir(path) else {
                 notes.append(
@@ -86,20 +92,23 @@ struct GlobWalker {
             else { continue }
             // In byte order, and folders walked in that order: where one folder is reached by two paths (a
             // link), the same one wins on every machine.
-            var folders: [String] = []
+            var folders: [(String, GlobPattern.Position)] = []
             for (name, type) in entries(of: handle, folder: folder, notes: &notes) {
+                let next = pattern.position(position, after: Substring(name))
+                if next.isDead { continue }
                 let named = folder.isEmpty ? name : (folder.hasSuffix("/") ? folder + name : folder + "/" + name)
                 guard let kind = kind(of: type, name: name, in: descriptor) else { continue }
+                let matches = !kind.isFolder && pattern.accepts(next)
+                let descends = kind.isFolder && pattern.mayMatchBelow(next)
+                guard matches || descends else { continue }
                 if kind.isLink, let target = realPath(onDisk(named)), !isInside(target, realRoot) {
-                    if pattern.matches(named) || (kind.isFolder && pattern.mayMatch(inside: named)) {
-                        notes.append(.linkOutside(path: named))
-                    }
+                    notes.append(.linkOutside(path: named))
                     continue
                 }
                 if excludes.contains(where: { $0.matches(named) }) { continue }
-                if kind.isFolder {
-                    if pattern.mayMatch(inside: named) { folders.append(named) }
-                } else if pattern.matches(named), found[named] == nil {
+                if descends {
+                    folders.append((named, next))
+                } else if found[named] == nil {
                     found[named] = pattern.base
                     if found.count > limit { return }
                 }

@@ -1,7 +1,8 @@
 /// One concrete node of a run: a task, or one item of an expanded task. Its edges are the plan's
 /// (``Plan/dependencies(of:)``, ``Plan/dependents(of:)``).
 package struct PlannedNode: Sendable {
-    /// The node id: the task id, or `task[i]` for item `i` of an expanded task.
+    /// The node id: the task id, or `task[KEY]` for the item known by `KEY` (``ForEachItem/key``) — the name
+    /// the store remembers the node by, whatever the item's position.
     package let id: String
     /// The index of the node's task in ``Workflow/tasks``.
     package let taskIndex: Int

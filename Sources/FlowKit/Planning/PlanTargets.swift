@@ -1,6 +1,6 @@
 extension Plan {
     /// The plan cut down to some targets and everything they need: `--target save` (every node of a task),
-    /// `--target save[3]` (one node). Make's `make target`.
+    /// `--target 'save[photos/a.jpg]'` (one node, named by its item's key). Make's `make target`.
     /// - Parameters:
     ///   - targets: Task ids and node ids, as given on the command line.
     ///   - diagnostics: Where unknown targets are reported (with a did-you-mean), at no place in the file.
@@ -34,20 +34,26 @@ extension Plan {
     private func reportUnknown(_ target: String, taskIndex: [String: Int], diagnostics: inout Diagnostics) {
         let ids = workflow.tasks.map(\.id.value)
         if let open = target.firstIndex(of: "["), let task = taskIndex[String(target[..<open])] {
-            let count = nodes.lazy.filter { $0.taskIndex == task }.count
+            let items = nodes.filter { $0.taskIndex == task && $0.itemIndex != nil }.map(\.id)
             let id = ids[task]
+            let hint: String
+            switch items.count {
+            case 0: hint = "task '\(id)' runs once, not per item: write --target \(id)"
+            case 1: hint = "task '\(id)' has 1 item: \(items[0])"
+            default:
+                hint =
+                    "task '\(id)' has \(items.count) items, named by their keys: \(items[0]) to \(items[items.count - 1])"
+            }
             diagnostics.error(
                 "unknown target '\(target)'", at: nil,
-                hint: nodes.contains { $0.taskIndex == task && $0.itemIndex != nil }
-                    ? "task '\(id)' has \(count) item\(count == 1 ? "" : "s"): \(id)[0] to \(id)[\(count - 1)]"
-                    : "task '\(id)' runs once, not per item: write --target \(id)")
+                suggestion: Suggestion.closest(to: target, in: items), hint: hint)
             return
         }
         diagnostics.error(
             "unknown target '\(target)'", at: nil,
             suggestion: Suggestion.closest(to: target, in: ids + workflow.groups.map(\.id)),
             hint:
-                "a target is a task id (\(ids.prefix(8).joined(separator: ", "))\(ids.count > 8 ? ", …" : "")) or one node, such as save[3]"
+                "a target is a task id (\(ids.prefix(8).joined(separator: ", "))\(ids.count > 8 ? ", …" : "")) or one node, such as save[photos/a.jpg]"
         )
     }
 }

@@ -64,7 +64,7 @@ struct Planner {
                     priority: priorities[taskIndex], depth: Int32(depths[taskIndex]))
                 nodes.append(
                     PlannedNode(
-                        id: items == nil ? task.id.value : "\(task.id.value)[\(index)]",
+                        id: items.map { "\(task.id.value)[\($0[index].key)]" } ?? task.id.value,
                         taskIndex: taskIndex, item: items?[index].value, itemIndex: items == nil ? nil : index,
                         itemBase: items?[index].base))
             }

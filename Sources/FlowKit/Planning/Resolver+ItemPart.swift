@@ -1,21 +1,16 @@
 extension Resolver {
     /// `${item.PART}`: a part of a file item's path, or a map item's own key of that name.
     ///
-    /// `name` and `stem` are always one safe path component; `rel` and `dir` are checked here, when the
-    /// plan is expanded, never to be absolute or to climb with `..` — so `out/${item.dir}/${item.name}` stays
-    /// inside `out` whatever a list file holds.
+    /// For text items, `name` and `stem` are always one safe path component; `rel` and `dir` are checked here,
+    /// when the plan is expanded, never to be absolute or to climb with `..` — so `out/${item.dir}/${item.name}`
+    /// stays inside `out` whatever a list file holds.
     static func itemPart(
         _ part: ItemPart, of item: Scope.Item, at location: SourceLocation, diagnostics: inout Diagnostics
     ) -> Value? {
         if case .map(let map) = item.value {
-            if let value = map[part.rawValue] {
-                switch part {
-                // A map's own `name` and `stem` are names too: made safe the same way.
-                case .name, .stem: return .string(safeName(value.description))
-                case .rel, .dir: return contained(value.description, part, item, location, &diagnostics)
-                case .path, .ext: return value
-                }
-            }
+            // A map's own field of that name is the map's data, as `${item.KEY}` is; only `stem`, which was
+            // always a file name, is made safe.
+            if let value = map[part.rawValue] { return part == .stem ? .string(safeName(value.description)) : value }
             if part == .stem { return .string(stem(of: item.value.description)) }
             diagnostics.error(
                 "'${item.\(part.rawValue)}' names a key the forEach items do not have", at: location,

@@ -12,7 +12,7 @@ extension RunReport {
 
 extension RunReport.Node {
     private enum Keys: String, CodingKey {
-        case id, task, type, queue, status, attempts, code, cause, location, continueOnError, spans, dependencies
+        case id, item, task, type, queue, status, attempts, code, cause, location, continueOnError, spans, dependencies
         case artifact, key, missingInputs, warnings
     }
 
@@ -42,6 +42,7 @@ extension RunReport.Node {
         }
         self.id = id
         self.task = task
+        item = try container.decodeIfPresent(Int.self, forKey: .item)
         type = try fromTask(.type, \.type)
         queue = try fromTask(.queue, \.queue)
         continueOnError = try fromTask(.continueOnError, \.continueOnError)

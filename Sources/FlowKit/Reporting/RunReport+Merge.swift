@@ -37,9 +37,7 @@ extension RunReport {
             let left = taskOrder[lhs.node.task] ?? 0
             let right = taskOrder[rhs.node.task] ?? 0
             if left != right { return left < right }
-            return (Self.itemIndex(of: lhs.node.id) ?? -1, lhs.node.id) < (
-                Self.itemIndex(of: rhs.node.id) ?? -1, rhs.node.id
-            )
+            return (lhs.node.item ?? -1, lhs.node.id) < (rhs.node.item ?? -1, rhs.node.id)
         }
         let position = Dictionary(
             ordered.enumerated().map { ($1.node.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -60,11 +58,5 @@ extension RunReport {
             interrupted: reports.contains(where: \.interrupted), nodes: Nodes(ordered.map(\.node)), queueLimits: limits)
         merged.tasks = tasks
         return merged
-    }
-
-    /// The item index of a node id `task[i]`, `nil` for a task's only node.
-    static func itemIndex(of id: String) -> Int? {
-        guard id.hasSuffix("]"), let open = id.lastIndex(of: "[") else { return nil }
-        return Int(id[id.index(after: open)..<id.index(before: id.endIndex)])
     }
 }

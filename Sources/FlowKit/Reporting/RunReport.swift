@@ -18,10 +18,12 @@ public struct RunReport: Sendable, Decodable {
 
     /// One node's record.
     public struct Node: Sendable, Codable {
-        /// The node id, e.g. `fetch[3]`.
+        /// The node id, e.g. `fetch[photos/a.jpg]`.
         public var id: String
         /// The task id.
         public var task: String
+        /// The position of the node's `forEach` item in its list; `nil` for a task's only node.
+        public var item: Int? = nil
         /// The task type.
         public var type: String
         /// The queue.
@@ -331,6 +333,10 @@ extension RunReport.Node {
     func write(to stream: inout JSONWriter, taskFields: inout TaskFields) throws {
         try stream.literal("{\"id\":")
         try stream.value(id)
+        if let item {
+            try stream.literal(",\"item\":")
+            try stream.value(item)
+        }
         try stream.bytes(taskFields.encoded(for: self))
         try stream.bytes(Self.statusFields[status.ordinal])
         try stream.value(attempts)

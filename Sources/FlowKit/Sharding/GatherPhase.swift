@@ -76,7 +76,9 @@ package struct GatherPhase: Sendable {
             let task = plan.task(of: node)
             skipped.append(
                 RunReport.Node(
-                    id: node.id, task: task.id.value, type: task.type.value, queue: task.queueName, status: .skipped,
+                    id: node.id, task: task.id.value, item: node.itemIndex, type: task.type.value,
+                    queue: task.queueName,
+                    status: .skipped,
                     attempts: 0, code: NodeFailure.Code.upstream.description, cause: cause, location: nil,
                     continueOnError: task.continueOnError, spans: []))
         }

@@ -117,3 +117,12 @@ package enum RunCause: Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 }
+
+extension RunCause {
+    /// The cause as said of one node: a `forEach` item's node with no record is a new item (its key names it,
+    /// so an item inserted before it leaves its record where it was).
+    package func description(forItem isItem: Bool) -> String {
+        guard isItem, self == .noRecord else { return description }
+        return "new item (no result recorded for this item: not run before, or it did not finish)"
+    }
+}

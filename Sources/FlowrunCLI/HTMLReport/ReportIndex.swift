@@ -45,7 +45,7 @@ struct ReportIndex {
         }
         self.dependencies = dependencies
         self.dependents = dependents
-        item = report.nodes.map { Self.itemIndex(of: $0.id) }
+        item = report.nodes.map(\.item)
         itemCount = (item.compactMap { $0 }.max() ?? -1) + 1
         criticalPath = CriticalPath.nodes(of: report.nodes, dependencies: dependencies)
     }
@@ -94,12 +94,6 @@ struct ReportIndex {
         return found
     }
 
-    /// `3` for `fetch[3]`; `nil` for a node that is not expanded.
-    static func itemIndex(of id: String) -> Int? {
-        guard id.hasSuffix("]"), let open = id.lastIndex(of: "[") else { return nil }
-        return Int(id[id.index(after: open)..<id.index(before: id.endIndex)])
-    }
-
     /// The tasks of a report that has no task list: in node order, without edges or locations.
     private static func tasks(from nodes: RunReport.Nodes) -> [RunReport.TaskRecord] {
         var seen = Set<String>()
@@ -107,7 +101,7 @@ struct ReportIndex {
             guard seen.insert(node.task).inserted else { return nil }
             return RunReport.TaskRecord(
                 id: node.task, type: node.type, queue: node.queue, dependsOn: [], location: "",
-                forEach: itemIndex(of: node.id) != nil, gather: false)
+                forEach: node.item != nil, gather: false)
         }
     }
 }

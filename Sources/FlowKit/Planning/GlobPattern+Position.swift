@@ -1,0 +1,67 @@
+extension GlobPattern {
+    /// Where a walk stands in the pattern after some folders: the pattern segments each alternative may match
+    /// next, as bits. A lister keeps one per folder and steps it by each entry's name
+    /// (``position(_:after:)``), so matching a tree costs one step per entry, whatever its depth.
+    public struct Position: Sendable, Hashable {
+        /// Bit `i` of an alternative's mask: its first `i` segments are matched.
+        fileprivate var masks: [UInt64]
+        /// How many path segments were read: letters fold only past the base.
+        fileprivate var depth: Int
+
+        /// Every alternative's segments, with the end state, fit one mask.
+        static let maxSegments = 64
+
+        /// Whether nothing can match any more, here or below.
+        public var isDead: Bool { masks.allSatisfy { $0 == 0 } }
+    }
+
+    /// Where a walk starts: before the first segment of a path (for an absolute pattern, its root "").
+    public var start: Position {
+        Position(masks: alternatives.map { closure(1, in: $0) }, depth: 0)
+    }
+
+    /// The position after one more path segment: a folder's or file's name.
+    public func position(_ position: Position, after name: Substring) -> Position {
+        let candidate = ignoreCase && position.depth >= baseSegmentCount ? Substring(name.lowercased()) : name
+        var next = position
+        next.depth += 1
+        for (index, pattern) in alternatives.enumerated() {
+            var current = position.masks[index]
+            var reached: UInt64 = 0
+            while current != 0 {
+                let state = current.trailingZeroBitCount
+                current &= current - 1
+                guard state < pattern.count else { continue }
+                switch pattern[state] {
+                case .anyDepth:
+                    if !name.hasPrefix(".") { reached |= 1 << state }
+                case let segment:
+                    if segment.matches(candidate) { reached |= 1 << (state + 1) }
+                }
+            }
+            next.masks[index] = reached == 0 ? 0 : closure(reached, in: pattern)
+        }
+        return next
+    }
+
+    /// Whether the path read so far matches.
+    public func accepts(_ position: Position) -> Bool {
+        zip(position.masks, alternatives).contains { mask, pattern in mask & (1 << pattern.count) != 0 }
+    }
+
+    /// Whether a folder at this position may hold matches below it.
+    public func mayMatchBelow(_ position: Position) -> Bool {
+        zip(position.masks, alternatives).contains { mask, pattern in mask & ((1 << pattern.count) - 1) != 0 }
+    }
+
+    /// `mask` plus every state a `**` may skip to by matching no folder.
+    private func closure(_ mask: UInt64, in pattern: [Segment]) -> UInt64 {
+        var result = mask
+        var state = 0
+        while state < pattern.count {
+            if result & (1 << state) != 0, case .anyDepth = pattern[state] { result |= 1 << (state + 1) }
+            state += 1
+        }
+        return result
+    }
+}
