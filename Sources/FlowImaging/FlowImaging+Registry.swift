@@ -1,8 +1,11 @@
 import FlowKit
 
 extension TaskRegistry {
-    /// The engine's built-in task types plus the image tasks: `decode`, `sepia`, `noir`, `resize`, `write`.
+    /// The engine's built-in task types plus the image tasks: `decode`, `sepia`, `noir`, `resize`, `write`, and the
+    /// operations `crop`, `rotate`, `flip`, `blur`, `sharpen`, `overlay`.
     public static var standard: TaskRegistry {
-        TaskRegistry.builtIn.adding(DecodeTask(), SepiaTask(), NoirTask(), ResizeTask(), WriteTask())
+        TaskRegistry.builtIn.adding(
+            DecodeTask(), SepiaTask(), NoirTask(), ResizeTask(), WriteTask(),
+            CropTask(), RotateTask(), FlipTask(), BlurTask(), SharpenTask(), OverlayTask())
     }
 }

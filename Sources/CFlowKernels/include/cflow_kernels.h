@@ -34,4 +34,15 @@ void cflow_color_matrix_avx2(const uint8_t *source, uint8_t *destination, ptrdif
 /// `count` floats to bytes: each clamped to 0…255, plus ½, truncated (so rounded).
 void cflow_round_to_bytes_avx2(const float *values, ptrdiff_t count, uint8_t *bytes);
 
+/// Horizontal Gaussian taps over one row: `padded` holds `width + 2 * radius` RGBA pixels as floats (the row with
+/// its edge pixels repeated `radius` times on each side); `out[i] = Σ_k weights[k] · padded[i + 4k]` for the
+/// `4 * width` floats of `out`, over the `2 * radius + 1` weights. `avx2` non-zero (only where
+/// `cflow_has_avx2_fma()` says so) picks the AVX2+FMA build of the same loop.
+void cflow_gaussian_row(
+    const float *padded, ptrdiff_t width, const float *weights, ptrdiff_t radius, float *out, int avx2);
+
+/// Vertical taps: `out[i] = Σ_k weights[k] · rows[k][i]` for `k < taps` and `i < length`. `avx2` as above.
+void cflow_weighted_rows(
+    const float *const *rows, const float *weights, ptrdiff_t taps, ptrdiff_t length, float *out, int avx2);
+
 #endif

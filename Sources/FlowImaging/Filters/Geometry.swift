@@ -1,0 +1,105 @@
+/// Exact geometric operations on the stored pixels: a crop, the two flips and the quarter turns. Each moves whole
+/// pixels (no resampling), so the result is bit-exact.
+extension Image {
+    /// The `width` × `height` region whose top-left pixel is (`x`, `y`); the region must lie inside the image.
+    package func cropped(x: Int, y: Int, width regionWidth: Int, height regionHeight: Int) -> Image {
+        precondition(
+            x >= 0 && y >= 0 && regionWidth > 0 && regionHeight > 0 && x + regionWidth <= width
+                && y + regionHeight <= height, "the crop region lies inside the image")
+        let rowBytes = regionWidth * 4
+        let out = [UInt8](unsafeUninitializedCapacity: rowBytes * regionHeight) { out, initialized in
+            pixels.withUnsafeBufferPointer { source in
+                guard let from = source.baseAddress, let to = out.baseAddress else { return }
+                for row in 0..<regionHeight {
+                    (to + row * rowBytes).update(from: from + ((y + row) * width + x) * 4, count: rowBytes)
+                }
+            }
+            initialized = rowBytes * regionHeight
+        }
+        return derived(width: regionWidth, height: regionHeight, pixels: out)
+    }
+
+    /// The image mirrored left to right (`horizontal`) or top to bottom.
+    package func flipped(horizontal: Bool) -> Image {
+        let (w, h) = (width, height)
+        let out = remapped(width: w, height: h) { source, target in
+            for y in 0..<h {
+                if horizontal {
+                    for x in 0..<w { target.copyPixel(to: y * w + x, from: source, at: y * w + w - 1 - x) }
+                } else {
+                    (target + (h - 1 - y) * w * 4).copyMemory(from: source + y * w * 4, byteCount: w * 4)
+                }
+            }
+        }
+        return derived(width: w, height: h, pixels: out)
+    }
+
+    /// The image turned clockwise by `quarterTurns` × 90° (any integer; taken modulo 4).
+    package func rotated(quarterTurns: Int) -> Image {
+        let turns = (quarterTurns % 4 + 4) % 4
+        switch turns {
+        case 0: return self
+        case 2: return flipped(horizontal: true).flipped(horizontal: false)
+        default: break
+        }
+        let clockwise = turns == 1
+        // Source pixel (sx, sy) lands at (h−1−sy, sx) clockwise, (sy, w−1−sx) anticlockwise, in the h × w result.
+        // The source is walked in 64×64 tiles so that the rows written stay in cache too.
+        let (w, h) = (width, height)
+        let tile = 64
+        let out = remapped(width: h, height: w) { source, target in
+            for ty in stride(from: 0, to: h, by: tile) {
+                for tx in stride(from: 0, to: w, by: tile) {
+                    for sy in ty..<min(ty + tile, h) {
+                        for sx in tx..<min(tx + tile, w) {
+                            let (ox, oy) = clockwise ? (h - 1 - sy, sx) : (sy, w - 1 - sx)
+                            target.copyPixel(to: oy * h + ox, from: source, at: sy * w + sx)
+                        }
+                    }
+                }
+            }
+        }
+        var result = derived(width: h, height: w, pixels: out)
+        result.originalWidth = originalHeight
+        result.originalHeight = originalWidth
+        return result
+    }
+
+    /// A new `width` × `height` RGBA8 buffer that `fill(source, target)` writes completely, from this image's
+    /// pixels (as raw bytes).
+    private func remapped(
+        width: Int, height: Int, fill: (UnsafeRawPointer, UnsafeMutableRawPointer) -> Void
+    ) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: width * height * 4) { out, initialized in
+            pixels.withUnsafeBytes { source in
+                guard let from = source.baseAddress, let to = out.baseAddress else { return }
+                fill(from, UnsafeMutableRawPointer(to))
+            }
+            initialized = width * height * 4
+        }
+    }
+
+    /// A new image of these pixels that keeps this one's source, metadata, and original size and scale.
+    func derived(width: Int, height: Int, pixels: [UInt8]) -> Image {
+        var result = Image(width: width, height: height, pixels: pixels, source: source)
+        result.metadata = metadata
+        if width == self.width, height == self.height {
+            result.originalWidth = originalWidth
+            result.originalHeight = originalHeight
+            result.decodedScale = decodedScale
+        } else if width == self.height, height == self.width {
+            result.decodedScale = decodedScale
+        }
+        return result
+    }
+}
+
+extension UnsafeMutableRawPointer {
+    /// Copies the 4-byte pixel at index `from` of `source` to index `index` here.
+    @inline(__always)
+    fileprivate func copyPixel(to index: Int, from source: UnsafeRawPointer, at from: Int) {
+        storeBytes(
+            of: source.loadUnaligned(fromByteOffset: from * 4, as: UInt32.self), toByteOffset: index * 4,
+            as: UInt32.self)
+    }
+}
