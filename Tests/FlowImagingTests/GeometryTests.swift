@@ -7,12 +7,15 @@ import Testing
 /// `flip`, `rotate` and `crop`: whole pixels move, so each is compared bit for bit with the same mapping written
 /// out independently, pixel by pixel.
 @Suite struct GeometryTests {
+    /// A node failure's message.
+    struct Failed: Error { var message: String }
+
     /// Runs one image operation on `image` and returns its output image (or the failure message).
-    static func output(_ operation: ImageOperation, of image: Image) -> Result<Image, String> {
+    static func output(_ operation: ImageOperation, of image: Image) -> Result<Image, GeometryTests.Failed> {
         let outcome = run(operation, after: ImageSourceOperation(image))
-        if let message = failureMessage(outcome) { return .failure(message) }
+        if let message = failureMessage(outcome) { return .failure(Failed(message: message)) }
         guard let result = operation.providedImage else {
-            return .failure("no output (\(String(describing: outcome)))")
+            return .failure(Failed(message: "no output (\(String(describing: outcome)))"))
         }
         return .success(result)
     }
@@ -27,7 +30,7 @@ import Testing
     /// `expected(x, y)` for every pixel of `result`, which must be `width` × `height`.
     static func expectPixels(
         _ result: Image, width: Int, height: Int, _ expected: (Int, Int) -> SIMD4<UInt8>,
-        sourceLocation: SourceLocation = #_sourceLocation
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) {
         #expect(result.width == width && result.height == height, sourceLocation: sourceLocation)
         guard result.width == width, result.height == height else { return }
@@ -141,11 +144,13 @@ import Testing
             ResizeOperation(
                 context: context("resize", ["width": .int(65535), "height": .int(65535), "fit": .string("fill")])),
             of: Image(width: 1, height: 1, filledWith: (1, 2, 3, 255)))
-        guard case .failure(let message) = result else {
+        guard case .failure(let failure) = result else {
             Issue.record("the resize should fail")
             return
         }
-        #expect(message == "the resized image would be 65535×65535 pixels, more than the 268435456 an image may have")
+        #expect(
+            failure.message
+                == "the resized image would be 65535×65535 pixels, more than the 268435456 an image may have")
         #expect(throws: ImageOperationError.self) {
             let size = Rotation.boundingSize(width: 20000, height: 15000, degrees: 10)
             try ImageOperationError.checkSize(width: size.width, height: size.height, of: "the rotated image")
@@ -193,10 +198,10 @@ import Testing
             CropOperation(
                 context: context("crop", ["left": .int(30), "top": .int(0), "width": .int(10), "height": .int(7)])),
             of: Self.source)
-        guard case .failure(let message) = result else {
+        guard case .failure(let failure) = result else {
             Issue.record("the crop should fail")
             return
         }
-        #expect(message == "crop box 10×7 at 30,0 does not fit the 37×23 image")
+        #expect(failure.message == "crop box 10×7 at 30,0 does not fit the 37×23 image")
     }
 }

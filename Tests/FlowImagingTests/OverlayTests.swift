@@ -10,7 +10,7 @@ import Testing
     /// A folder holding `logo.png` (`logo`, written losslessly) and the overlay operation's output for `base`.
     static func overlaid(
         _ base: Image, logo: Image, _ parameters: [String: Value]
-    ) throws -> Result<Image, String> {
+    ) throws -> Result<Image, GeometryTests.Failed> {
         let folder = try Fixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let png = try WriteOptionsTests.written(["path": .string("logo.png")], image: logo)
@@ -79,11 +79,11 @@ import Testing
         let result = try Self.overlaid(
             Fixtures.gradient(width: 6, height: 4), logo: Fixtures.gradient(width: 2, height: 2),
             ["path": .string("nope.png")])
-        guard case .failure(let message) = result else {
+        guard case .failure(let failure) = result else {
             Issue.record("the node should fail")
             return
         }
-        #expect(message == "cannot read overlay 'nope.png': no such file")
+        #expect(failure.message == "cannot read overlay 'nope.png': no such file")
     }
 
     @Test func anOverlayThatIsNotAnImageFailsTheNode() throws {
@@ -93,11 +93,11 @@ import Testing
         let result = GeometryTests.output(
             OverlayOperation(context: context("overlay", ["path": .string("logo.png")], directory: folder)),
             of: Fixtures.gradient(width: 6, height: 4))
-        guard case .failure(let message) = result else {
+        guard case .failure(let failure) = result else {
             Issue.record("the node should fail")
             return
         }
-        #expect(message.hasPrefix("cannot decode overlay 'logo.png': "), "\(message)")
+        #expect(failure.message.hasPrefix("cannot decode overlay 'logo.png': "), "\(failure.message)")
     }
 
     /// The file is a declared read (a `write` of it is refused) and part of the node's key.

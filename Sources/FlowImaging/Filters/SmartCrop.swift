@@ -5,7 +5,7 @@ import Foundation
 ///
 /// - **entropy**: the excess of each axis is removed a slice of at most 8 pixels at a time, from whichever end of
 ///   the current window has the lower Shannon entropy of its luminance histogram, until the window fits (first the
-///   columns over the full height, then the rows over the kept columns). Ties remove from the far end, so a
+///   columns over the full height, then the rows over the kept columns). Ties remove from either end in turn, so a
 ///   uniform picture is cropped at its centre.
 /// - **attention**: every pixel scores its luminance edge strength (|4L − the four neighbours' L|), its saturation
 ///   (max − min of R, G, B) and 96 when its colour is a skin tone (the Kovač rule); the region with the largest
@@ -33,13 +33,21 @@ enum SmartCrop {
                 return sum - p * log2(p)
             }
         }
+        // Whether the next tie removes from the start (ties alternate, so a uniform picture is cropped centred).
+        var tieAtStart = true
+        // Whether to cut the slice at the start, given both slices' entropies.
+        func cutStart(_ start: Double, _ end: Double) -> Bool {
+            guard start == end else { return start < end }
+            defer { tieAtStart.toggle() }
+            return tieAtStart
+        }
         var (left, right) = (0, w)
         var steps = 0
         while right - left > width {
             steps += 1
             if steps % 16 == 0, !shouldContinue(steps) { return nil }
             let slice = min(8, right - left - width)
-            if entropy(left, left + slice, 0, image.height) < entropy(right - slice, right, 0, image.height) {
+            if cutStart(entropy(left, left + slice, 0, image.height), entropy(right - slice, right, 0, image.height)) {
                 left += slice
             } else {
                 right -= slice
@@ -50,7 +58,7 @@ enum SmartCrop {
             steps += 1
             if steps % 16 == 0, !shouldContinue(steps) { return nil }
             let slice = min(8, bottom - top - height)
-            if entropy(left, right, top, top + slice) < entropy(left, right, bottom - slice, bottom) {
+            if cutStart(entropy(left, right, top, top + slice), entropy(left, right, bottom - slice, bottom)) {
                 top += slice
             } else {
                 bottom -= slice
