@@ -21,25 +21,39 @@ extension Image {
 
     /// The image mirrored left to right (`horizontal`) or top to bottom.
     package func flipped(horizontal: Bool) -> Image {
+        flipped(horizontal: horizontal) { _ in true } ?? self
+    }
+
+    /// ``flipped(horizontal:)``, asking `shouldContinue` every 64 rows; `nil` when it returned `false`.
+    func flipped(horizontal: Bool, shouldContinue: (Int) -> Bool) -> Image? {
         let (w, h) = (width, height)
         let out = remapped(width: w, height: h) { source, target in
             for y in 0..<h {
+                if y % 64 == 63, !shouldContinue(y) { return false }
                 if horizontal {
                     for x in 0..<w { target.copyPixel(to: y * w + x, from: source, at: y * w + w - 1 - x) }
                 } else {
                     (target + (h - 1 - y) * w * 4).copyMemory(from: source + y * w * 4, byteCount: w * 4)
                 }
             }
+            return true
         }
-        return derived(width: w, height: h, pixels: out)
+        return out.map { derived(width: w, height: h, pixels: $0) }
     }
 
     /// The image turned clockwise by `quarterTurns` × 90° (any integer; taken modulo 4).
     package func rotated(quarterTurns: Int) -> Image {
+        rotated(quarterTurns: quarterTurns) { _ in true } ?? self
+    }
+
+    /// ``rotated(quarterTurns:)``, asking `shouldContinue` every 64 source rows; `nil` when it returned `false`.
+    func rotated(quarterTurns: Int, shouldContinue: (Int) -> Bool) -> Image? {
         let turns = (quarterTurns % 4 + 4) % 4
         switch turns {
         case 0: return self
-        case 2: return flipped(horizontal: true).flipped(horizontal: false)
+        case 2:
+            return flipped(horizontal: true, shouldContinue: shouldContinue)?
+                .flipped(horizontal: false, shouldContinue: shouldContinue)
         default: break
         }
         let clockwise = turns == 1
@@ -49,6 +63,7 @@ extension Image {
         let tile = 64
         let out = remapped(width: h, height: w) { source, target in
             for ty in stride(from: 0, to: h, by: tile) {
+                if ty > 0, !shouldContinue(ty) { return false }
                 for tx in stride(from: 0, to: w, by: tile) {
                     for sy in ty..<min(ty + tile, h) {
                         for sx in tx..<min(tx + tile, w) {
@@ -58,7 +73,9 @@ extension Image {
                     }
                 }
             }
+            return true
         }
+        guard let out else { return nil }
         var result = derived(width: h, height: w, pixels: out)
         result.originalWidth = originalHeight
         result.originalHeight = originalWidth
@@ -66,17 +83,19 @@ extension Image {
     }
 
     /// A new `width` × `height` RGBA8 buffer that `fill(source, target)` writes completely, from this image's
-    /// pixels (as raw bytes).
+    /// pixels (as raw bytes); `nil` when `fill` returns `false` (stopped).
     private func remapped(
-        width: Int, height: Int, fill: (UnsafeRawPointer, UnsafeMutableRawPointer) -> Void
-    ) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: width * height * 4) { out, initialized in
+        width: Int, height: Int, fill: (UnsafeRawPointer, UnsafeMutableRawPointer) -> Bool
+    ) -> [UInt8]? {
+        var completed = false
+        let out = [UInt8](unsafeUninitializedCapacity: width * height * 4) { out, initialized in
             pixels.withUnsafeBytes { source in
                 guard let from = source.baseAddress, let to = out.baseAddress else { return }
-                fill(from, UnsafeMutableRawPointer(to))
+                completed = fill(from, UnsafeMutableRawPointer(to))
             }
-            initialized = width * height * 4
+            initialized = completed ? width * height * 4 : 0
         }
+        return completed ? out : nil
     }
 
     /// A new image of these pixels that keeps this one's source, metadata, and original size and scale.

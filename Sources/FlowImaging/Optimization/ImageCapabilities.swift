@@ -64,7 +64,9 @@ extension ResamplingTask {
 /// picture's width and height swapped where it turns the picture.
 ///
 /// Its operation must carry ``Image/originalWidth`` and ``Image/originalHeight`` over (swapped by a quarter turn),
-/// so the resize behind it still computes its target from the full-size picture.
+/// so the resize behind it still computes its target from the full-size picture. (Where a side is not a multiple of
+/// the decode scale, the last decoded pixel covers part of one; a flip or turn moves that pixel to the other edge, so
+/// the resize places the picture up to a fraction of a decoded pixel off: well within shrink-on-load's margin.)
 public protocol OrientingTask: TaskType {
     /// The size of the result for a `width` × `height` picture, or `nil` when these parameters do more than
     /// reorient it (a rotation by 30°).

@@ -29,10 +29,11 @@ package struct FlipTask: OrientingTask {
     package func makeOperation(_ context: NodeContext) -> FlowOperation { FlipOperation(context: context) }
 }
 
-/// The operation of ``FlipTask``.
+/// The operation of ``FlipTask``; it stops within 64 rows when cancelled.
 package final class FlipOperation: ImageOperation, @unchecked Sendable {
     package override func transform(_ image: Image) -> Image {
         let direction = context.parameters(as: FlipTask.Parameters.self).direction
-        return image.materialized().flipped(horizontal: direction == .horizontal)
+        let image = image.materialized()
+        return image.flipped(horizontal: direction == .horizontal, shouldContinue: shouldContinue) ?? image
     }
 }

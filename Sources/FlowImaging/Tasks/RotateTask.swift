@@ -44,12 +44,14 @@ package struct RotateTask: OrientingTask {
     package func makeOperation(_ context: NodeContext) -> FlowOperation { RotateOperation(context: context) }
 }
 
-/// The operation of ``RotateTask``.
+/// The operation of ``RotateTask``; it stops within 64 rows (16 for other angles) when cancelled.
 package final class RotateOperation: ImageOperation, @unchecked Sendable {
     package override func transform(_ image: Image) throws(ImageOperationError) -> Image {
         let parameters = context.parameters(as: RotateTask.Parameters.self)
         let image = image.materialized()
-        if let turns = parameters.quarterTurns { return image.rotated(quarterTurns: turns) }
+        if let turns = parameters.quarterTurns {
+            return image.rotated(quarterTurns: turns, shouldContinue: shouldContinue) ?? image
+        }
         guard let background = RGBAColor(parameters.background) else {
             throw ImageOperationError(
                 "rotate's background '\(parameters.background)' is not a colour: "
