@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func rotateAndFlip() {
-        Self.expectStops(atProgress: 15) {
+        Self.expectStops(atProgress: 16) {
             Rotation.rotated(Self.image, degrees: 10, background: RGBAColor("black")!, shouldContinue: $0)
         }
         Self.expectStops(atProgress: 64) { Self.image.rotated(quarterTurns: 1, shouldContinue: $0) }

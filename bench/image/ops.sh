@@ -22,6 +22,7 @@ mkdir -p "$WORK"
 source "$(dirname "$0")/../lib.sh"
 cd "$ROOT"
 build_flowrun
+[ -d "$SHARED/photos" ] || { echo "no photos in $SHARED/photos: set SHARED" >&2; exit 1; }
 CORPUS=$(corpus "$N")
 PY=/usr/bin/python3
 LOGO=$WORK/logo.png

@@ -45,4 +45,13 @@ void cflow_gaussian_row(
 void cflow_weighted_rows(
     const float *const *rows, const float *weights, ptrdiff_t taps, ptrdiff_t length, float *out, int avx2);
 
+/// Rotation by any angle: output rows `first_row` ..< `end_row` of `out_width` RGBA8 pixels, each sampling the
+/// `width` × `height` RGBA8 `source` bilinearly at (sx, sy) = (t0·x + t1·y + t2, t3·x + t4·y + t5) for its centre
+/// (x, y) = (ox + ½, oy + ½), in source pixel coordinates (pixel centres at whole numbers). Taps outside the source
+/// read `fill` (RGBA floats, premultiplied if `premultiply`). With `premultiply` the taps are premultiplied by alpha
+/// and the result divided by its alpha; every channel is then clamped to 0…255 and rounded to nearest.
+void cflow_rotate_rows(
+    const uint8_t *source, ptrdiff_t width, ptrdiff_t height, uint8_t *output, ptrdiff_t out_width,
+    ptrdiff_t first_row, ptrdiff_t end_row, const float transform[6], const float fill[4], int premultiply);
+
 #endif

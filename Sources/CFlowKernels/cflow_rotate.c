@@ -1,0 +1,60 @@
+// Rotation by any angle, bilinear, for `rotate`: see cflow_kernels.h.
+
+#include <math.h>
+
+#include "cflow_kernels.h"
+
+// The RGBA of source pixel (x, y) as floats, premultiplied if asked, or `fill` outside the picture.
+static inline void tap(
+    const uint8_t *source, ptrdiff_t width, ptrdiff_t height, ptrdiff_t x, ptrdiff_t y, int premultiply,
+    const float fill[4], float out[4]) {
+    if (x < 0 || y < 0 || x >= width || y >= height) {
+        for (int c = 0; c < 4; c++) out[c] = fill[c];
+        return;
+    }
+    const uint8_t *p = source + (y * width + x) * 4;
+    const float scale = premultiply ? p[3] / 255.0f : 1.0f;
+    for (int c = 0; c < 3; c++) out[c] = p[c] * scale;
+    out[3] = p[3];
+}
+
+static inline uint8_t to_byte(float v) { return (uint8_t)(int32_t)((v < 0 ? 0 : v > 255 ? 255 : v) + 0.5f); }
+
+void cflow_rotate_rows(
+    const uint8_t *source, ptrdiff_t width, ptrdiff_t height, uint8_t *output, ptrdiff_t out_width,
+    ptrdiff_t first_row, ptrdiff_t end_row, const float transform[6], const float fill[4], int premultiply) {
+    for (ptrdiff_t oy = first_row; oy < end_row; oy++) {
+        uint8_t *row = output + oy * out_width * 4;
+        // Source coordinates of the output pixel centre (ox + ½, oy + ½), stepped along the row.
+        float sx = transform[0] * 0.5f + transform[1] * (oy + 0.5f) + transform[2];
+        float sy = transform[3] * 0.5f + transform[4] * (oy + 0.5f) + transform[5];
+        for (ptrdiff_t ox = 0; ox < out_width; ox++, sx += transform[0], sy += transform[3]) {
+            const float fx0 = floorf(sx), fy0 = floorf(sy);
+            const ptrdiff_t x0 = (ptrdiff_t)fx0, y0 = (ptrdiff_t)fy0;
+            const float fx = sx - fx0, fy = sy - fy0;
+            const float w00 = (1 - fx) * (1 - fy), w10 = fx * (1 - fy), w01 = (1 - fx) * fy, w11 = fx * fy;
+            float v[4];
+            if (x0 >= 0 && y0 >= 0 && x0 + 1 < width && y0 + 1 < height) {
+                const uint8_t *p = source + (y0 * width + x0) * 4, *q = p + width * 4;
+                if (premultiply) {
+                    const float a00 = p[3] * w00 / 255.0f, a10 = p[7] * w10 / 255.0f;
+                    const float a01 = q[3] * w01 / 255.0f, a11 = q[7] * w11 / 255.0f;
+                    for (int c = 0; c < 3; c++) v[c] = p[c] * a00 + p[c + 4] * a10 + q[c] * a01 + q[c + 4] * a11;
+                    v[3] = p[3] * w00 + p[7] * w10 + q[3] * w01 + q[7] * w11;
+                } else {
+                    for (int c = 0; c < 4; c++) v[c] = p[c] * w00 + p[c + 4] * w10 + q[c] * w01 + q[c + 4] * w11;
+                }
+            } else {
+                float t00[4], t10[4], t01[4], t11[4];
+                tap(source, width, height, x0, y0, premultiply, fill, t00);
+                tap(source, width, height, x0 + 1, y0, premultiply, fill, t10);
+                tap(source, width, height, x0, y0 + 1, premultiply, fill, t01);
+                tap(source, width, height, x0 + 1, y0 + 1, premultiply, fill, t11);
+                for (int c = 0; c < 4; c++) v[c] = t00[c] * w00 + t10[c] * w10 + t01[c] * w01 + t11[c] * w11;
+            }
+            const float scale = premultiply ? (v[3] > 0 ? 255.0f / v[3] : 0.0f) : 1.0f;
+            for (int c = 0; c < 3; c++) row[ox * 4 + c] = to_byte(v[c] * scale);
+            row[ox * 4 + 3] = to_byte(v[3]);
+        }
+    }
+}
