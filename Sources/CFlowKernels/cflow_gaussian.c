@@ -75,3 +75,51 @@ void cflow_weighted_rows(
     (void)avx2;
     weighted_rows_generic(rows, weights, taps, length, out);
 }
+
+static inline uint8_t gaussian_byte(float v) { return (uint8_t)(int32_t)((v < 0 ? 0 : v > 255 ? 255 : v) + 0.5f); }
+
+void cflow_widen_padded(const uint8_t *row, ptrdiff_t width, ptrdiff_t radius, int premultiply, float *padded) {
+    float *body = padded + radius * 4;
+    for (ptrdiff_t i = 0; i < width * 4; i++) body[i] = row[i];
+    if (premultiply) {
+        for (ptrdiff_t p = 0; p < width; p++) {
+            const float scale = body[p * 4 + 3] / 255.0f;
+            for (int c = 0; c < 3; c++) body[p * 4 + c] *= scale;
+        }
+    }
+    for (ptrdiff_t k = 0; k < radius; k++) {
+        for (int c = 0; c < 4; c++) {
+            padded[k * 4 + c] = body[c];
+            body[(width + k) * 4 + c] = body[(width - 1) * 4 + c];
+        }
+    }
+}
+
+void cflow_blur_finish(const float *sums, ptrdiff_t count, int premultiplied, uint8_t *out) {
+    if (!premultiplied) {
+        for (ptrdiff_t i = 0; i < count * 4; i++) out[i] = gaussian_byte(sums[i]);
+        return;
+    }
+    for (ptrdiff_t p = 0; p < count; p++) {
+        const float alpha = sums[p * 4 + 3];
+        const float scale = alpha > 0 ? 255.0f / alpha : 0.0f;
+        for (int c = 0; c < 3; c++) out[p * 4 + c] = gaussian_byte(sums[p * 4 + c] * scale);
+        out[p * 4 + 3] = gaussian_byte(alpha);
+    }
+}
+
+void cflow_sharpen_finish(
+    const float *sums, const uint8_t *original, ptrdiff_t count, int premultiplied, float amount, float threshold,
+    uint8_t *out) {
+    for (ptrdiff_t p = 0; p < count; p++) {
+        const float alpha = sums[p * 4 + 3];
+        const float scale = premultiplied ? (alpha > 0 ? 255.0f / alpha : 0.0f) : 1.0f;
+        for (int c = 0; c < 3; c++) {
+            const float o = original[p * 4 + c];
+            const float difference = o - sums[p * 4 + c] * scale;
+            const float magnitude = difference < 0 ? -difference : difference;
+            out[p * 4 + c] = magnitude >= threshold ? gaussian_byte(o + amount * difference) : original[p * 4 + c];
+        }
+        out[p * 4 + 3] = original[p * 4 + 3];
+    }
+}

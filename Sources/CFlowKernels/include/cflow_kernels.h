@@ -45,6 +45,21 @@ void cflow_gaussian_row(
 void cflow_weighted_rows(
     const float *const *rows, const float *weights, ptrdiff_t taps, ptrdiff_t length, float *out, int avx2);
 
+/// One RGBA8 row of `width` pixels widened to floats (colour premultiplied by alpha if asked) at
+/// `padded + 4 * radius`, its first and last pixels repeated `radius` times before and after.
+void cflow_widen_padded(const uint8_t *row, ptrdiff_t width, ptrdiff_t radius, int premultiply, float *padded);
+
+/// `count` blurred RGBA pixels (floats, premultiplied if `premultiplied`) to RGBA8: colour divided by alpha when
+/// premultiplied, each channel clamped to 0…255 and rounded to nearest.
+void cflow_blur_finish(const float *sums, ptrdiff_t count, int premultiplied, uint8_t *out);
+
+/// The unsharp mask of `count` pixels: each colour channel `o` of `original` becomes `o + amount · (o − b)`, `b` its
+/// blurred value from `sums` (divided by alpha when `premultiplied`), clamped and rounded, where |o − b| ≥
+/// `threshold`, and stays `o` elsewhere; alpha is copied.
+void cflow_sharpen_finish(
+    const float *sums, const uint8_t *original, ptrdiff_t count, int premultiplied, float amount, float threshold,
+    uint8_t *out);
+
 /// Rotation by any angle: output rows `first_row` ..< `end_row` of `out_width` RGBA8 pixels, each sampling the
 /// `width` × `height` RGBA8 `source` bilinearly at (sx, sy) = (t0·x + t1·y + t2, t3·x + t4·y + t5) for its centre
 /// (x, y) = (ox + ½, oy + ½), in source pixel coordinates (pixel centres at whole numbers). Taps outside the source

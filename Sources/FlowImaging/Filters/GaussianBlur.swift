@@ -10,8 +10,8 @@ import Foundation
 /// with three box blurs: both within a level or two of this on photos.)
 ///
 /// **Speed.** Each source row is blurred horizontally once into a ring of 2r + 1 float rows; each output row is
-/// then the weighted sum of the ring's rows. Both inner loops are C over contiguous floats (`cflow_gaussian_row`,
-/// `cflow_weighted_rows`), vectorised, with an AVX2+FMA build where the CPU has it. Memory: the ring, not a
+/// then the weighted sum of the ring's rows. The loops are C (`CFlowKernels`): the taps over contiguous floats,
+/// vectorised, with an AVX2+FMA build where the CPU has it, and widening and rounding rows. Memory: the ring, not a
 /// full-size float copy.
 enum GaussianBlur {
     /// The σ a `blur` or `sharpen` accepts: below 0.3 the kernel is a single tap; above 50 the ring of rows
@@ -33,14 +33,8 @@ enum GaussianBlur {
         let premultiplied = !image.isOpaque
         let pixels = run(
             image, sigma: sigma, premultiplied: premultiplied, kernel: kernel, shouldContinue: shouldContinue
-        ) {
-            sums, _, out, count in
-            for p in 0..<count {
-                let alpha = sums[p * 4 + 3]
-                let scale: Float = premultiplied ? (alpha > 0 ? 255 / alpha : 0) : 1
-                for c in 0..<3 { out[p * 4 + c] = roundedByte(sums[p * 4 + c] * scale) }
-                out[p * 4 + 3] = roundedByte(alpha)
-            }
+        ) { sums, _, out, count in
+            cflow_blur_finish(sums, count, premultiplied ? 1 : 0, out)
         }
         return pixels.map { image.derived(width: image.width, height: image.height, pixels: $0) }
     }
@@ -53,29 +47,16 @@ enum GaussianBlur {
         shouldContinue: (Int) -> Bool
     ) -> Image? {
         let premultiplied = !image.isOpaque
-        let (gain, limit) = (Float(amount), Float(threshold))
         let pixels = image.pixels.withUnsafeBufferPointer { original in
             run(image, sigma: sigma, premultiplied: premultiplied, kernel: kernel, shouldContinue: shouldContinue) {
                 sums, y, out, count in
-                let row = y * count * 4
-                for p in 0..<count {
-                    let alpha = sums[p * 4 + 3]
-                    let scale: Float = premultiplied ? (alpha > 0 ? 255 / alpha : 0) : 1
-                    for c in 0..<3 {
-                        let o = Float(original[row + p * 4 + c])
-                        let difference = o - sums[p * 4 + c] * scale
-                        out[p * 4 + c] = abs(difference) >= limit ? roundedByte(o + gain * difference) : UInt8(o)
-                    }
-                    out[p * 4 + 3] = original[row + p * 4 + 3]
-                }
+                guard let base = original.baseAddress else { return }
+                cflow_sharpen_finish(
+                    sums, base + y * count * 4, count, premultiplied ? 1 : 0, Float(amount), Float(threshold), out)
             }
         }
         return pixels.map { image.derived(width: image.width, height: image.height, pixels: $0) }
     }
-
-    /// A float level clamped to 0…255 and rounded to nearest.
-    @inline(__always)
-    private static func roundedByte(_ value: Float) -> UInt8 { UInt8(min(max(value, 0), 255) + 0.5) }
 
     /// Blurs `image` row by row, handing `finish` each output row's sums (RGBA floats, premultiplied if asked), its
     /// index, where its bytes go and its pixel count; `nil` when stopped.
@@ -110,9 +91,7 @@ enum GaussianBlur {
                                     return
                                 }
                                 while loaded <= min(h - 1, y + radius) {
-                                    widen(
-                                        src + loaded * length, width: w, radius: radius, premultiply: premultiplied,
-                                        into: pad)
+                                    cflow_widen_padded(src + loaded * length, w, radius, premultiplied ? 1 : 0, pad)
                                     cflow_gaussian_row(
                                         pad, w, weights, radius, ringBase + (loaded % slots) * length, avx2)
                                     loaded += 1
@@ -131,26 +110,5 @@ enum GaussianBlur {
             initialized = completed ? w * h * 4 : 0
         }
         return completed ? output : nil
-    }
-
-    /// One RGBA8 row widened to floats (premultiplied if asked) at `padded + 4·radius`, with its first and last
-    /// pixels repeated `radius` times before and after.
-    private static func widen(
-        _ row: UnsafePointer<UInt8>, width: Int, radius: Int, premultiply: Bool,
-        into padded: UnsafeMutablePointer<Float>
-    ) {
-        let body = padded + radius * 4
-        for p in 0..<width {
-            let a = Float(row[p * 4 + 3])
-            let scale: Float = premultiply ? a / 255 : 1
-            for c in 0..<3 { body[p * 4 + c] = Float(row[p * 4 + c]) * scale }
-            body[p * 4 + 3] = a
-        }
-        for k in 0..<radius {
-            for c in 0..<4 {
-                padded[k * 4 + c] = body[c]
-                body[(width + k) * 4 + c] = body[(width - 1) * 4 + c]
-            }
-        }
     }
 }
