@@ -1,7 +1,5 @@
 // Rotation by any angle, bilinear, for `rotate`: see cflow_kernels.h.
 
-#include <math.h>
-
 #include "cflow_kernels.h"
 
 // The RGBA of source pixel (x, y) as floats, premultiplied if asked, or `fill` outside the picture.
@@ -29,9 +27,12 @@ void cflow_rotate_rows(
         float sx = transform[0] * 0.5f + transform[1] * (oy + 0.5f) + transform[2];
         float sy = transform[3] * 0.5f + transform[4] * (oy + 0.5f) + transform[5];
         for (ptrdiff_t ox = 0; ox < out_width; ox++, sx += transform[0], sy += transform[3]) {
-            const float fx0 = floorf(sx), fy0 = floorf(sy);
-            const ptrdiff_t x0 = (ptrdiff_t)fx0, y0 = (ptrdiff_t)fy0;
-            const float fx = sx - fx0, fy = sy - fy0;
+            // floor without a libm call (baseline x86-64 has no rounding instruction): truncate, then step down
+            // for negatives.
+            ptrdiff_t x0 = (ptrdiff_t)sx, y0 = (ptrdiff_t)sy;
+            x0 -= sx < (float)x0;
+            y0 -= sy < (float)y0;
+            const float fx = sx - (float)x0, fy = sy - (float)y0;
             const float w00 = (1 - fx) * (1 - fy), w10 = fx * (1 - fy), w01 = (1 - fx) * fy, w11 = fx * fy;
             float v[4];
             if (x0 >= 0 && y0 >= 0 && x0 + 1 < width && y0 + 1 < height) {
@@ -55,6 +56,30 @@ void cflow_rotate_rows(
             const float scale = premultiply ? (v[3] > 0 ? 255.0f / v[3] : 0.0f) : 1.0f;
             for (int c = 0; c < 3; c++) row[ox * 4 + c] = to_byte(v[c] * scale);
             row[ox * 4 + 3] = to_byte(v[3]);
+        }
+    }
+}
+
+void cflow_rotate_quarter(
+    const uint32_t *source, ptrdiff_t width, ptrdiff_t height, uint32_t *output, ptrdiff_t first_row,
+    ptrdiff_t end_row, int clockwise) {
+    // Source pixel (sx, sy) lands at (h−1−sy, sx) clockwise, (sy, w−1−sx) anticlockwise, in the h × w result. The
+    // source is walked in 32×32 tiles so that the rows written stay in cache too.
+    enum { tile = 32 };
+    for (ptrdiff_t ty = first_row; ty < end_row; ty += tile) {
+        const ptrdiff_t y_end = ty + tile < end_row ? ty + tile : end_row;
+        for (ptrdiff_t tx = 0; tx < width; tx += tile) {
+            const ptrdiff_t x_end = tx + tile < width ? tx + tile : width;
+            for (ptrdiff_t sy = ty; sy < y_end; sy++) {
+                const uint32_t *row = source + sy * width;
+                if (clockwise) {
+                    uint32_t *column = output + (height - 1 - sy);
+                    for (ptrdiff_t sx = tx; sx < x_end; sx++) column[sx * height] = row[sx];
+                } else {
+                    uint32_t *column = output + sy;
+                    for (ptrdiff_t sx = tx; sx < x_end; sx++) column[(width - 1 - sx) * height] = row[sx];
+                }
+            }
         }
     }
 }

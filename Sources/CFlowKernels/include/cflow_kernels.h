@@ -69,4 +69,10 @@ void cflow_rotate_rows(
     const uint8_t *source, ptrdiff_t width, ptrdiff_t height, uint8_t *output, ptrdiff_t out_width,
     ptrdiff_t first_row, ptrdiff_t end_row, const float transform[6], const float fill[4], int premultiply);
 
+/// A quarter turn of `width` × `height` pixels (32-bit words, any channel order): source rows `first_row` ..<
+/// `end_row` are written to the `height` × `width` `output`, turned clockwise if `clockwise`, else anticlockwise.
+void cflow_rotate_quarter(
+    const uint32_t *source, ptrdiff_t width, ptrdiff_t height, uint32_t *output, ptrdiff_t first_row,
+    ptrdiff_t end_row, int clockwise);
+
 #endif

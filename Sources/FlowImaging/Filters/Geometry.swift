@@ -1,3 +1,5 @@
+import CFlowKernels
+
 /// Exact geometric operations on the stored pixels: a crop, the two flips and the quarter turns. Each moves whole
 /// pixels (no resampling), so the result is bit-exact.
 extension Image {
@@ -56,22 +58,14 @@ extension Image {
                 .flipped(horizontal: false, shouldContinue: shouldContinue)
         default: break
         }
-        let clockwise = turns == 1
-        // Source pixel (sx, sy) lands at (h−1−sy, sx) clockwise, (sy, w−1−sx) anticlockwise, in the h × w result.
-        // The source is walked in 64×64 tiles so that the rows written stay in cache too.
+        let clockwise: Int32 = turns == 1 ? 1 : 0
         let (w, h) = (width, height)
-        let tile = 64
         let out = remapped(width: h, height: w) { source, target in
-            for ty in stride(from: 0, to: h, by: tile) {
-                if ty > 0, !shouldContinue(ty) { return false }
-                for tx in stride(from: 0, to: w, by: tile) {
-                    for sy in ty..<min(ty + tile, h) {
-                        for sx in tx..<min(tx + tile, w) {
-                            let (ox, oy) = clockwise ? (h - 1 - sy, sx) : (sy, w - 1 - sx)
-                            target.copyPixel(to: oy * h + ox, from: source, at: sy * w + sx)
-                        }
-                    }
-                }
+            let from = source.assumingMemoryBound(to: UInt32.self)
+            let to = target.assumingMemoryBound(to: UInt32.self)
+            for band in stride(from: 0, to: h, by: 64) {
+                if band > 0, !shouldContinue(band) { return false }
+                cflow_rotate_quarter(from, w, h, to, band, min(band + 64, h), clockwise)
             }
             return true
         }
