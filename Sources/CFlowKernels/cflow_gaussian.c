@@ -9,6 +9,8 @@
 
 // Horizontal taps: `padded` holds `width + 2 * radius` RGBA pixels as floats (the row with its edge pixels
 // repeated `radius` times on each side); out[i] = Σ_k weights[k] · padded[i + 4k] for the `4 * width` floats.
+// (Pairing the symmetric taps, as the vertical pass does, measured three times slower here: clang then leaves the
+// loop scalar.)
 #define CFLOW_GAUSSIAN_ROW_BODY                                                                                   \
     const ptrdiff_t length = 4 * width;                                                                          \
     for (ptrdiff_t i = 0; i < length; i++) out[i] = weights[0] * padded[i];                                     \
@@ -18,15 +20,17 @@
         for (ptrdiff_t i = 0; i < length; i++) out[i] += w * from[i];                                           \
     }
 
-// Vertical taps, in chunks that stay in L1: out[i] = Σ_k weights[k] · rows[k][i].
+// Vertical taps, in chunks that stay in L1: out[i] = Σ_k weights[k] · rows[k][i], the weights symmetric
+// (weights[k] = weights[taps − 1 − k], taps odd) so that each pair of rows costs one multiply.
 #define CFLOW_WEIGHTED_ROWS_BODY                                                                                  \
+    const ptrdiff_t centre = taps / 2;                                                                           \
     for (ptrdiff_t start = 0; start < length; start += 2048) {                                                   \
         const ptrdiff_t end = start + 2048 < length ? start + 2048 : length;                                     \
-        for (ptrdiff_t i = start; i < end; i++) out[i] = weights[0] * rows[0][i];                               \
-        for (ptrdiff_t k = 1; k < taps; k++) {                                                                   \
+        for (ptrdiff_t i = start; i < end; i++) out[i] = weights[centre] * rows[centre][i];                     \
+        for (ptrdiff_t k = 0; k < centre; k++) {                                                                 \
             const float w = weights[k];                                                                          \
-            const float *from = rows[k];                                                                         \
-            for (ptrdiff_t i = start; i < end; i++) out[i] += w * from[i];                                      \
+            const float *above = rows[k], *below = rows[taps - 1 - k];                                           \
+            for (ptrdiff_t i = start; i < end; i++) out[i] += w * (above[i] + below[i]);                        \
         }                                                                                                        \
     }
 

@@ -41,7 +41,8 @@ void cflow_round_to_bytes_avx2(const float *values, ptrdiff_t count, uint8_t *by
 void cflow_gaussian_row(
     const float *padded, ptrdiff_t width, const float *weights, ptrdiff_t radius, float *out, int avx2);
 
-/// Vertical taps: `out[i] = Σ_k weights[k] · rows[k][i]` for `k < taps` and `i < length`. `avx2` as above.
+/// Vertical taps: `out[i] = Σ_k weights[k] · rows[k][i]` for `k < taps` and `i < length`; `taps` is odd and the
+/// weights symmetric. `avx2` as above.
 void cflow_weighted_rows(
     const float *const *rows, const float *weights, ptrdiff_t taps, ptrdiff_t length, float *out, int avx2);
 
