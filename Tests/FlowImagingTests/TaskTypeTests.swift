@@ -15,7 +15,10 @@ import Testing
 
     @Test func standardRegistryHasTheImageTasks() {
         let registry = TaskRegistry.standard
-        for name in ["noop", "sleep", "fetch", "decode", "sepia", "noir", "resize", "write"] {
+        for name in [
+            "noop", "sleep", "fetch", "decode", "sepia", "noir", "resize", "write", "crop", "rotate", "flip", "blur",
+            "sharpen", "overlay",
+        ] {
             #expect(registry[name] != nil, "\(name)")
         }
         #expect(registry["decode"]?.consumes == .oneOf([.data]) && registry["decode"]?.provides == .image)

@@ -34,4 +34,46 @@ void cflow_color_matrix_avx2(const uint8_t *source, uint8_t *destination, ptrdif
 /// `count` floats to bytes: each clamped to 0…255, plus ½, truncated (so rounded).
 void cflow_round_to_bytes_avx2(const float *values, ptrdiff_t count, uint8_t *bytes);
 
+/// Horizontal Gaussian taps over one row: `padded` holds `width + 2 * radius` RGBA pixels as floats (the row with
+/// its edge pixels repeated `radius` times on each side); `out[i] = Σ_k weights[k] · padded[i + 4k]` for the
+/// `4 * width` floats of `out`, over the `2 * radius + 1` weights. `avx2` non-zero (only where
+/// `cflow_has_avx2_fma()` says so) picks the AVX2+FMA build of the same loop.
+void cflow_gaussian_row(
+    const float *padded, ptrdiff_t width, const float *weights, ptrdiff_t radius, float *out, int avx2);
+
+/// Vertical taps: `out[i] = Σ_k weights[k] · rows[k][i]` for `k < taps` and `i < length`; `taps` is odd and the
+/// weights symmetric. `avx2` as above.
+void cflow_weighted_rows(
+    const float *const *rows, const float *weights, ptrdiff_t taps, ptrdiff_t length, float *out, int avx2);
+
+/// One RGBA8 row of `width` pixels widened to floats (colour premultiplied by alpha if asked) at
+/// `padded + 4 * radius`, its first and last pixels repeated `radius` times before and after.
+void cflow_widen_padded(const uint8_t *row, ptrdiff_t width, ptrdiff_t radius, int premultiply, float *padded);
+
+/// `count` blurred RGBA pixels (floats, premultiplied if `premultiplied`) to RGBA8: colour divided by alpha when
+/// premultiplied, each channel clamped to 0…255 and rounded to nearest.
+void cflow_blur_finish(const float *sums, ptrdiff_t count, int premultiplied, uint8_t *out);
+
+/// The unsharp mask of `count` pixels: each colour channel `o` of `original` becomes `o + amount · (o − b)`, `b` its
+/// blurred value from `sums` (divided by alpha when `premultiplied`), clamped and rounded, where |o − b| ≥
+/// `threshold`, and stays `o` elsewhere; alpha is copied.
+void cflow_sharpen_finish(
+    const float *sums, const uint8_t *original, ptrdiff_t count, int premultiplied, float amount, float threshold,
+    uint8_t *out);
+
+/// Rotation by any angle: output rows `first_row` ..< `end_row` of `out_width` RGBA8 pixels, each sampling the
+/// `width` × `height` RGBA8 `source` bilinearly at (sx, sy) = (t0·x + t1·y + t2, t3·x + t4·y + t5) for its centre
+/// (x, y) = (ox + ½, oy + ½), in source pixel coordinates (pixel centres at whole numbers). Taps outside the source
+/// read `fill` (RGBA floats, premultiplied if `premultiply`). With `premultiply` the taps are premultiplied by alpha
+/// and the result divided by its alpha; every channel is then clamped to 0…255 and rounded to nearest.
+void cflow_rotate_rows(
+    const uint8_t *source, ptrdiff_t width, ptrdiff_t height, uint8_t *output, ptrdiff_t out_width,
+    ptrdiff_t first_row, ptrdiff_t end_row, const float transform[6], const float fill[4], int premultiply);
+
+/// A quarter turn of `width` × `height` pixels (32-bit words, any channel order): source rows `first_row` ..<
+/// `end_row` are written to the `height` × `width` `output`, turned clockwise if `clockwise`, else anticlockwise.
+void cflow_rotate_quarter(
+    const uint32_t *source, ptrdiff_t width, ptrdiff_t height, uint32_t *output, ptrdiff_t first_row,
+    ptrdiff_t end_row, int clockwise);
+
 #endif

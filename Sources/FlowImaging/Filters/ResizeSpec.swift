@@ -6,7 +6,9 @@ public struct ResizeSpec: Sendable, Hashable {
     public enum Fit: String, Sendable, Hashable, CaseIterable, ParameterValue {
         /// The largest size inside the box, aspect kept.
         case contain
-        /// The smallest size covering the box, aspect kept, then centre-cropped to the box.
+        /// `contain` that never enlarges unless `withoutEnlargement: false` says so (sharp's name and default).
+        case inside
+        /// The smallest size covering the box, aspect kept, then cropped to the box at the ``CropPosition``.
         case cover
         /// Exactly the box; the aspect ratio may change.
         case fill
@@ -28,27 +30,40 @@ public struct ResizeSpec: Sendable, Hashable {
     public var size: Size
     /// The resampling filter.
     public var filter: ResampleFilter
+    /// Whether the picture is never made larger: the scale factor is capped at 1 (on each axis for `fill`).
+    public var withoutEnlargement: Bool
+    /// Where `fit: cover` crops the resampled picture.
+    public var position: CropPosition
 
     /// Creates a spec.
-    public init(size: Size, filter: ResampleFilter = .lanczos) {
+    public init(
+        size: Size, filter: ResampleFilter = .lanczos, withoutEnlargement: Bool = false,
+        position: CropPosition = .centre
+    ) {
         self.size = size
         self.filter = filter
+        self.withoutEnlargement = withoutEnlargement
+        self.position = position
     }
 
     /// Reads a spec from a `resize` node's parameters; `nil` when they name no size.
     package init?(_ parameters: ResizeTask.Parameters) {
-        let filter = parameters.filter
+        let size: Size
         if let scale = parameters.scale {
-            self.init(size: .scale(scale), filter: filter)
+            size = .scale(scale)
         } else if let width = parameters.width, let height = parameters.height {
-            self.init(size: .box(width: width, height: height, fit: parameters.fit), filter: filter)
+            size = .box(width: width, height: height, fit: parameters.fit)
         } else if let width = parameters.width {
-            self.init(size: .width(width), filter: filter)
+            size = .width(width)
         } else if let height = parameters.height {
-            self.init(size: .height(height), filter: filter)
+            size = .height(height)
         } else {
             return nil
         }
+        self.init(
+            size: size, filter: parameters.filter,
+            withoutEnlargement: parameters.withoutEnlargement ?? (parameters.fit == .inside),
+            position: parameters.position)
     }
 
     /// The size the whole picture is resampled to, before any crop (`cover`), for an original size.
@@ -56,28 +71,36 @@ public struct ResizeSpec: Sendable, Hashable {
         let w = Double(width)
         let h = Double(height)
         func clamp(_ v: Double) -> Int { max(1, Int(v.rounded())) }
+        // The factor of the whole picture, or `nil` when `withoutEnlargement` keeps the original size.
+        func factor(_ f: Double) -> Double? { withoutEnlargement && f >= 1 ? nil : f }
         switch size {
-        case .scale(let factor):
-            return (clamp(w * factor), clamp(h * factor))
+        case .scale(let s):
+            guard let f = factor(s) else { return (width, height) }
+            return (clamp(w * f), clamp(h * f))
         case .width(let target):
-            return (max(1, target), clamp(h * Double(target) / w))
+            guard let f = factor(Double(target) / w) else { return (width, height) }
+            return (max(1, target), clamp(h * f))
         case .height(let target):
-            return (clamp(w * Double(target) / h), max(1, target))
+            guard let f = factor(Double(target) / h) else { return (width, height) }
+            return (clamp(w * f), max(1, target))
         case .box(let bw, let bh, .fill):
-            return (max(1, bw), max(1, bh))
-        case .box(let bw, let bh, .contain):
-            let factor = min(Double(bw) / w, Double(bh) / h)
-            return (min(max(1, bw), clamp(w * factor)), min(max(1, bh), clamp(h * factor)))
+            return withoutEnlargement ? (min(bw, width), min(bh, height)) : (max(1, bw), max(1, bh))
+        case .box(let bw, let bh, .contain), .box(let bw, let bh, .inside):
+            guard let f = factor(min(Double(bw) / w, Double(bh) / h)) else { return (width, height) }
+            return (min(max(1, bw), clamp(w * f)), min(max(1, bh), clamp(h * f)))
         case .box(let bw, let bh, .cover):
-            let factor = max(Double(bw) / w, Double(bh) / h)
-            return (max(bw, clamp(w * factor)), max(bh, clamp(h * factor)))
+            guard let f = factor(max(Double(bw) / w, Double(bh) / h)) else { return (width, height) }
+            return (max(bw, clamp(w * f)), max(bh, clamp(h * f)))
         }
     }
 
     /// The size of the result for an original size.
     package func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
-        if case .box(let bw, let bh, .cover) = size { return (max(1, bw), max(1, bh)) }
-        return scaledSize(width: width, height: height)
+        let scaled = scaledSize(width: width, height: height)
+        if case .box(let bw, let bh, .cover) = size {
+            return (min(max(1, bw), scaled.width), min(max(1, bh), scaled.height))
+        }
+        return scaled
     }
 
     /// The largest fraction of the original size, over both axes, that the resampling keeps.
@@ -114,25 +137,12 @@ extension Image {
         result.metadata = metadata
         let final = spec.outputSize(width: originalWidth, height: originalHeight)
         if final.width != scaled.width || final.height != scaled.height {
-            result = result.cropped(toWidth: final.width, height: final.height)
+            guard
+                let origin = spec.position.origin(
+                    of: final.width, final.height, in: result, shouldContinue: shouldContinue)
+            else { return nil }
+            result = result.cropped(x: origin.x, y: origin.y, width: final.width, height: final.height)
         }
-        return result
-    }
-
-    /// The centre `width` × `height` of the image (sizes clamped to the image's).
-    package func cropped(toWidth targetWidth: Int, height targetHeight: Int) -> Image {
-        let w = min(targetWidth, width)
-        let h = min(targetHeight, height)
-        let x0 = (width - w) / 2
-        let y0 = (height - h) / 2
-        var out = [UInt8](repeating: 0, count: w * h * 4)
-        for y in 0..<h {
-            let from = ((y0 + y) * width + x0) * 4
-            out.replaceSubrange(y * w * 4..<(y + 1) * w * 4, with: pixels[from..<from + w * 4])
-        }
-        var result = Image(width: w, height: h, pixels: out, source: source)
-        result.pendingColor = pendingColor
-        result.metadata = metadata
         return result
     }
 }

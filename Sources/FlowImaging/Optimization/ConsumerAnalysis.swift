@@ -10,7 +10,7 @@ import FlowKit
 /// - **Shrink-on-load** (`decode`): when every path from the decoder ends in a ``ResamplingTask`` (`resize`) that
 ///   keeps at most 3/8 of each side (so that ``ConsumerAnalysis/qualityMargin`` times that is at most
 ///   ``ConsumerAnalysis/largestScale``) — possibly through ``PointwiseColorTask``s (`sepia`, `noir`), which do not
-///   care about size —
+///   care about size, and ``OrientingTask``s (`flip`, `rotate` by quarter turns), which only move pixels —
 ///   TurboJPEG decodes at a reduced DCT scale, M/8 (7/8 … 1/2 … 1/8), much cheaper than a full decode. The factor is
 ///   the smallest that still leaves ``ConsumerAnalysis/qualityMargin`` × the final size
 ///   (``ConsumerAnalysis/detailedMargin`` × for a JPEG dense with detail, unless the first gives 1/2), so the
@@ -71,6 +71,12 @@ package enum ConsumerAnalysis {
                 needed = max(needed, spec.keptFraction(width: width, height: height))
             case is any PointwiseColorTask:
                 guard let fraction = neededFraction(consumers: consumer.consumers(), width: width, height: height)
+                else { return nil }
+                needed = max(needed, fraction)
+            case let orienting as any OrientingTask:
+                guard let size = orienting.orientedSize(consumer.parameters, width: width, height: height),
+                    let fraction = neededFraction(
+                        consumers: consumer.consumers(), width: size.width, height: size.height)
                 else { return nil }
                 needed = max(needed, fraction)
             default:

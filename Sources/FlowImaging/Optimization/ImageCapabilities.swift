@@ -58,3 +58,24 @@ extension ResamplingTask {
         Parameters(complete: values).flatMap(resizeSpec)
     }
 }
+
+/// A task type that only changes the picture's orientation — a flip or a quarter turn — moving whole pixels, so
+/// it may run on an image shrunk on load: shrink-on-load looks through it to the resize behind it, with the
+/// picture's width and height swapped where it turns the picture.
+///
+/// Its operation must carry ``Image/originalWidth`` and ``Image/originalHeight`` over (swapped by a quarter turn),
+/// so the resize behind it still computes its target from the full-size picture. (Where a side is not a multiple of
+/// the decode scale, the last decoded pixel covers part of one; a flip or turn moves that pixel to the other edge, so
+/// the resize places the picture up to a fraction of a decoded pixel off: well within shrink-on-load's margin.)
+public protocol OrientingTask: TaskType {
+    /// The size of the result for a `width` × `height` picture, or `nil` when these parameters do more than
+    /// reorient it (a rotation by 30°).
+    func orientedSize(_ parameters: Parameters, width: Int, height: Int) -> (width: Int, height: Int)?
+}
+
+extension OrientingTask {
+    /// ``orientedSize(_:width:height:)`` of a node's parameters as the plan holds them.
+    public func orientedSize(_ values: ParameterValues, width: Int, height: Int) -> (width: Int, height: Int)? {
+        Parameters(complete: values).flatMap { orientedSize($0, width: width, height: height) }
+    }
+}

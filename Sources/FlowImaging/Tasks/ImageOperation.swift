@@ -21,16 +21,22 @@ open class ImageOperation: FlowOperation, ImageProvider, @unchecked Sendable {
                 return finish(.failure(context.failure(.invalidInput, error.message, cause: error)))
             }
         }
-        let result = transform(image)
-        if finishIfCancelled() { return }
-        finish(.success(result))
+        do {
+            let result = try transform(image)
+            if finishIfCancelled() { return }
+            finish(.success(result))
+        } catch {
+            if finishIfCancelled() { return }
+            finish(.failure(context.failure(.invalidInput, error.message)))
+        }
     }
 
     /// Computes the output from the input image. Runs once, on the operation's thread.
     ///
     /// Long kernels should stop early when the operation is cancelled (return anything: the base then finishes as
-    /// cancelled); ask ``shouldContinue(_:)`` every few rows.
-    open func transform(_ image: Image) -> Image { image }
+    /// cancelled); ask ``shouldContinue(_:)`` every few rows. Throw when the image does not suit the parameters
+    /// (a crop box outside it, a result too large): the node fails with the message.
+    open func transform(_ image: Image) throws(ImageOperationError) -> Image { image }
 
     /// The size of the largest image ``transform(_:)`` will allocate for `image`, checked against the
     /// ``PixelBudget`` before it runs; `nil` (the default) for an output no larger than the input.
@@ -38,4 +44,25 @@ open class ImageOperation: FlowOperation, ImageProvider, @unchecked Sendable {
 
     /// A progress check for kernels: `false` once the operation is cancelled (a timeout or Ctrl-C).
     public final func shouldContinue(_ done: Int) -> Bool { !isCancelled }
+}
+
+/// Why an ``ImageOperation`` cannot transform its image: the message names the problem and the sizes involved.
+public struct ImageOperationError: Error, CustomStringConvertible {
+    /// What is wrong.
+    public var message: String
+    /// Creates an error.
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+
+    /// The most pixels an operation makes: 2²⁸ (16384 × 16384), the decoders' own limit.
+    public static let maximumPixels = 1 << 28
+
+    /// Throws unless a `width` × `height` result is within ``maximumPixels``, before anything is allocated.
+    public static func checkSize(width: Int, height: Int, of what: String) throws(ImageOperationError) {
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        guard !overflow, pixels <= maximumPixels else {
+            throw ImageOperationError(
+                "\(what) would be \(width)×\(height) pixels, more than the \(maximumPixels) an image may have")
+        }
+    }
 }

@@ -18,8 +18,16 @@ package struct ResizeTask: ResamplingTask {
         package var width: Int?
         @Parameter(help: "The height in pixels.", range: 1...65535)
         package var height: Int?
-        @Parameter(help: "With width and height: contain (inside the box), cover (fill and crop), fill (stretch).")
+        @Parameter(
+            help: "With width and height: contain (inside the box), inside (contain, never enlarging), "
+                + "cover (fill and crop), fill (stretch).")
         package var fit = ResizeSpec.Fit.contain
+        @Parameter(help: "Never make the picture larger (default true for fit: inside, false otherwise).")
+        package var withoutEnlargement: Bool?
+        @Parameter(
+            help: "With fit: cover, which part is kept: centre, an edge or corner (north, southeast, …), "
+                + "or the most interesting part (attention, entropy).")
+        package var position = CropPosition.centre
         @Parameter(help: "The resampling filter.")
         package var filter = ResampleFilter.lanczos
         package init() {}
@@ -30,7 +38,16 @@ package struct ResizeTask: ResamplingTask {
                 .atMostOne(of: \.$scale, \.$width),
                 .atMostOne(of: \.$scale, \.$height),
                 .given(\.$fit, requires: \.$width, \.$height),
+                .given(\.$position, requires: \.$width, \.$height),
             ]
+        }
+        /// A crop position only applies to `fit: cover`, which crops.
+        package func validate(reading input: ProviderKind?, into diagnostics: inout Diagnostics) {
+            if $position.isGiven, fit != .cover {
+                diagnostics.error(
+                    "resize's position applies only to fit: cover (fit is \(fit.rawValue), which does not crop)",
+                    at: $position.location, hint: "add `fit: cover`, or remove `position`")
+            }
         }
     }
 
@@ -42,10 +59,12 @@ package struct ResizeTask: ResamplingTask {
 /// The operation of ``ResizeTask``: two-pass separable resampling computed against the image's original size,
 /// applying any pending colour matrix to the rows as it reads them; it stops within a few rows when cancelled.
 package final class ResizeOperation: ImageOperation, @unchecked Sendable {
-    package override func transform(_ image: Image) -> Image {
+    package override func transform(_ image: Image) throws(ImageOperationError) -> Image {
         guard let spec = ResizeSpec(context.parameters(as: ResizeTask.Parameters.self)) else {
             return image.materialized()
         }
+        let scaled = spec.scaledSize(width: image.originalWidth, height: image.originalHeight)
+        try ImageOperationError.checkSize(width: scaled.width, height: scaled.height, of: "the resized image")
         return image.resized(spec, shouldContinue: shouldContinue) ?? image
     }
 

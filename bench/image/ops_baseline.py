@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""One image operation over a folder of JPEGs with Pillow or libvips (pyvips): decode → OP → JPEG q85.
+
+Usage: ops_baseline.py pillow|vips OP CORPUS OUT LOGO [--procs 2]
+The operations match bench/image/ops.yaml's: crop (1:1 centre), rotate90, rotate7 (7.5° onto black), flip
+(horizontal), blur (σ 2), sharpen (σ 1, amount 1, threshold 0), overlay (LOGO at southeast, 24 px in, 60 %).
+"""
+import multiprocessing
+import os
+import sys
+
+
+def pillow(op, src, dst, logo):
+    from PIL import Image, ImageFilter
+
+    im = Image.open(src)
+    im.load()
+    if op == "crop":
+        side = min(im.size)
+        left, top = (im.width - side) // 2, (im.height - side) // 2
+        im = im.crop((left, top, left + side, top + side))
+    elif op == "rotate90":
+        im = im.transpose(Image.Transpose.ROTATE_270)  # Pillow turns anticlockwise
+    elif op == "rotate7":
+        im = im.rotate(-7.5, resample=Image.Resampling.BILINEAR, expand=True, fillcolor=(0, 0, 0))
+    elif op == "flip":
+        im = im.transpose(Image.Transpose.FLIP_LEFT_RIGHT)
+    elif op == "blur":
+        im = im.filter(ImageFilter.GaussianBlur(2))
+    elif op == "sharpen":
+        im = im.filter(ImageFilter.UnsharpMask(radius=1, percent=100, threshold=0))
+    elif op == "overlay":
+        mark = Image.open(logo).convert("RGBA")
+        alpha = mark.getchannel("A").point(lambda a: round(a * 0.6))
+        mark.putalpha(alpha)
+        base = im.convert("RGBA")
+        base.alpha_composite(mark, (base.width - mark.width - 24, base.height - mark.height - 24))
+        im = base.convert("RGB")
+    im.save(dst, quality=85)
+
+
+def vips(op, src, dst, logo):
+    import pyvips
+
+    im = pyvips.Image.new_from_file(src, access="sequential" if op in ("blur", "sharpen", "overlay", "crop") else "random")
+    if op == "crop":
+        side = min(im.width, im.height)
+        im = im.crop((im.width - side) // 2, (im.height - side) // 2, side, side)
+    elif op == "rotate90":
+        im = im.rot90()
+    elif op == "rotate7":
+        im = im.rotate(7.5, interpolate=pyvips.Interpolate.new("bilinear"), background=[0, 0, 0])
+    elif op == "flip":
+        im = im.fliphor()
+    elif op == "blur":
+        im = im.gaussblur(2)
+    elif op == "sharpen":
+        im = im.sharpen(sigma=1)
+    elif op == "overlay":
+        mark = pyvips.Image.new_from_file(logo)
+        mark = mark * [1, 1, 1, 0.6]
+        im = im.composite2(mark, "over", x=im.width - mark.width - 24, y=im.height - mark.height - 24)
+        im = im.flatten()
+    im.write_to_file(dst, Q=85)
+
+
+def work(args):
+    lib, op, src, dst, logo = args
+    (pillow if lib == "pillow" else vips)(op, src, dst, logo)
+
+
+def main():
+    lib, op, corpus, out, logo = sys.argv[1:6]
+    procs = int(sys.argv[sys.argv.index("--procs") + 1]) if "--procs" in sys.argv else 2
+    if lib == "vips":
+        os.environ["VIPS_CONCURRENCY"] = "1"
+    os.makedirs(out, exist_ok=True)
+    jobs = [(lib, op, os.path.join(corpus, f), os.path.join(out, f), logo) for f in sorted(os.listdir(corpus))]
+    with multiprocessing.Pool(procs) as pool:
+        pool.map(work, jobs, chunksize=4)
+
+
+if __name__ == "__main__":
+    main()
