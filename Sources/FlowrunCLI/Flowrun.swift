@@ -32,7 +32,7 @@ public enum FlowrunMain {
         } catch {
             // argument-parser exits 64 (EX_USAGE) for bad arguments on Linux; flowrun promises 2.
             if Flowrun.exitCode(for: error) == .validationFailure, !(error is ExitCode) {
-                FileHandle.standardError.write(Data((Flowrun.fullMessage(for: error) + "\n").utf8))
+                FileHandle.standardError.write(Data((Terminal.visible(Flowrun.fullMessage(for: error)) + "\n").utf8))
                 Foundation.exit(2)
             }
             Flowrun.exit(withError: error)

@@ -54,7 +54,10 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         if quiet && verbose { throw ValidationError("--quiet and --verbose exclude each other") }
-        if let maxConcurrent, maxConcurrent < 1 { throw ValidationError("--max-concurrent must be at least 1") }
+        if let maxConcurrent, !(1...QueueSpec.maxConcurrentLimit).contains(maxConcurrent) {
+            throw ValidationError(
+                "--max-concurrent must be from 1 to \(QueueSpec.maxConcurrentLimit), found \(maxConcurrent)")
+        }
     }
 
     func run() throws {
@@ -108,7 +111,7 @@ struct RunCommand: ParsableCommand {
         }
         result = try part.finish(result)
 
-        terminal.print(SummaryTable(report: result, terminal: terminal, listAll: verbose, quiet: quiet).render())
+        terminal.printPainted(SummaryTable(report: result, terminal: terminal, listAll: verbose, quiet: quiet).render())
         try write(result)
         throw ExitCode(result.exitCode)
     }
@@ -138,7 +141,7 @@ struct RunCommand: ParsableCommand {
     }
 
     private func makeLogger() -> Logger {
-        var logger = Logger(label: "flowrun") { StreamLogHandler.standardError(label: $0) }
+        var logger = Logger(label: "flowrun", factory: TerminalLogHandler.init)
         logger.logLevel = verbose ? .debug : (quiet ? .error : .warning)
         return logger
     }

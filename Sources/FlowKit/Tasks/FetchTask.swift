@@ -84,7 +84,12 @@ package final class FetchOperation: FlowOperation, DataProvider, SourceObserving
             let reader = FetchFileReader(path: path, written: written, maxBytes: maxBytes, context: context)
             finish(reader.read(isCancelled: { [unowned self] in isCancelled }))
         case .success(.http(let url)):
-            startTransfer(url: url, written: written, maxBytes: maxBytes, headers: parameters.headers ?? [:])
+            let headers = parameters.headers ?? [:]
+            if let problem = HTTPHeaderField.problem(in: headers) {
+                finish(.failure(context.failure(.invalidInput, problem)))
+                return
+            }
+            startTransfer(url: url, written: written, maxBytes: maxBytes, headers: headers)
         }
     }
 
