@@ -48,14 +48,14 @@ public struct WorkflowLoader: Sendable {
 
     /// Reads and plans a workflow file.
     public func plan(path: String) -> LoadResult {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        switch DefinitionFile.read(path) {
+        case .success(let bytes):
+            return plan(bytes: bytes, path: path)
+        case .failure(let failure):
             var diagnostics = Diagnostics()
-            let reason =
-                FileManager.default.fileExists(atPath: path) ? "it is not readable (or is a folder)" : "no such file"
-            diagnostics.error("cannot read workflow '\(path)': \(reason)", at: nil)
+            diagnostics.error("cannot read workflow '\(path)': \(failure.reason)", at: nil)
             return LoadResult(plan: nil, diagnostics: diagnostics, sources: [:])
         }
-        return plan(bytes: Array(data), path: path)
     }
 
     /// Plans a workflow from its bytes; `path` names it in diagnostics and anchors relative paths.

@@ -63,6 +63,8 @@ package struct QueueSpec: Sendable {
     package var name: String
     /// How many nodes may run at once; `nil` for the default (the number of cores).
     package var maxConcurrent: Int?
+    /// The most nodes one queue may run at once, in a workflow or with `--max-concurrent`: a thread each.
+    package static let maxConcurrentLimit = 10_000
     /// The quality of service of its worker threads.
     package var qos: QualityOfServiceName
     /// Where the queue is declared, if it is.

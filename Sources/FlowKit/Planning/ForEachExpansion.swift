@@ -54,14 +54,17 @@ enum ForEachExpansion {
 
     private static func lines(of path: Located<String>, directory: String, diagnostics: inout Diagnostics) -> [Value]? {
         let full = resolved(path.value, in: directory)
-        guard let data = FileManager.default.contents(atPath: full) else {
-            let reason = FileManager.default.fileExists(atPath: full) ? "it is not readable" : "no such file"
+        let bytes: [UInt8]
+        switch DefinitionFile.read(full, limit: DefinitionFile.maxListBytes) {
+        case .success(let read): bytes = read
+        case .failure(let failure):
             diagnostics.error(
-                "cannot read the forEach file '\(path.value)': \(reason)", at: path.location,
-                hint: "paths are relative to the workflow file's folder; looked for '\(full)'")
+                "cannot read the forEach file '\(path.value)': \(failure.reason)", at: path.location,
+                hint: failure.isMissing ? "paths are relative to the workflow file's folder; looked for '\(full)'" : nil
+            )
             return nil
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
             diagnostics.error("the forEach file '\(path.value)' is not UTF-8 text", at: path.location)
             return nil
         }
