@@ -109,6 +109,7 @@ struct WorkflowOptions: ParsableArguments {
         var loader = WorkflowLoader(
             registry: CommandEnvironment.registry, paramOverrides: overrides, environment: try environment(terminal))
         loader.targets = targets
+        loader.alsoReads = envFiles
         let result = loader.plan(path: workflow)
         if !result.diagnostics.all.isEmpty {
             let renderer = DiagnosticRenderer(sources: result.sources)

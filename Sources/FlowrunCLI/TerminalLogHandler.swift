@@ -23,13 +23,10 @@ struct TerminalLogHandler: LogHandler {
         set { stream[metadataKey: key] = newValue }
     }
 
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-        function: String, line: UInt
-    ) {
-        stream.log(
-            level: level, message: "\(Terminal.visible(message.description))",
-            metadata: metadata?.mapValues { .string(Terminal.visible($0.description)) }, source: source, file: file,
-            function: function, line: line)
+    func log(event: LogEvent) {
+        var visible = event
+        visible.message = "\(Terminal.visible(event.message.description))"
+        visible.metadata = event.metadata?.mapValues { .string(Terminal.visible($0.description)) }
+        stream.log(event: visible)
     }
 }

@@ -34,6 +34,9 @@ public struct WorkflowLoader: Sendable {
     public var limits: YAMLDocument.Limits
     /// `--target` task and node ids: when given, the plan holds only them and what they need.
     public var targets: [String] = []
+    /// Other files the run reads before it starts (`--env-file`s): like the workflow's own files, no node may
+    /// write them.
+    public var alsoReads: [String] = []
 
     /// Creates a loader.
     public init(
@@ -86,6 +89,7 @@ public struct WorkflowLoader: Sendable {
         diagnostics.append(contentsOf: importer.diagnostics)
         sources.merge(importer.sources) { first, _ in first }
         applyOverrides(to: &workflow, grouped: true, diagnostics: &diagnostics)
+        workflow.definitionFiles = sources.keys.sorted() + alsoReads
 
         var plan = ValidationPass.plan(
             workflow, registry: registry, environment: environment, diagnostics: &diagnostics)

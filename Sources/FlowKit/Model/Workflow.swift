@@ -23,6 +23,8 @@ package struct Workflow: Sendable {
     package var failFast: Bool
     /// The imported pipelines (`uses:`), outermost first; their tasks are among ``tasks``.
     package var groups: [TaskGroup] = []
+    /// The files the workflow was loaded from — its own, its pipelines', its env files — as given.
+    package var definitionFiles: [String] = []
 
     /// Creates a workflow.
     package init(
