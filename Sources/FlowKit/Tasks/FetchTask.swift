@@ -16,7 +16,17 @@ package struct FetchTask: TaskType {
         package var maxBytes = 64 << 20
         @Parameter(help: "Extra HTTP request headers.")
         package var headers: StringMap?
+        @Parameter(
+            help:
+                "Fail when the server sends less than 1 KiB in this long: a stalled or trickling server (default 60s).")
+        package var idleTimeout = FetchTransfer.defaultIdleTimeout
         package init() {}
+
+        package func validate(reading input: ProviderKind?, into diagnostics: inout Diagnostics) {
+            if idleTimeout < .seconds(1) {
+                diagnostics.error("'idleTimeout' must be at least 1s", at: $idleTimeout.location)
+            }
+        }
     }
     package var consumes: InputRequirement { .none }
     package var provides: ProviderKind? { .data }
@@ -89,13 +99,15 @@ package final class FetchOperation: FlowOperation, DataProvider, SourceObserving
                 finish(.failure(context.failure(.invalidInput, problem)))
                 return
             }
-            startTransfer(url: url, written: written, maxBytes: maxBytes, headers: headers)
+            startTransfer(
+                url: url, written: written, maxBytes: maxBytes, headers: headers, idleTimeout: parameters.idleTimeout)
         }
     }
 
-    private func startTransfer(url: URL, written: String, maxBytes: Int, headers: StringMap) {
+    private func startTransfer(url: URL, written: String, maxBytes: Int, headers: StringMap, idleTimeout: Duration) {
         let newTransfer = FetchTransfer(
-            url: url, source: written, headers: Array(headers), maxBytes: maxBytes, context: context
+            url: url, source: written, headers: Array(headers), maxBytes: maxBytes, idleTimeout: idleTimeout,
+            context: context
         ) { [self] outcome, validator in
             if let validator { observed.withLock { $0 = validator.identity(of: url) } }
             finish(outcome)
