@@ -20,8 +20,8 @@ import Testing
         return result
     }
 
-    /// Durations past the clocks' range and a `--max-concurrent` past the thread budget: a diagnostic with the
-    /// YAML's line and column, or the option's name, never signal 4.
+    /// Durations past the clocks' range, byte limits past what memory holds and a `--max-concurrent` past the
+    /// thread budget: a diagnostic with the YAML's line and column, or the option's name, never signal 4.
     @Test func numbersPastTheirRangeAreDiagnosedNotTrapped() async throws {
         try scratch.write(
             "numbers.yaml",
@@ -32,6 +32,8 @@ import Testing
               long: { type: sleep, duration: 99999999999999999999s }
               slow: { type: noop, timeout: 9223372036854775807h }
               numeric: { type: sleep, duration: 1e300 }
+              big: { type: fetch, url: in.txt, maxBytes: 9223372036854775807 }
+              loud: { type: command, argv: [echo], maxOutputBytes: 9223372036854775807 }
             """)
         let numbers = try await flowrun(["validate", "numbers.yaml"])
         #expect(numbers.status == 2)
@@ -44,6 +46,10 @@ import Testing
             "numbers.yaml:5:32: error: 'timeout' must be at most 8760h (a year), found '9223372036854775807h'",
             "numbers.yaml:6:37: error: parameter 'duration' of task 'numeric' (sleep) \(durationRule), found a number "
                 + "('1e+300')",
+            "numbers.yaml:7:46: error: parameter 'maxBytes' of task 'big' (fetch) must be between 1 and 17179869184, "
+                + "found 9223372036854775807",
+            "numbers.yaml:8:56: error: parameter 'maxOutputBytes' of task 'loud' (command) must be between 0 and "
+                + "17179869184, found 9223372036854775807",
         ]
         let located = numbers.stderr.split(separator: "\n").map(String.init).filter { $0.hasPrefix("numbers.yaml:") }
         #expect(located == expected, "\(numbers.stderr)")

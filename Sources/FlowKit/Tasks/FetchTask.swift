@@ -12,7 +12,9 @@ package struct FetchTask: TaskType {
     package struct Parameters: TaskParameters {
         @Parameter(help: "http(s) URL, file: URL, or a path relative to the workflow file.")
         package var url: String
-        @Parameter(help: "Fail when the body is larger than this (checked while streaming).", range: 1...)
+        @Parameter(
+            help: "Fail when the body is larger than this (checked while streaming; held in memory, 16 GiB at most).",
+            range: 1...Double(1 << 34))
         package var maxBytes = 64 << 20
         @Parameter(help: "Extra HTTP request headers.")
         package var headers: StringMap?
