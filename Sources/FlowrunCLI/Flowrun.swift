@@ -32,7 +32,7 @@ public enum FlowrunMain {
         } catch {
             // argument-parser exits 64 (EX_USAGE) for bad arguments on Linux; flowrun promises 2.
             if Flowrun.exitCode(for: error) == .validationFailure, !(error is ExitCode) {
-                FileHandle.standardError.write(Data((Flowrun.fullMessage(for: error) + "\n").utf8))
+                FileHandle.standardError.write(Data((Terminal.visible(Flowrun.fullMessage(for: error)) + "\n").utf8))
                 Foundation.exit(2)
             }
             Flowrun.exit(withError: error)
@@ -123,6 +123,7 @@ struct WorkflowOptions: ParsableArguments {
             registry: CommandEnvironment.registry, paramOverrides: overrides, environment: environment)
         loader.targets = targets
         loader.strict = strict
+        loader.alsoReads = envFiles
         let result = loader.plan(path: workflow)
         if !result.diagnostics.all.isEmpty {
             let renderer = DiagnosticRenderer(sources: result.sources)

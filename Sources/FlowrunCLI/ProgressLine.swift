@@ -12,7 +12,7 @@ final class ProgressLine: Sendable {
         source.setEventHandler { [weak runner] in
             guard let runner else { return }
             FileHandle.standardError.write(
-                Data(("\r\u{1B}[2K" + Self.line(runner.progress(), elapsed: runner.elapsed)).utf8))
+                Data(("\r\u{1B}[2K" + Terminal.visible(Self.line(runner.progress(), elapsed: runner.elapsed))).utf8))
         }
         timer.withLock { $0 = source }
         source.resume()

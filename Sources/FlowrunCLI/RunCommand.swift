@@ -63,7 +63,10 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         if quiet && verbose { throw ValidationError("--quiet and --verbose exclude each other") }
-        if let maxConcurrent, maxConcurrent < 1 { throw ValidationError("--max-concurrent must be at least 1") }
+        if let maxConcurrent, !(1...QueueSpec.maxConcurrentLimit).contains(maxConcurrent) {
+            throw ValidationError(
+                "--max-concurrent must be from 1 to \(QueueSpec.maxConcurrentLimit), found \(maxConcurrent)")
+        }
         if let watchRuns, watchRuns < 1 { throw ValidationError("--watch-runs must be at least 1") }
         if watchRuns != nil && !watch { throw ValidationError("--watch-runs needs --watch") }
         if watch && dryRun { throw ValidationError("--watch and --dry-run exclude each other") }
@@ -97,7 +100,7 @@ struct RunCommand: ParsableCommand {
             return try prepared.run()
         }
 
-        terminal.print(SummaryTable(report: result, terminal: terminal, listAll: verbose, quiet: quiet).render())
+        terminal.printPainted(SummaryTable(report: result, terminal: terminal, listAll: verbose, quiet: quiet).render())
         try write(result)
         throw ExitCode(result.exitCode)
     }
@@ -124,7 +127,7 @@ struct RunCommand: ParsableCommand {
     static func reason(_ error: any Error) -> String { SessionError.reason(error) }
 
     private func makeLogger() -> Logger {
-        var logger = Logger(label: "flowrun") { StreamLogHandler.standardError(label: $0) }
+        var logger = Logger(label: "flowrun", factory: TerminalLogHandler.init)
         logger.logLevel = verbose ? .debug : (quiet ? .error : .warning)
         return logger
     }

@@ -13,6 +13,8 @@ struct SummaryTable {
     /// Up to this many nodes, every node is listed.
     static let fullListingLimit = 40
 
+    /// The table, every piece of user text made visible (``Terminal/visible(_:)``), painted when colours are on:
+    /// print it with ``Terminal/printPainted(_:)``.
     func render() -> String {
         let showAll = !quiet && (listAll || report.nodes.count <= Self.fullListingLimit)
         // Statuses first: making every node of a million-node run only to drop the succeeded ones is slow.
@@ -25,10 +27,9 @@ struct SummaryTable {
             let header = ["NODE", "STATUS", "QUEUE", "DURATION", "ATTEMPTS", "CAUSE"]
             let cells = rows.map { node in
                 [
-                    NodeName.forTerminal(node.id, shortenedTo: NodeName.tableWidth), node.status.rawValue, node.queue,
-                    node.duration.map(Self.format) ?? "-",
-                    String(node.attempts),
-                    node.cause ?? "",
+                    NodeName.forTerminal(node.id, shortenedTo: NodeName.tableWidth), node.status.rawValue,
+                    Terminal.visible(node.queue), node.duration.map(Self.format) ?? "-", String(node.attempts),
+                    Terminal.visible(node.cause ?? ""),
                 ]
             }
             let widths = (0..<header.count).map { column in
@@ -68,7 +69,9 @@ struct SummaryTable {
         for node in listed {
             let severity = node.continueOnError ? "warning" : "error"
             out +=
-                "\(node.location ?? ""): \(severity): \(NodeName.forTerminal(node.id)) failed: \(node.cause ?? "no cause given")\n"
+                Terminal.visible(
+                    "\(node.location ?? ""): \(severity): \(NodeName.forTerminal(node.id)) failed: "
+                        + "\(node.cause ?? "no cause given")") + "\n"
         }
         if failed.count > listed.count {
             out += "(\(failed.count - listed.count) more failures; --report lists every one)\n"

@@ -31,7 +31,7 @@ import Testing
         #expect(failed.code == NodeFailure.Code.invalidInput.description)
         #expect(
             failed.cause
-                == "parameter 'duration' of task 'wait' (sleep) must be a duration such as 250ms, 20s or 2m, found a string ('forever')"
+                == "parameter 'duration' of task 'wait' (sleep) must be a duration such as 250ms, 20s or 2m, at most 8760h, found a string ('forever')"
         )
         #expect(failed.location == "test.yaml:3:66")
         #expect(failed.attempts == 1)

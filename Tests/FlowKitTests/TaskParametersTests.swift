@@ -141,7 +141,10 @@ import Testing
             (ParameterSpec.ValueType.number, Value.double(1.5), "must be between 0 and 1, found 1.5"),
             (.integer, .double(2.5), "must be a whole number, found a number ('2.5')"),
             (.oneOf(["fast", "exact"]), .string("fats"), "must be one of fast, exact, found 'fats'"),
-            (.duration, .string("soon"), "must be a duration such as 250ms, 20s or 2m, found a string ('soon')"),
+            (
+                .duration, .string("soon"),
+                "must be a duration such as 250ms, 20s or 2m, at most 8760h, found a string ('soon')"
+            ),
             (.stringList, .int(3), "must be a list of text values, found an integer ('3')"),
         ])
     func eachValueIsCheckedAgainstItsDeclaredType(type: ParameterSpec.ValueType, value: Value, message: String) {

@@ -80,8 +80,9 @@ extension LocalHTTPServer.Core {
             _ = send(prefix, on: fd)
             return .reset
 
-        case .stream(let byteCount, let chunked, let pause):
-            streamBody(byteCount: byteCount, chunked: chunked, pause: pause, path: request.path, on: fd)
+        case .stream(let byteCount, let chunked, let pause, let writeSize):
+            streamBody(
+                byteCount: byteCount, chunked: chunked, pause: pause, writeSize: writeSize, path: request.path, on: fd)
             return .close
 
         case .raw(let bytes):
@@ -100,7 +101,9 @@ extension LocalHTTPServer.Core {
 
     /// Sends the pattern body in 64 KiB writes, counting what the kernel accepted, until done or the client
     /// goes away (a failed send, or a hang-up seen during a pause) or the server stops.
-    private func streamBody(byteCount: Int, chunked: Bool, pause: Duration, path: String, on fd: Int32) {
+    private func streamBody(
+        byteCount: Int, chunked: Bool, pause: Duration, writeSize: Int, path: String, on fd: Int32
+    ) {
         let framing =
             chunked
             ? LocalHTTPServer.HTTPHeader("Transfer-Encoding", "chunked")
@@ -110,7 +113,9 @@ extension LocalHTTPServer.Core {
         let block = LocalHTTPServer.patternBytes(261 * 251)
         var remaining = byteCount
         while remaining > 0, !isStopped {
-            let piece = block.prefix(min(remaining, block.count))
+            // From where the last write stopped in the block, so the pattern continues across writes.
+            let start = (byteCount - remaining) % block.count
+            let piece = block[start..<min(start + min(remaining, max(1, writeSize)), block.count)]
             let framed =
                 chunked ? Data((String(piece.count, radix: 16) + "\r\n").utf8) + piece + Data("\r\n".utf8) : piece
             guard sendData(framed, on: fd) else { return }

@@ -14,11 +14,13 @@ package enum DotEnvFile {
     /// Reads a file; a file that cannot be read is one error.
     /// - Returns: The variables, later lines overriding earlier ones, and the text for source snippets.
     package static func load(path: String, diagnostics: inout Diagnostics) -> (values: [String: String], text: String) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            diagnostics.error("cannot read env file '\(path)': no such file (or it is a folder)", at: nil)
+        let text: String
+        switch DefinitionFile.read(path) {
+        case .success(let bytes): text = String(decoding: bytes, as: UTF8.self)
+        case .failure(let failure):
+            diagnostics.error("cannot read env file '\(path)': \(failure.reason)", at: nil)
             return ([:], "")
         }
-        let text = String(decoding: data, as: UTF8.self)
         return (parse(text, path: path, diagnostics: &diagnostics), text)
     }
 

@@ -44,6 +44,12 @@ struct NodeReader {
 
     mutating func duration(_ node: YAMLNode, _ what: String) -> Duration? {
         if let text = node.scalar, let duration = Duration.parse(workflowText: text) { return duration }
+        if let text = node.scalar, Duration.seconds(workflowText: text) != nil {
+            diagnostics.error(
+                "\(what) must be at most \(Duration.longestInWorkflowText) (a year), found \(node.describedValue)",
+                at: node.location)
+            return nil
+        }
         // A bare number has no unit; offer seconds, the likeliest meaning.
         let meant = node.scalar.flatMap { Double($0) != nil ? "\($0)s" : nil }
         diagnostics.error(

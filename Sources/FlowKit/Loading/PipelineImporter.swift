@@ -22,6 +22,17 @@ struct PipelineImporter {
     private(set) var importChains: [String: [[SourceLocation]]] = [:]
     /// The aliases used in imported files.
     private(set) var aliasUses: [AliasUse] = []
+    /// The tasks the imports have made so far, each import counting one more: what bounds imports that
+    /// multiply (a pipeline importing the next ten times, thirteen deep, is 10¹³ tasks).
+    private var expandedCount = 0
+    /// Set once the count passes the limit (reported once); later imports are not read.
+    private var exhausted = false
+
+    /// The most imports one workflow may make, however few tasks each holds.
+    static let maxImports = 10_000
+    /// The most tasks the imports may add: the planner's node limit.
+    static let maxImportedTasks = ForEachExpansion.maxItems
+    private var importCount = 0
 
     init(registry: TaskRegistry, limits: YAMLDocument.Limits, environment: [String: String]) {
         self.registry = registry
@@ -86,13 +97,26 @@ struct PipelineImporter {
                 hint: "a pipeline cannot use itself, directly or through the pipelines it uses")
             return nil
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard !exhausted else { return nil }
+        importCount += 1
+        guard importCount <= Self.maxImports else {
+            reportExhausted(
+                "the imports of this workflow number more than \(Self.maxImports)", entry: entry, path: path,
+                chain: chain)
+            return nil
+        }
+        let bytes: [UInt8]
+        switch DefinitionFile.read(path) {
+        case .success(let read): bytes = read
+        case .failure(let failure) where failure.isMissing:
             diagnostics.error(
                 "cannot read pipeline '\(entry.path.value)': no such file (looked for \(path))",
                 at: entry.path.location, hint: "a pipeline's path is relative to the file that uses it")
             return nil
+        case .failure(let failure):
+            diagnostics.error("cannot read pipeline '\(entry.path.value)': \(failure.reason)", at: entry.path.location)
+            return nil
         }
-        let bytes = Array(data)
         sources[path] = String(decoding: bytes, as: UTF8.self)
         let link = Link(path: path, site: entry.path.location)
         let sites = (chain + [link]).compactMap(\.site).reversed()
@@ -106,12 +130,28 @@ struct PipelineImporter {
             let decoded = decoder.decode(root)
             pipeline = decoded.0
             found.append(contentsOf: decoded.1)
+            expandedCount += 1 + pipeline.tasks.count
+            guard expandedCount <= Self.maxImportedTasks else {
+                reportExhausted(
+                    "the imports of this workflow make more than \(Self.maxImportedTasks) tasks", entry: entry,
+                    path: path, chain: chain)
+                return nil
+            }
             expand(&pipeline, imports: decoder.imports, chain: chain + [link])
         } else if !found.hasErrors {
             found.error("the pipeline is empty", at: SourceLocation(path: path, line: 1, column: 1))
         }
         diagnostics.append(contentsOf: Self.annotated(found, path: path, chains: [Array(sites)]))
         return pipeline
+    }
+
+    /// Reports, once, that the imports went past a limit, with the chain of imports that got there.
+    private mutating func reportExhausted(_ what: String, entry: PipelineImport, path: String, chain: [Link]) {
+        exhausted = true
+        let imports = (chain.map(\.path) + [path]).joined(separator: " → ")
+        diagnostics.error(
+            "\(what), the limit: stopped at \(imports)", at: entry.path.location,
+            hint: "a pipeline imported several times is copied each time, and so is everything it imports")
     }
 
     /// Binds a pipeline's params: `with:` values (resolved in the importing file's scope) over the pipeline's

@@ -111,7 +111,7 @@ struct WorkflowDecoder {
                     switch setting.key.scalar ?? "" {
                     case "maxConcurrent":
                         queue.maxConcurrent = reader.integer(
-                            setting.value, "'maxConcurrent'", atLeast: 1, atMost: 10_000)
+                            setting.value, "'maxConcurrent'", atLeast: 1, atMost: QueueSpec.maxConcurrentLimit)
                     case "qos":
                         queue.qos = reader.choice(setting.value, "'qos'", as: QualityOfServiceName.self) ?? .default
                     default:

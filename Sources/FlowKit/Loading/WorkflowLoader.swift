@@ -43,6 +43,9 @@ public struct WorkflowLoader: Sendable {
     public var targets: [String] = []
     /// `--strict`: a `forEach` glob that matches no files is an error, not a warning.
     public var strict = false
+    /// Other files the run reads before it starts (`--env-file`s): like the workflow's own files, no node may
+    /// write them.
+    public var alsoReads: [String] = []
 
     /// Creates a loader.
     public init(
@@ -57,14 +60,14 @@ public struct WorkflowLoader: Sendable {
 
     /// Reads and plans a workflow file.
     public func plan(path: String) -> LoadResult {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        switch DefinitionFile.read(path) {
+        case .success(let bytes):
+            return plan(bytes: bytes, path: path)
+        case .failure(let failure):
             var diagnostics = Diagnostics()
-            let reason =
-                FileManager.default.fileExists(atPath: path) ? "it is not readable (or is a folder)" : "no such file"
-            diagnostics.error("cannot read workflow '\(path)': \(reason)", at: nil)
+            diagnostics.error("cannot read workflow '\(path)': \(failure.reason)", at: nil)
             return LoadResult(plan: nil, diagnostics: diagnostics, sources: [:])
         }
-        return plan(bytes: Array(data), path: path)
     }
 
     /// Plans a workflow from its bytes; `path` names it in diagnostics and anchors relative paths.
@@ -94,6 +97,7 @@ public struct WorkflowLoader: Sendable {
         diagnostics.append(contentsOf: importer.diagnostics)
         sources.merge(importer.sources) { first, _ in first }
         applyOverrides(to: &workflow, grouped: true, diagnostics: &diagnostics)
+        workflow.definitionFiles = sources.keys.sorted() + alsoReads
 
         var plan = ValidationPass.plan(
             workflow, registry: registry, environment: environment, strict: strict, diagnostics: &diagnostics)

@@ -34,6 +34,12 @@ package struct YAMLNode: Sendable {
         return nil
     }
 
+    /// Whether this is an unquoted null (`null`, `~` or nothing).
+    package var isNullScalar: Bool {
+        if case .scalar(let text, .plain) = content, case .null = Value(plainScalar: text) { return true }
+        return false
+    }
+
     /// The entries, if this is a mapping.
     package var mapping: [YAMLPair]? {
         if case .mapping(let pairs) = content { return pairs }

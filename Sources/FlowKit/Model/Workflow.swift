@@ -23,6 +23,8 @@ package struct Workflow: Sendable {
     package var failFast: Bool
     /// The imported pipelines (`uses:`), outermost first; their tasks are among ``tasks``.
     package var groups: [TaskGroup] = []
+    /// The files the workflow was loaded from — its own, its pipelines', its env files — as given.
+    package var definitionFiles: [String] = []
 
     /// Creates a workflow.
     package init(
@@ -63,6 +65,8 @@ package struct QueueSpec: Sendable {
     package var name: String
     /// How many nodes may run at once; `nil` for the default (the number of cores).
     package var maxConcurrent: Int?
+    /// The most nodes one queue may run at once, in a workflow or with `--max-concurrent`: a thread each.
+    package static let maxConcurrentLimit = 10_000
     /// The quality of service of its worker threads.
     package var qos: QualityOfServiceName
     /// Where the queue is declared, if it is.

@@ -125,19 +125,25 @@ enum ForEachExpansion {
     {
         if S3Location.isS3(path.value) { return S3Items.lines(of: path, diagnostics: &diagnostics) }
         let full = resolved(path.value, in: directory)
-        guard let data = FileManager.default.contents(atPath: full) else {
-            let reason = FileManager.default.fileExists(atPath: full) ? "it is not readable" : "no such file"
+        let bytes: [UInt8]
+        switch DefinitionFile.read(full, limit: DefinitionFile.maxListBytes) {
+        case .success(let read): bytes = read
+        case .failure(let failure):
             diagnostics.error(
-                "cannot read the forEach file '\(path.value)': \(reason)", at: path.location,
-                hint: "paths are relative to the workflow file's folder; looked for '\(full)'")
+                "cannot read the forEach file '\(path.value)': \(failure.reason)", at: path.location,
+                hint: failure.isMissing ? "paths are relative to the workflow file's folder; looked for '\(full)'" : nil
+            )
             return nil
         }
-        return listLines(data, of: path, diagnostics: &diagnostics)
+        return listLines(bytes, of: path, file: full, diagnostics: &diagnostics)
     }
 
-    /// The items of a list file's bytes: its lines, trimmed, without blank lines and `#` comments.
-    static func listLines(_ data: Data, of path: Located<String>, diagnostics: inout Diagnostics) -> [ForEachItem]? {
-        guard let text = String(data: data, encoding: .utf8) else {
+    /// The items of a list file's bytes: its lines, trimmed, without blank lines and `#` comments; `file` names
+    /// the list in the items' locations.
+    static func listLines(
+        _ bytes: some Sequence<UInt8>, of path: Located<String>, file: String, diagnostics: inout Diagnostics
+    ) -> [ForEachItem]? {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
             diagnostics.error("the forEach file '\(path.value)' is not UTF-8 text", at: path.location)
             return nil
         }
@@ -148,7 +154,7 @@ enum ForEachExpansion {
             items.append(
                 ForEachItem(
                     value: .string(entry), key: entry, base: "",
-                    location: SourceLocation(path: full, line: number + 1, column: 1)))
+                    location: SourceLocation(path: file, line: number + 1, column: 1)))
         }
         return items
     }

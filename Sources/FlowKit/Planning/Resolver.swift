@@ -54,18 +54,24 @@ enum Resolver {
     /// Resolves a value, or returns `nil` when one of its references has no value. Every such reference has
     /// been reported (unknown param or env, item outside a forEach, missing item key), so callers skip
     /// further checks of the value instead of piling a "found null" error onto the real one.
-    static func resolveIfComplete(_ node: YAMLNode, in scope: Scope, diagnostics: inout Diagnostics) -> Value? {
+    /// - Parameter asText: Take unquoted scalars as the text written (`1.10`, `007`, `null` stay as written)
+    ///   rather than typing them by YAML's core schema: for values that are text to whoever reads them, such as a
+    ///   program's arguments.
+    static func resolveIfComplete(
+        _ node: YAMLNode, in scope: Scope, asText: Bool = false, diagnostics: inout Diagnostics
+    ) -> Value? {
         var unresolved = false
-        let value = resolve(node, in: scope, diagnostics: &diagnostics, unresolved: &unresolved)
+        let value = resolve(node, in: scope, asText: asText, diagnostics: &diagnostics, unresolved: &unresolved)
         return unresolved ? nil : value
     }
 
     private static func resolve(
-        _ node: YAMLNode, in scope: Scope, diagnostics: inout Diagnostics, unresolved: inout Bool
+        _ node: YAMLNode, in scope: Scope, asText: Bool = false, diagnostics: inout Diagnostics,
+        unresolved: inout Bool
     ) -> Value {
         switch node.content {
         case .scalar(let text, let style):
-            guard text.contains("${") else { return node.value }
+            guard text.contains("${") else { return asText ? .string(text) : node.value }
             var parseProblems = Diagnostics()
             let interpolation = Interpolation(parsing: text, at: node.textStart(style), diagnostics: &parseProblems)
             if parseProblems.hasErrors { unresolved = true }
@@ -91,14 +97,18 @@ enum Resolver {
             }
             return .string(result)
         case .sequence(let items):
-            return .list(items.map { resolve($0, in: scope, diagnostics: &diagnostics, unresolved: &unresolved) })
+            return .list(
+                items.map {
+                    resolve($0, in: scope, asText: asText, diagnostics: &diagnostics, unresolved: &unresolved)
+                })
         case .mapping(let pairs):
             return .map(
                 .init(
                     pairs.map {
                         (
                             $0.key.scalar ?? "",
-                            resolve($0.value, in: scope, diagnostics: &diagnostics, unresolved: &unresolved)
+                            resolve(
+                                $0.value, in: scope, asText: asText, diagnostics: &diagnostics, unresolved: &unresolved)
                         )
                     },
                     uniquingKeysWith: { first, _ in first }))

@@ -33,7 +33,10 @@ extension ParameterSpec {
             }
             return .success(value)
         case .duration:
-            return Duration(parameter: value) != nil ? .success(value) : mismatch("a duration such as 250ms, 20s or 2m")
+            return Duration(parameter: value) != nil
+                ? .success(value)
+                : mismatch(
+                    "a duration such as 250ms, 20s or 2m, at most \(Duration.longestInWorkflowText)")
         case .oneOf(let options):
             guard let text = value.stringValue, options.contains(text) else {
                 return .failure(

@@ -15,6 +15,14 @@ public struct ParameterSpec: Sendable {
         /// Any value; the task checks it itself.
         case any
 
+        /// Whether values of this type are text, so unquoted YAML scalars are taken as written, not typed.
+        var takesText: Bool {
+            switch self {
+            case .string, .oneOf, .stringList, .stringMap: true
+            case .number, .integer, .bool, .duration, .any: false
+            }
+        }
+
         public var description: String {
             switch self {
             case .string: "string"

@@ -83,8 +83,8 @@ extension Duration: ParameterValue {
             guard let duration = Duration.parse(workflowText: text) else { return nil }
             self = duration
         case let value:
-            guard let seconds = value.doubleValue, seconds >= 0 else { return nil }
-            self = .milliseconds(Int64((seconds * 1000).rounded()))
+            guard let duration = value.doubleValue.flatMap(Duration.inWorkflowRange) else { return nil }
+            self = duration
         }
     }
     /// The duration in seconds.

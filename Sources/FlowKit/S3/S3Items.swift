@@ -2,9 +2,6 @@ import Foundation
 
 /// The `forEach` items that come from a bucket: a glob's objects, or the lines of a list object.
 enum S3Items {
-    /// The most bytes of a list object read (the lines of a `{ file: s3://… }`).
-    static let maxListBytes = 64 << 20
-
     /// The objects the `s3://` patterns match and no exclude does, or `nil` after reporting why they cannot be
     /// listed. Each item's `${item.rel}` is relative to its pattern's fixed prefix.
     static func matches(
@@ -66,8 +63,8 @@ enum S3Items {
             return nil
         }
         do throws(S3Error) {
-            let object = try S3Client.environment.get().get(location, maxBytes: maxListBytes)
-            return ForEachExpansion.listLines(object.bytes, of: path, diagnostics: &diagnostics)
+            let object = try S3Client.environment.get().get(location, maxBytes: DefinitionFile.maxListBytes)
+            return ForEachExpansion.listLines(object.bytes, of: path, file: path.value, diagnostics: &diagnostics)
         } catch {
             diagnostics.error("cannot read the forEach file '\(path.value)': \(error)", at: path.location)
             return nil

@@ -145,10 +145,11 @@ package struct BlobStore: Sendable {
         (bytes: [UInt8], stamp: FileStamp), BlobError
     > {
         let path = path(of: reference.sha256)
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            return .failure(
-                BlobError(errno == ENOENT ? "blob \(path) is missing" : "cannot read \(path): \(Self.reason())"))
+        let descriptor: Int32
+        switch RegularFile.open(path, owned: true) {
+        case .success(let opened): descriptor = opened
+        case .failure(let failure) where failure.isMissing: return .failure(BlobError("blob \(path) is missing"))
+        case .failure(let failure): return .failure(BlobError("cannot read \(path): \(failure.reason)"))
         }
         defer { close(descriptor) }
         var info = stat()

@@ -40,9 +40,11 @@ public struct FileStamp: Sendable, Hashable, CustomStringConvertible {
 
 /// SHA-256 digests of files and bytes, as lowercase hex.
 package enum ContentDigest {
-    /// The digest of the file at `path`, read in chunks; `nil` when it cannot be read.
+    /// The digest of the regular file at `path`, read in chunks; `nil` when it cannot be read or is not a
+    /// regular file (a FIFO would block the read).
     package static func ofFile(atPath path: String) -> String? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        guard case .success(let descriptor) = RegularFile.open(path) else { return nil }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         defer { try? handle.close() }
         var hasher = SHA256()
         do {

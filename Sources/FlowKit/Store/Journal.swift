@@ -31,11 +31,16 @@ package enum Journal {
 
     /// Reads the journal at `path`. A missing file is an empty journal; damage ends the reading, never throws.
     package static func read(atPath path: String) -> Contents {
-        guard FileManager.default.fileExists(atPath: path) else { return Contents() }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            return Contents(damage: "cannot read \(path); starting without it")
+        let bytes = RegularFile.open(path, owned: true).flatMap { descriptor in
+            defer { close(descriptor) }
+            return RegularFile.readAll(descriptor)
         }
-        return parse([UInt8](data))
+        switch bytes {
+        case .success(let bytes): return parse(bytes)
+        case .failure(let failure) where failure.isMissing: return Contents()
+        case .failure(let failure):
+            return Contents(damage: "cannot read \(path) (\(failure.reason)); starting without it")
+        }
     }
 
     static func parse(_ bytes: [UInt8]) -> Contents {
@@ -125,8 +130,7 @@ package final class JournalWriter: Sendable {
     ///   - intactLength: How much of it ``Journal/read(atPath:)`` found intact.
     ///   - warn: Called once, with a message, if writing fails.
     package init(path: String, intactLength: Int, warn: @escaping @Sendable (String) -> Void) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw StoreError.posix("cannot open \(path)", errno) }
+        let descriptor = try RegularFile.openInStore(path, flags: O_WRONLY | O_CREAT)
         guard ftruncate(descriptor, off_t(intactLength)) == 0, lseek(descriptor, 0, SEEK_END) >= 0 else {
             let code = errno
             Glibc.close(descriptor)

@@ -46,19 +46,27 @@ extension RunStore {
         } else if FileManager.default.fileExists(atPath: path) {
             try FileManager.default.removeItem(atPath: path)
         }
-        removeUnreferencedBlobs(in: directory)
+        removeUnreferencedBlobs(in: directory, holding: name + ".lock")
         withExtendedLifetime(lock) {}
         return status(directory: directory, name: name)
     }
 
     /// Removes the blobs no journal of the store points at (every workflow's, every shard's), and the temporaries
-    /// of killed runs. A run of another workflow may be between writing a blob and journaling it; removing that
-    /// blob only means its node runs again next time.
+    /// of killed runs — only while no other run uses the store: a live run of another workflow may have written
+    /// blobs its journal does not record yet (records are batched), so every other lock of the store is taken
+    /// first, and nothing is removed when one is held.
+    /// - Parameter own: The lock file (a name in `directory`) the caller already holds, if any.
     /// - Returns: How many blobs were removed.
     @discardableResult
-    package static func removeUnreferencedBlobs(in directory: String) -> Int {
-        let journals = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
-            .filter { $0.hasSuffix(".journal") }
+    package static func removeUnreferencedBlobs(in directory: String, holding own: String? = nil) -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        var locks: [StoreLock] = []
+        for lock in names where lock.hasSuffix(".lock") && lock != own {
+            guard let taken = try? StoreLock(path: directory + "/" + lock, wait: .zero) else { return 0 }
+            locks.append(taken)
+        }
+        defer { withExtendedLifetime(locks) {} }
+        let journals = names.filter { $0.hasSuffix(".journal") }
         var referenced = Set<String>()
         for journal in journals {
             for record in Journal.read(atPath: directory + "/" + journal).records {

@@ -15,8 +15,7 @@ package final class StoreLock: Sendable {
     /// Takes the lock file at `path`, waiting up to `wait` for another flowrun to let go.
     /// - Throws: ``StoreError`` when the lock file cannot be opened, or when another flowrun still holds it.
     package init(path: String, wait: Duration) throws {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw StoreError.posix("cannot open \(path)", errno) }
+        let descriptor = try RegularFile.openInStore(path, flags: O_RDWR | O_CREAT)
         let deadline = ContinuousClock.now + wait
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
@@ -25,8 +24,9 @@ package final class StoreLock: Sendable {
                 throw StoreError.posix("cannot lock \(path)", code)
             }
             guard ContinuousClock.now < deadline else {
-                let holder = (try? String(contentsOfFile: path, encoding: .utf8))?
-                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                let holder = (try? RegularFile.readAll(descriptor).get()).map {
+                    String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                }
                 close(descriptor)
                 throw StoreError.busy(lock: path, holder: holder.flatMap(Int32.init))
             }
@@ -54,6 +54,8 @@ package enum StoreError: Error, Sendable, CustomStringConvertible {
     case busy(lock: String, holder: Int32?)
     /// A system call failed.
     case posix(String, Int32)
+    /// A file of the store is not a regular file of this user's (a planted link, a FIFO): flowrun does not use it.
+    case refused(path: String, reason: String)
 
     /// Whether another flowrun holds the lock.
     package var isBusy: Bool {
@@ -70,6 +72,23 @@ package enum StoreError: Error, Sendable, CustomStringConvertible {
                 + "--state-dir (or --no-cache)"
         case .posix(let what, let code):
             return "\(what): \(String(cString: strerror(code)))"
+        case .refused(let path, let reason):
+            return "the store's file \(path) cannot be used: \(reason); remove it, or give this run another --state-dir"
+        }
+    }
+}
+
+extension RegularFile {
+    /// Opens one of the store's own files (journal, lock): never through a link, only a regular file of this
+    /// user's.
+    /// - Throws: ``StoreError/refused(path:reason:)`` for any other file, ``StoreError/posix(_:_:)`` when the
+    ///   open itself fails.
+    static func openInStore(_ path: String, flags: Int32) throws(StoreError) -> Int32 {
+        switch open(path, flags: flags, owned: true) {
+        case .success(let descriptor): return descriptor
+        case .failure(let failure) where [0, ELOOP, ENXIO].contains(failure.code):
+            throw .refused(path: path, reason: failure.reason)
+        case .failure(let failure): throw .posix("cannot open \(path)", failure.code)
         }
     }
 }

@@ -153,12 +153,19 @@ final class CommandRun: Sendable {
                 return Output(stdout: collected)
             }
             group.addTask {
-                var tail = Data()
+                // An array, not `Data`: `Data.suffix` is a slice that keeps (and appending grows) the whole
+                // buffer, so endless stderr grew memory without bound. The array is cut in place.
+                var tail: [UInt8] = []
+                tail.reserveCapacity(2 * Self.stderrTailBytes)
                 for try await chunk in execution.standardError {
-                    chunk.withUnsafeBytes { tail.append(contentsOf: $0) }
-                    if tail.count > 2 * Self.stderrTailBytes { tail = tail.suffix(Self.stderrTailBytes) }
+                    chunk.withUnsafeBytes { bytes in
+                        tail.append(contentsOf: bytes.suffix(Self.stderrTailBytes))
+                        if tail.count > 2 * Self.stderrTailBytes {
+                            tail.removeFirst(tail.count - Self.stderrTailBytes)
+                        }
+                    }
                 }
-                return Output(stderrTail: tail.suffix(Self.stderrTailBytes))
+                return Output(stderrTail: Data(tail.suffix(Self.stderrTailBytes)))
             }
             // Subprocess ends the reads once the program has exited, even if a grandchild keeps the pipes open.
             var output = Output()

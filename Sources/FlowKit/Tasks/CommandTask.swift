@@ -34,7 +34,9 @@ package struct CommandTask: TaskType {
         package var workingDirectory: String?
         @Parameter(help: "Feed the upstream data to the program's standard input (otherwise it reads /dev/null).")
         package var stdin = false
-        @Parameter(help: "Fail (and stop the program) when standard output grows past this.", range: 0...)
+        @Parameter(
+            help: "Fail (and stop the program) when standard output grows past this (held in memory, 16 GiB at most).",
+            range: 0...Double(1 << 34))
         package var maxOutputBytes = 64 << 20
         package init() {}
 

@@ -7,7 +7,7 @@ import Foundation
 /// Messages for failed HTTP fetches: what went wrong, in words, with the URL.
 package enum FetchErrors {
     /// The failure for a transfer error from URLSession.
-    static func failure(for error: any Error, url: URL, context: NodeContext) -> NodeFailure {
+    static func failure(for error: any Error, url: URL, idleTimeout: Duration, context: NodeContext) -> NodeFailure {
         let target = url.absoluteString
         guard let urlError = error as? URLError else {
             return context.failure(.network, "could not fetch \(target): \(error.localizedDescription)", cause: error)
@@ -18,13 +18,16 @@ package enum FetchErrors {
             case .networkConnectionLost: (.network, "the connection was lost (reset or closed by the server)")
             case .cannotFindHost, .dnsLookupFailed: (.network, "could not resolve host '\(url.host ?? "")'")
             case .notConnectedToInternet: (.network, "not connected to a network")
-            case .timedOut: (.network, "no data from the server for \(Int(FetchSessionDelegate.idleTimeout)) s")
+            case .timedOut: (.network, "no data from the server for \(idleTimeout.shortDescription) (idleTimeout)")
             case .badServerResponse, .cannotParseResponse: (.network, "the server sent a malformed response")
             case .httpTooManyRedirects: (.http, "too many redirects")
             case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
                 .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
                 (.network, "TLS failed: \(urlError.localizedDescription)")
             case .unsupportedURL: (.unsupported, "unsupported URL")
+            // libcurl refuses more than 100 KB of response headers with "Out of memory" (CURLE_OUT_OF_MEMORY).
+            case _ where urlError.localizedDescription == "Out of memory":
+                (.http, "the response headers are too large (libcurl reads at most 100 KB of them)")
             // libcurl's "transfer closed with N bytes remaining to read" arrives as an unknown error.
             case _ where urlError.localizedDescription.contains("remaining to read"):
                 (.network, "the body was truncated: \(urlError.localizedDescription)")

@@ -40,11 +40,13 @@ struct FetchFileReader {
         if let size = (attributes?[.size] as? NSNumber)?.intValue, size > maxBytes {
             return .failure(context.failure(.tooLarge, "\(shown) is \(size) bytes, more than maxBytes (\(maxBytes))"))
         }
+        // Only a regular file: a FIFO would block this read past the node's timeout and a cancellation, a
+        // device never ends.
         let handle: FileHandle
-        do {
-            handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-        } catch {
-            return .failure(context.failure(.io, "cannot open \(shown): \(Self.reason(error))", cause: error))
+        switch RegularFile.open(path) {
+        case .success(let descriptor): handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        case .failure(let failure):
+            return .failure(context.failure(.io, "cannot read \(shown): \(failure.reason)").permanent())
         }
         defer { try? handle.close() }
         var bytes = Data()

@@ -14,9 +14,6 @@ import Foundation
 /// nodes. The session retains this delegate until it is invalidated; ``FetchTransfer`` invalidates it when the
 /// transfer ends, on every path, so nothing outlives the node.
 final class FetchSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    /// How long a transfer may receive nothing before it fails, in seconds.
-    static let idleTimeout: TimeInterval = 60
-
     private let transfer: FetchTransfer
 
     init(_ transfer: FetchTransfer) {
@@ -48,7 +45,7 @@ final class FetchSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     /// The configuration of every fetch session: no cache, no cookies, an idle timeout.
-    static var configuration: URLSessionConfiguration {
+    static func configuration(idleTimeout: Duration = FetchTransfer.defaultIdleTimeout) -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -57,17 +54,19 @@ final class FetchSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         configuration.httpAdditionalHeaders = ["User-Agent": "flowrun"]
         // An idle timeout (corelibs restarts it whenever data arrives, checked): a stalled server fails the
         // node even without a `timeout`. The node's `timeout` bounds the whole fetch and is the runner's job.
-        configuration.timeoutIntervalForRequest = idleTimeout
+        configuration.timeoutIntervalForRequest = idleTimeout.seconds
         configuration.timeoutIntervalForResource = 7 * 24 * 3600
         return configuration
     }
 
     /// Makes the session for one transfer.
-    static func makeSession(for transfer: FetchTransfer) -> URLSession {
+    static func makeSession(for transfer: FetchTransfer, idleTimeout: Duration) -> URLSession {
         // Serial: URLSession delivers a task's events in order only on a serial delegate queue.
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "flowrun.fetch.\(transfer.context.nodeID)"
-        return URLSession(configuration: configuration, delegate: FetchSessionDelegate(transfer), delegateQueue: queue)
+        return URLSession(
+            configuration: configuration(idleTimeout: idleTimeout), delegate: FetchSessionDelegate(transfer),
+            delegateQueue: queue)
     }
 }

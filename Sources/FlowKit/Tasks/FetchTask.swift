@@ -15,11 +15,23 @@ package struct FetchTask: TaskType {
     package struct Parameters: TaskParameters {
         @Parameter(help: "http(s) URL, s3://bucket/key, file: URL, or a path relative to the workflow file.")
         package var url: String
-        @Parameter(help: "Fail when the body is larger than this (checked while streaming).", range: 1...)
+        @Parameter(
+            help: "Fail when the body is larger than this (checked while streaming; held in memory, 16 GiB at most).",
+            range: 1...Double(1 << 34))
         package var maxBytes = 64 << 20
         @Parameter(help: "Extra HTTP request headers.")
         package var headers: StringMap?
+        @Parameter(
+            help:
+                "Fail when the server sends less than 1 KiB in this long: a stalled or trickling server (default 60s).")
+        package var idleTimeout = FetchTransfer.defaultIdleTimeout
         package init() {}
+
+        package func validate(reading input: ProviderKind?, into diagnostics: inout Diagnostics) {
+            if idleTimeout < .seconds(1) {
+                diagnostics.error("'idleTimeout' must be at least 1s", at: $idleTimeout.location)
+            }
+        }
     }
     package var consumes: InputRequirement { .none }
     package var provides: ProviderKind? { .data }
@@ -97,7 +109,13 @@ package final class FetchOperation: FlowOperation, DataProvider, FileProvider, S
             let reader = FetchFileReader(path: path, written: written, maxBytes: maxBytes, context: context)
             finish(reader.read(isCancelled: { [unowned self] in isCancelled }))
         case .success(.http(let url)):
-            startTransfer(url: url, written: written, maxBytes: maxBytes, headers: parameters.headers ?? [:])
+            let headers = parameters.headers ?? [:]
+            if let problem = HTTPHeaderField.problem(in: headers) {
+                finish(.failure(context.failure(.invalidInput, problem)))
+                return
+            }
+            startTransfer(
+                url: url, written: written, maxBytes: maxBytes, headers: headers, idleTimeout: parameters.idleTimeout)
         case .success(.s3(let location)):
             startDownload(location, written: written, maxBytes: maxBytes)
         }
@@ -113,9 +131,10 @@ package final class FetchOperation: FlowOperation, DataProvider, FileProvider, S
         whenCancelled { cancellation.cancel() }
     }
 
-    private func startTransfer(url: URL, written: String, maxBytes: Int, headers: StringMap) {
+    private func startTransfer(url: URL, written: String, maxBytes: Int, headers: StringMap, idleTimeout: Duration) {
         let newTransfer = FetchTransfer(
-            url: url, source: written, headers: Array(headers), maxBytes: maxBytes, context: context
+            url: url, source: written, headers: Array(headers), maxBytes: maxBytes, idleTimeout: idleTimeout,
+            context: context
         ) { [self] outcome, validator in
             if let validator { observed.withLock { $0 = validator.identity(of: url) } }
             finish(outcome)

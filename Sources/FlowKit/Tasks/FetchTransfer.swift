@@ -18,7 +18,16 @@ final class FetchTransfer: Sendable {
         var response: HTTPURLResponse?
         var body = Data()
         var redirects = 0
+        /// Bytes received since the watchdog last looked.
+        var receivedSinceCheck = 0
     }
+
+    /// How long a transfer may go with less than ``minimumBytesPerIdleTimeout`` arriving, unless `idleTimeout`
+    /// says otherwise: what curl's `--speed-time` is for, on by default as URLSession's request timeout is.
+    static let defaultIdleTimeout = Duration.seconds(60)
+    /// Less than this in an `idleTimeout` is a stall: a server trickling a byte every few seconds never lets
+    /// an idle timeout (which any byte restarts) fire.
+    static let minimumBytesPerIdleTimeout = 1024
 
     /// The URL as first requested.
     let url: URL
@@ -26,20 +35,25 @@ final class FetchTransfer: Sendable {
     let source: String
     let headers: [(key: String, value: String)]
     let maxBytes: Int
+    let idleTimeout: Duration
     let context: NodeContext
     private let completion: @Sendable (FlowOperation.Outcome, HTTPValidator?) -> Void
     private let state = Mutex(State())
+    /// Checks the pace every `idleTimeout` while the transfer runs.
+    private let watchdog = LockedBox<(any DispatchSourceTimer)?>(nil)
 
     /// Creates a transfer; `completion` is called exactly once, on any thread, with no lock held, with the
     /// outcome and, for a body downloaded whole, the version it is (``HTTPValidator``).
     init(
-        url: URL, source: String, headers: [(key: String, value: String)], maxBytes: Int, context: NodeContext,
+        url: URL, source: String, headers: [(key: String, value: String)], maxBytes: Int,
+        idleTimeout: Duration = defaultIdleTimeout, context: NodeContext,
         completion: @escaping @Sendable (FlowOperation.Outcome, HTTPValidator?) -> Void
     ) {
         self.url = url
         self.source = source
         self.headers = headers
         self.maxBytes = maxBytes
+        self.idleTimeout = idleTimeout
         self.context = context
         self.completion = completion
     }
@@ -49,8 +63,14 @@ final class FetchTransfer: Sendable {
         var request = URLRequest(url: url)
         request.httpMethod = "GET"
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let session = FetchSessionDelegate.makeSession(for: self)
+        let session = FetchSessionDelegate.makeSession(for: self, idleTimeout: idleTimeout)
         let task = session.dataTask(with: request)
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        let interval = DispatchTimeInterval.milliseconds(Int(idleTimeout.seconds * 1000))
+        timer.schedule(deadline: .now() + interval, repeating: interval)
+        timer.setEventHandler { [weak self] in self?.checkPace() }
+        watchdog.withLock { $0 = timer }
+        timer.resume()
         let proceed = state.withLock { state -> Bool in
             guard !state.ended else { return false }
             state.session = session
@@ -60,6 +80,10 @@ final class FetchTransfer: Sendable {
             task.resume()
         } else {
             session.invalidateAndCancel()
+            watchdog.withLock { timer in
+                timer?.cancel()
+                timer = nil
+            }
         }
     }
 
@@ -100,6 +124,7 @@ final class FetchTransfer: Sendable {
             // Checked before appending, so memory never holds more than maxBytes of this body.
             guard state.body.count + data.count <= maxBytes else { return true }
             state.body.append(data)
+            state.receivedSinceCheck += data.count
             return false
         }
         if tooMuch {
@@ -159,7 +184,7 @@ final class FetchTransfer: Sendable {
 
     func didComplete(_ error: (any Error)?, response taskResponse: URLResponse?) {
         if let error {
-            return end(.failure(FetchErrors.failure(for: error, url: url, context: context)))
+            return end(.failure(FetchErrors.failure(for: error, url: url, idleTimeout: idleTimeout, context: context)))
         }
         var validator: HTTPValidator?
         let outcome: FlowOperation.Outcome = state.withLock { state in
@@ -190,6 +215,24 @@ final class FetchTransfer: Sendable {
         _ = end(outcome, validator: validator, cancelTask: true)
     }
 
+    /// Fails the transfer when less than ``minimumBytesPerIdleTimeout`` arrived since the last check.
+    private func checkPace() {
+        let received = state.withLock { state -> Int? in
+            guard !state.ended else { return nil }
+            defer { state.receivedSinceCheck = 0 }
+            return state.receivedSinceCheck
+        }
+        guard let received, received < Self.minimumBytesPerIdleTimeout else { return }
+        end(
+            .failure(
+                context.failure(
+                    .network,
+                    "\(url.absoluteString) sent \(received) bytes in \(idleTimeout.shortDescription), less than "
+                        + "\(Self.minimumBytesPerIdleTimeout) bytes: the server stalls (raise idleTimeout to wait longer)"
+                )
+            ))
+    }
+
     /// Decides the outcome once: marks the transfer ended, stops the session, reports.
     /// - Parameter cancelTask: Whether to cancel the task (false when a redirect is being declined and the task
     ///   completes on its own).
@@ -203,6 +246,10 @@ final class FetchTransfer: Sendable {
             return .some(state.session)
         }
         guard case .some(let started) = session else { return false }
+        watchdog.withLock { timer in
+            timer?.cancel()
+            timer = nil
+        }
         if let started {
             // Off this thread: `cancel()` waits for the session's work queue, which libcurl keeps busy for as
             // long as data keeps arriving, so the node finishes now and the transfer stops when corelibs gets

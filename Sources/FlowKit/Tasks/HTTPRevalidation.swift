@@ -57,7 +57,7 @@ final class HTTPRevalidation: NSObject, URLSessionDataDelegate, Sendable {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         let session = URLSession(
-            configuration: FetchSessionDelegate.configuration, delegate: check, delegateQueue: queue)
+            configuration: FetchSessionDelegate.configuration(), delegate: check, delegateQueue: queue)
         check.state.withLock { $0.session = session }
         session.dataTask(with: request).resume()
         if check.done.wait(timeout: .now() + deadline) == .timedOut { check.end(nil) }

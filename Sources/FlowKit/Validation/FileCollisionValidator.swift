@@ -1,8 +1,9 @@
 import Foundation
 
-/// Finds nodes that would write one file, and writes to a file the workflow reads: either way one node's
-/// output would silently replace another's file. Fed node by node by ``NodeParameterValidator``, which resolves
-/// the parameters that name the files.
+/// Finds nodes that would write one file, and writes to a file the workflow reads — an input of a node, or a
+/// file the workflow is made of (itself, its pipelines, its `forEach` lists, its env files, its store): either
+/// way a run would silently replace a file it depends on. Fed node by node by ``NodeParameterValidator``,
+/// which resolves the parameters that name the files.
 struct FileCollisionValidator {
     /// One node's use of one file.
     private struct Use {
@@ -27,11 +28,27 @@ struct FileCollisionValidator {
     /// The workflow's folder as an absolute path, made once: every path's key is joined to it.
     private let base: String
     private var reported: [TaskPair: (count: Int, firstUnshown: SourceLocation?)] = [:]
+    /// The files the workflow is made of, by key, with what each is (for messages).
+    private let definitions: [String: String]
+    /// The default store's folder, by key: nothing of it is an output.
+    private let store: String
 
     init(nodes: [PlannedNode], workflow: Workflow) {
         self.nodes = nodes
         self.workflow = workflow
         base = FilePaths.key(of: ".", in: workflow.directory)
+        var definitions: [String: String] = [:]
+        for path in workflow.definitionFiles {
+            definitions[FilePaths.key(of: path, in: ".")] =
+                path == workflow.path ? "the workflow file" : "a file the workflow is loaded from"
+        }
+        for task in workflow.tasks {
+            if case .file(let list) = task.forEach, !list.value.contains("${") {
+                definitions[FilePaths.normalised(list.value, in: base)] = "the forEach list of '\(task.id.value)'"
+            }
+        }
+        self.definitions = definitions
+        store = FilePaths.normalised(".flowrun", in: base)
     }
 
     /// Records the files of one node.
@@ -45,6 +62,13 @@ struct FileCollisionValidator {
         for file in access.writes {
             let key = FilePaths.normalised(file.path, in: base)
             let use = Use(node: node, location: locations.location(of: file.parameter))
+            if let role = definitions[key] ?? (key == store || key.hasPrefix(store + "/") ? "inside the store" : nil) {
+                diagnostics.error(
+                    "'\(id(node))' writes '\(shown(file.path))', which is \(role)",
+                    at: use.location ?? taskLocation(node),
+                    hint: "write outputs to another folder: the run would replace a file it is made of")
+                continue
+            }
             pendingWrites.append((key, file.path, use))
             guard let first = writers[key] else {
                 writers[key] = use

@@ -16,9 +16,13 @@ struct ParameterValidator {
                 locations[spec.name] = pair.value.location
                 // A reference without a value was reported where it is written; checking the rest would only
                 // add "found null".
-                guard let value = Resolver.resolveIfComplete(pair.value, in: scope, diagnostics: &diagnostics) else {
-                    continue
-                }
+                // Text parameters take what is written (`argv: [v, 1.10]` passes "1.10", not 1.1); a bare `null`
+                // or nothing at all still means no value.
+                let asText = spec.type.takesText && !pair.value.isNullScalar
+                guard
+                    let value = Resolver.resolveIfComplete(
+                        pair.value, in: scope, asText: asText, diagnostics: &diagnostics)
+                else { continue }
                 switch spec.check(value) {
                 case .success(let checked):
                     resolved[spec.name] = checked

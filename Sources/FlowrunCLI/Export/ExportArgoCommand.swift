@@ -43,6 +43,15 @@ struct ExportArgoCommand: ParsableCommand {
         }
         if let parallel, parallel < 1 { throw ValidationError("--parallel must be at least 1") }
         if !mount.hasPrefix("/") { throw ValidationError("--mount must be an absolute path, found '\(mount)'") }
+        if !KubernetesNames.isClaimName(claim) {
+            throw ValidationError(
+                "--claim must be a Kubernetes object name (lower-case letters, digits, '-' and '.', starting and "
+                    + "ending with a letter or digit, at most 253 characters), found '\(claim)'")
+        }
+        if !KubernetesNames.isImageReference(image) {
+            throw ValidationError(
+                "--image must be an image reference such as registry.example/team/flowrun:1.2, found '\(image)'")
+        }
     }
 
     func run() throws {
@@ -54,10 +63,21 @@ struct ExportArgoCommand: ParsableCommand {
                 "error: \(workflow.absolutePath) is not under \(localRoot), the folder the claim holds: give --root\n")
             throw ExitCode(2)
         }
+        let podWorkflowPath = mount + "/" + workflow.absolutePath.dropFirst(localRoot.count).drop { $0 == "/" }
+        // Argo substitutes `{{…}}` in every string of a manifest and has no escape for it: text that holds it
+        // would reach flowrun changed, or fail the workflow, so it is refused.
+        let templated = ([podWorkflowPath, binary] + workflow.overrides).filter { $0.contains("{{") }
+        guard templated.isEmpty else {
+            for text in templated {
+                terminal.error(
+                    "error: '\(text)' holds '{{', which Argo reads as its own template syntax: rename the path or "
+                        + "change the value\n")
+            }
+            throw ExitCode(2)
+        }
         let manifest = ArgoExport(
             exported: workflow, shards: export.shards, image: image, claim: claim, binary: binary,
-            podWorkflowPath: mount + "/" + workflow.absolutePath.dropFirst(localRoot.count).drop { $0 == "/" },
-            mountPath: mount, parallel: parallel
+            podWorkflowPath: podWorkflowPath, mountPath: mount, parallel: parallel
         ).workflow
         let problems = ArgoCheck.problems(in: manifest)
         guard problems.isEmpty else {

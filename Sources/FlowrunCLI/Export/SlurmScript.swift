@@ -61,25 +61,28 @@ struct SlurmScript {
     let sbatchOptions: [String]
 
     func render() -> String {
-        let name = workflow.plan.workflow.name
+        let name = Self.quoted(workflow.plan.workflow.name)
         let cpus = workflow.cpus
         let common =
             [
-                "--parsable", "--job-name=\(Self.quoted("flowrun-" + name))", "--chdir=\(Self.quoted(workflow.folder))",
-                "--cpus-per-task=\(cpus)",
+                "--parsable", "--job-name=" + Self.quoted("flowrun-" + workflow.plan.workflow.name),
+                "--chdir=" + Self.quoted(workflow.folder), "--cpus-per-task=\(cpus)",
             ] + sbatchOptions.map(Self.quoted)
         let flowrunArguments =
             [Self.quoted(workflow.absolutePath)] + workflow.overrides.map { "--param " + Self.quoted($0) }
         let runOptions = "--state-dir \(Self.quoted(stateDirectory)) --no-progress --max-concurrent \(cpus)"
         let log = Self.quoted(stateDirectory + "/slurm/")
+        let report = Self.quoted(
+            stateDirectory + "/" + URL(fileURLWithPath: workflow.absolutePath).lastPathComponent + ".report.json")
         return """
             #!/usr/bin/env bash
-            # Submits \(name) (\(workflow.absolutePath)) to Slurm in \(shards) shard\(shards == 1 ? "" : "s"), then its \
-            gather job. Made by `flowrun export slurm`.
-            # The workflow, its inputs and \(stateDirectory) must be on a filesystem every node sees at the same path.
+            # Submits \(name) (\(Self.quoted(workflow.absolutePath))) to Slurm in \(shards) shard\(shards == 1 ? "" : "s"), \
+            then its gather job. Made by `flowrun export slurm`.
+            # The workflow, its inputs and \(Self.quoted(stateDirectory)) must be on a filesystem every node sees at the same path.
             # Rerun some shards: SHARDS=2,4 bash THIS_FILE. Another flowrun binary: FLOWRUN=/path/to/flowrun.
             set -euo pipefail
-            export FLOWRUN="${FLOWRUN:-\(Self.quoted(flowrun))}"
+            if [[ -z "${FLOWRUN:-}" ]]; then FLOWRUN=\(Self.quoted(flowrun)); fi
+            export FLOWRUN
             mkdir -p \(log)
 
             # One array task per shard; `sbatch --parsable` prints "jobid" or "jobid;cluster".
@@ -95,7 +98,7 @@ struct SlurmScript {
             gather=$(sbatch \(common.joined(separator: " ")) --dependency="afterok:$shards" --kill-on-invalid-dep=yes \\
                 --output=\(log)'%x-%j.out' <<'GATHER'
             #!/usr/bin/env bash
-            exec "$FLOWRUN" \(flowrunArguments.joined(separator: " ")) --gather \(runOptions) --report \(Self.quoted(stateDirectory + "/" + URL(fileURLWithPath: workflow.absolutePath).lastPathComponent + ".report.json"))
+            exec "$FLOWRUN" \(flowrunArguments.joined(separator: " ")) --gather \(runOptions) --report \(report)
             GATHER
             )
             gather=${gather%%;*}
@@ -106,10 +109,32 @@ struct SlurmScript {
             """
     }
 
-    /// A word for bash: as is when it holds only safe characters, else in single quotes.
+    /// A word for bash: as is when it holds only safe characters, else quoted so that it is one word wherever
+    /// it lands — a command, a comment, a heredoc body. Words with a control character (a newline above all) are
+    /// written as `$'…'` with the character escaped, so no word spans two lines: a comment cannot end early and
+    /// no line of a heredoc body can be its delimiter.
     static func quoted(_ word: String) -> String {
         let safe =
             !word.isEmpty && word.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "/._-+=:,@%".contains($0)) }
-        return safe ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        if safe { return word }
+        guard word.unicodeScalars.contains(where: isControl) else {
+            return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }
+        var out = "$'"
+        for scalar in word.unicodeScalars {
+            switch scalar {
+            case "\\": out += "\\\\"
+            case "'": out += "\\'"
+            // Bytes, not `\\u`: bash decodes `\\u` by the locale, `\\x` as the byte it names.
+            case _ where isControl(scalar): out += String(scalar).utf8.map { String(format: "\\x%02X", $0) }.joined()
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "'"
+    }
+
+    /// C0 and C1 controls and DEL: what may end a line or a comment, or move a terminal's cursor.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 }
