@@ -40,8 +40,9 @@ struct Terminal: Sendable {
     /// `oneLine`, which also escapes newlines, tabs and backslashes so that a node id is one line that reads back
     /// unambiguously.
     static func visible(_ text: String, oneLine: Bool = false) -> String {
-        let needsEscape: (Unicode.Scalar) -> Bool =
-            oneLine ? { isControl($0) || $0 == "\n" || $0 == "\t" || $0 == "\\" } : isControl
+        func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+            isControl(scalar) || (oneLine && (scalar == "\n" || scalar == "\t" || scalar == "\\"))
+        }
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {

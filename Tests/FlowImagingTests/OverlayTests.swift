@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FlowImaging
@@ -11,8 +12,8 @@ import Testing
     static func overlaid(
         _ base: Image, logo: Image, _ parameters: [String: Value]
     ) throws -> Result<Image, GeometryTests.Failed> {
-        let folder = try Fixtures.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try TemporaryFolder()
+        let folder = temporary.path
         let png = try WriteOptionsTests.written(["path": .string("logo.png")], image: logo)
         try png.write(to: URL(fileURLWithPath: folder + "/logo.png"))
         var all = parameters
@@ -87,8 +88,8 @@ import Testing
     }
 
     @Test func anOverlayThatIsNotAnImageFailsTheNode() throws {
-        let folder = try Fixtures.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try TemporaryFolder()
+        let folder = temporary.path
         try Data("not a picture".utf8).write(to: URL(fileURLWithPath: folder + "/logo.png"))
         let result = GeometryTests.output(
             OverlayOperation(context: context("overlay", ["path": .string("logo.png")], directory: folder)),
@@ -102,8 +103,8 @@ import Testing
 
     /// The file is a declared read (a `write` of it is refused) and part of the node's key.
     @Test func theOverlayFileIsDeclaredAndIdentified() throws {
-        let folder = try Fixtures.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try TemporaryFolder()
+        let folder = temporary.path
         let values = ParameterValues(["path": .string("logo.png")])
         #expect(OverlayTask().fileAccess(values).reads.map(\.path) == ["logo.png"])
         let missing = OverlayTask().sourceIdentity(values, directory: folder, cache: nil)

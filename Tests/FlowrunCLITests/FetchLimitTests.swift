@@ -1,5 +1,6 @@
 import FlowKitTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// Servers that trickle or send giant headers: the fetch fails in bounded time with the cause named.

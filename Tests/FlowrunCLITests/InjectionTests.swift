@@ -1,5 +1,6 @@
 import FlowKitTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// User text that reaches a generated script, a manifest or the terminal: it arrives as data, never as code.

@@ -49,7 +49,7 @@ final class S3Exchange: NSObject, URLSessionDataDelegate, Sendable {
         queue.maxConcurrentOperationCount = 1
         queue.name = "flowrun.s3"
         let session = URLSession(
-            configuration: FetchSessionDelegate.configuration, delegate: exchange, delegateQueue: queue)
+            configuration: FetchSessionDelegate.configuration(), delegate: exchange, delegateQueue: queue)
         exchange.state.withLock { $0.session = session }
         let task = body.map { session.uploadTask(with: request, from: $0) } ?? session.dataTask(with: request)
         guard cancellation?.register({ exchange.end(.failure(.cancelled)) }) ?? true else {

@@ -28,7 +28,7 @@ enum S3Items {
                     at: patterns[index].location,
                     hint: "the bucket was listed under '\(includes[index].base)'; '**' matches any depth"))
         }
-        return found.objects.map { ForEachItem(value: .string($0.path), base: $0.base) }
+        return found.objects.map { ForEachItem(value: .string($0.path), key: $0.path, base: $0.base) }
     }
 
     /// The patterns as bucket and key pattern, or `nil` after reporting the ones that are not `s3://` globs.
