@@ -60,7 +60,7 @@ struct UpToDatePrinter {
     /// the store recorded (a dry run asks none without `--check-sources`); empty when none.
     private static func awaiting(_ count: Int, inSummary: Bool) -> String {
         guard count > 0 else { return "" }
-        let which = count == 1 ? (inSummary ? "1 of them" : "1") : "\(count)"
+        let which = inSummary ? "\(count) of them" : "\(count)"
         return " (\(which) if the server confirms its source unchanged"
             + (inSummary ? "; --check-sources asks now)" : ")")
     }
