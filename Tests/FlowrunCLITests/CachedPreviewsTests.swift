@@ -82,12 +82,31 @@ import Testing
 
     @Test func aResultWrittenWithoutPreviewsShowsItsFileAndNoInventedPreview() async throws {
         _ = try await run([])
-        let rerun = try #require(try await run(["--report", "rerun.json", "--previews"]))
+        let rerun = try #require(try await run(["--report", "rerun.json", "--html", "rerun.html"]))
         let shown = savedArtifacts(rerun)
         #expect(shown.count == 2)
         for artifact in shown.values {
             #expect(artifact["preview"] == nil)
             #expect(artifact["path"]?.hasPrefix(scratch.path("out/")) == true, "\(artifact)")
         }
+        let page = try html("rerun.html")
+        #expect(page.contains("0 of 2 images shown"))
+        #expect(page.contains("A file found up to date has one only if it was written with previews."))
+        #expect(!page.contains("class=\"gap\""))
+    }
+
+    @Test func cleaningTheStoreKeepsOnlyThePreviewsOfResultsItStillRecords() async throws {
+        _ = try await run(["--previews"])
+        let workflow = try String(contentsOfFile: scratch.path("thumbs.yaml"), encoding: .utf8)
+        try scratch.write("thumbs.yaml", workflow.replacingOccurrences(of: "width: 32", with: "width: 24"))
+        let second = try #require(try await run(["--report", "second.json", "--previews"]))
+        let folder = scratch.path(".flowrun/previews")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).count == 4)
+
+        let clean = try await Child.runFlowrun(["cache", "clean", "thumbs.yaml", "--keep-last"], in: scratch.url)
+        #expect(clean.status == 0, "\(clean.stderr)")
+        let keys = second.nodes.filter { $0["task"] as? String == "save" }.compactMap { $0["key"] as? String }
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == Set(keys))
+        #expect(keys.count == 2)
     }
 }

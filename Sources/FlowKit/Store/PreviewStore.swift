@@ -1,6 +1,10 @@
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The previews of the files `write` nodes made, kept in the store beside their results, one small JPEG per node
 /// key (`previews/KEY`): a later run that finds the node up to date shows the same preview in its report and
 /// `--html` without reading or decoding the file again.
@@ -47,6 +51,18 @@ package final class PreviewStore: Sendable {
             return nil
         }
         return data
+    }
+
+    /// Removes every file of the folder but the previews of these keys (hex): what `flowrun cache clean` leaves
+    /// once no journal records the results the others belong to, and temporaries of killed runs.
+    /// - Returns: How many files were removed.
+    @discardableResult
+    package func removeAll(except keys: Set<String>) -> Int {
+        var removed = 0
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where !keys.contains(name) {
+            if unlink(directory + "/" + name) == 0 { removed += 1 }
+        }
+        return removed
     }
 }
 

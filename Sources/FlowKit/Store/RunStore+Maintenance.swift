@@ -51,8 +51,8 @@ extension RunStore {
         return status(directory: directory, name: name)
     }
 
-    /// Removes the blobs no journal of the store points at (every workflow's, every shard's), and the temporaries
-    /// of killed runs. A run of another workflow may be between writing a blob and journaling it; removing that
+    /// Removes the blobs no journal of the store points at (every workflow's, every shard's), the previews of
+    /// results no journal records (``PreviewStore``), and the temporaries of killed runs. A run of another workflow may be between writing a blob and journaling it; removing that
     /// blob only means its node runs again next time.
     /// - Returns: How many blobs were removed.
     @discardableResult
@@ -60,11 +60,14 @@ extension RunStore {
         let journals = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
             .filter { $0.hasSuffix(".journal") }
         var referenced = Set<String>()
+        var keys = Set<String>()
         for journal in journals {
             for record in Journal.read(atPath: directory + "/" + journal).records {
                 if let blob = record.blob { referenced.insert(blob.sha256) }
+                keys.insert(record.key.hex)
             }
         }
+        PreviewStore(storeDirectory: directory).removeAll(except: keys)
         return BlobStore(storeDirectory: directory).removeAll(except: referenced)
     }
 }

@@ -28,6 +28,10 @@ extension HTMLReport {
         var note = "\(previews) of \(shots.count) images shown; click one to open the file."
         if previews < written {
             note += " Previews are kept for the first \(Artifact.maxPreviewsPerRun) images of a run."
+            let unpreviewedCached = shots.contains { node in
+                report.nodes[node].status == .cached && report.nodes[node].artifact?.preview == nil
+            }
+            if unpreviewedCached { note += " A file found up to date has one only if it was written with previews." }
         }
         if gaps.count > Self.maxSheetGaps {
             note += " The first \(Self.maxSheetGaps) of the \(gaps.count) items not written are shown as gaps."
