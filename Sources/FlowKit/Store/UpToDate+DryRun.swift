@@ -23,20 +23,22 @@ extension UpToDate {
 
         /// - Parameters:
         ///   - source: The source's identity before anyone asks its server.
-        ///   - recorded: The source identity the store recorded after the node last ran, if it did.
+        ///   - recorded: The source identity the store recorded after the node last ran, if it did (a run does not
+        ///     look it up: it asked the servers already).
         ///   - isSourceNode: Whether the node has no dependencies: only such nodes are asked before a run.
         ///   - dryRun: How a dry run decides; `nil` for a run.
         ///   - runNonce: This run's id: in a run, an unchecked source gets a key of this run only, so it runs and
         ///     everything downstream with it, whatever the version it then reads is recorded as.
         init(_ source: SourceIdentity, recorded: String?, isSourceNode: Bool, dryRun: DryRun?, runNonce: String) {
-            switch dryRun {
-            case nil:
+            guard let dryRun else {
                 keyed = "\(source) run \(runNonce)"
                 unverifiable = source.description
-            case .sourcesNotAsked? where isSourceNode && recorded != nil:
-                keyed = recorded ?? source.description
+                return
+            }
+            if dryRun == .sourcesNotAsked, isSourceNode, let recorded {
+                keyed = recorded
                 awaitsConfirmation = true
-            case .sourcesAsked?, .sourcesNotAsked?:
+            } else {
                 // The version is learned when the node runs. A node never run before is new, whatever its source.
                 keyed = "\(source) unchecked"
                 unverifiable = recorded == nil && isSourceNode ? nil : source.description
