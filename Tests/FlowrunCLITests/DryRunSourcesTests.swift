@@ -134,6 +134,17 @@ import Testing
             [["validate", "photo.yaml", "--check-sources"], ["explain", "photo.yaml", "save", "--check-sources"]])
     }
 
+    @Test func aFetchNeverRunIsNewWithTheSameKeyOnEveryCall() async throws {
+        defer { server.stop() }
+        let first = try await flowrun(["explain", "photo.yaml", "save"])
+        let second = try await flowrun(["explain", "photo.yaml", "save"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout == second.stdout)
+        try await expectGolden(
+            "dry-run-http-new.txt", [["explain", "photo.yaml", "save"], ["explain", "photo.yaml", "fetch"]])
+        #expect(server.requests(to: "/photo.jpg").isEmpty, "a dry run asks no server")
+    }
+
     @Test func checkSourcesBelongsToDryRuns() async throws {
         defer { server.stop() }
         for arguments in [
