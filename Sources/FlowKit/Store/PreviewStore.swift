@@ -31,12 +31,15 @@ package final class PreviewStore: Sendable {
     /// Keeps the preview of the result with this key, atomically (a rename: never through a link), unless this
     /// run kept ``Artifact/maxPreviewsPerRun`` already.
     package func keep(_ jpeg: Data, for key: NodeKey) {
-        let first = kept.withLock { count in
+        // The folder is made under the lock, so no node of the run writes before it exists.
+        let allowed = kept.withLock { count in
             count += 1
-            return count == 1 ? true : count <= Artifact.maxPreviewsPerRun ? false : nil
+            if count == 1 {
+                try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            }
+            return count <= Artifact.maxPreviewsPerRun
         }
-        guard let first else { return }
-        if first { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        guard allowed else { return }
         try? jpeg.write(to: URL(fileURLWithPath: path(of: key)), options: .atomic)
     }
 
