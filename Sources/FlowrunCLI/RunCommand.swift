@@ -70,6 +70,9 @@ struct RunCommand: ParsableCommand {
         if let watchRuns, watchRuns < 1 { throw ValidationError("--watch-runs must be at least 1") }
         if watchRuns != nil && !watch { throw ValidationError("--watch-runs needs --watch") }
         if watch && dryRun { throw ValidationError("--watch and --dry-run exclude each other") }
+        if store.checkSources && !dryRun {
+            throw ValidationError("--check-sources is for --dry-run: a run always asks the servers of http(s) sources")
+        }
     }
 
     func run() throws {

@@ -21,15 +21,24 @@ struct StoreOptions: ParsableArguments {
             valueName: "TASK"))
     var rerun: [String] = []
 
+    @Flag(
+        help: ArgumentHelp(
+            "In a dry run or `explain`, ask the servers of http(s) sources whether what the store recorded is "
+                + "current, as a run does (a dry run otherwise asks nothing)."))
+    var checkSources = false
+
     func validate() throws {
         if noCache && (force || !rerun.isEmpty) {
             throw ValidationError("--no-cache runs everything already; it excludes --force and --rerun")
+        }
+        if noCache && checkSources {
+            throw ValidationError("--check-sources asks about what the store recorded; it excludes --no-cache")
         }
     }
 
     /// The session options these flags ask for; the session's warnings and notes go to stderr.
     func sessionOptions(run: RunOptions, terminal: Terminal, quiet: Bool = false) -> SessionOptions {
-        SessionOptions(
+        var options = SessionOptions(
             stateDirectory: stateDir, usesStore: !noCache, force: force,
             rerun: Set(rerun.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }),
             run: run
@@ -40,6 +49,8 @@ struct StoreOptions: ParsableArguments {
             case .warning, .error: terminal.error("\(diagnostic.severity): \(diagnostic.message)\n")
             }
         }
+        options.checkSources = checkSources
+        return options
     }
 
     /// The decisions for a plan against the store, read without locking (`explain`); `nil` with `--no-cache`.

@@ -28,21 +28,24 @@ struct UpToDatePrinter {
         guard let decisions, recorded > 0 else {
             return "store \(directory): nothing recorded yet; every node will run\n"
         }
-        var byTask = OrderedDictionary<Int, (run: [Int], cached: Int)>()
+        var byTask = OrderedDictionary<Int, (run: [Int], cached: Int, awaiting: Int)>()
         for index in plan.nodes.indices {
             let task = plan.nodes[index].taskIndex
-            var entry = byTask[task] ?? ([], 0)
+            var entry = byTask[task] ?? ([], 0, 0)
             if decisions.causes[index] == nil { entry.cached += 1 } else { entry.run.append(index) }
+            if decisions.awaitingConfirmation[index] != nil { entry.awaiting += 1 }
             byTask[task] = entry
         }
         let toRun = decisions.causes.lazy.filter { $0 != nil }.count
         var out =
             "store \(directory): \(recorded) result\(recorded == 1 ? "" : "s") recorded; "
-            + "\(toRun) node\(toRun == 1 ? "" : "s") will run, \(plan.nodes.count - toRun) cached\n"
+            + "\(toRun) node\(toRun == 1 ? "" : "s") will run, \(plan.nodes.count - toRun) cached"
+            + Self.awaiting(decisions.awaitingConfirmation.count, inSummary: true) + "\n"
         let width = byTask.keys.map { plan.workflow.tasks[$0].id.value.count }.max() ?? 0
         for (task, entry) in byTask {
             out +=
-                "  \(plan.workflow.tasks[task].id.value.padded(to: width))  \(entry.run.count) run, \(entry.cached) cached\n"
+                "  \(plan.workflow.tasks[task].id.value.padded(to: width))  \(entry.run.count) run, \(entry.cached) cached"
+                + Self.awaiting(entry.awaiting, inSummary: false) + "\n"
             for index in entry.run.prefix(Self.listedPerTask) {
                 let cause = decisions.causes[index]?.description(forItem: plan.nodes[index].itemIndex != nil) ?? ""
                 out += "    \(NodeName.forTerminal(plan.nodes[index].id)): \(cause)\n"
@@ -52,6 +55,15 @@ struct UpToDatePrinter {
             }
         }
         return out
+    }
+
+    /// How many of the cached nodes are up to date only if a server confirms the version of an http(s) source
+    /// the store recorded (a dry run asks none without `--check-sources`); empty when none.
+    private static func awaiting(_ count: Int, inSummary: Bool) -> String {
+        guard count > 0 else { return "" }
+        let which = inSummary ? "\(count) of them" : "\(count)"
+        return " (\(which) if the server confirms its source unchanged"
+            + (inSummary ? "; --check-sources asks now)" : ")")
     }
 
     /// The whole chain of causes for one node: its own, then that of the node it points at, and so on.
@@ -67,7 +79,7 @@ struct UpToDatePrinter {
             let id = NodeName.forTerminal(plan.nodes[node].id)
             out += "\(indent)\(id) (\(decisions.keys[node].map { "key \($0.hex.prefix(12))" } ?? "no key")): "
             guard let cause = decisions.causes[node] else {
-                out += cachedReason(node, decisions: decisions) + "\n"
+                out += cachedReason(node, plan: plan, decisions: decisions) + "\n"
                 break
             }
             out += "runs: \(cause.description(forItem: plan.nodes[node].itemIndex != nil))\n"
@@ -77,14 +89,19 @@ struct UpToDatePrinter {
         return out
     }
 
-    private static func cachedReason(_ index: Int, decisions: UpToDate) -> String {
+    private static func cachedReason(_ index: Int, plan: Plan, decisions: UpToDate) -> String {
+        let cached =
+            decisions.awaitingConfirmation[index].map { source in
+                "cached if the server confirms the source of \(plan.nodes[source].id) unchanged ("
+                    + (decisions.inputs[source]?.source ?? "") + "; a dry run asks no server, --check-sources asks)"
+            } ?? "cached"
         if decisions.keepsNothing[index] {
-            return "cached: nothing is kept of a noop, and nothing it waits for runs"
+            return "\(cached): nothing is kept of a noop, and nothing it waits for runs"
         }
         guard let record = decisions.records[index], record.key == decisions.keys[index] else {
-            return "cached: every node that reads its output is cached"
+            return "\(cached): every node that reads its output is cached"
         }
-        var text = "cached: same key as the result of the run of \(record.run)"
+        var text = "\(cached): same key as the result of the run of \(record.run)"
         if let output = record.output { text += "; \(output.path) is as written" }
         if decisions.restoredNodes.contains(index), let blob = record.blob {
             text +=

@@ -140,6 +140,16 @@ public struct RunReport: Sendable, Decodable {
         return keyed
     }
 
+    /// The same report, each node amended as it is made (``Nodes/amended(_:)``).
+    package func amendingNodes(_ amend: @escaping @Sendable (Int, inout Node) -> Void) -> RunReport {
+        var amended = RunReport(
+            workflow: workflow, path: path, startedAt: startedAt, duration: duration, interrupted: interrupted,
+            nodes: nodes.amended(amend), queueLimits: queueLimits)
+        amended.taskList = taskList
+        amended.shard = shard
+        return amended
+    }
+
     // MARK: JSON
 
     /// The keys of the JSON form: the report, plus its exit code and totals for readers that do not recompute.
@@ -272,6 +282,18 @@ extension RunReport {
                 node: { position in
                     var made = node(position)
                     made.key = keys[position]
+                    return made
+                }, status: status, continuesOnError: continuesOnError)
+        }
+
+        /// The same nodes, each amended by position as it is made; statuses are not amended.
+        package func amended(_ amend: @escaping @Sendable (Int, inout Node) -> Void) -> Nodes {
+            let node = self.node
+            return Nodes(
+                count: count,
+                node: { position in
+                    var made = node(position)
+                    amend(position, &made)
                     return made
                 }, status: status, continuesOnError: continuesOnError)
         }

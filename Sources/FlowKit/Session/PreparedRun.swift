@@ -12,6 +12,8 @@ public final class PreparedRun: Sendable {
     public let upToDateCount: Int
     private let opened: (store: RunStore, decisions: UpToDate)?
     private let finishPart: @Sendable (RunReport) throws(SessionError) -> RunReport
+    /// Where the previews of written files are kept and read back, when the run asks for previews.
+    private let previews: PreviewStore?
 
     init(part: SessionPart, opened: (RunStore, UpToDate)?, options: RunOptions) {
         let plan = part.plan
@@ -21,11 +23,20 @@ public final class PreparedRun: Sendable {
             options.cachedNodes = decisions.cachedNodes
             options.restoredNodes = decisions.restoredNodes
             options.restore = { index in store.restore(index, of: plan, decisions: decisions) }
+            let previews = options.previews ? PreviewStore(storeDirectory: store.directory) : nil
             options.nodeSucceeded = { index, operation in
                 store.journal(
                     index, of: plan, decisions: decisions, run: run, output: operation.output(as: (any Sendable).self),
                     observedSource: (operation as? any SourceObserving)?.observedSource)
+                if let previews, let preview = operation.artifact?.preview,
+                    let key = store.key(of: index, decisions: decisions)
+                {
+                    previews.keep(preview, for: key)
+                }
             }
+            self.previews = previews
+        } else {
+            previews = nil
         }
         self.plan = plan
         self.opened = opened.map { (store: $0.0, decisions: $0.1) }
@@ -57,6 +68,7 @@ public final class PreparedRun: Sendable {
         if let (store, decisions) = opened {
             store.close()
             report = report.keyed(by: store.keys(decisions).map { $0?.hex })
+            if let previews { report = CachedArtifacts.add(to: report, decisions: decisions, previews: previews) }
         }
         return try finishPart(report)
     }

@@ -9,6 +9,10 @@ public struct SessionOptions: Sendable {
     public var force: Bool
     /// Run these tasks, by id, and everything downstream of them, even when up to date.
     public var rerun: Set<String>
+    /// Whether a dry run (``RunSession/preview()``, `explain`) asks the servers of http(s) sources whether the
+    /// versions the store recorded are still current, as a run does. Without it a dry run asks nothing: the nodes
+    /// resting on such a source are up to date if its server confirms the recorded version.
+    public var checkSources = false
     /// How the nodes run: queues, retries, failing fast, logging, events, and ``RunOptions/optimize`` and
     /// ``RunOptions/previews``, which the store's decisions follow too.
     public var run: RunOptions

@@ -5,7 +5,7 @@ struct SessionStore {
     let options: SessionOptions
 
     /// The store and the decisions for a whole run or a shard, read without locking (dry runs, `explain`); `nil`
-    /// without a store. A gather phase that reads the shards' values decides with ``readGather(_:)``.
+    /// without a store. The servers of http(s) sources are asked only with ``SessionOptions/checkSources``. A gather phase that reads the shards' values decides with ``readGather(_:)``.
     /// - Parameter recordedOnly: Decide only when the store holds results: with nothing recorded, no key is
     ///   computed (a million-node plan validates as fast as without a store), and the decisions are `nil`.
     func read(_ part: SessionPart, recordedOnly: Bool) throws(SessionError) -> (RunStore, UpToDate?)? {
@@ -14,7 +14,12 @@ struct SessionStore {
         let store = RunStore.read(directory: directory(of: part.plan), name: journalName(part.plan, part: part.journal))
         warnAboutDamage(store)
         if recordedOnly && store.latest.isEmpty { return (store, nil) }
-        let decisions = UpToDate(plan: part.plan, records: store.latest, settings: settings(store))
+        var settings = settings(store)
+        settings.dryRun = options.checkSources ? .sourcesAsked : .sourcesNotAsked
+        let revalidated =
+            options.checkSources ? SourceRevalidation.check(part.plan, records: store.latest, settings: settings) : [:]
+        let decisions = UpToDate(
+            plan: part.plan, records: store.latest, settings: settings, revalidated: revalidated)
         warnAboutBlobs(decisions)
         return (store, decisions)
     }
@@ -25,7 +30,8 @@ struct SessionStore {
         try refuseWithoutStore()
         try checkRerun(plan)
         let store = RunStore.read(directory: directory(of: plan), name: journalName(plan, part: "gather"))
-        let (decisions, recorded) = try decideGather(values, store: store)
+        let (decisions, recorded) = try decideGather(
+            values, store: store, dryRun: options.checkSources ? .sourcesAsked : .sourcesNotAsked)
         return (store, decisions, recorded)
     }
 
@@ -98,8 +104,9 @@ struct SessionStore {
 
     /// The gather phase's decisions, by index in its plan, and how many results they drew on.
     /// - Throws: ``SessionError/Code/valuesMissing``, naming the shards to run again.
-    private func decideGather(_ values: GatherValues, store: RunStore) throws(SessionError)
-        -> (decisions: UpToDate, recorded: Int)
+    /// - Parameter dryRun: How a dry run decides about sources that cannot be checked ahead; `nil` for a run.
+    private func decideGather(_ values: GatherValues, store: RunStore, dryRun: UpToDate.DryRun? = nil)
+        throws(SessionError) -> (decisions: UpToDate, recorded: Int)
     {
         let plan = values.split.plan
         warnAboutDamage(store)
@@ -116,7 +123,10 @@ struct SessionStore {
         settings.force = false
         settings.rerun = options.force ? gathered : options.rerun.intersection(gathered)
         settings.readValues = Set(values.valueNodes)
-        let decisions = UpToDate(plan: plan, records: records, settings: settings)
+        settings.dryRun = dryRun
+        let revalidated =
+            dryRun == .sourcesAsked ? SourceRevalidation.check(plan, records: records, settings: settings) : [:]
+        let decisions = UpToDate(plan: plan, records: records, settings: settings, revalidated: revalidated)
         let missing = values.valueNodes.compactMap { node in decisions.causes[node].map { (node, $0.description) } }
         guard missing.isEmpty else {
             let shards = values.shardsToRerun(missing).map { "--shard \($0)" }.joined(separator: ", ")

@@ -8,7 +8,7 @@ package enum RunCause: Sendable, Equatable, CustomStringConvertible {
     /// The task is never reused: its type has side effects (`command` without `cache: true`) or `cache: false`.
     case notCached(String)
     /// The node reads a source that could not be checked before the run: an http(s) URL the store has no
-    /// version of, whose server could not tell, or in a dry run, which asks no server.
+    /// version of, whose server could not tell, or that is not asked (a node with dependencies).
     case unverifiableSource(String)
     /// The store has no result for this node: it is new, or it never finished.
     case noRecord
@@ -44,7 +44,8 @@ package enum RunCause: Sendable, Equatable, CustomStringConvertible {
         case .notCached(let why): why
         case .unverifiableSource(let source):
             "its source could not be checked before the run (\(source): a run asks the server whether the version"
-                + " it recorded changed; a dry run asks nothing); `cache: true` on the task trusts it not to change"
+                + " it recorded changed, a dry run only with --check-sources); `cache: true` on the task trusts it"
+                + " not to change"
         case .noRecord: "new node (no result recorded: not run before, or it did not finish)"
         case .implementationChanged(let old, let new): "task implementation changed (\(old) → \(new))"
         case .optionsChanged(let old, let new):

@@ -51,10 +51,11 @@ extension RunStore {
         return status(directory: directory, name: name)
     }
 
-    /// Removes the blobs no journal of the store points at (every workflow's, every shard's), and the temporaries
-    /// of killed runs — only while no other run uses the store: a live run of another workflow may have written
-    /// blobs its journal does not record yet (records are batched), so every other lock of the store is taken
-    /// first, and nothing is removed when one is held.
+    /// Removes the blobs no journal of the store points at (every workflow's, every shard's), the previews of
+    /// results no journal records (``PreviewStore``), and the temporaries of killed runs — only while no other run
+    /// uses the store: a live run of another workflow may have written blobs its journal does not record yet
+    /// (records are batched), so every other lock of the store is taken first, and nothing is removed when one is
+    /// held.
     /// - Parameter own: The lock file (a name in `directory`) the caller already holds, if any.
     /// - Returns: How many blobs were removed.
     @discardableResult
@@ -68,11 +69,14 @@ extension RunStore {
         defer { withExtendedLifetime(locks) {} }
         let journals = names.filter { $0.hasSuffix(".journal") }
         var referenced = Set<String>()
+        var keys = Set<String>()
         for journal in journals {
             for record in Journal.read(atPath: directory + "/" + journal).records {
                 if let blob = record.blob { referenced.insert(blob.sha256) }
+                keys.insert(record.key.hex)
             }
         }
+        PreviewStore(storeDirectory: directory).removeAll(except: keys)
         return BlobStore(storeDirectory: directory).removeAll(except: referenced)
     }
 }

@@ -16,6 +16,9 @@ extension UpToDate {
         /// For each node whose source changes every run (an http(s) URL not revalidated), that source: the node
         /// gets a key of this run only, so it runs, and everything downstream with it.
         var unverifiableSources: [String?]
+        /// In a dry run that asked no server, the nodes keyed by a recorded source version (``UncheckedSource``)
+        /// and every node downstream of one, each with the index of the first such source's node.
+        var awaitingConfirmation: [Int: Int] = [:]
 
         /// Keys every node of a plan that needs one.
         /// - Parameters:
@@ -24,9 +27,12 @@ extension UpToDate {
         ///   - keepsNothing: Whether each node is of a ``StatelessTask``.
         ///   - options: The run options in every key (``NodeKeyInputs/options``).
         ///   - revalidated: The identities sources have now, where ``SourceRevalidation`` could ask.
+        ///   - latest: The store's latest record per node id: a dry run keys a source it did not ask about by the
+        ///     version recorded there.
+        ///   - dryRun: How a dry run keys the sources that cannot be checked ahead; `nil` for a run.
         init(
             plan: Plan, tasks: [TaskFacts], keepsNothing: [Bool], options: [String],
-            revalidated: [Int: SourceIdentity]
+            revalidated: [Int: SourceIdentity], latest: [String: JournalRecord] = [:], dryRun: DryRun? = nil
         ) {
             let count = plan.nodes.count
             let graph = plan.graph
@@ -41,6 +47,13 @@ extension UpToDate {
             outputPaths.reserveCapacity(count)
             var scratch = ByteWriter()
             for (index, node) in plan.nodes.enumerated() {
+                if !awaitingConfirmation.isEmpty {
+                    graph.forEachDependency(of: index) { dependency in
+                        if awaitingConfirmation[index] == nil, let source = awaitingConfirmation[dependency] {
+                            awaitingConfirmation[index] = source
+                        }
+                    }
+                }
                 guard keyed[index] else {
                     keys.append(nil)
                     inputs.append(nil)
@@ -51,7 +64,15 @@ extension UpToDate {
                 // Parameters that do not depend on the item are resolved, encoded and identified once per task.
                 let resolved = task.sharedParameters ?? task.resolve(plan.parameters(of: node), options: options)
                 let source = revalidated[index] ?? resolved.source
-                if let source, source.changesEveryRun { unverifiableSources[index] = source.description }
+                var keyedSource = source?.description
+                if let source, source.changesEveryRun {
+                    let unchecked = UncheckedSource(
+                        source, recorded: dryRun == nil ? nil : latest[node.id]?.inputs.source,
+                        isSourceNode: graph.dependencyCount(of: index) == 0, dryRun: dryRun, runNonce: runNonce)
+                    keyedSource = unchecked.keyed
+                    unverifiableSources[index] = unchecked.unverifiable
+                    if unchecked.awaitsConfirmation { awaitingConfirmation[index] = index }
+                }
                 var upstream: [NodeKeyInputs.Upstream] = []
                 upstream.reserveCapacity(graph.dependencyCount(of: index))
                 graph.forEachDependency(of: index) { dependency in
@@ -61,7 +82,7 @@ extension UpToDate {
                 let nodeInputs = NodeKeyInputs(
                     type: task.typeName, implementation: task.implementation, options: options,
                     parameters: resolved.canonical, upstream: upstream,
-                    source: source.map { $0.changesEveryRun ? "\($0) run \(runNonce)" : $0.description })
+                    source: keyedSource)
                 keys.append(nodeInputs.key(after: resolved.keyPrefix, encodingIn: &scratch))
                 inputs.append(nodeInputs)
                 outputPaths.append(resolved.outputPath)

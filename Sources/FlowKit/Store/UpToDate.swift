@@ -35,13 +35,16 @@ package struct UpToDate: Sendable {
         /// Nodes whose recorded outputs are reused whatever their `cache:` setting or their task type's default,
         /// by index in ``Plan/nodes``: in the gather phase, the values the shards made (the shards ran them).
         package var readValues: Set<Int>
+        /// How a dry run treats the sources that cannot be checked ahead; `nil` for a run.
+        package var dryRun: DryRun?
 
         /// Creates settings.
         package init(
             force: Bool = false, rerun: Set<String> = [], optimize: Bool = true, blobs: BlobStore? = nil,
-            keepValues: Set<Int> = [], readValues: Set<Int> = []
+            keepValues: Set<Int> = [], readValues: Set<Int> = [], dryRun: DryRun? = nil
         ) {
             self.readValues = readValues
+            self.dryRun = dryRun
             self.force = force
             self.rerun = rerun
             self.optimize = optimize
@@ -72,6 +75,10 @@ package struct UpToDate: Sendable {
     /// The up-to-date nodes whose stored output a node that runs reads, ascending: what
     /// ``RunOptions/restoredNodes`` takes. Their blobs were found intact.
     package private(set) var restoredNodes: [Int]
+    /// The up-to-date nodes whose decision rests on a source a dry run did not ask about (``DryRun/sourcesNotAsked``)
+    /// and keyed by the version the store recorded, each with the index of that source's node: they are up to
+    /// date if its server confirms that version, and run otherwise. Sparse: empty for a run.
+    package private(set) var awaitingConfirmation: [Int: Int]
     /// Whether the run allows equivalent-output shortcuts (``Settings/optimize``).
     package let optimize: Bool
     /// The stamps of the blobs checked before the run, by name: a restore reads the same file without hashing
@@ -110,7 +117,8 @@ package struct UpToDate: Sendable {
         let tasks = TaskFacts.of(plan, options: options)
         let keepsNothing = plan.nodes.map { tasks[$0.taskIndex].keepsNothing }
         let keys = NodeKeys(
-            plan: plan, tasks: tasks, keepsNothing: keepsNothing, options: options, revalidated: revalidated)
+            plan: plan, tasks: tasks, keepsNothing: keepsNothing, options: options, revalidated: revalidated,
+            latest: latest, dryRun: settings.dryRun)
         let rerunBy = KeptDecisions.rerunBy(plan, tasks: tasks, rerun: settings.rerun)
         var blobs = BlobCheck(blobs: settings.blobs)
         var kept: KeptDecisions
@@ -127,6 +135,7 @@ package struct UpToDate: Sendable {
         self.keys = keys.keys
         outputPaths = keys.outputPaths
         self.keepsNothing = keepsNothing
+        awaitingConfirmation = keys.awaitingConfirmation.filter { causes[$0.key] == nil }
         self.causes = causes
         records = kept.records
         storesValue = plan.nodes.indices.map { index in
@@ -154,6 +163,10 @@ package struct UpToDate: Sendable {
         for (newIndex, oldIndex) in nodes.enumerated() { copy.records[newIndex] = records[oldIndex] }
         copy.storesValue = nodes.map { storesValue[$0] }
         copy.restoredNodes = restoredNodes.compactMap { position[$0] >= 0 ? position[$0] : nil }
+        copy.awaitingConfirmation = [:]
+        for (node, source) in awaitingConfirmation where position[node] >= 0 && position[source] >= 0 {
+            copy.awaitingConfirmation[position[node]] = position[source]
+        }
         return copy
     }
 }

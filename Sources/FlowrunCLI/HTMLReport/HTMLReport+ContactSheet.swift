@@ -5,9 +5,9 @@ extension HTMLReport {
     /// Gaps (items not written) drawn at most; the failures section and the grid show them all.
     static let maxSheetGaps = 300
 
-    /// A thumbnail of every image the run wrote, linked to the file, in item order; items whose file was not
-    /// written (failed, skipped, cancelled) are labelled gaps. Shown for tasks that write files (`write`) or
-    /// recorded any artifact; it says so when the run recorded no previews. A run keeps at most
+    /// A thumbnail of every image the run wrote or found up to date, linked to the file, in item order; items
+    /// whose file was not written (failed, skipped, cancelled) are labelled gaps. Shown for tasks that write files
+    /// (`write`) or recorded any artifact; it says so when the run recorded no previews. A run keeps at most
     /// ``Artifact/maxPreviewsPerRun`` previews, so a huge run's sheet shows its first images and says so.
     func writeContactSheet(into out: HTMLStream) throws(HTMLStream.Failure) {
         let writers = index.tasks.indices.filter { task in
@@ -23,10 +23,15 @@ extension HTMLReport {
                     + "<code>--previews</code> next to <code>--report</code>.</p>\n</section>\n")
         }
         let previews = shots.filter { report.nodes[$0].artifact?.preview != nil }.count
-        let gaps = shots.filter { report.nodes[$0].status != .succeeded }
+        // An up-to-date node's file was written by an earlier run: shown with the preview the store kept.
+        let gaps = shots.filter { ![.succeeded, .cached].contains(report.nodes[$0].status) }
         var note = "\(previews) of \(shots.count) images shown; click one to open the file."
         if previews < written {
             note += " Previews are kept for the first \(Artifact.maxPreviewsPerRun) images of a run."
+            let unpreviewedCached = shots.contains { node in
+                report.nodes[node].status == .cached && report.nodes[node].artifact?.preview == nil
+            }
+            if unpreviewedCached { note += " A file found up to date has one only if it was written with previews." }
         }
         if gaps.count > Self.maxSheetGaps {
             note += " The first \(Self.maxSheetGaps) of the \(gaps.count) items not written are shown as gaps."
