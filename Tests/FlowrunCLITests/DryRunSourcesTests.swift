@@ -1,5 +1,6 @@
 import FlowKitTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// What `flowrun validate`, `run --dry-run` and `explain` say of an http(s) `fetch` the store has a result for,
