@@ -98,6 +98,7 @@ struct StoreOptions: ParsableArguments {
         let revalidated = SourceRevalidation.check(plan, records: store.latest, settings: settings)
         let decisions = UpToDate(plan: plan, records: store.latest, settings: settings, revalidated: revalidated)
         warnAboutBlobs(decisions, terminal: terminal)
+        store.adoptResultsFoundByKey(plan, decisions: decisions)
         WriteTemporaries.removeStale(of: decisions.outputPaths)
         return (store, decisions)
     }
@@ -186,8 +187,10 @@ struct StoreOptions: ParsableArguments {
     }
 
     private func settings(optimize: Bool, _ store: RunStore, keepValues: Set<Int> = []) -> UpToDate.Settings {
-        UpToDate.Settings(
+        var settings = UpToDate.Settings(
             force: force, rerun: rerunTasks, optimize: optimize, blobs: store.blobs, keepValues: keepValues)
+        settings.recordWithKey = store.record(withKey:)
+        return settings
     }
 
     /// One warning for the stored outputs that cannot be used (their nodes run), naming the first few.

@@ -35,6 +35,9 @@ package struct UpToDate: Sendable {
         /// Nodes whose recorded outputs are reused whatever their `cache:` setting or their task type's default,
         /// by index in ``Plan/nodes``: in the gather phase, the values the shards made (the shards ran them).
         package var readValues: Set<Int>
+        /// The store's latest result with a key, whichever node recorded it (``RunStore/record(withKey:)``):
+        /// where a node's own record has another key, a result of the same work serves.
+        package var recordWithKey: (@Sendable (NodeKey) -> JournalRecord?)?
 
         /// Creates settings.
         package init(
@@ -197,7 +200,11 @@ package struct UpToDate: Sendable {
                     if reader == nil, causes[dependent] != nil { reader = dependent }
                 }
                 // A cold store has no record to look up.
-                if !latest.isEmpty { records[index] = latest[node.id] }
+                if !latest.isEmpty {
+                    records[index] = latest[node.id]
+                    // Found by key (an item that moved, a result another node made): the same work.
+                    if records[index]?.key != key, let found = settings.recordWithKey?(key) { records[index] = found }
+                }
                 let readBack = settings.readValues.contains(index)
                 causes[index] = Self.cause(
                     force: settings.force, rerunBy: rerunBy.isEmpty ? nil : rerunBy[index],
@@ -279,7 +286,8 @@ package struct UpToDate: Sendable {
         if cache == nil, !cachedByDefault { return .notCached("never reused without `cache: true` (side effects)") }
         let changed: RunCause? =
             if let record {
-                record.key == key ? nil : (RunCause.firstDifference(from: record.inputs, to: inputs) ?? .noRecord)
+                record.key == key
+                    ? nil : (record.inputs.flatMap { RunCause.firstDifference(from: $0, to: inputs) } ?? .noRecord)
             } else {
                 .noRecord
             }
