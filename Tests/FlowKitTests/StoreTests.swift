@@ -289,12 +289,13 @@ import Testing
         #expect(cold.causes.allSatisfy { $0 != nil })
         let records = records(of: plan, cold)
         let warm = UpToDate(plan: plan, records: records, settings: .init())
-        // The command always runs; what it reads must run with it; the noop after it follows its key, unchanged.
+        // The command always runs; without `stdin` it reads nothing of what it depends on, which needs only to
+        // have finished; the noop after it follows its key, unchanged.
         #expect(warm.causes[0] == nil)
-        #expect(warm.causes[1] == .neededBy(node: "c"))
+        #expect(warm.causes[1] == nil)
         #expect(warm.causes[2] == .notCached("never reused without `cache: true` (side effects)"))
         #expect(warm.causes[3] == nil)
-        #expect(warm.cachedNodes == [0, 3])
+        #expect(warm.cachedNodes == [0, 1, 3])
         let rerun = UpToDate(plan: plan, records: records, settings: .init(rerun: ["b"]))
         #expect(rerun.causes[0] == nil)
         #expect(rerun.causes[1] == .rerun(task: "b"))
