@@ -10,50 +10,102 @@ struct CacheCommand: ParsableCommand {
 
     /// The store a cache command works on.
     struct Location: ParsableArguments {
-        @Argument(help: "The workflow file whose store this is.", completion: .file(extensions: ["yaml", "yml"]))
-        var workflow: String
+        @OptionGroup var workflow: WorkflowOptions
 
         @Option(help: ArgumentHelp("The store's folder (default: .flowrun beside the workflow).", valueName: "DIR"))
         var stateDir: String?
 
-        var directory: String { RunStore.directory(forWorkflowAt: workflow, stateDirectory: stateDir) }
-        var name: String { RunStore.name(ofWorkflowAt: workflow) }
+        var directory: String { RunStore.directory(forWorkflowAt: workflow.workflow, stateDirectory: stateDir) }
+        var name: String { RunStore.name(ofWorkflowAt: workflow.workflow) }
+
+        /// The files the whole workflow writes now, which are not stale; exit 2 for an invalid workflow or a
+        /// `--target` (a part of the workflow would make the rest look stale).
+        func producedOutputs(terminal: Terminal) throws -> Set<String> {
+            guard workflow.targets.isEmpty else {
+                terminal.error("error: stale outputs are those the whole workflow no longer writes; drop --target\n")
+                throw ExitCode(2)
+            }
+            return StaleOutput.produced(by: try workflow.loadPlan(terminal: terminal))
+        }
     }
 
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "status", abstract: "Show how many results the store holds and its size.")
+            commandName: "status",
+            abstract: "Show how many results the store holds, its size, and the stale outputs of earlier runs.")
 
         @OptionGroup var location: Location
 
         func run() throws {
+            let terminal = Terminal()
             let status = RunStore.status(directory: location.directory, name: location.name)
-            Terminal().print(CacheCommand.describe(status, directory: location.directory))
-            if let damage = status.damage { Terminal().error("warning: store \(location.directory): \(damage)\n") }
+            terminal.print(CacheCommand.describe(status, directory: location.directory))
+            if let damage = status.damage { terminal.error("warning: store \(location.directory): \(damage)\n") }
+            let stale = RunStore.staleOutputs(
+                directory: location.directory, name: location.name,
+                producing: try location.producedOutputs(terminal: terminal))
+            terminal.print(StaleOutputsPrinter.status(stale))
         }
     }
 
     struct Clean: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "clean", abstract: "Empty the store (the next run runs everything).")
+            commandName: "clean",
+            abstract: "Empty the store (the next run runs everything), or remove the stale outputs of earlier runs.")
 
         @OptionGroup var location: Location
 
         @Flag(help: "Keep each node's latest result (what the next run can reuse); drop only superseded records.")
         var keepLast = false
 
+        @Flag(
+            help: """
+                Remove only the files earlier runs wrote that the workflow no longer produces, where they still \
+                hold what flowrun wrote; the store's results stay.
+                """)
+        var stale = false
+
+        @Flag(help: "With --stale: list what would be removed and left, and change nothing.")
+        var dryRun = false
+
+        func validate() throws {
+            if stale && keepLast {
+                throw ValidationError("--stale keeps the store's results already; drop --keep-last")
+            }
+            if dryRun && !stale { throw ValidationError("--dry-run goes with --stale") }
+        }
+
         func run() throws {
             let terminal = Terminal()
             do {
+                if stale {
+                    try cleanStale(terminal: terminal)
+                    return
+                }
                 let status = try RunStore.clean(directory: location.directory, name: location.name, keepLast: keepLast)
                 terminal.print("cleaned; " + CacheCommand.describe(status, directory: location.directory))
             } catch let error as StoreError {
                 terminal.error("error: \(error)\n")
                 throw ExitCode(2)
+            } catch let exit as ExitCode {
+                throw exit
             } catch {
                 terminal.error("error: cannot clean \(location.directory): \(RunCommand.reason(error))\n")
                 throw ExitCode(1)
             }
+        }
+
+        private func cleanStale(terminal: Terminal) throws {
+            let produced = try location.producedOutputs(terminal: terminal)
+            if dryRun {
+                let found = RunStore.staleOutputs(
+                    directory: location.directory, name: location.name, producing: produced)
+                terminal.print(StaleOutputsPrinter.clean(found, dryRun: true))
+                return
+            }
+            let found = try RunStore.removeStaleOutputs(
+                directory: location.directory, name: location.name, producing: produced)
+            terminal.print(StaleOutputsPrinter.clean(found, dryRun: false))
         }
     }
 

@@ -62,6 +62,7 @@ struct SessionStore {
         let revalidated = SourceRevalidation.check(plan, records: store.latest, settings: settings)
         let decisions = UpToDate(plan: plan, records: store.latest, settings: settings, revalidated: revalidated)
         warnAboutBlobs(decisions)
+        store.adoptResultsFoundByKey(plan, decisions: decisions)
         WriteTemporaries.removeStale(of: decisions.outputPaths)
         return (store, decisions)
     }
@@ -151,9 +152,11 @@ struct SessionStore {
     }
 
     private func settings(_ store: RunStore, keepValues: Set<Int> = []) -> UpToDate.Settings {
-        UpToDate.Settings(
+        var settings = UpToDate.Settings(
             force: options.force, rerun: options.rerun, optimize: options.run.optimize, blobs: store.blobs,
             keepValues: keepValues)
+        settings.recordWithKey = store.record(withKey:)
+        return settings
     }
 
     /// One warning for the stored outputs that cannot be used (their nodes run), naming the first few.

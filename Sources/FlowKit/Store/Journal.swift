@@ -21,7 +21,7 @@ package enum Journal {
 
     /// What reading a journal found.
     package struct Contents: Sendable {
-        /// The intact records, in the order written.
+        /// The intact records, in the order written (none when they were handed to a reader one by one).
         package var records: [JournalRecord] = []
         /// How many bytes from the start are intact; appending starts here.
         package var intactLength: Int = 0
@@ -29,33 +29,69 @@ package enum Journal {
         package var damage: String?
     }
 
-    /// Reads the journal at `path`. A missing file is an empty journal; damage ends the reading, never throws.
+    /// Reads the journal at `path` into a list of its records (``read(atPath:each:)``).
     package static func read(atPath path: String) -> Contents {
-        let bytes = RegularFile.open(path, owned: true).flatMap { descriptor in
-            defer { close(descriptor) }
-            return RegularFile.readAll(descriptor)
-        }
-        switch bytes {
-        case .success(let bytes): return parse(bytes)
-        case .failure(let failure) where failure.isMissing: return Contents()
-        case .failure(let failure):
-            return Contents(damage: "cannot read \(path) (\(failure.reason)); starting without it")
-        }
+        var records: [JournalRecord] = []
+        var contents = read(atPath: path) { records.append($0) }
+        contents.records = records
+        return contents
     }
 
+    /// Reads the journal at `path`. A missing file is an empty journal; damage ends the reading, never throws.
+    ///
+    /// The file is read in chunks and each record keeps only where its inputs are (``JournalRecord/inputs``): the
+    /// memory a reading takes grows with the records' keys and outputs, not with the journal's bytes.
+    /// - Parameter each: Given every intact record, in order, and keeping what it needs of them: a run keeps one
+    ///   per node, not every record.
+    package static func read(atPath path: String, each: (JournalRecord) -> Void) -> Contents {
+        let descriptor: Int32
+        switch RegularFile.open(path, owned: true) {
+        case .success(let opened): descriptor = opened
+        case .failure(let failure) where failure.isMissing: return Contents()
+        case .failure(let failure): return Contents(damage: "cannot read \(path) (\(failure.reason)); starting without it")
+        }
+        let file = JournalFile(descriptor: descriptor)
+        var reader = ChunkReader(descriptor: descriptor)
+        guard let start = reader.bytes(at: 0, count: magic.count) else {
+            if reader.failed { return Contents(damage: "cannot read \(path); starting without it") }
+            return reader.end == 0 ? Contents() : foreign()
+        }
+        guard start.elementsEqual(magic) else { return foreign() }
+        var contents = Contents()
+        var offset = magic.count
+        var run: String?
+        while true {
+            guard let header = reader.bytes(at: offset, count: headerLength) else {
+                if reader.failed { contents.damage = "cannot read \(path) past byte \(offset); starting from there" }
+                if !reader.failed, reader.end > offset { contents.damage = tornTail(at: offset, of: reader.end) }
+                break
+            }
+            let length = header.prefix(4).reversed().reduce(0) { $0 << 8 | Int($1) }
+            let start = offset + headerLength
+            guard length <= maxRecordLength, let payload = reader.bytes(at: start, count: length),
+                checksum(payload).elementsEqual(header.suffix(checksumLength)),
+                let record = JournalRecord(decoding: payload, journal: file, offset: start, run: run)
+            else {
+                contents.damage = tornTail(at: offset, of: max(reader.end, offset))
+                break
+            }
+            run = record.run
+            each(record)
+            offset = start + length
+        }
+        contents.intactLength = offset
+        return contents
+    }
+
+    /// Reads a whole journal held in memory, decoding every record: what the tests check the format with.
     static func parse(_ bytes: [UInt8]) -> Contents {
         var contents = Contents()
         if bytes.isEmpty { return contents }
-        guard bytes.starts(with: magic) else {
-            contents.damage = "the journal is not one this flowrun writes (or its start is damaged); starting afresh"
-            return contents
-        }
+        guard bytes.starts(with: magic) else { return foreign() }
         var offset = magic.count
         while offset < bytes.count {
             guard let record = record(in: bytes, at: offset) else {
-                contents.damage =
-                    "ignored a damaged or incomplete record at byte \(offset) of the journal "
-                    + "(\(bytes.count - offset) bytes: the end of an interrupted write)"
+                contents.damage = tornTail(at: offset, of: bytes.count)
                 break
             }
             contents.records.append(record.value)
@@ -63,6 +99,15 @@ package enum Journal {
         }
         contents.intactLength = contents.damage == nil ? bytes.count : offset
         return contents
+    }
+
+    private static func foreign() -> Contents {
+        Contents(damage: "the journal is not one this flowrun writes (or its start is damaged); starting afresh")
+    }
+
+    private static func tornTail(at offset: Int, of end: Int) -> String {
+        "ignored a damaged or incomplete record at byte \(offset) of the journal "
+            + "(\(end - offset) bytes: the end of an interrupted write)"
     }
 
     private static func record(in bytes: [UInt8], at offset: Int) -> (value: JournalRecord, end: Int)? {
@@ -85,24 +130,29 @@ package enum Journal {
         ]
     }
 
-    /// A record framed for the file: length, checksum, payload.
-    static func frame(_ record: JournalRecord) -> [UInt8] {
+    /// A record framed for the file: length, checksum, payload; `nil` when its inputs are in a journal that
+    /// cannot be read again.
+    static func frame(_ record: JournalRecord) -> [UInt8]? {
         var framed = ByteWriter()
-        append(record, to: &framed)
-        return framed.bytes
+        return append(record, to: &framed) ? framed.bytes : nil
     }
 
-    /// Frames a record at the end of `out`, encoding it in place: one buffer, no copy.
-    static func append(_ record: JournalRecord, to out: inout ByteWriter) {
+    /// Frames a record at the end of `out`, encoding it in place: one buffer, no copy. `false`, with `out` as it
+    /// was, when its inputs are in a journal that cannot be read again.
+    static func append(_ record: JournalRecord, to out: inout ByteWriter) -> Bool {
         let start = out.bytes.count
         out.bytes.append(contentsOf: repeatElement(0, count: headerLength))
-        record.encode(into: &out)
+        guard record.encode(into: &out) else {
+            out.bytes.removeSubrange(start...)
+            return false
+        }
         let length = UInt32(out.bytes.count - start - headerLength)
         out.bytes.withUnsafeMutableBytes { raw in
             let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[(start + headerLength)...]))
             raw.storeBytes(of: length.littleEndian, toByteOffset: start, as: UInt32.self)
             raw.storeBytes(of: crc.littleEndian, toByteOffset: start + 4, as: UInt32.self)
         }
+        return true
     }
 }
 
@@ -148,8 +198,9 @@ package final class JournalWriter: Sendable {
     package func append(_ record: JournalRecord, durable: Bool) {
         let failure: String? = state.withLock { state in
             guard !state.failed else { return nil }
-            // Encoded straight into the batch: a node's record costs no allocation of its own.
-            Journal.append(record, to: &state.buffer)
+            // Encoded straight into the batch: a node's record costs no allocation of its own. A record whose
+            // inputs can no longer be read is left out: its node runs again next time.
+            guard Journal.append(record, to: &state.buffer) else { return nil }
             guard durable || state.buffer.bytes.count >= Self.batchBytes else { return nil }
             return flush(&state)
         }

@@ -7,25 +7,61 @@ package struct JournalRecord: Sendable, Equatable {
     package var node: String
     /// The node's key.
     package var key: NodeKey
-    /// What went into the key, to explain a later change.
-    package var inputs: NodeKeyInputs
     /// The file the node wrote, if it writes one.
     package var output: OutputRecord?
     /// The node's output value, when the store keeps it (`cache: true`, or read across shards).
     package var blob: BlobReference?
+    /// What went into the key: decoded, or where it is in the journal.
+    let recordedInputs: RecordedInputs
 
     /// Creates a record.
     package init(
         run: String, node: String, key: NodeKey, inputs: NodeKeyInputs, output: OutputRecord? = nil,
         blob: BlobReference? = nil
     ) {
+        self.init(run: run, node: node, key: key, recordedInputs: .decoded(inputs), output: output, blob: blob)
+    }
+
+    init(
+        run: String, node: String, key: NodeKey, recordedInputs: RecordedInputs, output: OutputRecord?,
+        blob: BlobReference?
+    ) {
         self.run = run
         self.node = node
         self.key = key
-        self.inputs = inputs
+        self.recordedInputs = recordedInputs
         self.output = output
         self.blob = blob
     }
+
+    /// What went into the key, to explain a later change; `nil` when the journal it was read from cannot be
+    /// read again.
+    ///
+    /// A record read from a journal keeps only where these are: a run that reuses a node compares keys and never
+    /// needs them, so only the nodes that changed pay for decoding them.
+    package var inputs: NodeKeyInputs? {
+        switch recordedInputs {
+        case .decoded(let inputs): inputs
+        case .inJournal(let file, let range):
+            file.read(range).flatMap { bytes in
+                var input = ByteReader(bytes[...])
+                return NodeKeyInputs(decoding: &input).flatMap { input.isAtEnd ? $0 : nil }
+            }
+        }
+    }
+
+    package static func == (left: JournalRecord, right: JournalRecord) -> Bool {
+        left.run == right.run && left.node == right.node && left.key == right.key && left.output == right.output
+            && left.blob == right.blob && left.inputs == right.inputs
+    }
+}
+
+/// Where a record's ``JournalRecord/inputs`` are.
+enum RecordedInputs: Sendable {
+    /// In memory (boxed: a record read back, which has none, stays small).
+    indirect case decoded(NodeKeyInputs)
+    /// Encoded in the journal, at these bytes (checked when the journal was read).
+    case inJournal(JournalFile, Range<Int>)
 }
 
 /// A file a node wrote, as it was right after the write.
@@ -46,26 +82,22 @@ package struct OutputRecord: Sendable, Equatable {
 }
 
 extension JournalRecord {
-    /// Appends the record's payload to `out`: length-prefixed fields in a fixed order (``ByteWriter``).
-    func encode(into out: inout ByteWriter) {
+    /// Appends the record's payload to `out`: length-prefixed fields in a fixed order (``ByteWriter``); `false`,
+    /// with `out` as it was, when the record's inputs are in a journal that cannot be read again.
+    func encode(into out: inout ByteWriter) -> Bool {
+        let start = out.bytes.count
         out.string(run)
         out.string(node)
         out.string(key.hex)
-        out.string(inputs.type)
-        out.string(inputs.implementation)
-        out.count(inputs.options.count)
-        for option in inputs.options { out.string(option) }
-        out.count(inputs.parameters.count)
-        for parameter in inputs.parameters {
-            out.string(parameter.name)
-            out.string(parameter.value)
+        switch recordedInputs {
+        case .decoded(let inputs): inputs.encode(into: &out)
+        case .inJournal(let file, let range):
+            guard let bytes = file.read(range) else {
+                out.bytes.removeSubrange(start...)
+                return false
+            }
+            out.bytes.append(contentsOf: bytes)
         }
-        out.count(inputs.upstream.count)
-        for link in inputs.upstream {
-            out.string(link.node)
-            out.string(link.key.hex)
-        }
-        out.optionalString(inputs.source)
         if let output {
             out.count(1)
             out.string(output.path)
@@ -83,32 +115,32 @@ extension JournalRecord {
             out.string(blob.facts)
             out.optionalString(blob.variant)
         }
+        return true
     }
 
     /// Decodes a payload written by ``encode(into:)``; `nil` when it does not parse to the end.
-    init?(decoding bytes: ArraySlice<UInt8>) {
+    /// - Parameters:
+    ///   - bytes: The payload.
+    ///   - journal: The journal the payload was read from, whose byte `offset` is the payload's first: the
+    ///     record then keeps where its inputs are, and decodes them only when asked. `nil` decodes them now.
+    ///   - run: A run id already read, taken instead of a new string when equal: a journal's records share few.
+    init?(
+        decoding bytes: ArraySlice<UInt8>, journal: JournalFile? = nil, offset: Int = 0, run previousRun: String? = nil
+    ) {
         var input = ByteReader(bytes)
-        guard let run = input.string(), let node = input.string(), let key = input.string(),
-            let type = input.string(), let implementation = input.string(), let optionCount = input.count()
+        guard let run = input.string(reusing: previousRun), let node = input.string(), let key = input.string()
         else { return nil }
-        var options: [String] = []
-        for _ in 0..<optionCount {
-            guard let option = input.string() else { return nil }
-            options.append(option)
+        let recordedInputs: RecordedInputs
+        let inputsStart = input.position
+        if let journal {
+            guard NodeKeyInputs.skip(&input) else { return nil }
+            let range = (inputsStart - bytes.startIndex + offset)..<(input.position - bytes.startIndex + offset)
+            recordedInputs = .inJournal(journal, range)
+        } else {
+            guard let inputs = NodeKeyInputs(decoding: &input) else { return nil }
+            recordedInputs = .decoded(inputs)
         }
-        guard let parameterCount = input.count() else { return nil }
-        var parameters: [NodeKeyInputs.Parameter] = []
-        for _ in 0..<parameterCount {
-            guard let name = input.string(), let value = input.string() else { return nil }
-            parameters.append(.init(name: name, value: value))
-        }
-        guard let upstreamCount = input.count() else { return nil }
-        var upstream: [NodeKeyInputs.Upstream] = []
-        for _ in 0..<upstreamCount {
-            guard let id = input.string(), let hex = input.string() else { return nil }
-            upstream.append(.init(node: id, key: NodeKey(hex: hex)))
-        }
-        guard let source = input.optionalString(), let hasOutput = input.count(), hasOutput <= 1 else { return nil }
+        guard let hasOutput = input.count(), hasOutput <= 1 else { return nil }
         var output: OutputRecord?
         if hasOutput == 1 {
             guard let path = input.string(), let size = input.integer(), let modified = input.integer(),
@@ -128,11 +160,70 @@ extension JournalRecord {
         }
         guard input.isAtEnd else { return nil }
         self.init(
-            run: run, node: node, key: NodeKey(hex: key),
-            inputs: NodeKeyInputs(
-                type: type, implementation: implementation, options: options, parameters: parameters,
-                upstream: upstream, source: source),
-            output: output, blob: blob)
+            run: run, node: node, key: NodeKey(hex: key), recordedInputs: recordedInputs, output: output, blob: blob)
+    }
+}
+
+extension NodeKeyInputs {
+    /// Appends the fields in the journal's order.
+    func encode(into out: inout ByteWriter) {
+        out.string(type)
+        out.string(implementation)
+        out.count(options.count)
+        for option in options { out.string(option) }
+        out.count(parameters.count)
+        for parameter in parameters {
+            out.string(parameter.name)
+            out.string(parameter.value)
+        }
+        out.count(upstream.count)
+        for link in upstream {
+            out.string(link.node)
+            out.string(link.key.hex)
+        }
+        out.optionalString(source)
+    }
+
+    /// Reads what ``encode(into:)`` wrote; `nil` for damage.
+    init?(decoding input: inout ByteReader) {
+        guard let type = input.string(), let implementation = input.string(), let optionCount = input.count()
+        else { return nil }
+        var options: [String] = []
+        for _ in 0..<optionCount {
+            guard let option = input.string() else { return nil }
+            options.append(option)
+        }
+        guard let parameterCount = input.count() else { return nil }
+        var parameters: [Parameter] = []
+        for _ in 0..<parameterCount {
+            guard let name = input.string(), let value = input.string() else { return nil }
+            parameters.append(.init(name: name, value: value))
+        }
+        guard let upstreamCount = input.count() else { return nil }
+        var upstream: [Upstream] = []
+        for _ in 0..<upstreamCount {
+            guard let id = input.string(), let hex = input.string() else { return nil }
+            upstream.append(.init(node: id, key: NodeKey(hex: hex)))
+        }
+        guard let source = input.optionalString() else { return nil }
+        self.init(
+            type: type, implementation: implementation, options: options, parameters: parameters, upstream: upstream,
+            source: source)
+    }
+
+    /// Steps over what ``encode(into:)`` wrote without making a string of it; `false` for damage.
+    static func skip(_ input: inout ByteReader) -> Bool {
+        guard input.skipString(), input.skipString(), let optionCount = input.count() else { return false }
+        for _ in 0..<optionCount where !input.skipString() { return false }
+        guard let parameterCount = input.count() else { return false }
+        for _ in 0..<parameterCount where !(input.skipString() && input.skipString()) { return false }
+        guard let upstreamCount = input.count() else { return false }
+        for _ in 0..<upstreamCount where !(input.skipString() && input.skipString()) { return false }
+        switch input.count() {
+        case 0?: return true
+        case 1?: return input.skipString()
+        default: return false
+        }
     }
 }
 
@@ -201,11 +292,32 @@ struct ByteReader {
         return nil
     }
 
+    /// Where the next read starts, as an index of the bytes read.
+    var position: Int { bytes.startIndex }
+
     mutating func string() -> String? {
         guard let length = count(), length <= bytes.count else { return nil }
         let text = String(decoding: bytes.prefix(length), as: UTF8.self)
         bytes = bytes.dropFirst(length)
         return text
+    }
+
+    /// A string, as `known` when it has the same bytes (no new string made).
+    mutating func string(reusing known: String?) -> String? {
+        guard let known else { return string() }
+        guard let length = count(), length <= bytes.count else { return nil }
+        let text =
+            bytes.prefix(length).elementsEqual(known.utf8)
+            ? known : String(decoding: bytes.prefix(length), as: UTF8.self)
+        bytes = bytes.dropFirst(length)
+        return text
+    }
+
+    /// Steps over a string; `false` for damage.
+    mutating func skipString() -> Bool {
+        guard let length = count(), length <= bytes.count else { return false }
+        bytes = bytes.dropFirst(length)
+        return true
     }
 
     /// A length-prefixed byte array.

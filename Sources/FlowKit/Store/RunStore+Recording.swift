@@ -39,6 +39,19 @@ extension RunStore {
                 output: output, blob: blob))
     }
 
+    /// Journals under their own ids the up-to-date nodes whose result another node recorded (found by key,
+    /// ``record(withKey:)``), so the result stays theirs when that node records another; batched, like every
+    /// record of a node that wrote nothing now.
+    package func adoptResultsFoundByKey(_ plan: Plan, decisions: UpToDate) {
+        for (index, record) in decisions.records where decisions.causes[index] == nil {
+            let node = plan.nodes[index].id
+            guard record.node != node else { continue }
+            var adopted = record
+            adopted.node = node
+            writer?.append(adopted, durable: false)
+        }
+    }
+
     /// Writes a node's output as a blob, with the choice it made from its consumers; `nil` after a failure, which
     /// is reported once (a full disk, an unwritable folder: the run goes on, the node is not reused next time).
     private func store(_ value: any StorableOutput, of index: Int, in plan: Plan, optimize: Bool) -> BlobReference? {

@@ -22,7 +22,7 @@ package final class RunStore: Sendable {
     /// The store's blobs: node outputs kept as values.
     package let blobs: BlobStore
     private let lock: StoreLock?
-    private let writer: JournalWriter?
+    let writer: JournalWriter?
     /// Where a failure to write a blob is reported; `nil` for a store only read.
     let warn: (@Sendable (String) -> Void)?
     /// Whether writing a blob failed in this run: it is reported once, and no other is tried.
@@ -31,6 +31,8 @@ package final class RunStore: Sendable {
     let revisedKeys = Mutex<[Int: NodeKey]>([:])
     /// Whether ``revisedKeys`` holds any, so the common run never takes its lock.
     let hasRevisions = Atomic<Bool>(false)
+    /// The latest records by key, made the first time a node's own record has another key.
+    private let byKey = Mutex<[NodeKey: JournalRecord]?>(nil)
 
     /// The folder name of a store beside its workflow.
     package static let defaultName = ".flowrun"
@@ -52,27 +54,57 @@ package final class RunStore: Sendable {
     package static func name(ofWorkflowAt path: String) -> String { FilePaths.name(of: path) }
 
     private init(
-        directory: String, name: String, contents: Journal.Contents, lock: StoreLock?, writer: JournalWriter?,
+        directory: String, name: String, journal: Latest, lock: StoreLock?, writer: JournalWriter?,
         warn: (@Sendable (String) -> Void)? = nil
     ) {
         self.directory = directory
         self.name = name
         blobs = BlobStore(storeDirectory: directory)
         self.warn = warn
-        var latest: [String: JournalRecord] = [:]
-        latest.reserveCapacity(contents.records.count)
-        for record in contents.records { latest[record.node] = record }
-        self.latest = latest
-        recordCount = contents.records.count
-        damage = contents.damage
+        latest = journal.records
+        recordCount = journal.count
+        damage = journal.contents.damage
         self.lock = lock
         self.writer = writer
+    }
+
+    /// What a run keeps of a journal: the latest record of each node, and what compaction would keep.
+    private struct Latest {
+        var records: [String: JournalRecord] = [:]
+        var survivors = Set<Survivor>()
+        var count = 0
+        var contents = Journal.Contents()
+
+        init(atPath path: String) {
+            var records: [String: JournalRecord] = [:]
+            var survivors = Set<Survivor>()
+            var count = 0
+            contents = Journal.read(atPath: path) { record in
+                records[record.node] = record
+                survivors.insert(Survivor(record))
+                count += 1
+            }
+            self.records = records
+            self.survivors = survivors
+            self.count = count
+        }
+
+        init(_ contents: Journal.Contents) {
+            for record in contents.records { records[record.node] = record }
+            count = contents.records.count
+            survivors = Set(contents.records.map(Survivor.init))
+            self.contents = contents
+            self.contents.records = []
+        }
+
+        /// Whether most records were superseded.
+        var worthCompacting: Bool { count > 2 * survivors.count + 1000 }
     }
 
     /// Reads a store without locking or writing it (dry runs, `explain`, `cache status`).
     package static func read(directory: String, name: String) -> RunStore {
         RunStore(
-            directory: directory, name: name, contents: Journal.read(atPath: journalPath(in: directory, name: name)),
+            directory: directory, name: name, journal: Latest(atPath: journalPath(in: directory, name: name)),
             lock: nil, writer: nil)
     }
 
@@ -95,13 +127,28 @@ package final class RunStore: Sendable {
         let lock = try StoreLock(path: directory + "/" + name + ".lock", wait: lockWait)
         BlobStore(storeDirectory: directory).removeStaleTemporaries()
         let path = journalPath(in: directory, name: name)
-        var contents = Journal.read(atPath: path)
-        if Self.worthCompacting(contents), let compacted = try? compact(contents, at: path) {
-            contents = compacted
+        var journal = Latest(atPath: path)
+        // Rare (a journal mostly superseded): read again whole, and rewritten.
+        if journal.worthCompacting, let compacted = try? compact(Journal.read(atPath: path), at: path) {
+            journal = Latest(compacted)
         }
-        let writer = try JournalWriter(path: path, intactLength: contents.intactLength, warn: warn)
+        let writer = try JournalWriter(path: path, intactLength: journal.contents.intactLength, warn: warn)
         return RunStore(
-            directory: directory, name: name, contents: contents, lock: lock, writer: writer, warn: warn)
+            directory: directory, name: name, journal: journal, lock: lock, writer: writer, warn: warn)
+    }
+
+    /// The latest record with `key`, whichever node it is of: results are found by what went into them (content
+    /// addressing), so an item that moved in its list, or a node another one did the same work as, is reused.
+    package func record(withKey key: NodeKey) -> JournalRecord? {
+        byKey.withLock { index in
+            if index == nil {
+                var made: [NodeKey: JournalRecord] = [:]
+                made.reserveCapacity(latest.count)
+                for record in latest.values { made[record.key] = record }
+                index = made
+            }
+            return index?[key]
+        }
     }
 
     /// Journals a finished node. `durable` for a node that wrote a file.
@@ -118,19 +165,35 @@ package final class RunStore: Sendable {
 
     // MARK: Compaction
 
-    private static func worthCompacting(_ contents: Journal.Contents) -> Bool {
-        let live = Set(contents.records.map(\.node)).count
-        return contents.records.count > 2 * live + 1000
+    /// What compaction keeps one record of: a node, and each file it wrote, so the files earlier runs wrote stay
+    /// known until they are cleaned (``staleOutputs(directory:name:producing:)``).
+    private struct Survivor: Hashable {
+        var node: String
+        var path: String?
+
+        init(_ record: JournalRecord) {
+            node = record.node
+            path = record.output?.path
+        }
     }
 
-    /// Rewrites the journal with only the latest record of each node, in their original order, atomically.
-    static func compact(_ contents: Journal.Contents, at path: String) throws -> Journal.Contents {
-        var seen = Set<String>()
+    /// Rewrites the journal atomically with the latest record of each node and of each file it wrote, in their
+    /// original order, leaving out the records of files in `forgetting`.
+    static func compact(
+        _ contents: Journal.Contents, at path: String, forgetting forgotten: Set<String> = []
+    ) throws -> Journal.Contents {
+        var seen = Set<Survivor>()
         var kept: [JournalRecord] = []
-        for record in contents.records.reversed() where seen.insert(record.node).inserted { kept.append(record) }
+        for record in contents.records.reversed() where seen.insert(Survivor(record)).inserted {
+            if let output = record.output?.path, forgotten.contains(output) { continue }
+            kept.append(record)
+        }
         kept.reverse()
         var bytes = Journal.magic
-        for record in kept { bytes += Journal.frame(record) }
+        for record in kept {
+            guard let framed = Journal.frame(record) else { throw StoreError.posix("cannot read \(path) again", EIO) }
+            bytes += framed
+        }
         let file = try AtomicFile(path: path)
         try file.write(Data(bytes))
         try file.commit()

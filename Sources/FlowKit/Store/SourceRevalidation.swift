@@ -29,7 +29,7 @@ package enum SourceRevalidation {
             let task = plan.workflow.tasks[node.taskIndex]
             guard task.cache != .disabled, !settings.rerun.contains(task.id.value),
                 let type = plan.registry[task.type.value],
-                let recorded = records[node.id]?.inputs.source
+                let recorded = records[node.id]?.inputs?.source
             else { continue }
             let parameters = plan.parameters(of: node)
             let directory = plan.workflow.directory

@@ -1,3 +1,18 @@
+/// A task type whose nodes read their dependencies' outputs or not depending on their parameters: a `command`
+/// reads them only with `stdin: true`. A node that reads nothing needs only that its dependencies finished, so
+/// they are judged on their own records rather than run for it.
+package protocol ParameterDependentInput: TaskType {
+    /// Whether a node with these parameters reads its dependencies' outputs.
+    func readsInput(_ parameters: Parameters) -> Bool
+}
+
+extension ParameterDependentInput {
+    /// ``readsInput(_:)`` of parameters as the plan holds them; `true` while a required one is missing.
+    func readsInput(_ values: ParameterValues) -> Bool {
+        Parameters(complete: values).map(readsInput) ?? true
+    }
+}
+
 extension TaskType {
     /// What the store needs of a node's parameters as the plan holds them, from one decoding: the file it writes
     /// (``outputPath(_:)``) and the source it reads (``sourceIdentity(_:directory:cache:)``); both `nil` while a

@@ -45,7 +45,11 @@ extension UpToDate {
                     if reader == nil, causes[dependent] != nil { reader = dependent }
                 }
                 // A cold store has no record to look up.
-                if !latest.isEmpty { records[index] = latest[node.id] }
+                if !latest.isEmpty {
+                    records[index] = latest[node.id]
+                    // Found by key (an item that moved, a result another node made): the same work.
+                    if records[index]?.key != key, let found = settings.recordWithKey?(key) { records[index] = found }
+                }
                 let readBack = settings.readValues.contains(index)
                 let policy = RunPolicy(
                     force: settings.force, rerunBy: rerunBy.isEmpty ? nil : rerunBy[index],

@@ -45,7 +45,8 @@ extension UpToDate {
         var cause: RunCause? {
             let changed: RunCause? =
                 if let record {
-                    record.key == key ? nil : (RunCause.firstDifference(from: record.inputs, to: inputs) ?? .noRecord)
+                    record.key == key
+                        ? nil : (record.inputs.flatMap { RunCause.firstDifference(from: $0, to: inputs) } ?? .noRecord)
                 } else {
                     .noRecord
                 }

@@ -46,7 +46,7 @@ extension UpToDate {
         let id: String
         let kind: TypeFacts
         let cache: CacheSetting?
-        let readsInput: Bool
+        private(set) var readsInput: Bool
         /// A ``StatelessTask``'s, without a run condition: nothing of its nodes is kept.
         let keepsNothing: Bool
         let directory: String
@@ -109,6 +109,10 @@ extension UpToDate {
                 let shared =
                     tasks[index].parameters.isEmpty && !kind.takesParameters
                     ? ParameterValues() : plan.sharedParameters[index]
+                // Whether its nodes read what they depend on, where the parameters that say are the same for all.
+                if let shared, made.readsInput, let type = kind.type as? any ParameterDependentInput {
+                    made.readsInput = type.readsInput(shared)
+                }
                 if let shared, !made.keepsNothing {
                     let memo = TypeFacts.SharedResolution(
                         values: shared.valuesByName, inputKind: shared.inputKind, cache: cache)

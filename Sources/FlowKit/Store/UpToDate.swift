@@ -37,6 +37,9 @@ package struct UpToDate: Sendable {
         package var readValues: Set<Int>
         /// How a dry run treats the sources that cannot be checked ahead; `nil` for a run.
         package var dryRun: DryRun?
+        /// The store's latest result with a key, whichever node recorded it (``RunStore/record(withKey:)``):
+        /// where a node's own record has another key, a result of the same work serves.
+        package var recordWithKey: (@Sendable (NodeKey) -> JournalRecord?)?
 
         /// Creates settings.
         package init(

@@ -72,6 +72,11 @@ package struct CommandTask: TaskType {
     package func makeOperation(_ context: NodeContext) -> FlowOperation { CommandOperation(context: context) }
 }
 
+extension CommandTask: ParameterDependentInput {
+    /// Only `stdin: true` reads a dependency's output; otherwise they only order the run.
+    package func readsInput(_ parameters: Parameters) -> Bool { parameters.stdin }
+}
+
 /// The operation of ``CommandTask``: spawns the program, streams its input and output, and stops it
 /// (SIGTERM to its process group, SIGKILL after a grace period) when cancelled.
 ///

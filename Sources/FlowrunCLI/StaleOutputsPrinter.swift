@@ -1,0 +1,36 @@
+import FlowKit
+
+/// What `flowrun cache status` and `flowrun cache clean --stale` say of the files earlier runs wrote that the
+/// workflow no longer produces.
+enum StaleOutputsPrinter {
+    /// The lines `cache status` ends with.
+    static func status(_ stale: [StaleOutput]) -> String {
+        guard !stale.isEmpty else { return "stale outputs: none\n" }
+        var out =
+            "stale outputs: \(files(stale.count)) earlier runs wrote that the workflow no longer produces "
+            + "(`flowrun cache clean --stale` removes those that still hold what flowrun wrote):\n"
+        for output in stale {
+            out += "  \(output.path) (written by \(output.node)"
+            out += output.intact ? ")\n" : "; changed since, so it is kept)\n"
+        }
+        return out
+    }
+
+    /// What `cache clean --stale` did, or with `dryRun` would do: a line a file, then the counts.
+    static func clean(_ stale: [StaleOutput], dryRun: Bool) -> String {
+        guard !stale.isEmpty else { return "no stale outputs\n" }
+        let (remove, leave) = dryRun ? ("would remove", "would leave") : ("removed", "left")
+        var out = ""
+        for output in stale {
+            out +=
+                output.intact
+                ? "\(remove) \(output.path) (written by \(output.node))\n"
+                : "\(leave) \(output.path) (written by \(output.node)): changed since flowrun wrote it\n"
+        }
+        let removed = stale.filter(\.intact).count
+        out += "\(remove) \(files(removed)); \(leave) \(files(stale.count - removed))\n"
+        return out
+    }
+
+    private static func files(_ count: Int) -> String { "\(count) file\(count == 1 ? "" : "s")" }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// A `command` that reads nothing of its dependencies (no `stdin`) needs only that they finished: when it runs,
+/// they are judged on their own records, not run for it. Through the built binary.
+@Suite struct StoreCommandInputTests {
+    let scratch: Scratch
+
+    init() throws {
+        scratch = try Scratch()
+        for name in ["a", "b", "c"] { try scratch.write("in/\(name).txt", "item \(name)\n") }
+    }
+
+    func workflow(stdin: Bool, after dependency: String = "save") throws {
+        try scratch.write(
+            "list.yaml",
+            """
+            version: 1
+            tasks:
+              read: { type: fetch, forEach: { glob: "in/*.txt" }, url: "${item}" }
+              save: { type: write, path: "out/${item.stem}.txt", dependsOn: read }
+              list:
+                type: command
+                gather: true
+                dependsOn: \(dependency)
+                stdin: \(stdin)
+                argv: [sh, -c, "cat > /dev/null; ls out > list.txt"]
+            """)
+    }
+
+    func run() async throws -> Flowrun.Result {
+        try await Child.runFlowrun(["list.yaml", "--no-progress"], in: scratch.url)
+    }
+
+    @Test func anUncachedCommandWithoutStdinRerunsAlone() async throws {
+        try workflow(stdin: false)
+        #expect(try await run().stdout.contains("7 nodes: 7 succeeded"))
+        let again = try await run()
+        #expect(again.stdout.contains("7 nodes: 1 succeeded, 6 cached"), "\(again.stdout)")
+        try scratch.write("in/d.txt", "item d\n")
+        let added = try await run()
+        #expect(added.stdout.contains("9 nodes: 3 succeeded, 6 cached"), "\(added.stdout)")
+        #expect(try String(contentsOfFile: scratch.path("list.txt"), encoding: .utf8) == "a.txt\nb.txt\nc.txt\nd.txt\n")
+    }
+
+    @Test func aCommandFedItsInputsNeedsThemRun() async throws {
+        try workflow(stdin: true, after: "read")
+        #expect(try await run().stdout.contains("7 nodes: 7 succeeded"))
+        let again = try await run()
+        // What it reads runs with it; the writes beside them are judged on their records.
+        #expect(again.stdout.contains("7 nodes: 4 succeeded, 3 cached"), "\(again.stdout)")
+    }
+}
