@@ -67,7 +67,7 @@ extension UpToDate {
                 var keyedSource = source?.description
                 if let source, source.changesEveryRun {
                     let unchecked = UncheckedSource(
-                        source, recorded: dryRun == nil ? nil : latest[node.id]?.inputs.source,
+                        source, recorded: dryRun == nil ? nil : latest[node.id]?.inputs?.source,
                         isSourceNode: graph.dependencyCount(of: index) == 0, dryRun: dryRun, runNonce: runNonce)
                     keyedSource = unchecked.keyed
                     unverifiableSources[index] = unchecked.unverifiable
