@@ -115,7 +115,8 @@ let package = Package(
             name: "FlowImagingTests",
             // lcms2 makes the colour profiles of the test photos; libtiff and libheif make the TIFF, HEIC and AVIF ones.
             dependencies: [
-                "FlowImaging", "FlowImagingBench", "FlowKit", "FlowKitTesting", "TestSupport", "CLCMS2", "CTIFF", "CHEIF",
+                "FlowImaging", "FlowImagingBench", "FlowKit", "FlowKitTesting", "TestSupport", "CLCMS2", "CTIFF",
+                "CHEIF",
             ],
             swiftSettings: strictSettings
         ),

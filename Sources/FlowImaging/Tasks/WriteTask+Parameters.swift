@@ -31,7 +31,9 @@ extension WriteTask {
         public init() {}
 
         /// The format an image is encoded in, or data checked against: `format`, else the path's extension.
-        var target: ImageFormat? { format?.imageFormat ?? ImageFormat(fileExtension: FilePaths.fileExtension(of: path)) }
+        var target: ImageFormat? {
+            format?.imageFormat ?? ImageFormat(fileExtension: FilePaths.fileExtension(of: path))
+        }
 
         /// The parameters given that do nothing for `format`, with the formats they apply to.
         func inapplicable(to format: ImageFormat) -> [(info: ParameterInfo, appliesTo: String)] {

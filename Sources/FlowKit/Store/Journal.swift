@@ -48,7 +48,8 @@ package enum Journal {
         switch RegularFile.open(path, owned: true) {
         case .success(let opened): descriptor = opened
         case .failure(let failure) where failure.isMissing: return Contents()
-        case .failure(let failure): return Contents(damage: "cannot read \(path) (\(failure.reason)); starting without it")
+        case .failure(let failure):
+            return Contents(damage: "cannot read \(path) (\(failure.reason)); starting without it")
         }
         let file = JournalFile(descriptor: descriptor)
         var reader = ChunkReader(descriptor: descriptor)
