@@ -150,7 +150,8 @@ import Testing
         }
         #expect(
             failure.message
-                == "the resized image would be 65535×65535 pixels, more than the 268435456 an image may have")
+                == "the resize output would be 65535×65535 pixels, over the budget of 134217728 (raise it with "
+                + "FLOWRUN_MAX_PIXELS if the machine has the memory)")
         #expect(throws: ImageOperationError.self) {
             let size = Rotation.boundingSize(width: 20000, height: 15000, degrees: 10)
             try ImageOperationError.checkSize(width: size.width, height: size.height, of: "the rotated image")

@@ -60,7 +60,8 @@ import Testing
     @Test func listParamExpands() throws {
         let plan = try planFixture("foreach-param")
         #expect(
-            ids(plan) == ["fetch[a.jpg]", "fetch[sub/b.png]", "fetch[c]", "save[a.jpg]", "save[sub/b.png]", "save[c]"])
+            ids(plan)
+                == ["fetch", "decode", "save"].flatMap { task in ["a.jpg", "sub/b.png", "c"].map { "\(task)[\($0)]" } })
         let save = try node("save[sub/b.png]", in: plan)
         #expect(plan.parameters(of: save)["path"] == .string("out/1-b.jpg"))
         #expect(plan.parameters(of: try node("save[c]", in: plan))["path"] == .string("out/2-c.jpg"))

@@ -215,7 +215,7 @@ import Testing
         let tasks = UpToDate.TaskFacts.of(plan, options: ["optimize=true"])
         #expect(UpToDate.KeptDecisions.rerunBy(plan, tasks: tasks, rerun: []).isEmpty)
         let rerun = UpToDate.KeptDecisions.rerunBy(plan, tasks: tasks, rerun: ["b"])
-        let expected: [String: String?] = ["a": nil, "b[0]": "b", "b[1]": "b", "c": "b", "d": nil]
+        let expected: [String: String?] = ["a": nil, "b[1]": "b", "b[2]": "b", "c": "b", "d": nil]
         #expect(Dictionary(uniqueKeysWithValues: zip(plan.nodes.map(\.id), rerun)) == expected)
     }
 }

@@ -33,7 +33,7 @@ import Testing
         #expect(result.status == 1)
         #expect(
             output.contains(
-                "error: info[1] failed: cannot probe 'photos/notes.jpg': this is a GIF image; convert it to JPEG, "
+                "error: info[photos/notes.jpg] failed: cannot probe 'photos/notes.jpg': this is a GIF image; convert it to JPEG, "
                     + "PNG, WebP, AVIF or TIFF first (e.g. with a `command`)"), "\(output)")
         let csv = try String(contentsOfFile: scratch.path("out/photos.csv"), encoding: .utf8)
         #expect(

@@ -200,6 +200,19 @@ final class Child: @unchecked Sendable {
         return stderrSoFar.contains(text)
     }
 
+    var stdoutSoFar: String { lock.withLock { String(decoding: stdoutData, as: UTF8.self) } }
+
+    /// Waits until stdout contains `text`, up to `timeout`.
+    func waitForStdout(containing text: String, timeout: Duration = .seconds(60)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if stdoutSoFar.contains(text) { return true }
+            if !isRunning { return stdoutSoFar.contains(text) }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return stdoutSoFar.contains(text)
+    }
+
     /// Waits for the exit, up to `timeout`; kills the process (SIGKILL) and answers `nil` if it does not come.
     func wait(timeout: Duration = .seconds(60)) async -> Flowrun.Result? {
         let deadline = ContinuousClock.now + timeout

@@ -54,18 +54,6 @@ struct Flowrun {
 
         var stderrSoFar: String { lock.withLock { String(decoding: stderrData, as: UTF8.self) } }
 
-        var stdoutSoFar: String { lock.withLock { String(decoding: stdoutData, as: UTF8.self) } }
-
-        /// Waits until stdout contains `text`, up to `timeout` seconds.
-        func waitForStdout(containing text: String, timeout: TimeInterval = 60) -> Bool {
-            let deadline = Date(timeIntervalSinceNow: timeout)
-            while Date() < deadline {
-                if stdoutSoFar.contains(text) { return true }
-                usleep(10_000)
-            }
-            return false
-        }
-
         /// Waits until stderr contains `text`, up to `timeout` seconds.
         func waitForStderr(containing text: String, timeout: TimeInterval = 20) -> Bool {
             let deadline = Date(timeIntervalSinceNow: timeout)

@@ -187,7 +187,7 @@ extension InjectionTests {
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
         #expect(
             result.stdout.contains(
-                "byValue[1] failed: the value of header 'X-Tag' holds a carriage return (\\r), which HTTP does not "
+                "byValue[x\\r\\nX-Smuggled: value] failed: the value of header 'X-Tag' holds a carriage return (\\r), which HTTP does not "
                     + "allow in a header"), "\(result.stdout)")
         #expect(
             result.stdout.contains(

@@ -79,10 +79,11 @@ import Testing
     /// `timeout` and a SIGTERM.
     @Test func fetchingAFIFOFailsTheNodeAtOnce() async throws {
         #expect(mkfifo(scratch.path("pipe"), 0o600) == 0)
-        try scratch.write("flow.yaml", "version: 1\ntasks:\n  read: { type: fetch, url: pipe, timeout: 30s }\n")
+        // A bound far below the node's timeout, and far above any machine's load: the node did not wait it out.
+        try scratch.write("flow.yaml", "version: 1\ntasks:\n  read: { type: fetch, url: pipe, timeout: 600s }\n")
         let started = ContinuousClock.now
         let result = try await flowrun(["flow.yaml", "--no-progress"])
-        #expect(ContinuousClock.now - started < .seconds(20))
+        #expect(ContinuousClock.now - started < .seconds(300))
         #expect(result.status == 1)
         #expect(
             result.stdout.contains(

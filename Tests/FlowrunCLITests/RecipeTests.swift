@@ -21,12 +21,12 @@ import Testing
         try scratch.write("photos/notes.txt", "not a photo")
     }
 
-    private func recipe(_ name: String, _ extra: [String] = []) throws -> Flowrun.Result {
+    private func recipe(_ name: String, _ extra: [String] = ["--quiet"]) async throws -> Flowrun.Result {
         let workflow = Fixtures.root.appendingPathComponent("workflows/recipes/\(name).yaml").path
-        return try Flowrun.run(
+        return try await Child.runFlowrun(
             [
                 workflow, "--param", "photos=\(scratch.path("photos"))", "--param", "out=\(scratch.path("out"))",
-                "--state-dir", scratch.path("state"), "--no-progress", "--quiet",
+                "--state-dir", scratch.path("state"), "--no-progress",
             ] + extra)
     }
 
@@ -40,8 +40,8 @@ import Testing
         return (files ?? []).sorted()
     }
 
-    @Test func mirrorThumbnailsKeepsTheTreeAndMakesOnlyNewPhotosAgain() throws {
-        let first = try recipe("mirror-thumbnails")
+    @Test func mirrorThumbnailsKeepsTheTreeAndMakesOnlyNewPhotosAgain() async throws {
+        let first = try await recipe("mirror-thumbnails")
         #expect(first.status == 0, "\(first.stderr)")
         #expect(
             outputTree() == [
@@ -49,18 +49,18 @@ import Testing
                 "320/2023/Basque Country/bridge.jpg", "320/2024/summer/fig.jpg", "320/top.jpg",
             ])
         try Fixtures.photo("sunset").write(to: scratch.url.appendingPathComponent("photos/2024/summer/sunset.JPG"))
-        let second = try recipe("mirror-thumbnails", ["--verbose"])
+        let second = try await recipe("mirror-thumbnails", ["--verbose"])
         #expect(second.status == 0)
         let ran = second.stdout.split(separator: "\n").filter { $0.contains(" succeeded ") }
             .map { String($0.prefix { $0 != " " }) }.sorted()
-        // Items are known by their paths, as the glob names them.
-        let sunset = scratch.path("photos/2024/summer/sunset.JPG")
-        #expect(ran == ["decode", "large", "read", "saveLarge", "saveSmall", "small"].map { "\($0)[\(sunset)]" })
+        // Items are known by their paths, as the glob names them; the table shortens long ones in the middle.
+        #expect(ran.map { $0.prefix { $0 != "[" } } == ["decode", "large", "read", "saveLarge", "saveSmall", "small"])
+        #expect(ran.allSatisfy { $0.hasSuffix("photos/2024/summer/sunset.JPG]") }, "\(ran)")
         #expect(outputTree().contains("320/2024/summer/sunset.jpg"))
     }
 
-    @Test func thumbnailIndexListsWhatWasWrittenInThePhotosOrder() throws {
-        let result = try recipe("thumbnail-index")
+    @Test func thumbnailIndexListsWhatWasWrittenInThePhotosOrder() async throws {
+        let result = try await recipe("thumbnail-index")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             outputTree() == ["2023/Basque Country/bridge.jpg", "2024/summer/fig.jpg", "index.txt", "top.jpg"])

@@ -50,16 +50,16 @@ import Testing
             try await staleStatus() == """
                 stale outputs: 2 files earlier runs wrote that the workflow no longer produces \
                 (`flowrun cache clean --stale` removes those that still hold what flowrun wrote):
-                  out/b.txt (written by save[1]; changed since, so it is kept)
-                  out/c.txt (written by save[2])
+                  out/b.txt (written by save[in/b.txt]; changed since, so it is kept)
+                  out/c.txt (written by save[in/c.txt])
 
                 """)
         let dryRun = try await flowrun(["cache", "clean", "--stale", "--dry-run", "copy.yaml"])
         #expect(dryRun.status == 0, "\(dryRun.stderr)")
         #expect(
             dryRun.stdout == """
-                would leave out/b.txt (written by save[1]): changed since flowrun wrote it
-                would remove out/c.txt (written by save[2])
+                would leave out/b.txt (written by save[in/b.txt]): changed since flowrun wrote it
+                would remove out/c.txt (written by save[in/c.txt])
                 would remove 1 file; would leave 1 file
 
                 """)
@@ -68,8 +68,8 @@ import Testing
         #expect(clean.status == 0, "\(clean.stderr)")
         #expect(
             clean.stdout == """
-                left out/b.txt (written by save[1]): changed since flowrun wrote it
-                removed out/c.txt (written by save[2])
+                left out/b.txt (written by save[in/b.txt]): changed since flowrun wrote it
+                removed out/c.txt (written by save[in/c.txt])
                 removed 1 file; left 1 file
 
                 """)
@@ -80,7 +80,7 @@ import Testing
             try await staleStatus() == """
                 stale outputs: 1 file earlier runs wrote that the workflow no longer produces \
                 (`flowrun cache clean --stale` removes those that still hold what flowrun wrote):
-                  out/b.txt (written by save[1]; changed since, so it is kept)
+                  out/b.txt (written by save[in/b.txt]; changed since, so it is kept)
 
                 """)
         // The results of what the workflow still produces stay.
@@ -96,9 +96,9 @@ import Testing
         let listed = """
             stale outputs: 3 files earlier runs wrote that the workflow no longer produces \
             (`flowrun cache clean --stale` removes those that still hold what flowrun wrote):
-              out/a.txt (written by save[0])
-              out/b.txt (written by save[1])
-              out/c.txt (written by save[2])
+              out/a.txt (written by save[in/a.txt])
+              out/b.txt (written by save[in/b.txt])
+              out/c.txt (written by save[in/c.txt])
 
             """
         #expect(try await staleStatus(["--param", "outDir=moved"]) == listed)
@@ -116,7 +116,7 @@ import Testing
         try FileManager.default.removeItem(atPath: scratch.path("in/c.txt"))
         let running = try Child.flowrun(
             ["copy.yaml", "--no-progress", "--verbose", "--param", "pause=300s"], in: scratch.url)
-        #expect(await running.waitForStderr(containing: "pause[0] running"), "the run did not start")
+        #expect(await running.waitForStderr(containing: "pause[in/a.txt] running"), "the run did not start")
         let refused = try await flowrun(["cache", "clean", "--stale", "copy.yaml"])
         #expect(refused.status == 2, "\(refused.stdout)\(refused.stderr)")
         #expect(
@@ -126,7 +126,7 @@ import Testing
         running.signal(SIGINT)
         _ = try #require(await running.wait())
         let clean = try await flowrun(["cache", "clean", "--stale", "copy.yaml"])
-        #expect(clean.stdout == "removed out/c.txt (written by save[2])\nremoved 1 file; left 0 files\n")
+        #expect(clean.stdout == "removed out/c.txt (written by save[in/c.txt])\nremoved 1 file; left 0 files\n")
     }
 
     @Test func staleOutputsNeedTheWholeWorkflow() async throws {

@@ -29,18 +29,17 @@ import Testing
         }
     }
 
-    @Test func newPhotosRunTheirChainsAloneAndABrokenEditIsWatchedPast() throws {
-        let watch = try Flowrun.Running(
-            ["flow.yaml", "--watch", "--watch-runs", "4", "--no-progress"], in: scratch.url)
-        #expect(watch.waitForStdout(containing: "run 1:"))
+    @Test func newPhotosRunTheirChainsAloneAndABrokenEditIsWatchedPast() async throws {
+        let watch = try Child.flowrun(["flow.yaml", "--watch", "--watch-runs", "4", "--no-progress"], in: scratch.url)
+        #expect(await watch.waitForStdout(containing: "run 1:"))
         try scratch.write("photos/2024/summer/c.jpg", "c")
-        #expect(watch.waitForStdout(containing: "run 2 "))
+        #expect(await watch.waitForStdout(containing: "run 2 "))
         try scratch.write("flow.yaml", "tasks: [")
-        #expect(watch.waitForStdout(containing: "run 3 "))
+        #expect(await watch.waitForStdout(containing: "run 3 "))
         try scratch.write("notes.txt", "not watched")
         try scratch.write("photos/.hidden.jpg", "hidden")
         try scratch.write("flow.yaml", Self.workflow)
-        let result = try #require(watch.wait())
+        let result = try #require(await watch.wait())
         #expect(result.status == 0)
         #expect(
             runLines(result.stdout) == [
@@ -56,17 +55,17 @@ import Testing
                 == "flow.yaml:2:1: error: invalid YAML: did not find expected node content while parsing a flow node\n")
     }
 
-    @Test func ctrlCEndsTheWatchWithTheLastRunsSummary() throws {
-        let watch = try Flowrun.Running(["flow.yaml", "--watch", "--no-progress"], in: scratch.url)
-        #expect(watch.waitForStdout(containing: "run 1:"))
+    @Test func ctrlCEndsTheWatchWithTheLastRunsSummary() async throws {
+        let watch = try Child.flowrun(["flow.yaml", "--watch", "--no-progress"], in: scratch.url)
+        #expect(await watch.waitForStdout(containing: "run 1:"))
         watch.signal(SIGINT)
-        let result = try #require(watch.wait())
+        let result = try #require(await watch.wait())
         #expect(result.status == 130)
         #expect(result.stdout.hasSuffix("4 nodes: 4 succeeded in \(durationIn(result.stdout, run: 1))\n"))
     }
 
-    @Test func watchRunsNeedsWatch() throws {
-        let result = try Flowrun.run(["flow.yaml", "--watch-runs", "2"], in: scratch.url)
+    @Test func watchRunsNeedsWatch() async throws {
+        let result = try await Child.runFlowrun(["flow.yaml", "--watch-runs", "2"], in: scratch.url)
         #expect(result.status == 2)
         #expect(result.stderr.contains("--watch-runs needs --watch"))
     }

@@ -54,15 +54,12 @@ public struct ImageOperationError: Error, CustomStringConvertible {
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 
-    /// The most pixels an operation makes: 2²⁸ (16384 × 16384), the decoders' own limit.
-    public static let maximumPixels = 1 << 28
-
-    /// Throws unless a `width` × `height` result is within ``maximumPixels``, before anything is allocated.
+    /// Throws unless a `width` × `height` result is within the ``PixelBudget``, before anything is allocated.
     public static func checkSize(width: Int, height: Int, of what: String) throws(ImageOperationError) {
-        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-        guard !overflow, pixels <= maximumPixels else {
-            throw ImageOperationError(
-                "\(what) would be \(width)×\(height) pixels, more than the \(maximumPixels) an image may have")
+        do throws(ImageCodecError) {
+            try PixelBudget.check(width: width, height: height, making: what)
+        } catch {
+            throw ImageOperationError(error.message)
         }
     }
 }
