@@ -27,7 +27,7 @@ public enum Gravity: String, Sendable, Hashable, CaseIterable, ParameterValue {
 }
 
 /// Which part of a picture a crop keeps: a ``Gravity``, or the most interesting part as sharp's smart crop finds
-/// it (`attention`, `entropy`; see ``SmartCrop``).
+/// it (`attention`, `entropy`; see `SmartCrop`).
 public enum CropPosition: String, Sendable, Hashable, CaseIterable, ParameterValue {
     case centre, north, northeast, east, southeast, south, southwest, west, northwest
     /// The region with the most edges, saturated colour and skin tones.

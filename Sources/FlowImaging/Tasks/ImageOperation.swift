@@ -39,7 +39,7 @@ open class ImageOperation: FlowOperation, ImageProvider, @unchecked Sendable {
     open func transform(_ image: Image) throws(ImageOperationError) -> Image { image }
 
     /// The size of the largest image ``transform(_:)`` will allocate for `image`, checked against the
-    /// ``PixelBudget`` before it runs; `nil` (the default) for an output no larger than the input.
+    /// pixel budget (`FLOWRUN_MAX_PIXELS`) before it runs; `nil` (the default) for an output no larger than the input.
     open func outputSize(for image: Image) -> (width: Int, height: Int)? { nil }
 
     /// A progress check for kernels: `false` once the operation is cancelled (a timeout or Ctrl-C).
@@ -54,7 +54,7 @@ public struct ImageOperationError: Error, CustomStringConvertible {
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 
-    /// Throws unless a `width` × `height` result is within the ``PixelBudget``, before anything is allocated.
+    /// Throws unless a `width` × `height` result is within the pixel budget (`FLOWRUN_MAX_PIXELS`), before anything is allocated.
     public static func checkSize(width: Int, height: Int, of what: String) throws(ImageOperationError) {
         do throws(ImageCodecError) {
             try PixelBudget.check(width: width, height: height, making: what)

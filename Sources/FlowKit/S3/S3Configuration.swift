@@ -27,7 +27,7 @@ public struct S3Configuration: Sendable, Equatable {
     /// - Parameters:
     ///   - environment: The process environment (a test passes its own).
     ///   - home: The home folder, for `~/.aws`.
-    /// - Throws: ``S3Error/configuration(_:)`` for an endpoint that is not an http(s) URL, or a profile named
+    /// - Throws: `S3Error.configuration` for an endpoint that is not an http(s) URL, or a profile named
     ///   by `AWS_PROFILE` that neither file has.
     public static func resolve(
         environment: [String: String] = ProcessInfo.processInfo.environment,
