@@ -15,7 +15,9 @@ import Testing
     private func fetch(
         _ url: String, maxBytes: Int? = nil, headers: Value? = nil, directory: String = "."
     ) -> FetchOperation {
-        var values: [String: Value] = ["url": .string(url)]
+        // The tests stall servers on purpose and end the stalls themselves: the default idle timeout (1 minute)
+        // must not end them first on a machine busy enough to hold a test back that long.
+        var values: [String: Value] = ["url": .string(url), "idleTimeout": .string("1h")]
         if let maxBytes { values["maxBytes"] = .int(maxBytes) }
         if let headers { values["headers"] = headers }
         let context = NodeContext(
