@@ -72,7 +72,9 @@ package final class AtomicFile {
         guard policy == .streamInto else {
             throw FileWriteError(
                 path: path,
-                message: "cannot write '\(path)': it is \(describe(kind)), and flowrun replaces only regular files")
+                message:
+                    "cannot write '\(path)': it is \(RegularFile.describe(kind)), and flowrun replaces only regular files"
+            )
         }
         var target = stat()
         if kind == S_IFLNK {
@@ -84,7 +86,8 @@ package final class AtomicFile {
         let targetKind = target.st_mode & S_IFMT
         guard targetKind == S_IFIFO || targetKind == S_IFCHR else {
             throw FileWriteError(
-                path: path, message: "cannot write '\(path)': it is \(describe(targetKind)), not a file or a stream")
+                path: path,
+                message: "cannot write '\(path)': it is \(RegularFile.describe(targetKind)), not a file or a stream")
         }
         // Not blocking on a FIFO nobody reads: that is an error (ENXIO), not a hang.
         let descriptor = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
@@ -94,18 +97,6 @@ package final class AtomicFile {
         }
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
         return descriptor
-    }
-
-    private static func describe(_ kind: mode_t) -> String {
-        switch kind {
-        case S_IFIFO: "a FIFO"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        case S_IFSOCK: "a socket"
-        case S_IFDIR: "a folder"
-        case S_IFLNK: "a symbolic link"
-        default: "not a regular file"
-        }
     }
 
     /// Writes all of `bytes`.

@@ -97,12 +97,14 @@ package enum RegularFile {
         return .success(bytes)
     }
 
-    private static func describe(_ kind: mode_t) -> String {
+    /// What a file of a kind (`st_mode & S_IFMT`) other than a regular file is, for messages: "a FIFO".
+    static func describe(_ kind: mode_t) -> String {
         switch kind {
         case S_IFIFO: "a FIFO"
         case S_IFCHR: "a character device"
         case S_IFBLK: "a block device"
         case S_IFSOCK: "a socket"
+        case S_IFDIR: "a folder"
         case S_IFLNK: "a symbolic link"
         default: "a special file"
         }
