@@ -156,6 +156,7 @@ struct SessionStore {
             force: options.force, rerun: options.rerun, optimize: options.run.optimize, blobs: store.blobs,
             keepValues: keepValues)
         settings.recordWithKey = store.record(withKey:)
+        settings.recordedUntil = store.recordedUntil
         return settings
     }
 

@@ -28,6 +28,14 @@ public struct FileStamp: Sendable, Hashable, CustomStringConvertible {
         self.init(info)
     }
 
+    /// The stamp of the regular file at `path` and when its inode last changed (its ctime, in nanoseconds), from
+    /// one `stat`; `nil` as ``init(path:)``.
+    package static func withChangeTime(path: String) -> (stamp: FileStamp, changed: Int64)? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return (FileStamp(info), Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec))
+    }
+
     /// The stamp of a file `stat` or `fstat` described.
     init(_ info: stat) {
         size = Int64(info.st_size)

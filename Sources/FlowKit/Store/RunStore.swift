@@ -21,6 +21,10 @@ package final class RunStore: Sendable {
     package let damage: String?
     /// The store's blobs: node outputs kept as values.
     package let blobs: BlobStore
+    /// When the journal was last written before this run (its modification time, in nanoseconds); `nil` without
+    /// one. A file the store recorded whose inode changed after that was changed behind the store's back, even
+    /// when its size and modification time say otherwise (`touch -r` restores the time, not the inode's ctime).
+    package let recordedUntil: Int64?
     private let lock: StoreLock?
     let writer: JournalWriter?
     /// Where a failure to write a blob is reported; `nil` for a store only read.
@@ -62,6 +66,7 @@ package final class RunStore: Sendable {
         blobs = BlobStore(storeDirectory: directory)
         self.warn = warn
         latest = journal.records
+        recordedUntil = journal.recordedUntil
         recordCount = journal.count
         damage = journal.contents.damage
         self.lock = lock
@@ -72,6 +77,8 @@ package final class RunStore: Sendable {
     private struct Latest {
         var records: [String: JournalRecord] = [:]
         var survivors = Set<Survivor>()
+        /// The journal's modification time when it was read (``RunStore/recordedUntil``).
+        var recordedUntil: Int64?
         var count = 0
         var contents = Journal.Contents()
 
@@ -87,6 +94,7 @@ package final class RunStore: Sendable {
             self.records = records
             self.survivors = survivors
             self.count = count
+            recordedUntil = FileStamp(path: path)?.modified
         }
 
         init(_ contents: Journal.Contents) {
@@ -130,7 +138,10 @@ package final class RunStore: Sendable {
         var journal = Latest(atPath: path)
         // Rare (a journal mostly superseded): read again whole, and rewritten.
         if journal.worthCompacting, let compacted = try? compact(Journal.read(atPath: path), at: path) {
+            // Compacting writes the journal anew; what was recorded before still dates from the old one.
+            let recordedUntil = journal.recordedUntil
             journal = Latest(compacted)
+            journal.recordedUntil = recordedUntil
         }
         let writer = try JournalWriter(path: path, intactLength: journal.contents.intactLength, warn: warn)
         return RunStore(

@@ -59,7 +59,8 @@ extension UpToDate {
                     policy.cause
                     ?? RecordCheck(
                         record: records[index], inputs: inputs, key: key, outputPath: keys.outputPaths[index],
-                        isRead: isRead, runningReader: reader.map { plan.nodes[$0].id }
+                        isRead: isRead, runningReader: reader.map { plan.nodes[$0].id },
+                        recordedUntil: settings.recordedUntil
                     ).cause
                 guard settings.blobs != nil, let valueType = task.valueType else { continue }
                 decideStoredOutput(index, of: plan, task: task, as: valueType, settings: settings, blobs: &blobs)

@@ -40,6 +40,8 @@ extension UpToDate {
         var isRead: Bool
         /// The first node that reads its output and runs.
         var runningReader: String?
+        /// When the store last wrote its journal (``RunStore/recordedUntil``).
+        var recordedUntil: Int64?
 
         /// Why the node runs, or `nil` when its recorded result serves.
         var cause: RunCause? {
@@ -51,7 +53,9 @@ extension UpToDate {
                     .noRecord
                 }
             if !isRead || outputPath != nil, let changed { return changed }
-            if let outputPath, let record, let cause = Self.outputCause(path: outputPath, record: record.output) {
+            if let outputPath, let record,
+                let cause = Self.outputCause(path: outputPath, record: record.output, recordedUntil: recordedUntil)
+            {
                 return cause
             }
             if let runningReader { return changed ?? .neededBy(node: runningReader) }
@@ -59,15 +63,17 @@ extension UpToDate {
         }
 
         /// Whether a written file is still what the store recorded: the same stamp, or else the same content (an
-        /// object in a bucket: the same `ETag`).
-        static func outputCause(path: String, record: OutputRecord?) -> RunCause? {
+        /// object in a bucket: the same `ETag`). The stamp is trusted only while the file's inode has not changed
+        /// since the store last wrote (`recordedUntil`): an edit that restored the size and modification time is
+        /// then found by its content.
+        static func outputCause(path: String, record: OutputRecord?, recordedUntil: Int64? = nil) -> RunCause? {
             if let location = S3Location(path), let record, record.path == path {
                 return S3Outputs.cause(location, record: record)
             }
-            guard let record, record.path == path, let stamp = FileStamp(path: path) else {
+            guard let record, record.path == path, let (stamp, changed) = FileStamp.withChangeTime(path: path) else {
                 return .outputMissing(path: path)
             }
-            if stamp == record.stamp { return nil }
+            if stamp == record.stamp, changed <= recordedUntil ?? .max { return nil }
             if stamp.size == record.stamp.size, ContentDigest.ofFile(atPath: path) == record.sha256 { return nil }
             return .outputChanged(path: path)
         }

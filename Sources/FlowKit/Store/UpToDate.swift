@@ -40,6 +40,9 @@ package struct UpToDate: Sendable {
         /// The store's latest result with a key, whichever node recorded it (``RunStore/record(withKey:)``):
         /// where a node's own record has another key, a result of the same work serves.
         package var recordWithKey: (@Sendable (NodeKey) -> JournalRecord?)?
+        /// When the store last wrote its journal (``RunStore/recordedUntil``): a written file whose inode changed
+        /// since is compared by content, whatever its stamp says.
+        package var recordedUntil: Int64?
 
         /// Creates settings.
         package init(
