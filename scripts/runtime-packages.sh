@@ -4,7 +4,8 @@
 #
 #   scripts/runtime-packages.sh BINARY
 #       Prints, one a line, the packages owning the libraries BINARY links against directly, less the ones a
-#       Debian base image already holds. apt installs what those packages depend on.
+#       Debian base image already holds and the ones another of them depends on. apt installs what those
+#       packages depend on.
 #   scripts/runtime-packages.sh --check BINARY PACKAGE...
 #       Checks that every library BINARY loads (ldd, transitively) is provided by one of the PACKAGEs, by a
 #       package they depend on, or by the base image; prints each library with where it comes from and exits 1 if
@@ -111,6 +112,21 @@ needed_packages() {
     done < <(library_owners "$binary") | sort -u
 }
 
+# Of the packages given, those no other one of them brings in as a dependency (libtiff6 brings libjpeg62-turbo and
+# libwebp7): the list the image names is the smallest that installs the same.
+minimal() {
+    local -a kept=("$@") others
+    local package brought
+    for package in "$@"; do
+        mapfile -t others < <(printf '%s\n' "${kept[@]}" | grep -vxF "$package")
+        ((${#others[@]})) || continue
+        # Read whole before grep: `grep -q` stopping early would fail the pipe under pipefail.
+        brought="$(closure "${others[@]}")"
+        grep -qxF "$package" <<< "$brought" && kept=("${others[@]}")
+    done
+    printf '%s\n' "${kept[@]}"
+}
+
 check() {
     local binary="$1" installed base name path package missing=0
     shift
@@ -142,6 +158,7 @@ case "${1:-}" in
         fail "usage: $0 BINARY | $0 --check BINARY PACKAGE..."
         ;;
     *)
-        needed_packages "$1"
+        mapfile -t needed < <(needed_packages "$1")
+        minimal "${needed[@]}"
         ;;
 esac
