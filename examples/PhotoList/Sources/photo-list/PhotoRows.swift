@@ -19,11 +19,27 @@ enum PhotoRows {
         return (candidates[1], [])
     }
 
-    /// Writes the list the workflow's `forEach` reads: `count` rows cycling through `photos`.
+    /// Writes the list the workflow's `forEach` reads: `count` rows cycling through `photos`. Each row is a file of
+    /// its own in `rows/` beside the list — a hard link to its photo, or a copy where a link cannot be made — because
+    /// a list's items are known by their text: the same photo on two rows must be two items.
     static func write(count: Int, cycling photos: [String], to file: URL) throws {
-        try FileManager.default.createDirectory(
-            at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let rows = (0..<count).map { photos[$0 % photos.count] }
+        let folder = file.deletingLastPathComponent().appendingPathComponent("rows")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var rows: [String] = []
+        for row in 0..<count {
+            let photo = URL(fileURLWithPath: photos[row % photos.count])
+            let path = folder.appendingPathComponent(String(format: "row-%02d.", row) + photo.pathExtension)
+            // Kept from the launch before when it is the same photo, so that the store finds its results.
+            if !FileManager.default.contentsEqual(atPath: photo.path, andPath: path.path) {
+                try? FileManager.default.removeItem(at: path)
+                do {
+                    try FileManager.default.linkItem(at: photo, to: path)
+                } catch {
+                    try FileManager.default.copyItem(at: photo, to: path)
+                }
+            }
+            rows.append(path.path)
+        }
         try Data((rows.joined(separator: "\n") + "\n").utf8).write(to: file)
     }
 }

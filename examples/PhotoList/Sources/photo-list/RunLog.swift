@@ -34,9 +34,10 @@ final class RunLog: @unchecked Sendable {
         }
     }
 
-    /// The row of a node such as `save[12]`; `nil` for a node of no row (`index`).
+    /// The row of a node such as `save[…/rows/row-12.jpg]` (items are known by their rows' files, see
+    /// `PhotoRows`); `nil` for a node of no row (`index`).
     static func row(of nodeID: String) -> Int? {
-        guard let open = nodeID.firstIndex(of: "["), nodeID.hasSuffix("]") else { return nil }
-        return Int(nodeID[nodeID.index(after: open)...].dropLast())
+        guard let marker = nodeID.range(of: "/row-", options: .backwards) else { return nil }
+        return Int(nodeID[marker.upperBound...].prefix { $0.isNumber })
     }
 }
