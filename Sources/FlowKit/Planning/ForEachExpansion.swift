@@ -107,7 +107,7 @@ enum ForEachExpansion {
     }
 
     /// A `file:` or `glob:` path with its `${params.…}` / `${env.…}` references filled in.
-    private static func interpolated(_ text: Located<String>, _ scope: Scope, _ diagnostics: inout Diagnostics)
+    static func interpolated(_ text: Located<String>, _ scope: Scope, _ diagnostics: inout Diagnostics)
         -> Located<String>
     {
         guard text.value.contains("${") else { return text }

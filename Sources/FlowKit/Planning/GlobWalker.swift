@@ -58,11 +58,6 @@ struct GlobWalker {
 
     // MARK: - Walking
 
-    private struct FileIdentity: Hashable {
-        var device: UInt
-        var inode: UInt
-    }
-
     private func walk(
         _ pattern: GlobPattern, into found: inout [String: String], visited: inout Set<FileIdentity>,
         notes: inout [Note]
@@ -88,7 +83,7 @@ struct GlobWalker {
             let descriptor = dirfd(handle)
             var status = stat()
             guard fstat(descriptor, &status) == 0,
-                visited.insert(FileIdentity(device: UInt(status.st_dev), inode: UInt(status.st_ino))).inserted
+                visited.insert(FileIdentity(status)).inserted
             else { continue }
             // In byte order, and folders walked in that order: where one folder is reached by two paths (a
             // link), the same one wins on every machine.

@@ -121,9 +121,8 @@ public final class FileWatcher: @unchecked Sendable {
             if count < 0, errno == EAGAIN { break }
             guard count > 0 else { throw WatchError.system("cannot read changes", Errno(rawValue: errno)) }
             buffer.withUnsafeBytes { bytes in
-                for event in InotifyEvents(bytes: UnsafeRawBufferPointer(rebasing: bytes[..<count]))
-                where classify(event, into: &changes, seen: &seen) {
-                    structureChanged = true
+                for event in InotifyEvents(bytes: UnsafeRawBufferPointer(rebasing: bytes[..<count])) {
+                    if classify(event, into: &changes, seen: &seen) { structureChanged = true }
                 }
             }
         }

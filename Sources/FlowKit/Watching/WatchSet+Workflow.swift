@@ -21,14 +21,10 @@ extension WatchSet {
         self.init(files: files, trees: trees)
     }
 
-    /// A path or pattern with its references filled in.
+    /// A path or pattern with its references filled in, as the plan filled them.
     private static func resolved(_ text: Located<String>, in scope: Scope) -> String {
-        guard text.value.contains("${") else { return text.value }
         var ignored = Diagnostics()  // planning reported them
-        return Resolver.resolve(
-            YAMLNode(.scalar(text.value, .plain), at: text.location), in: scope, diagnostics: &ignored
-        )
-        .description
+        return ForEachExpansion.interpolated(text, scope, &ignored).value
     }
 
     /// A path as a workflow writes it, taken from the workflow's folder.

@@ -63,7 +63,9 @@ struct WatchedFolders: Sendable {
             guard WatchedFolders.isFolder(root) else { return awaitFolder(root) }
             var pending = [root]
             while let folder = pending.popLast() {
-                guard let identity = FileIdentity(folder), visited.insert(identity).inserted else { continue }
+                guard let identity = FileIdentity(path: WatchedFolders.systemPath(folder)),
+                    visited.insert(identity).inserted
+                else { continue }
                 folders[folder, default: WatchedFolder(path: folder)].trees.append(index)
                 for entry in WatchedFolders.entries(of: folder) where entry.isFolder && !isHidden(entry.name) {
                     pending.append(folder.appending(entry.name))
@@ -89,17 +91,6 @@ struct WatchedFolders: Sendable {
     private struct Entry {
         var name: String
         var isFolder: Bool
-    }
-
-    private struct FileIdentity: Hashable {
-        var device: UInt64
-        var inode: UInt64
-
-        init?(_ path: FilePath) {
-            var info = stat()
-            guard stat(WatchedFolders.systemPath(path), &info) == 0 else { return nil }
-            (device, inode) = (UInt64(info.st_dev), UInt64(info.st_ino))
-        }
     }
 
     /// The path to hand the system: the current folder for an empty one.
