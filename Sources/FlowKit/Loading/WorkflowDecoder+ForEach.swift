@@ -1,6 +1,6 @@
 extension WorkflowDecoder {
     /// The keys a `forEach:` map may have.
-    static let forEachKeys = ["list", "key", "file", "glob", "exclude", "ignoreCase"]
+    static let forEachKeys = ["list", "key", "file", "glob", "exclude", "ignoreCase", "from"]
 
     mutating func decodeForEach(_ node: YAMLNode) -> ForEachSpec? {
         switch node.content {
@@ -14,7 +14,7 @@ extension WorkflowDecoder {
             return decodeForEachMap(pairs, at: node.location) ?? .list([], node.location)
         default:
             reader.diagnostics.error(
-                "'forEach' must be a list, a ${params.NAME} reference, { file: PATH } or { glob: PATTERN }, found \(node.kindName)",
+                "'forEach' must be a list, a ${params.NAME} reference, { file: PATH }, { glob: PATTERN } or { from: TASK }, found \(node.kindName)",
                 at: node.location)
             return .list([], node.location)
         }
@@ -24,6 +24,7 @@ extension WorkflowDecoder {
         var file: Located<String>?
         var patterns: [Located<String>]?
         var list: ForEachSpec?
+        var producer: Located<String>?
         var key: Located<String>?
         var excludes: [Located<String>] = []
         var ignoreCase = false
@@ -48,6 +49,9 @@ extension WorkflowDecoder {
                         at: pair.value.location)
                     return nil
                 }
+            case "from":
+                producer = reader.string(pair.value, "'forEach.from'")
+                namesSource = true
             case "key":
                 key = reader.string(pair.value, "'forEach.key'")
             case "exclude":
@@ -60,6 +64,15 @@ extension WorkflowDecoder {
                 reader.unknownKey(pair.key, in: "'forEach'", candidates: Self.forEachKeys)
                 return nil
             }
+        }
+        if let producer {
+            guard list == nil, file == nil, patterns == nil, globOnly.isEmpty else {
+                reader.diagnostics.error(
+                    "'forEach.from' goes with 'key' alone", at: location,
+                    hint: "a list comes from one of 'list', 'file', 'glob' or 'from'")
+                return nil
+            }
+            return .from(producer, key: key)
         }
         if let list {
             guard file == nil, patterns == nil, globOnly.isEmpty else {
@@ -97,8 +110,10 @@ extension WorkflowDecoder {
         case (nil, nil):
             if !namesSource {
                 reader.diagnostics.error(
-                    "'forEach' needs 'list', 'file' or 'glob'", at: location,
-                    hint: "forEach: { glob: \"photos/**/*.jpg\" }, { file: photos.txt } or { list: [...], key: name }")
+                    "'forEach' needs 'list', 'file', 'glob' or 'from'", at: location,
+                    hint:
+                        "forEach: { glob: \"photos/**/*.jpg\" }, { file: photos.txt }, { list: [...], key: name } or { from: TASK }"
+                )
             }
             return nil
         }

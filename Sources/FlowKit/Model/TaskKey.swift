@@ -32,8 +32,9 @@ package enum TaskKey: String, CaseIterable, Sendable {
         case .runIf: "When the task runs: success (default), always, allDone, anyFailed."
         case .input: "Which dependency to read when several provide the consumed kind."
         case .forEach:
-            "Run once per item: a list, a ${params.NAME} list, { list: …, key: FIELD }, { file: PATH } or "
-                + "{ glob: PATTERNS, exclude: PATTERNS, ignoreCase: BOOL }."
+            "Run once per item: a list, a ${params.NAME} list, { list: …, key: FIELD }, { file: PATH }, "
+                + "{ glob: PATTERNS, exclude: PATTERNS, ignoreCase: BOOL } or { from: TASK, key: FIELD } (the JSON "
+                + "array or lines a task outputs when it runs)."
         case .gather: "Run once, after every item of the expanded dependencies."
         case .cache:
             "Reuse results from earlier runs: true (also for `command`), false (always run), or content "
@@ -85,6 +86,16 @@ package enum TaskKey: String, CaseIterable, Sendable {
                                 "type": "boolean",
                                 "description": "Letters after each pattern's folder match either case.",
                             ],
+                        ],
+                    ],
+                    [
+                        "type": "object", "additionalProperties": false, "required": ["from"],
+                        "properties": [
+                            "from": [
+                                "type": "string",
+                                "description": "The task whose output (a JSON array, or lines) is the list.",
+                            ],
+                            "key": ["type": "string", "description": "The field of map items that is each one's key."],
                         ],
                     ],
                 ]

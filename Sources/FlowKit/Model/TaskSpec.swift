@@ -84,6 +84,9 @@ package enum ForEachSpec: Sendable {
     case file(Located<String>)
     /// `forEach: { glob: "photos/**/*.jpg" }` — the matching paths, sorted by their bytes.
     case glob(GlobSpec)
+    /// `forEach: { from: TASK }` — the list a task provides when it runs (a JSON array, or lines of text), or
+    /// `{ from: TASK, key: name }` where map items name their key.
+    case from(Located<String>, key: Located<String>? = nil)
 
     /// Where the list is written.
     package var location: SourceLocation {
@@ -92,21 +95,27 @@ package enum ForEachSpec: Sendable {
         case .reference(let node, _): node.location
         case .file(let path): path.location
         case .glob(let glob): glob.location
+        case .from(let producer, _): producer.location
         }
     }
 
     /// The field of map items that is each item's key (`forEach: { list: …, key: name }`).
     package var keyField: Located<String>? {
         switch self {
-        case .list(_, _, let key), .reference(_, let key): key
+        case .list(_, _, let key), .reference(_, let key), .from(_, let key): key
         case .file, .glob: nil
         }
+    }
+
+    /// The task whose output the list is, for a list made at run time.
+    package var producer: Located<String>? {
+        if case .from(let producer, _) = self { producer } else { nil }
     }
 
     /// The paths and patterns the list is read from, which may hold `${params.…}` and `${env.…}`.
     package var paths: [Located<String>] {
         switch self {
-        case .list, .reference: []
+        case .list, .reference, .from: []
         case .file(let path): [path]
         case .glob(let glob): glob.patterns + glob.excludes
         }

@@ -34,6 +34,8 @@ enum ForEachExpansion {
             items = lines(of: interpolated(path, scope, &diagnostics), directory: directory, diagnostics: &diagnostics)
         case .glob(let glob):
             items = matches(of: glob, scope: scope, directory: directory, strict: strict, diagnostics: &diagnostics)
+        case .from:
+            return []  // known when the producer has run: the planner takes it from ValidationContext.runTimeItems
         }
         if let items, items.count > maxItems {
             diagnostics.error(
@@ -48,7 +50,7 @@ enum ForEachExpansion {
     }
 
     /// Items of a list with their keys: a map item's `key:` field, else the item's own canonical text.
-    private static func keyed(
+    static func keyed(
         _ items: [ForEachItem]?, by field: Located<String>?, diagnostics: inout Diagnostics
     ) -> [ForEachItem]? {
         guard var items else { return nil }
@@ -87,7 +89,7 @@ enum ForEachExpansion {
     }
 
     /// Whether no two items share a key; else an error at the second naming the first.
-    private static func distinctKeys(
+    static func distinctKeys(
         _ items: [ForEachItem], task: TaskSpec, at location: SourceLocation, diagnostics: inout Diagnostics
     ) -> Bool {
         var first: [String: Int] = [:]

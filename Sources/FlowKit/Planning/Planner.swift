@@ -9,6 +9,8 @@ struct Planner {
     private struct Domain {
         var origin: String
         var items: [ForEachItem]
+        /// For a list made at run time, the task index of its producer.
+        var producer: Int?
     }
 
     /// Expands every task into its nodes, reporting the `forEach` lists that cannot be read or zipped.
@@ -47,18 +49,25 @@ struct Planner {
                 return nil
             }
             var dependencies: [Int] = []
+            var waitsForList = false
             for index in 0..<nodeCount[taskIndex] {
                 dependencies.removeAll(keepingCapacity: true)
                 for upstream in context.upstream[taskIndex] {
                     let start = firstNode[upstream]
                     let count = nodeCount[upstream]
+                    if task.gather, let producer = domains[upstream]?.producer {
+                        // A gather over a list made at run time waits for the list, even when it is empty.
+                        dependencies.append(firstNode[producer])
+                        waitsForList = true
+                    }
                     if items != nil, domains[upstream] != nil {
                         dependencies.append(start + index)  // element-wise: item i reads item i
                     } else {
                         dependencies.append(contentsOf: start..<(start + count))  // one node, or gather: all
                     }
                 }
-                dependencies.sort()
+                // The producer may also be a dependency of its own, or feed several of the gathered tasks.
+                dependencies = waitsForList ? Array(Set(dependencies)).sorted() : dependencies.sorted()
                 graph.append(
                     dependencies: dependencies, queue: Int32(queues[taskIndex] ?? 0),
                     priority: priorities[taskIndex], depth: Int32(depths[taskIndex]))
@@ -112,12 +121,20 @@ struct Planner {
         var own: Domain?
         if let spec = task.forEach {
             guard !task.gather else { return nil }  // reported by GatherValidator
-            guard
-                let items = ForEachExpansion.items(
-                    of: spec, task: task, scope: scope, directory: context.workflow.directory,
-                    strict: context.strict, diagnostics: &diagnostics)
-            else { return nil }
-            own = Domain(origin: task.id.value, items: items)
+            if spec.producer != nil {
+                // Not known until the producer runs: the session plans again with what it printed (RunTimeList).
+                let index = context.taskIndex[task.id.value] ?? 0
+                own = Domain(
+                    origin: task.id.value, items: context.runTimeItems[index] ?? [],
+                    producer: spec.producer.flatMap { context.taskIndex[$0.value] })
+            } else if let items = ForEachExpansion.items(
+                of: spec, task: task, scope: scope, directory: context.workflow.directory,
+                strict: context.strict, diagnostics: &diagnostics)
+            {
+                own = Domain(origin: task.id.value, items: items)
+            } else {
+                return nil
+            }
         }
         let inherited = task.dependsOn.compactMap { entry -> (Domain, Located<String>)? in
             guard let index = context.taskIndex[entry.value], let domain = domains[index] else { return nil }
@@ -129,6 +146,13 @@ struct Planner {
             guard let current = chosen else {
                 chosen = domain
                 continue
+            }
+            if current.origin != domain.origin && (current.producer != nil || domain.producer != nil) {
+                diagnostics.error(
+                    "task '\(task.id.value)' zips the list '\(current.origin)' with '\(domain.origin)', and one is made at run time",
+                    at: entry.location,
+                    hint: "a list made at run time is zipped with nothing; add 'gather: true' to collect it instead")
+                return nil
             }
             if current.origin != domain.origin && current.items.count != domain.items.count {
                 diagnostics.error(

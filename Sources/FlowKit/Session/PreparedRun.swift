@@ -14,10 +14,21 @@ public final class PreparedRun: Sendable {
     private let finishPart: @Sendable (RunReport) throws(SessionError) -> RunReport
     /// Where the previews of written files are kept and read back, when the run asks for previews.
     private let previews: PreviewStore?
+    /// The outputs of the nodes the caller asked to see (``RunTimeLists``), by node index, as they succeed.
+    private let captured: LockedBox<[Int: any Sendable]>
 
-    init(part: SessionPart, opened: (RunStore, UpToDate)?, options: RunOptions) {
+    /// - Parameters:
+    ///   - capturing: Nodes whose outputs ``capturedOutputs`` keeps: what they made, or what the store replays.
+    ///   - earlier: Outcomes of nodes an earlier phase of the run decided, by node index: they are restored with
+    ///     them instead of running or being decided by the store.
+    init(
+        part: SessionPart, opened: (RunStore, UpToDate)?, options: RunOptions, capturing: Set<Int> = [],
+        earlier: [Int: Result<any Sendable, NodeFailure>] = [:]
+    ) {
         let plan = part.plan
         var options = options
+        let captured = LockedBox<[Int: any Sendable]>([:])
+        self.captured = captured
         if let (store, decisions) = opened {
             let run = Date().formatted(.iso8601)
             options.cachedNodes = decisions.cachedNodes
@@ -38,6 +49,26 @@ public final class PreparedRun: Sendable {
         } else {
             previews = nil
         }
+        if !capturing.isEmpty {
+            let journal = options.nodeSucceeded
+            options.nodeSucceeded = { index, operation in
+                journal?(index, operation)
+                if capturing.contains(index), let output = operation.output(as: (any Sendable).self) {
+                    captured.withLock { $0[index] = output }
+                }
+            }
+        }
+        if !earlier.isEmpty {
+            options.cachedNodes.removeAll { earlier[$0] != nil }
+            options.restoredNodes = (options.restoredNodes.filter { earlier[$0] == nil } + earlier.keys).sorted()
+            let fromStore = options.restore
+            options.restore = { index in
+                earlier[index]
+                    ?? fromStore?(index)
+                    ?? .failure(NodeFailure(.internalError, "no output to restore", node: plan.nodes[index].id))
+            }
+        }
+        self.capturing = capturing
         self.plan = plan
         self.opened = opened.map { (store: $0.0, decisions: $0.1) }
         finishPart = part.finish
@@ -63,9 +94,20 @@ public final class PreparedRun: Sendable {
         try finish(await runner.run())
     }
 
+    /// The outputs of the nodes asked for when preparing: of those that ran, and of those the store holds up to
+    /// date (read back from it). A node that failed, or whose stored output cannot be read, has none.
+    var capturedOutputs: [Int: any Sendable] { captured.withLock { $0 } }
+    private let capturing: Set<Int>
+
     private func finish(_ report: RunReport) throws(SessionError) -> RunReport {
         var report = report
         if let (store, decisions) = opened {
+            let replayed = capturing.filter { decisions.causes[$0] == nil && report.nodes[$0].status == .cached }
+            for index in replayed {
+                if case .success(let output) = store.restore(index, of: plan, decisions: decisions) {
+                    captured.withLock { $0[index] = output }
+                }
+            }
             store.close()
             report = report.keyed(by: store.keys(decisions).map { $0?.hex })
             if let previews { report = CachedArtifacts.add(to: report, decisions: decisions, previews: previews) }

@@ -57,8 +57,12 @@ public struct RunSession: Sendable {
     /// - Throws: ``SessionError`` when the options name a task the plan lacks, another run holds the store, or a
     ///   gather phase finds shards or their values missing. A store that cannot be used otherwise is a warning,
     ///   and the run goes on without it.
+    ///
+    /// A workflow with a list made at run time (`forEach: { from: TASK }`) runs its producers now, while preparing,
+    /// and prepares the rest with the lists they printed (see ``RunTimeLists``).
     public func prepare() throws(SessionError) -> PreparedRun {
         let part = try self.part()
+        if RunTimeLists.occur(in: plan) { return try RunTimeLists(plan: plan, options: options).prepare() }
         let opened = try SessionStore(options: options).open(part)
         return PreparedRun(part: part, opened: opened, options: options.run)
     }
@@ -90,6 +94,12 @@ public struct RunSession: Sendable {
     }
 
     private func part() throws(SessionError) -> SessionPart {
-        try SessionPart(options.part, of: plan, reports: reports, note: options.note)
+        if options.part != .whole, let fanOut = plan.workflow.tasks.first(where: { $0.forEach?.producer != nil }) {
+            throw SessionError(
+                .runTimeListsNotSplit,
+                "task '\(fanOut.id.value)' fans out over a list made at run time, which a run split into shards cannot partition yet; run it whole (without --shard or --gather); nothing was run"
+            )
+        }
+        return try SessionPart(options.part, of: plan, reports: reports, note: options.note)
     }
 }

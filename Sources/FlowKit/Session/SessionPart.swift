@@ -38,7 +38,9 @@ package struct SessionPart {
         }
     }
 
-    private init(
+    /// A part of a whole run: the nodes of `plan`, whose `keepValues` the store keeps, its report made final by
+    /// `finish` (a run whose lists are made at run time runs in two phases: ``RunTimeLists``).
+    init(
         plan: Plan, journal: String?, keepValues: Set<Int> = [], values: GatherValues? = nil,
         finish: @escaping @Sendable (RunReport) throws(SessionError) -> RunReport
     ) {

@@ -14,6 +14,9 @@ struct ValidationContext {
     var expansion: Expansion?
     /// Whether a glob that matches no files is an error rather than a warning (`--strict`).
     var strict = false
+    /// The lists made at run time (`forEach: { from: TASK }`) known so far, by the fan-out's task index; a fan-out
+    /// whose list is not known expands to no nodes.
+    var runTimeItems: [Int: [ForEachItem]] = [:]
 
     init(workflow: Workflow, registry: TaskRegistry, environment: [String: String]) {
         self.workflow = workflow

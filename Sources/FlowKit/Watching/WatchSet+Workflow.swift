@@ -14,7 +14,7 @@ extension WatchSet {
                 switch task.forEach {
                 case .file(let list): files.append(Self.path(Self.resolved(list, in: scope), in: directory))
                 case .glob(let glob): trees += Self.trees(of: glob, in: directory, scope: scope)
-                case .list, .reference, nil: break
+                case .list, .reference, .from, nil: break
                 }
             }
         }

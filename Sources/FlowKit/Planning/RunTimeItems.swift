@@ -1,0 +1,121 @@
+import Foundation
+import OrderedCollections
+
+/// Reads the items of a list made at run time (`forEach: { from: TASK }`) from the bytes its producer output: a
+/// JSON array (of strings, numbers or maps) when the first non-blank byte is `[`, else one item per line.
+enum RunTimeItems {
+    /// Why a producer's output is not a list: the fan-out runs none of it (nothing partial is trusted).
+    struct Problem: Error, Equatable {
+        let message: String
+    }
+
+    /// The items of `bytes`, keyed as `forEach: { list: … }` keys its items: a map item by its `key` field, any
+    /// other by its own canonical text.
+    /// - Parameters:
+    ///   - bytes: The producer's output.
+    ///   - keyField: The `key:` the fan-out declares for map items.
+    static func items(of bytes: Data, keyField: Located<String>?) -> Result<[ForEachItem], Problem> {
+        let firstByte = bytes.first { !Self.isBlank($0) }
+        var items: [ForEachItem]
+        if firstByte == UInt8(ascii: "[") {
+            switch jsonItems(bytes) {
+            case .success(let parsed): items = parsed
+            case .failure(let problem): return .failure(problem)
+            }
+        } else {
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                return .failure(Problem(message: "its output is neither a JSON array nor UTF-8 lines"))
+            }
+            items = lineItems(text)
+        }
+        var diagnostics = Diagnostics()
+        let keyed = ForEachExpansion.keyed(items, by: keyField, diagnostics: &diagnostics)
+        guard var keyed, !diagnostics.hasErrors else { return .failure(Problem(diagnostics)) }
+        if keyField == nil, firstByte != UInt8(ascii: "[") {
+            // A line is a path: `${item.name}`, `${item.stem}` and the other path parts read it.
+            for index in keyed.indices { keyed[index].base = "" }
+        }
+        if let duplicate = firstDuplicate(keyed) {
+            return .failure(
+                Problem(
+                    message:
+                        "items \(duplicate.first) and \(duplicate.second) have one key '\(keyed[duplicate.second].key)'; an item is known by its key"
+                ))
+        }
+        items = keyed
+        return .success(items)
+    }
+
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\t")
+            || byte == UInt8(ascii: "\r")
+    }
+
+    /// One item per line, trimmed; blank lines are left out, and a last line needs no newline.
+    private static func lineItems(_ text: String) -> [ForEachItem] {
+        var items: [ForEachItem] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            let entry = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !entry.isEmpty { items.append(ForEachItem(value: .string(entry), key: "")) }
+        }
+        return items
+    }
+
+    private static func jsonItems(_ bytes: Data) -> Result<[ForEachItem], Problem> {
+        let list: [JSONValue]
+        do {
+            list = try JSONDecoder().decode([JSONValue].self, from: bytes)
+        } catch DecodingError.typeMismatch {
+            return .failure(Problem(message: "its output is JSON but not a list of items"))
+        } catch {
+            return .failure(Problem(message: "its output is not valid JSON: \(Self.reason(error))"))
+        }
+        return .success(list.map { ForEachItem(value: $0.value, key: "") })
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        guard case .dataCorrupted(let context) = error as? DecodingError else { return "\(error)" }
+        return (context.underlyingError.map { "\($0)" } ?? context.debugDescription)
+    }
+
+    private static func firstDuplicate(_ items: [ForEachItem]) -> (first: Int, second: Int)? {
+        var seen: [String: Int] = [:]
+        seen.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() {
+            if let earlier = seen.updateValue(index, forKey: item.key) { return (earlier, index) }
+        }
+        return nil
+    }
+}
+
+extension RunTimeItems.Problem {
+    /// The first error of diagnostics, as a problem.
+    init(_ diagnostics: Diagnostics) {
+        message = diagnostics.all.first { $0.severity == .error }?.message ?? "its items cannot be read"
+    }
+}
+
+/// A JSON value as an item's ``Value``: booleans stay booleans, whole numbers integers.
+private struct JSONValue: Decodable {
+    let value: Value
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            value = .null
+        } else if let bool = try? container.decode(Bool.self) {
+            value = .bool(bool)
+        } else if let int = try? container.decode(Int.self) {
+            value = .int(int)
+        } else if let double = try? container.decode(Double.self) {
+            value = .double(double)
+        } else if let string = try? container.decode(String.self) {
+            value = .string(string)
+        } else if let list = try? container.decode([JSONValue].self) {
+            value = .list(list.map(\.value))
+        } else {
+            let map = try container.decode([String: JSONValue].self)
+            value = .map(OrderedDictionary(uniqueKeysWithValues: map.sorted { $0.key < $1.key }.map { ($0, $1.value) }))
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+
+/// A run whose `forEach` lists are made at run time (`forEach: { from: TASK }`), in two phases: first the
+/// producers and what they depend on, through the store like any run (a producer up to date replays the output
+/// it recorded); then, with the lists they printed, the whole plan again, where those nodes keep the outcomes of
+/// the first phase and each item's nodes are known — and found in the store — by `task[KEY]`.
+struct RunTimeLists {
+    let plan: Plan
+    let options: SessionOptions
+
+    /// Whether a plan has a list made at run time.
+    static func occur(in plan: Plan) -> Bool {
+        plan.workflow.tasks.contains { $0.forEach?.producer != nil }
+    }
+
+    /// Runs the first phase and prepares the second.
+    /// - Throws: ``SessionError`` as ``RunSession/prepare()`` does, for either phase.
+    func prepare() throws(SessionError) -> PreparedRun {
+        let producers = producerNodes()
+        let first = firstPhaseNodes(producers: producers.values)
+        let position = Dictionary(uniqueKeysWithValues: first.enumerated().map { ($1, $0) })
+        let keep = Set(producers.values.compactMap { position[$0] })
+        let firstPart = SessionPart(plan: plan.restricted(to: first), journal: nil, keepValues: keep) { $0 }
+        let firstRun = PreparedRun(
+            part: firstPart, opened: try SessionStore(options: options).open(firstPart), options: options.run,
+            capturing: Set(first.indices))
+        var firstReport = try firstRun.run()
+        let outputs = firstRun.capturedOutputs
+
+        var lists: [Int: [ForEachItem]] = [:]
+        var listFailures: [String: NodeFailure] = [:]
+        for (fanOut, producer) in producers {
+            guard let at = position[producer], firstReport.nodes[at].status.isDone else { continue }
+            let spec = plan.workflow.tasks[fanOut].forEach
+            let producerNode = plan.nodes[producer]
+            let bytes = (outputs[at] as? DataPayload)?.bytes ?? Data()
+            switch RunTimeItems.items(of: bytes, keyField: spec?.keyField) {
+            case .success(let items): lists[fanOut] = items
+            case .failure(let problem):
+                listFailures[producerNode.id] = NodeFailure(
+                    .invalidInput,
+                    "its output is not the list of '\(plan.workflow.tasks[fanOut].id.value)': \(problem.message)",
+                    node: producerNode.id, location: spec?.location)
+            }
+        }
+        let second = try replanned(with: lists)
+        firstReport = Self.marking(firstReport, failed: listFailures)
+        var earlier: [Int: Result<any Sendable, NodeFailure>] = [:]
+        let firstIDs = Dictionary(uniqueKeysWithValues: first.enumerated().map { (plan.nodes[$1].id, $0) })
+        for (index, node) in second.nodes.enumerated() {
+            guard let at = firstIDs[node.id] else { continue }
+            let record = firstReport.nodes[at]
+            earlier[index] =
+                record.status.isDone
+                ? .success(outputs[at] ?? DataPayload(Data(), source: node.id))
+                : .failure(
+                    listFailures[node.id]
+                        ?? NodeFailure(.upstream, record.cause ?? "\(record.status.rawValue)", node: node.id))
+        }
+        let finishedFirst = firstReport
+        let secondPart = SessionPart(plan: second, journal: nil) { report in
+            RunReport.merging([finishedFirst, report], plan: second)
+        }
+        return PreparedRun(
+            part: secondPart, opened: try SessionStore(options: options).open(secondPart), options: options.run,
+            earlier: earlier)
+    }
+
+    /// The node of each fan-out's producer, by the fan-out's task index (validation made each a single node).
+    private func producerNodes() -> [Int: Int] {
+        var nodeOfTask: [Int: Int] = [:]
+        for (index, node) in plan.nodes.enumerated() where nodeOfTask[node.taskIndex] == nil {
+            nodeOfTask[node.taskIndex] = index
+        }
+        var producers: [Int: Int] = [:]
+        for (index, task) in plan.workflow.tasks.enumerated() {
+            if let name = task.forEach?.producer?.value, let producerTask = plan.workflow.taskIndex()[name],
+                let node = nodeOfTask[producerTask]
+            {
+                producers[index] = node
+            }
+        }
+        return producers
+    }
+
+    /// The producers and every node they depend on, ascending (each after its dependencies).
+    private func firstPhaseNodes(producers: some Collection<Int>) -> [Int] {
+        var needed = [Bool](repeating: false, count: plan.nodes.count)
+        var stack = Array(producers)
+        while let index = stack.popLast() {
+            guard !needed[index] else { continue }
+            needed[index] = true
+            plan.graph.forEachDependency(of: index) { stack.append($0) }
+        }
+        return needed.indices.filter { needed[$0] }
+    }
+
+    /// The plan with the lists known, each item a node of its own; the items' parameters are resolved when their
+    /// nodes run, so a bad item fails its own nodes.
+    private func replanned(with lists: [Int: [ForEachItem]]) throws(SessionError) -> Plan {
+        var context = ValidationContext(
+            workflow: plan.workflow, registry: plan.registry, environment: plan.environment)
+        context.runTimeItems = lists
+        let planner = Planner(context: context)
+        var diagnostics = Diagnostics()
+        guard let expansion = planner.expand(diagnostics: &diagnostics),
+            let second = planner.plan(expansion, diagnostics: &diagnostics), !diagnostics.hasErrors
+        else {
+            let first = diagnostics.all.first { $0.severity == .error }?.message ?? "it expands to nothing"
+            throw SessionError(
+                .runTimeListsNotSplit, "the workflow cannot be planned with its run-time lists: \(first)")
+        }
+        return second
+    }
+
+    /// A report with the producers whose output is not a list marked failed, with the reason.
+    private static func marking(_ report: RunReport, failed: [String: NodeFailure]) -> RunReport {
+        guard !failed.isEmpty else { return report }
+        var nodes = Array(report.nodes)
+        for index in nodes.indices {
+            guard let failure = failed[nodes[index].id] else { continue }
+            nodes[index].status = .failed
+            nodes[index].code = failure.code.description
+            nodes[index].cause = failure.message
+        }
+        var marked = RunReport(
+            workflow: report.workflow, path: report.path, startedAt: report.startedAt, duration: report.duration,
+            interrupted: report.interrupted, nodes: RunReport.Nodes(nodes), queueLimits: report.queueLimits)
+        marked.tasks = report.tasks
+        return marked
+    }
+}
