@@ -147,7 +147,7 @@ struct ExplainCommand: ParsableCommand {
 
     func run() throws {
         let terminal = Terminal()
-        let plan = try workflow.loadPlan(terminal: terminal)
+        let plan = try store.withRecordedLists(workflow.loadPlan(terminal: terminal), terminal: terminal)
         guard let index = plan.nodes.firstIndex(where: { $0.id == node }) else {
             let suggestion = Suggestion.closest(to: node, in: plan.nodes.prefix(10_000).map(\.id))
             terminal.error(

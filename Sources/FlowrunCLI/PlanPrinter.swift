@@ -35,8 +35,23 @@ struct PlanPrinter {
                 out += line.trailingSpacesTrimmed + "\n"
             }
         }
+        out += runTimeLists()
         if let upToDate { out += "\n" + upToDate }
         out += "\nvalid: nothing was fetched, decoded or written\n"
+        return out
+    }
+
+    /// A line per list made at run time: known only after its producer runs, or as the store last recorded it.
+    private func runTimeLists() -> String {
+        var out = ""
+        for (taskIndex, task) in plan.workflow.tasks.enumerated() {
+            guard let producer = task.forEach?.producer?.value else { continue }
+            let items = plan.nodes.lazy.filter { $0.taskIndex == taskIndex }.count
+            out +=
+                items == 0
+                ? "\nthe list of '\(task.id.value)' is known only after '\(producer)' runs\n"
+                : "\nthe list of '\(task.id.value)': \(items) item\(items == 1 ? "" : "s"), as '\(producer)' printed it last\n"
+        }
         return out
     }
 

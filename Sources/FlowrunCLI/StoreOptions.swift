@@ -53,6 +53,12 @@ struct StoreOptions: ParsableArguments {
         return options
     }
 
+    /// A plan with its lists made at run time as the store last recorded them, for `explain`.
+    func withRecordedLists(_ plan: Plan, terminal: Terminal) throws -> Plan {
+        let session = RunSession(plan: plan, options: sessionOptions(run: RunOptions(), terminal: terminal))
+        return try terminal.exitOnFailure { () throws(SessionError) in try session.planWithRecordedLists() }
+    }
+
     /// The decisions for a plan against the store, read without locking (`explain`); `nil` with `--no-cache`.
     func decide(_ plan: Plan, optimize: Bool, terminal: Terminal) throws -> (
         storeDirectory: String, decisions: UpToDate

@@ -2,7 +2,8 @@ import Foundation
 import OrderedCollections
 
 /// Reads the items of a list made at run time (`forEach: { from: TASK }`) from the bytes its producer output: a
-/// JSON array (of strings, numbers or maps) when the first non-blank byte is `[`, else one item per line.
+/// JSON array (of strings, numbers or maps) when the first non-blank byte is `[` (or `{`, a JSON value that is not
+/// a list), else one item per line.
 enum RunTimeItems {
     /// Why a producer's output is not a list: the fan-out runs none of it (nothing partial is trusted).
     struct Problem: Error, Equatable {
@@ -16,8 +17,9 @@ enum RunTimeItems {
     ///   - keyField: The `key:` the fan-out declares for map items.
     static func items(of bytes: Data, keyField: Located<String>?) -> Result<[ForEachItem], Problem> {
         let firstByte = bytes.first { !Self.isBlank($0) }
+        let isJSON = firstByte == UInt8(ascii: "[") || firstByte == UInt8(ascii: "{")
         var items: [ForEachItem]
-        if firstByte == UInt8(ascii: "[") {
+        if isJSON {
             switch jsonItems(bytes) {
             case .success(let parsed): items = parsed
             case .failure(let problem): return .failure(problem)
@@ -31,7 +33,7 @@ enum RunTimeItems {
         var diagnostics = Diagnostics()
         let keyed = ForEachExpansion.keyed(items, by: keyField, diagnostics: &diagnostics)
         guard var keyed, !diagnostics.hasErrors else { return .failure(Problem(diagnostics)) }
-        if keyField == nil, firstByte != UInt8(ascii: "[") {
+        if keyField == nil, !isJSON {
             // A line is a path: `${item.name}`, `${item.stem}` and the other path parts read it.
             for index in keyed.indices { keyed[index].base = "" }
         }

@@ -36,7 +36,16 @@ public struct RunSession: Sendable {
 
     /// What a run would do, without running anything, locking the store or asking any server: a dry run.
     /// - Throws: ``SessionError`` when the options name a task the plan lacks, or a gather phase cannot run.
+    ///
+    /// A list made at run time (`forEach: { from: TASK }`) is previewed as the store last recorded it, if it did.
     public func preview() throws(SessionError) -> RunPreview {
+        if RunTimeLists.occur(in: plan) {
+            return try RunSession(plan: planWithRecordedLists(), options: options).previewAsPlanned()
+        }
+        return try previewAsPlanned()
+    }
+
+    private func previewAsPlanned() throws(SessionError) -> RunPreview {
         let part = try self.part()
         let store = SessionStore(options: options)
         if let values = part.values {
@@ -87,6 +96,12 @@ public struct RunSession: Sendable {
             let decisions
         else { return nil }
         return (store.directory, decisions)
+    }
+
+    /// The plan with its lists made at run time as the store last recorded them (``RunTimeLists/recordedPlan()``),
+    /// so `explain` finds their items' nodes; the plan itself when it has none.
+    package func planWithRecordedLists() throws(SessionError) -> Plan {
+        RunTimeLists.occur(in: plan) ? try RunTimeLists(plan: plan, options: options).recordedPlan() : plan
     }
 
     private var reports: ShardReports {

@@ -66,6 +66,24 @@ struct RunTimeLists {
             earlier: earlier)
     }
 
+    /// The plan with the lists the producers printed when the store last recorded them, for a dry run and
+    /// `explain`: what the next run expands, if the producers print the same. The plan as written (its fan-outs
+    /// without nodes) where the store has no list.
+    func recordedPlan() throws(SessionError) -> Plan {
+        let whole = SessionPart(plan: plan, journal: nil) { $0 }
+        guard let (store, _) = try SessionStore(options: options).read(whole, recordedOnly: true) else { return plan }
+        var lists: [Int: [ForEachItem]] = [:]
+        for (fanOut, producer) in producerNodes() {
+            guard let blob = store.latest[plan.nodes[producer].id]?.blob,
+                let payload = try? store.blobs.read(blob, as: DataPayload.self) as? DataPayload,
+                case .success(let items) = RunTimeItems.items(
+                    of: payload.bytes, keyField: plan.workflow.tasks[fanOut].forEach?.keyField)
+            else { continue }
+            lists[fanOut] = items
+        }
+        return lists.isEmpty ? plan : try replanned(with: lists)
+    }
+
     /// The node of each fan-out's producer, by the fan-out's task index (validation made each a single node).
     private func producerNodes() -> [Int: Int] {
         var nodeOfTask: [Int: Int] = [:]
