@@ -27,6 +27,9 @@ public struct RunOptions: Sendable {
     /// so an output is read back only shortly before its readers run and released after them — and ends
     /// `cached`.
     var restoredNodes: [Int] = []
+    /// The nodes decided before the run not to run, with the cause (a gather over a list made at run time that
+    /// came out empty): they end `skipped`, and so do their dependents that run only after success.
+    var skippedNodes: [Int: String] = [:]
     /// Reads back the output of a node of ``restoredNodes`` (the store's blob), or says why it cannot, which
     /// fails the node.
     var restore: (@Sendable (_ index: Int) -> Result<any Sendable, NodeFailure>)?

@@ -41,7 +41,7 @@ extension RunState {
         }
     }
 
-    private mutating func skip(_ index: Int, because cause: String, _ effects: inout Effects) {
+    mutating func skip(_ index: Int, because cause: String, _ effects: inout Effects) {
         failures[index] = NodeFailure(.upstream, cause, node: plan.nodes[index].id)
         setStatus(index, .skipped)
         event(index, &effects, failure: failures[index])

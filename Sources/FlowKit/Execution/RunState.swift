@@ -143,7 +143,7 @@ struct RunState: Sendable {
 
     /// Resolves the cached nodes, makes the nodes without pending dependencies ready and admits what the queues
     /// take.
-    mutating func start(cached: [Int] = [], restored: [Int] = []) -> Effects {
+    mutating func start(cached: [Int] = [], restored: [Int] = [], skipped: [Int: String] = [:]) -> Effects {
         var effects = Effects()
         started = true
         for index in restored { nodes[index].restored = true }
@@ -152,6 +152,10 @@ struct RunState: Sendable {
             event(index, &effects)
             resolve(index, &effects)
             graph.forEachDependent(of: index) { nodes[$0].pendingDependencies -= 1 }
+        }
+        for (index, cause) in skipped.sorted(by: { $0.key < $1.key }) where nodes[index].status == .pending {
+            skip(index, because: cause, &effects)
+            endDownstream(of: index, because: "upstream \(plan.nodes[index].id) was skipped", &effects)
         }
         for index in nodes.indices where nodes[index].pendingDependencies == 0 && nodes[index].status == .pending {
             settle(index, &effects)

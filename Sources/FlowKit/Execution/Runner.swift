@@ -105,7 +105,10 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     /// Makes the first nodes ready and hands them to their queues.
     private func begin() {
         enter()
-        apply(state.withLock { $0.start(cached: options.cachedNodes, restored: options.restoredNodes) })
+        apply(
+            state.withLock {
+                $0.start(cached: options.cachedNodes, restored: options.restoredNodes, skipped: options.skippedNodes)
+            })
         leave()
     }
 

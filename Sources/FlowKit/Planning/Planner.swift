@@ -11,6 +11,8 @@ struct Planner {
         var items: [ForEachItem]
         /// For a list made at run time, the task index of its producer.
         var producer: Int?
+        /// Whether the list is made at run time and not known yet: a gather over it waits for its producer.
+        var awaitsProducer = false
     }
 
     /// Expands every task into its nodes, reporting the `forEach` lists that cannot be read or zipped.
@@ -55,8 +57,10 @@ struct Planner {
                 for upstream in context.upstream[taskIndex] {
                     let start = firstNode[upstream]
                     let count = nodeCount[upstream]
-                    if task.gather, let producer = domains[upstream]?.producer {
-                        // A gather over a list made at run time waits for the list, even when it is empty.
+                    if task.gather, domains[upstream]?.awaitsProducer == true,
+                        let producer = domains[upstream]?.producer
+                    {
+                        // A gather over a list not known yet waits for it; once known, the items are its inputs.
                         dependencies.append(firstNode[producer])
                         waitsForList = true
                     }
@@ -126,7 +130,8 @@ struct Planner {
                 let index = context.taskIndex[task.id.value] ?? 0
                 own = Domain(
                     origin: task.id.value, items: context.runTimeItems[index] ?? [],
-                    producer: spec.producer.flatMap { context.taskIndex[$0.value] })
+                    producer: spec.producer.flatMap { context.taskIndex[$0.value] },
+                    awaitsProducer: context.runTimeItems[index] == nil)
             } else if let items = ForEachExpansion.items(
                 of: spec, task: task, scope: scope, directory: context.workflow.directory,
                 strict: context.strict, diagnostics: &diagnostics)

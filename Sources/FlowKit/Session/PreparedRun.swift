@@ -21,12 +21,14 @@ public final class PreparedRun: Sendable {
     ///   - capturing: Nodes whose outputs ``capturedOutputs`` keeps: what they made, or what the store replays.
     ///   - earlier: Outcomes of nodes an earlier phase of the run decided, by node index: they are restored with
     ///     them instead of running or being decided by the store.
+    ///   - skipping: Nodes that end `skipped` without running, with the cause, by node index.
     init(
         part: SessionPart, opened: (RunStore, UpToDate)?, options: RunOptions, capturing: Set<Int> = [],
-        earlier: [Int: Result<any Sendable, NodeFailure>] = [:]
+        earlier: [Int: Result<any Sendable, NodeFailure>] = [:], skipping: [Int: String] = [:]
     ) {
         let plan = part.plan
         var options = options
+        options.skippedNodes = skipping
         let captured = LockedBox<[Int: any Sendable]>([:])
         self.captured = captured
         if let (store, decisions) = opened {

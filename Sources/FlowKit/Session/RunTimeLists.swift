@@ -63,7 +63,36 @@ struct RunTimeLists {
         }
         return PreparedRun(
             part: secondPart, opened: try SessionStore(options: options).open(secondPart), options: options.run,
-            earlier: earlier)
+            earlier: earlier, skipping: Self.gathersOverNoItems(second, lists: lists))
+    }
+
+    /// The gathers over a list that came out empty, with the cause they are skipped for: the fan-out's tasks have
+    /// no items to run, so only a gather with `runIf: always` runs.
+    private static func gathersOverNoItems(_ plan: Plan, lists: [Int: [ForEachItem]]) -> [Int: String] {
+        let tasks = plan.workflow.tasks
+        let taskIndex = plan.workflow.taskIndex()
+        var empty: [Int: String] = [:]  // the tasks of each empty fan-out, with the fan-out's cause
+        for (fanOut, items) in lists where items.isEmpty {
+            let cause =
+                "no items: the list of '\(tasks[fanOut].id.value)' from '\(tasks[fanOut].forEach?.producer?.value ?? "")' is empty"
+            var stack = [fanOut]
+            while let task = stack.popLast() {
+                guard empty.updateValue(cause, forKey: task) == nil else { continue }
+                for (index, other) in tasks.enumerated() where !other.gather {
+                    if other.dependsOn.contains(where: { taskIndex[$0.value] == task }) { stack.append(index) }
+                }
+            }
+        }
+        guard !empty.isEmpty else { return [:] }
+        var skipped: [Int: String] = [:]
+        for (index, node) in plan.nodes.enumerated() {
+            let task = tasks[node.taskIndex]
+            guard task.gather, task.runIf != .always,
+                let cause = task.dependsOn.lazy.compactMap({ taskIndex[$0.value].flatMap { empty[$0] } }).first
+            else { continue }
+            skipped[index] = cause
+        }
+        return skipped
     }
 
     /// The plan with the lists the producers printed when the store last recorded them, for a dry run and
