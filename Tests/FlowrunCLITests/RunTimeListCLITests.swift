@@ -220,3 +220,43 @@ import Testing
         )
     }
 }
+
+/// `--target` among a list made at run time: an item or a fan-out task is found once the list is known.
+@Suite struct RunTimeListTargetCLITests {
+    let scratch: Scratch
+
+    init() throws {
+        scratch = try Scratch()
+        try scratch.write(
+            "flow.yaml",
+            """
+            version: 1
+            tasks:
+              list: { type: command, argv: [printf, "a\\nb\\n"] }
+              each: { type: command, forEach: { from: list }, argv: [echo, "${item}"] }
+              all: { type: command, gather: true, dependsOn: each, stdin: true, argv: [cat] }
+            """)
+    }
+
+    @Test(arguments: [
+        ("each[b]", ["list succeeded", "each[b] succeeded"]),
+        ("each", ["list succeeded", "each[a] succeeded", "each[b] succeeded"]),
+        ("all", ["list succeeded", "each[a] succeeded", "each[b] succeeded", "all succeeded"]),
+    ])
+    func aTargetAmongTheItemsRunsWhatItNeeds(target: String, expected: [String]) async throws {
+        let result = try await Child.runFlowrun(
+            ["flow.yaml", "--no-progress", "--target", target, "--report", "report.json"], in: scratch.url)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let report = try ReportView(scratch.path("report.json"))
+        #expect(report.nodes.map { "\($0["id"] ?? "?") \($0["status"] ?? "?")" } == expected)
+    }
+
+    @Test func anItemTheListDoesNotHaveIsAnError() async throws {
+        let result = try await Child.runFlowrun(["flow.yaml", "--no-progress", "--target", "each[c]"], in: scratch.url)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr
+                == "error: with the lists made at run time known, unknown target 'each[c]'; did you mean 'each[a]'?; task 'each' has 2 items, named by their keys: each[a] to each[b]; nothing more was run\n"
+        )
+    }
+}

@@ -45,6 +45,8 @@ public struct Plan: Sendable {
     /// Each task's parameters when every node of it has the same (none mentions `${item…}`), by task index:
     /// resolved and checked once, when planning; `nil` for tasks whose nodes resolve their own.
     let sharedParameters: [ParameterValues?]
+    /// The `--target`s the plan was cut down to, when it has lists made at run time: cut again once they are known.
+    package internal(set) var targets: [String] = []
 
     /// The task a node comes from.
     package func task(of node: PlannedNode) -> TaskSpec { workflow.tasks[node.taskIndex] }

@@ -5,14 +5,30 @@ extension Plan {
     ///   - targets: Task ids and node ids, as given on the command line.
     ///   - diagnostics: Where unknown targets are reported (with a did-you-mean), at no place in the file.
     /// - Returns: The restricted plan, or `nil` when a target is unknown.
-    package func restricted(to targets: [String], diagnostics: inout Diagnostics) -> Plan? {
+    ///
+    /// A target among a list made at run time that is not known yet (`--target 'each[a]'` before `list` has run)
+    /// keeps the list's producer, and the plan remembers the targets (``targets``) to cut it again once the list
+    /// is known (`listsKnown`).
+    package func restricted(to targets: [String], listsKnown: Bool = false, diagnostics: inout Diagnostics) -> Plan? {
         var roots: [Int] = []
         let nodeIndex = Dictionary(
             nodes.enumerated().map { ($0.element.id, $0.offset) }, uniquingKeysWith: { a, _ in a })
         let taskIndex = workflow.taskIndex()
+        let producers = listsKnown ? [:] : runTimeProducers()
+        /// A target among a list made at run time needs its producer now; it is found once the list is known.
+        func producerNode(of target: String) -> Int? {
+            let task = taskIndex[target] ?? target.firstIndex(of: "[").flatMap { taskIndex[String(target[..<$0])] }
+            return task.flatMap { producers[$0] }.flatMap { producer in
+                nodes.firstIndex { $0.taskIndex == producer }
+            }
+        }
         for target in targets {
             if let index = nodeIndex[target] {
                 roots.append(index)
+            } else if let task = taskIndex[target], nodes.contains(where: { $0.taskIndex == task }) {
+                roots.append(contentsOf: nodes.indices.filter { nodes[$0].taskIndex == task })
+            } else if let producer = producerNode(of: target) {
+                roots.append(producer)
             } else if let task = taskIndex[target] {
                 roots.append(contentsOf: nodes.indices.filter { nodes[$0].taskIndex == task })
             } else if workflow.groups.contains(where: { $0.id == target }) {
@@ -28,7 +44,27 @@ extension Plan {
         }
         if diagnostics.hasErrors { return nil }
         let keep = GraphAlgorithms.reachable(from: roots, count: nodes.count, successors: graph.forEachDependency)
-        return restricted(to: nodes.indices.filter { keep[$0] })
+        var restricted = restricted(to: nodes.indices.filter { keep[$0] })
+        if !producers.isEmpty { restricted.targets = targets }
+        return restricted
+    }
+
+    /// For each task that runs once per item of a list made at run time (`forEach: { from: TASK }`, and the
+    /// tasks that follow it item by item), the task index of the list's producer.
+    func runTimeProducers() -> [Int: Int] {
+        let tasks = workflow.tasks
+        let taskIndex = workflow.taskIndex()
+        var producers: [Int: Int] = [:]
+        var stack: [(task: Int, producer: Int)] = tasks.indices.compactMap { index in
+            tasks[index].forEach?.producer.flatMap { taskIndex[$0.value] }.map { (index, $0) }
+        }
+        while let (task, producer) = stack.popLast() {
+            guard producers.updateValue(producer, forKey: task) == nil else { continue }
+            for (index, other) in tasks.enumerated() where !other.gather && other.forEach == nil {
+                if other.dependsOn.contains(where: { taskIndex[$0.value] == task }) { stack.append((index, producer)) }
+            }
+        }
+        return producers
     }
 
     private func reportUnknown(_ target: String, taskIndex: [String: Int], diagnostics: inout Diagnostics) {

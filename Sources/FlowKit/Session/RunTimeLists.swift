@@ -151,11 +151,18 @@ struct RunTimeLists {
         let planner = Planner(context: context)
         var diagnostics = Diagnostics()
         guard let expansion = planner.expand(diagnostics: &diagnostics),
-            let second = planner.plan(expansion, diagnostics: &diagnostics), !diagnostics.hasErrors
+            let whole = planner.plan(expansion, diagnostics: &diagnostics), !diagnostics.hasErrors,
+            let second =
+                plan.targets.isEmpty
+                ? whole : whole.restricted(to: plan.targets, listsKnown: true, diagnostics: &diagnostics)
         else {
-            let first = diagnostics.all.first { $0.severity == .error }?.message ?? "it expands to nothing"
+            let first = diagnostics.all.first { $0.severity == .error }
+            let message = [first?.message, first?.suggestion.map { "did you mean '\($0)'?" }, first?.hint]
+                .compactMap { $0 }.joined(separator: "; ")
             throw SessionError(
-                .runTimeListsNotSplit, "the workflow cannot be planned with its run-time lists: \(first)")
+                .unknownTask,
+                "with the lists made at run time known, \(message.isEmpty ? "nothing is planned" : message); nothing more was run"
+            )
         }
         return second
     }
