@@ -67,4 +67,18 @@ import Testing
         let index = try String(contentsOfFile: scratch.path("out/index.txt"), encoding: .utf8)
         #expect(index == "bridge.jpg\nfig.jpg\ntop.jpg\n")
     }
+
+    @Test func aListFromACommandMakesThePhotosItNamesAndOnlyNewOnesAgain() async throws {
+        let first = try await recipe("list-from-command")
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(outputTree() == ["bridge.jpg", "fig.jpg", "top.jpg"])
+        try Fixtures.photo("sunset").write(to: scratch.url.appendingPathComponent("photos/2024/summer/sunset.JPG"))
+        let second = try await recipe("list-from-command", ["--verbose"])
+        #expect(second.status == 0, "\(second.stderr)")
+        let ran = second.stdout.split(separator: "\n").filter { $0.contains(" succeeded ") }
+            .map { String($0.prefix { $0 != " " }) }.sorted()
+        #expect(ran.map { $0.prefix { $0 != "[" } } == ["decode", "read", "recent", "save", "small"], "\(ran)")
+        #expect(ran.filter { $0 != "recent" }.allSatisfy { $0.hasSuffix("photos/2024/summer/sunset.JPG]") }, "\(ran)")
+        #expect(outputTree() == ["bridge.jpg", "fig.jpg", "sunset.jpg", "top.jpg"])
+    }
 }

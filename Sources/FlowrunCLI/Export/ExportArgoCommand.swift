@@ -57,7 +57,7 @@ struct ExportArgoCommand: ParsableCommand {
     func run() throws {
         let terminal = Terminal()
         let localRoot = URL(fileURLWithPath: root ?? FileManager.default.currentDirectoryPath).standardizedFileURL.path
-        let workflow = try export.load(terminal: terminal)
+        let workflow = try export.load(terminal: terminal, format: "argo")
         guard workflow.absolutePath.hasPrefix(localRoot.hasSuffix("/") ? localRoot : localRoot + "/") else {
             terminal.error(
                 "error: \(workflow.absolutePath) is not under \(localRoot), the folder the claim holds: give --root\n")

@@ -25,8 +25,21 @@ struct ExportOptions: ParsableArguments {
     }
 
     /// Loads the workflow and warns about paths other machines may not see.
-    func load(terminal: Terminal) throws -> ExportedWorkflow {
+    /// - Parameter format: The export's name (`slurm`, `argo`), for messages.
+    func load(terminal: Terminal, format: String) throws -> ExportedWorkflow {
         let plan = try workflow.loadPlan(terminal: terminal)
+        let refused = plan.runTimeListsRefused(by: "export \(format)")
+        if refused.hasErrors {
+            let sources = (try? String(contentsOfFile: plan.workflow.path, encoding: .utf8)).map {
+                [plan.workflow.path: $0]
+            }
+            terminal.error(
+                DiagnosticRenderer(sources: sources ?? [:]).render(refused), styled: terminal.colorsDiagnostics)
+            terminal.error(
+                "\(refused.all.count) error\(refused.all.count == 1 ? "" : "s") in \(workflow.workflow); nothing was exported\n"
+            )
+            throw ExitCode(2)
+        }
         let split = ShardPlan(plan: plan)
         let exported = ExportedWorkflow(split: split, overrides: workflow.params)
         for path in exported.pathsOutsideFolder() {

@@ -33,7 +33,7 @@ struct ExportSlurmCommand: ParsableCommand {
 
     func run() throws {
         let terminal = Terminal()
-        let workflow = try export.load(terminal: terminal)
+        let workflow = try export.load(terminal: terminal, format: "slurm")
         let script = SlurmScript(
             workflow: workflow, shards: export.shards, flowrun: Self.binaryPath,
             stateDirectory: stateDir.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
