@@ -14,7 +14,7 @@ public final class PreparedRun: Sendable {
     private let finishPart: @Sendable (RunReport) throws(SessionError) -> RunReport
     /// Where the previews of written files are kept and read back, when the run asks for previews.
     private let previews: PreviewStore?
-    /// The outputs of the nodes the caller asked to see (``RunTimeLists``), by node index, as they succeed.
+    /// The outputs of the nodes the caller asked to see (the producers of run-time lists), by node index, as they succeed.
     private let captured: LockedBox<[Int: any Sendable]>
 
     /// - Parameters:

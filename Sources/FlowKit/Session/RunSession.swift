@@ -67,8 +67,9 @@ public struct RunSession: Sendable {
     ///   gather phase finds shards or their values missing. A store that cannot be used otherwise is a warning,
     ///   and the run goes on without it.
     ///
-    /// A workflow with a list made at run time (`forEach: { from: TASK }`) runs its producers now, while preparing,
-    /// and prepares the rest with the lists they printed (see ``RunTimeLists``).
+    /// A workflow with a list made at run time (`forEach: { from: TASK }`) runs its producers and what they need
+    /// now, while preparing (the store records their outputs), and prepares the rest with the lists they printed,
+    /// each item's nodes named `task[KEY]`.
     public func prepare() throws(SessionError) -> PreparedRun {
         let part = try self.part()
         if RunTimeLists.occur(in: plan) { return try RunTimeLists(plan: plan, options: options).prepare() }
@@ -98,8 +99,8 @@ public struct RunSession: Sendable {
         return (store.directory, decisions)
     }
 
-    /// The plan with its lists made at run time as the store last recorded them (``RunTimeLists/recordedPlan()``),
-    /// so `explain` finds their items' nodes; the plan itself when it has none.
+    /// The plan with its lists made at run time as the store last recorded them, so `explain` finds their items'
+    /// nodes; the plan itself when it has none.
     package func planWithRecordedLists() throws(SessionError) -> Plan {
         RunTimeLists.occur(in: plan) ? try RunTimeLists(plan: plan, options: options).recordedPlan() : plan
     }
