@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# A list made at run time at scale: a `command` prints N lines (100,000 by default, `seq`), and each is an item of a
-# cheap consumer (`noop`, or with `cache: true` an `echo` per item, which the store keeps). Runs, each timed as a
-# whole process with its peak RSS (/usr/bin/time -v):
-#   cold         a fresh store: the producer, then every item's node
-#   unchanged    the same list again: the producer runs, every item is found in the store
-#   one-new      the producer prints one more line: that item's node runs alone
-#   static       for comparison, the same items from a list file ({ file: LIST }) with a noop each
+# A list made at run time at scale: a `command` prints N lines (100,000 by default), and each is an item of a cheap
+# consumer — a `noop`, or a `fetch → write` copy of a small file that the store remembers. Runs, each timed as a
+# whole process with its peak RSS (/usr/bin/time -v), beside the same items from a list file ({ file: LIST }):
+#   noop            `seq N` into a noop per item, no store
+#   copy cold       a fresh store: the producer, then every item's chain
+#   copy unchanged  the same list again: the producer runs, every item is found in the store
+#   copy one-new    the producer prints one more line: that item's chain runs alone
 # Then the time until the first consumer started after the producer began, from the trace: the producer runs to
 # its end before the items start (lines are not streamed to consumers yet), so it is at least the producer's time.
 #
@@ -24,20 +24,39 @@ tasks:
   list: { type: command, argv: [seq, "$N"] }
   each: { type: noop, forEach: { from: list } }
 YAML
-cat >"$WORK/cached.yaml" <<'YAML'
-version: 1
-name: run-time-cached
-tasks:
-  list: { type: command, argv: [cat, names.txt] }
-  each: { type: command, cache: true, forEach: { from: list }, argv: [echo, "${item}"] }
-YAML
-cat >"$WORK/static.yaml" <<'YAML'
+cat >"$WORK/static-noop.yaml" <<'YAML'
 version: 1
 name: static-noop
 tasks:
-  each: { type: noop, forEach: { file: names.txt } }
+  each: { type: noop, forEach: { file: numbers.txt } }
 YAML
-seq "$N" >"$WORK/names.txt"
+cat >"$WORK/copy.yaml" <<'YAML'
+version: 1
+name: run-time-copy
+tasks:
+  list: { type: command, argv: [cat, names.txt] }
+  read: { type: fetch, forEach: { from: list }, url: "${item}" }
+  save: { type: write, path: "out/${item.stem}.txt", dependsOn: read }
+YAML
+cat >"$WORK/static-copy.yaml" <<'YAML'
+version: 1
+name: static-copy
+tasks:
+  read: { type: fetch, forEach: { file: names.txt }, url: "${item}" }
+  save: { type: write, path: "static-out/${item.stem}.txt", dependsOn: read }
+YAML
+seq "$N" >"$WORK/numbers.txt"
+python3 - "$WORK" "$N" <<'PY'
+import os, sys
+work, count = sys.argv[1], int(sys.argv[2])
+os.makedirs(f"{work}/in")
+with open(f"{work}/names.txt", "w") as names:
+    for i in range(count + 1):
+        with open(f"{work}/in/f{i:06d}.txt", "w") as f:
+            f.write(f"item {i}\n")
+        if i < count:
+            names.write(f"in/f{i:06d}.txt\n")
+PY
 
 measure() {  # label, workflow, then flowrun arguments → seconds and peak RSS of the whole process
   local label=$1 workflow=$2; shift 2
@@ -49,12 +68,15 @@ measure() {  # label, workflow, then flowrun arguments → seconds and peak RSS 
     END { printf "%-16s %7.2f s  %6.0f MB\n", label, s, rss }' "$WORK/time"
 }
 
-measure "noop cold" noop.yaml --no-cache --trace trace.json
-measure "static noop" static.yaml --no-cache
-measure "cached cold" cached.yaml
-measure "cached same" cached.yaml
-echo "$((N + 1))" >>"$WORK/names.txt"
-measure "cached one-new" cached.yaml --report report.json
+measure "noop" noop.yaml --no-cache --trace trace.json
+measure "static noop" static-noop.yaml --no-cache
+measure "copy cold" copy.yaml
+measure "static copy cold" static-copy.yaml
+measure "copy unchanged" copy.yaml
+measure "static unchanged" static-copy.yaml
+printf 'in/f%06d.txt\n' "$N" >>"$WORK/names.txt"
+measure "copy one-new" copy.yaml --report report.json
+measure "static one-new" static-copy.yaml
 python3 - "$WORK" <<'PY'
 import json, sys
 work = sys.argv[1]

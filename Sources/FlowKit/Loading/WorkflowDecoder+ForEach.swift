@@ -1,6 +1,6 @@
 extension WorkflowDecoder {
     /// The keys a `forEach:` map may have.
-    static let forEachKeys = ["list", "key", "file", "glob", "exclude", "ignoreCase", "from"]
+    static let forEachKeys = ["list", "key", "file", "glob", "from", "exclude", "ignoreCase"]
 
     mutating func decodeForEach(_ node: YAMLNode) -> ForEachSpec? {
         switch node.content {

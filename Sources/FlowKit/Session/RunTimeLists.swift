@@ -19,13 +19,7 @@ struct RunTimeLists {
         let producers = producerNodes()
         let first = firstPhaseNodes(producers: producers.values)
         let position = Dictionary(uniqueKeysWithValues: first.enumerated().map { ($1, $0) })
-        let keep = Set(producers.values.compactMap { position[$0] })
-        let firstPart = SessionPart(plan: plan.restricted(to: first), journal: nil, keepValues: keep) { $0 }
-        let firstRun = PreparedRun(
-            part: firstPart, opened: try SessionStore(options: options).open(firstPart), options: options.run,
-            capturing: Set(first.indices))
-        var firstReport = try firstRun.run()
-        let outputs = firstRun.capturedOutputs
+        var (firstReport, outputs) = try runFirstPhase(first, producers: producers, position: position)
 
         var lists: [Int: [ForEachItem]] = [:]
         var listFailures: [String: NodeFailure] = [:]
@@ -43,12 +37,20 @@ struct RunTimeLists {
                     node: producerNode.id, location: spec?.location)
             }
         }
-        let second = try replanned(with: lists)
         firstReport = Self.marking(firstReport, failed: listFailures)
+        // A first phase that was interrupted, or failed fast, starts nothing more: the second runs none of its own.
+        let failsFast = options.run.failFast ?? plan.workflow.failFast
+        let second =
+            firstReport.interrupted || (failsFast && firstReport.exitCode != 0)
+            ? plan.restricted(to: first) : try replanned(with: lists)
+        let emptyLists = Set(lists.lazy.filter { $0.value.isEmpty }.map(\.key))
+        lists.removeAll()  // the plan has the items now
         var earlier: [Int: Result<any Sendable, NodeFailure>] = [:]
+        var records: [Int: Int] = [:]
         let firstIDs = Dictionary(uniqueKeysWithValues: first.enumerated().map { (plan.nodes[$1].id, $0) })
         for (index, node) in second.nodes.enumerated() {
             guard let at = firstIDs[node.id] else { continue }
+            records[index] = at
             let record = firstReport.nodes[at]
             earlier[index] =
                 record.status.isDone
@@ -57,22 +59,37 @@ struct RunTimeLists {
                     listFailures[node.id]
                         ?? NodeFailure(.upstream, record.cause ?? "\(record.status.rawValue)", node: node.id))
         }
-        let finishedFirst = firstReport
+        let (finishedFirst, firstRecords) = (firstReport, records)
         let secondPart = SessionPart(plan: second, journal: nil) { report in
-            RunReport.merging([finishedFirst, report], plan: second)
+            report.following(finishedFirst, records: firstRecords)
         }
         return PreparedRun(
             part: secondPart, opened: try SessionStore(options: options).open(secondPart), options: options.run,
-            earlier: earlier, skipping: Self.gathersOverNoItems(second, lists: lists))
+            earlier: earlier, skipping: Self.gathersOverNoItems(second, emptyLists: emptyLists))
+    }
+
+    /// Runs the producers and what they need (`first`, by index in ``plan``), the store keeping the producers'
+    /// outputs; returns its report and the outputs the second phase reads, by position in `first`. Its store is
+    /// let go of before the second phase opens it again.
+    private func runFirstPhase(_ first: [Int], producers: [Int: Int], position: [Int: Int]) throws(SessionError)
+        -> (RunReport, [Int: any Sendable])
+    {
+        let keep = Set(producers.values.compactMap { position[$0] })
+        let part = SessionPart(plan: plan.restricted(to: first), journal: nil, keepValues: keep) { $0 }
+        let run = PreparedRun(
+            part: part, opened: try SessionStore(options: options).open(part), options: options.run,
+            capturing: keep.union(readLater(first).compactMap { position[$0] }))
+        let report = try run.run()
+        return (report, run.capturedOutputs)
     }
 
     /// The gathers over a list that came out empty, with the cause they are skipped for: the fan-out's tasks have
     /// no items to run, so only a gather with `runIf: always` runs.
-    private static func gathersOverNoItems(_ plan: Plan, lists: [Int: [ForEachItem]]) -> [Int: String] {
+    private static func gathersOverNoItems(_ plan: Plan, emptyLists: Set<Int>) -> [Int: String] {
         let tasks = plan.workflow.tasks
         let taskIndex = plan.workflow.taskIndex()
         var empty: [Int: String] = [:]  // the tasks of each empty fan-out, with the fan-out's cause
-        for (fanOut, items) in lists where items.isEmpty {
+        for fanOut in emptyLists {
             let cause =
                 "no items: the list of '\(tasks[fanOut].id.value)' from '\(tasks[fanOut].forEach?.producer?.value ?? "")' is empty"
             var stack = [fanOut]
@@ -113,6 +130,22 @@ struct RunTimeLists {
         return lists.isEmpty ? plan : try replanned(with: lists)
     }
 
+    /// The nodes of the first phase whose outputs a node of the second may read: those of a task that a task
+    /// outside the first phase depends on (held until the second phase restores them; the others are not kept).
+    private func readLater(_ first: [Int]) -> [Int] {
+        let firstTasks = Set(first.map { plan.nodes[$0].taskIndex })
+        let taskIndex = plan.workflow.taskIndex()
+        var readLater = Set<Int>()
+        for (index, task) in plan.workflow.tasks.enumerated() where !firstTasks.contains(index) {
+            for entry in task.dependsOn {
+                if let dependency = taskIndex[entry.value], firstTasks.contains(dependency) {
+                    readLater.insert(dependency)
+                }
+            }
+        }
+        return first.filter { readLater.contains(plan.nodes[$0].taskIndex) }
+    }
+
     /// The node of each fan-out's producer, by the fan-out's task index (validation made each a single node).
     private func producerNodes() -> [Int: Int] {
         var nodeOfTask: [Int: Int] = [:]
@@ -143,7 +176,8 @@ struct RunTimeLists {
     }
 
     /// The plan with the lists known, each item a node of its own; the items' parameters are resolved when their
-    /// nodes run, so a bad item fails its own nodes.
+    /// nodes run, so a bad item fails its own nodes. Cut down to the `--target`s, it keeps the nodes planned before
+    /// (the first phase's among them).
     private func replanned(with lists: [Int: [ForEachItem]]) throws(SessionError) -> Plan {
         var context = ValidationContext(
             workflow: plan.workflow, registry: plan.registry, environment: plan.environment)
@@ -154,7 +188,8 @@ struct RunTimeLists {
             let whole = planner.plan(expansion, diagnostics: &diagnostics), !diagnostics.hasErrors,
             let second =
                 plan.targets.isEmpty
-                ? whole : whole.restricted(to: plan.targets, listsKnown: true, diagnostics: &diagnostics)
+                ? whole
+                : whole.restricted(to: plan.targets + plan.nodes.map(\.id), listsKnown: true, diagnostics: &diagnostics)
         else {
             let first = diagnostics.all.first { $0.severity == .error }
             let message = [first?.message, first?.suggestion.map { "did you mean '\($0)'?" }, first?.hint]

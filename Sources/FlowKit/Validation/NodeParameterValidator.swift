@@ -10,10 +10,12 @@ struct NodeParameterValidator: WorkflowValidator {
         let tasks = context.workflow.tasks
         let usesItem = tasks.map(\.usesItem)
         var checked = [Bool](repeating: false, count: tasks.count)
+        var hasNodes = [Bool](repeating: false, count: tasks.count)
         // Tasks whose values do not mention the item that name files, with them.
         var sharedFiles: [Int: (access: FileAccess, values: ParameterValues)] = [:]
         var files = FileCollisionValidator(nodes: expansion.nodes, workflow: context.workflow)
         for (index, node) in expansion.nodes.enumerated() {
+            hasNodes[node.taskIndex] = true
             // Every node of such a task writes the same files: recorded per node, so a forEach task writing one
             // fixed path collides with itself.
             if checked[node.taskIndex] {
@@ -34,5 +36,13 @@ struct NodeParameterValidator: WorkflowValidator {
             if access != .none { files.record(access, of: index, locations: values, diagnostics: &diagnostics) }
         }
         files.finish(diagnostics: &diagnostics)
+        // A task over a list not known yet (made at run time) has no nodes: what does not depend on its item is
+        // checked now, before the producer runs.
+        for (taskIndex, task) in tasks.enumerated() where !usesItem[taskIndex] && !hasNodes[taskIndex] {
+            guard let type = context.type(of: task) else { continue }
+            let scope = Scope(params: expansion.params, environment: context.environment, group: task.group)
+            _ = ParameterValidator(task: task, type: type, inputKind: expansion.inputKinds[taskIndex])
+                .resolve(in: scope, diagnostics: &diagnostics)
+        }
     }
 }
