@@ -210,6 +210,24 @@ import Testing
             ], "\(result.stderr)")
     }
 
+    @Test func aParameterThatDoesNotDependOnTheItemIsCheckedBeforeTheProducerRuns() async throws {
+        try scratch.write(
+            "flow.yaml",
+            """
+            version: 1
+            tasks:
+              list: { type: command, argv: [sh, -c, "touch ran; echo a"] }
+              each: { type: sleep, forEach: { from: list }, duration: soon }
+            """)
+        let result = try await Child.runFlowrun(["flow.yaml", "--no-progress"], in: scratch.url)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr.hasPrefix(
+                "flow.yaml:4:59: error: parameter 'duration' of task 'each' (sleep) must be a duration such as 250ms, 20s or 2m, at most 8760h, found a string ('soon')\n"
+            ), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("ran")))
+    }
+
     @Test(arguments: [["slurm"], ["argo", "--image", "flowrun:test"]])
     func anExportOfARunTimeListIsRefusedAtTheList(export: [String]) async throws {
         try writeFlow(producer: "[echo, a]")
