@@ -115,7 +115,7 @@ import Testing
             "{ list: 3 }",
             "test.yaml:3:40: error: 'forEach.list' must be a list or a ${params.NAME} reference, found an integer"
         ),
-        ("{ key: x }", "test.yaml:3:32: error: 'forEach' needs 'list', 'file' or 'glob'"),
+        ("{ key: x }", "test.yaml:3:32: error: 'forEach' needs 'list', 'file', 'glob' or 'from'"),
     ])
     func misplacedListAndKeyAreErrors(_ forEach: String, _ first: String) {
         let text = messages("version: 1\ntasks:\n  each: { type: noop, forEach: \(forEach) }\n")
