@@ -127,6 +127,27 @@ import Testing
         #expect(try String(contentsOfFile: scratch.path("all.txt"), encoding: .utf8) == "c\na\nb\n")
     }
 
+    @Test func aProducerUpToDateReplaysItsListFromTheStore() async throws {
+        try scratch.write("items.json", #"["x", "y"]"#)
+        try scratch.write(
+            "flow.yaml",
+            """
+            version: 1
+            tasks:
+              get: { type: fetch, url: items.json }
+              each: { type: command, cache: true, forEach: { from: get }, argv: [echo, "${item}"] }
+            """)
+        let (cold, _) = try await run()
+        #expect(cold.status == 0, "\(cold.stdout)\(cold.stderr)")
+        let (again, replayed) = try await run()
+        #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+        #expect(statuses(replayed) == ["get cached", "each[x] cached", "each[y] cached"])
+        try scratch.write("items.json", #"["x", "z"]"#)
+        let (changed, report) = try await run()
+        #expect(changed.status == 0, "\(changed.stdout)\(changed.stderr)")
+        #expect(statuses(report) == ["get succeeded", "each[x] cached", "each[z] succeeded"])
+    }
+
     @Test func theDryRunSaysTheListIsKnownAfterItsProducerRunsOrShowsItFromTheStore() async throws {
         try writeFlow(producer: #"[printf, "a\nb\n"]"#)
         let before = try await Child.runFlowrun(["validate", "flow.yaml"], in: scratch.url)
