@@ -1,4 +1,4 @@
-internal import CJPEG
+internal import CTurboJPEG
 internal import CWebP
 import Foundation
 
