@@ -25,7 +25,7 @@ struct GraphCommand: ParsableCommand {
         switch format {
         case .dot: terminal.print(renderer.dot())
         case .mermaid: terminal.print(renderer.mermaid())
-        case .json: terminal.print(try renderer.json())
+        case .json: terminal.print(renderer.json())
         }
     }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import FlowKit
-import Foundation
 
 /// `flowrun schema`: the JSON Schema of the workflow format, for editors.
 struct SchemaCommand: ParsableCommand {
@@ -11,7 +10,6 @@ struct SchemaCommand: ParsableCommand {
     )
 
     func run() throws {
-        let data = try WorkflowSchema.json(for: CommandEnvironment.registry)
-        Terminal().print(String(decoding: data, as: UTF8.self) + "\n")
+        Terminal().print(String(decoding: WorkflowSchema.json(for: CommandEnvironment.registry), as: UTF8.self) + "\n")
     }
 }
