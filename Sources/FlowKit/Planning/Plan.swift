@@ -74,7 +74,7 @@ public struct Plan: Sendable {
     /// restricted or re-resolved against other values) is reported in `diagnostics`.
     func parameters(of node: PlannedNode, diagnostics: inout Diagnostics) -> ParameterValues {
         if let shared = sharedParameters[node.taskIndex] { return shared }
-        return ParameterValidator(
+        return ParameterResolver(
             task: task(of: node), type: taskTypes[node.taskIndex], inputKind: inputKinds[node.taskIndex]
         )
         .resolve(in: scope(of: node), diagnostics: &diagnostics)

@@ -3,19 +3,19 @@ import Foundation
 /// Reading, writing and listing objects.
 extension S3Client {
     /// An object's bytes and version.
-    public struct Object: Sendable {
-        public var bytes: Data
+    package struct Object: Sendable {
+        package var bytes: Data
         /// The `ETag` as the server sent it (quoted).
-        public var etag: String?
+        package var etag: String?
     }
 
     /// Parts of a multipart upload: 8 MiB (S3's minimum is 5 MiB for all but the last).
-    public static let partSize = 8 << 20
+    package static let partSize = 8 << 20
     /// Bodies from this size on go up in parts.
-    public static let multipartThreshold = 16 << 20
+    package static let multipartThreshold = 16 << 20
 
     /// Downloads an object, failing once it exceeds `maxBytes` (checked as it streams in).
-    public func get(_ location: S3Location, maxBytes: Int, cancellation: S3Cancellation? = nil) throws(S3Error)
+    package func get(_ location: S3Location, maxBytes: Int, cancellation: S3Cancellation? = nil) throws(S3Error)
         -> Object
     {
         let response = try send(
@@ -24,7 +24,7 @@ extension S3Client {
     }
 
     /// The object's current `ETag`, asked with a HEAD (no body is sent).
-    public func etag(of location: S3Location, cancellation: S3Cancellation? = nil) throws(S3Error) -> String? {
+    package func etag(of location: S3Location, cancellation: S3Cancellation? = nil) throws(S3Error) -> String? {
         // No limit: a HEAD's Content-Length is the object's size, and no body follows.
         try send(Call(method: "HEAD", location: location, maxBytes: .max), cancellation: cancellation).header("ETag")
     }
@@ -33,7 +33,7 @@ extension S3Client {
     /// Large bodies go up in parts, which S3 shows only once the upload is completed (and aborts on failure).
     /// - Returns: The new object's `ETag`.
     @discardableResult
-    public func put(
+    package func put(
         _ bytes: Data, at location: S3Location, contentType: String? = nil,
         cancellation: S3Cancellation? = nil
     ) throws(S3Error) -> String? {
@@ -101,7 +101,7 @@ extension S3Client {
     /// before asking for the next, so memory holds one page whatever the number of objects.
     /// - Returns: The number of list requests made.
     @discardableResult
-    public func list(
+    package func list(
         bucket: String, prefix: String, cancellation: S3Cancellation? = nil,
         page: ([(key: String, etag: String, size: Int)]) throws(S3Error) -> Void
     ) throws(S3Error) -> Int {

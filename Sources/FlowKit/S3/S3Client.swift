@@ -12,23 +12,23 @@ import Synchronization
 /// Throttling (503 SlowDown), 5xx and broken connections are tried again up to ``maxAttempts`` times in all,
 /// as the AWS SDKs' standard mode does, after an exponential back-off with full jitter; a node's `retries`
 /// and `timeout` bound it further. At most ``connectionsPerEndpoint`` requests go to one endpoint at once.
-public struct S3Client: Sendable {
+package struct S3Client: Sendable {
     /// Attempts per request, the first included.
-    public static let maxAttempts = 3
+    package static let maxAttempts = 3
     /// Concurrent requests to one endpoint from this process.
-    public static let connectionsPerEndpoint = 16
+    package static let connectionsPerEndpoint = 16
     /// The back-off before the first retry; it doubles with each retry, up to 5 s.
     static let baseDelay: Duration = .milliseconds(100)
 
-    public let configuration: S3Configuration
+    package let configuration: S3Configuration
 
     /// A client for `configuration`.
-    public init(configuration: S3Configuration) {
+    package init(configuration: S3Configuration) {
         self.configuration = configuration
     }
 
     /// A client configured from the environment and the AWS files (``S3Configuration/resolve(environment:home:)``).
-    public static func fromEnvironment() throws(S3Error) -> S3Client {
+    package static func fromEnvironment() throws(S3Error) -> S3Client {
         S3Client(configuration: try S3Configuration.resolve())
     }
 

@@ -118,7 +118,7 @@ final class S3Exchange: NSObject, URLSessionDataDelegate, Sendable {
 }
 
 /// Lets a node's cancellation stop the S3 request it is waiting for.
-public final class S3Cancellation: Sendable {
+package final class S3Cancellation: Sendable {
     private struct State {
         var cancelled = false
         var stop: (@Sendable () -> Void)?
@@ -126,13 +126,13 @@ public final class S3Cancellation: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     /// Whether ``cancel()`` was called.
-    public var isCancelled: Bool { state.withLock { $0.cancelled } }
+    package var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     /// Stops the request in flight, and every later one before it starts.
-    public func cancel() {
+    package func cancel() {
         let stop = state.withLock { state -> (@Sendable () -> Void)? in
             state.cancelled = true
             defer { state.stop = nil }

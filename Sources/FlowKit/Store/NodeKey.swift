@@ -99,6 +99,11 @@ package struct NodeKeyInputs: Sendable, Equatable {
     /// A value in canonical form, as its declared type reads it: JSON-like, numbers in their shortest exact form
     /// (`1` and `1.0` of a number parameter alike), a duration as its seconds (`2m` and `120s` alike), map keys
     /// sorted. Also what `--explain` shows (`0.8 → 0.5`).
+    ///
+    /// Its bytes are hashed into every store key, so they never change: strings go through ``JSONWriter``'s
+    /// escaper (the `.controls` rule, fixed for this reason), but a value is not written as a ``JSONValue``: its
+    /// form depends on the declared type (a duration as its seconds), and a number that is not finite is `nan` or
+    /// `inf` here where JSON has `null`.
     package static func canonical(_ value: Value, as type: ParameterSpec.ValueType? = nil) -> String {
         if case .duration? = type, let duration = Duration(parameter: value) {
             return canonical(duration.parameterValue)

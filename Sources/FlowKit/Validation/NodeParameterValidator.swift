@@ -24,7 +24,7 @@ struct NodeParameterValidator: WorkflowValidator {
             }
             let task = tasks[node.taskIndex]
             guard let type = context.type(of: task) else { continue }
-            let values = ParameterValidator(task: task, type: type, inputKind: expansion.inputKinds[node.taskIndex])
+            let values = ParameterResolver(task: task, type: type, inputKind: expansion.inputKinds[node.taskIndex])
                 .resolve(in: expansion.scope(of: node, in: context), diagnostics: &diagnostics)
             let access = type.fileAccess(values)
             if !usesItem[node.taskIndex] {

@@ -1,5 +1,9 @@
+import FlowKit
+import OrderedCollections
+
 /// An Argo Workflows `Workflow` (`argoproj.io/v1alpha1`) as flowrun writes one: a DAG of templates that run
-/// containers. Typed, so ``ArgoCheck`` can check what Argo's JSON Schema cannot, then rendered as a ``Manifest``.
+/// containers. Typed, so ``ArgoCheck`` can check what Argo's JSON Schema cannot, then made a `JSONValue` that is
+/// printed as YAML or JSON.
 struct ArgoWorkflow {
     /// A step of a DAG template.
     struct DAGTask {
@@ -42,85 +46,72 @@ struct ArgoWorkflow {
 
     /// The manifest. Integer-or-string fields (`limit`, `activeDeadlineSeconds`, `start`, `end`) are written as
     /// strings, the form Argo's published schema accepts; the controller takes both.
-    var manifest: Manifest {
+    var manifest: JSONValue {
         .map([
-            ("apiVersion", .string("argoproj.io/v1alpha1")),
-            ("kind", .string("Workflow")),
-            (
-                "metadata",
-                .map([
-                    ("generateName", .string(generateName)),
-                    ("labels", .map([("app.kubernetes.io/managed-by", .string("flowrun"))])),
-                ])
-            ),
-            (
-                "spec",
-                .map([
-                    ("entrypoint", .string(entrypoint)),
-                    (
-                        "volumes",
-                        .list([
-                            .map([
-                                ("name", .string(Self.volumeName)),
-                                ("persistentVolumeClaim", .map([("claimName", .string(claim))])),
-                            ])
-                        ])
-                    ),
-                    ("templates", .list(templates.map(manifest(of:)))),
-                ])
-            ),
+            "apiVersion": .string("argoproj.io/v1alpha1"),
+            "kind": .string("Workflow"),
+            "metadata": .map([
+                "generateName": .string(generateName),
+                "labels": .map(["app.kubernetes.io/managed-by": .string("flowrun")]),
+            ]),
+            "spec": .map([
+                "entrypoint": .string(entrypoint),
+                "volumes": .list([
+                    .map([
+                        "name": .string(Self.volumeName),
+                        "persistentVolumeClaim": .map(["claimName": .string(claim)]),
+                    ])
+                ]),
+                "templates": .list(templates.map(manifest(of:))),
+            ]),
         ])
     }
 
-    private func manifest(of template: Template) -> Manifest {
-        var entries: [(String, Manifest)] = [("name", .string(template.name))]
+    private func manifest(of template: Template) -> JSONValue {
+        var entries: OrderedDictionary<String, JSONValue> = ["name": .string(template.name)]
         if !template.inputs.isEmpty {
-            entries.append(
-                ("inputs", .map([("parameters", .list(template.inputs.map { .map([("name", .string($0))]) }))])))
+            entries["inputs"] = .map(["parameters": .list(template.inputs.map { .map(["name": .string($0)]) })])
         }
-        if let parallelism = template.parallelism { entries.append(("parallelism", .integer(parallelism))) }
+        if let parallelism = template.parallelism { entries["parallelism"] = .integer(parallelism) }
         if let limit = template.retryLimit {
-            entries.append(
-                ("retryStrategy", .map([("limit", .string(String(limit))), ("retryPolicy", .string("Always"))])))
+            entries["retryStrategy"] = .map(["limit": .string(String(limit)), "retryPolicy": .string("Always")])
         }
         if let deadline = template.activeDeadlineSeconds {
-            entries.append(("activeDeadlineSeconds", .string(String(deadline))))
+            entries["activeDeadlineSeconds"] = .string(String(deadline))
         }
-        if let dag = template.dag { entries.append(("dag", .map([("tasks", .list(dag.map(manifest(of:))))]))) }
-        if let container = template.container { entries.append(("container", manifest(of: container))) }
+        if let dag = template.dag { entries["dag"] = .map(["tasks": .list(dag.map(manifest(of:)))]) }
+        if let container = template.container { entries["container"] = manifest(of: container) }
         return .map(entries)
     }
 
-    private func manifest(of task: DAGTask) -> Manifest {
-        var entries: [(String, Manifest)] = [("name", .string(task.name)), ("template", .string(task.template))]
+    private func manifest(of task: DAGTask) -> JSONValue {
+        var entries: OrderedDictionary<String, JSONValue> = [
+            "name": .string(task.name), "template": .string(task.template),
+        ]
         if !task.dependencies.isEmpty {
-            entries.append(("dependencies", .list(task.dependencies.map(Manifest.string))))
+            entries["dependencies"] = .list(task.dependencies.map(JSONValue.string))
         }
         if !task.arguments.isEmpty {
             let parameters = task.arguments.map {
-                Manifest.map([("name", .string($0.name)), ("value", .string($0.value))])
+                JSONValue.map(["name": .string($0.name), "value": .string($0.value)])
             }
-            entries.append(("arguments", .map([("parameters", .list(parameters))])))
+            entries["arguments"] = .map(["parameters": .list(parameters)])
         }
         if let sequence = task.sequence {
-            entries.append(
-                (
-                    "withSequence",
-                    .map([
-                        ("start", .string(String(sequence.lowerBound))), ("end", .string(String(sequence.upperBound))),
-                    ])
-                ))
+            entries["withSequence"] = .map([
+                "start": .string(String(sequence.lowerBound)), "end": .string(String(sequence.upperBound)),
+            ])
         }
         return .map(entries)
     }
 
-    private func manifest(of container: Container) -> Manifest {
+    private func manifest(of container: Container) -> JSONValue {
         .map([
-            ("image", .string(container.image)),
-            ("command", .list(container.command.map(Manifest.string))),
-            ("args", .list(container.args.map(Manifest.string))),
-            ("resources", .map([("requests", .map([("cpu", .string(String(container.cpus)))]))])),
-            ("volumeMounts", .list([.map([("name", .string(Self.volumeName)), ("mountPath", .string(mountPath))])])),
+            "image": .string(container.image),
+            "command": .list(container.command.map(JSONValue.string)),
+            "args": .list(container.args.map(JSONValue.string)),
+            "resources": .map(["requests": .map(["cpu": .string(String(container.cpus))])]),
+            "volumeMounts": .list([.map(["name": .string(Self.volumeName), "mountPath": .string(mountPath)])]),
         ])
     }
 }

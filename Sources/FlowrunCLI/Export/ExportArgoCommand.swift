@@ -84,7 +84,11 @@ struct ExportArgoCommand: ParsableCommand {
             terminal.error("internal error: the manifest is not sound:\n  " + problems.joined(separator: "\n  ") + "\n")
             throw ExitCode(1)
         }
-        terminal.print(format == "json" ? manifest.manifest.json() : manifest.manifest.yaml())
+        let document = manifest.manifest
+        terminal.print(
+            format == "json"
+                ? String(decoding: document.json(pretty: true, escaping: .controlsAndBreaks), as: UTF8.self) + "\n"
+                : document.yaml())
     }
 }
 

@@ -2,7 +2,7 @@ import OrderedCollections
 
 /// Resolves one node's parameters and checks them against the task type's declaration: each value's type and
 /// range (``ParameterSpec/check(_:)``), then the node's values as a whole (``TaskType/validate(parameters:task:)``).
-struct ParameterValidator {
+struct ParameterResolver {
     let task: TaskSpec
     let type: any TaskType
     /// What the task reads (see ``ParameterValues/inputKind``).
