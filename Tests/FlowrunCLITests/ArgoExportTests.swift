@@ -123,7 +123,7 @@ import Testing
                     ]),
                 ArgoWorkflow.Template(name: "run", container: container, inputs: ["shard"]),
             ],
-            claim: "c", mountPath: "/work")
+            storage: .claim("c", mountPath: "/work"))
     }
 
     @Test func aSoundWorkflowHasNoProblems() {

@@ -219,3 +219,33 @@ extension BucketStore {
         _ = [time, time].withUnsafeBufferPointer { utimensat(AT_FDCWD, path, $0.baseAddress, 0) }
     }
 }
+
+extension BucketStore {
+    /// What `flowrun cache status` shows of a workflow's part of the bucket: the journal is all its segments
+    /// (their records and bytes), the blobs are those under the prefix (one paginated listing).
+    /// - Throws: ``SessionError/Code/storeUnavailable`` when the bucket cannot be listed or read.
+    package func status(workflowName name: String) throws(SessionError) -> RunStore.Status {
+        try pull(workflowName: name)
+        var status = RunStore.status(directory: localDirectory, name: name)
+        let folder = localDirectory + "/segments/" + name
+        status.records = 0
+        status.bytes = 0
+        for segment in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            let path = folder + "/" + segment
+            status.bytes += FileStamp(path: path)?.size ?? 0
+            _ = Journal.read(atPath: path) { _ in status.records += 1 }
+        }
+        var blobs: (count: Int, bytes: Int64) = (0, 0)
+        do throws(S3Error) {
+            try client.list(bucket: location.bucket, prefix: object("blobs/").key) {
+                (page: [(key: String, etag: String, size: Int)]) throws(S3Error) in
+                blobs.count += page.count
+                blobs.bytes += page.reduce(0) { $0 + Int64($1.size) }
+            }
+        } catch {
+            throw SessionError(.storeUnavailable, "cannot list the blobs of the store \(url): \(error)")
+        }
+        status.blobs = blobs
+        return status
+    }
+}
