@@ -156,6 +156,40 @@ struct BucketStoreCLITests {
         #expect(try keys(server, "state", "p/journals/").count == 1)
     }
 
+    @Test func aRunStoppedWithSIGTERMUploadsWhatFinished() async throws {
+        let server = try SeaweedServer(buckets: ["state"])
+        defer { server.stop() }
+        let here = try machine("here")
+        try scratch.write(
+            "here/stop.yaml",
+            """
+            version: 1
+            tasks:
+              quick: { type: command, argv: [touch, quick.done], cache: true }
+              slow: { type: command, argv: [sleep, "60"] }
+            """)
+        let child = try Child.flowrun(
+            ["stop.yaml", "--no-progress", "--state-dir", "s3://state/p"], in: here.folder,
+            environment: server.environment().merging(here.environment) { $1 })
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: scratch.path("here/quick.done")), Date() < deadline {
+            usleep(50_000)
+        }
+        usleep(300_000)
+        child.signal(SIGTERM)
+        let stopped = try #require(await child.wait(timeout: .seconds(60)), "flowrun did not stop on SIGTERM")
+        #expect(stopped.status == 130, "\(stopped.stdout)\(stopped.stderr)")
+        #expect(try keys(server, "state", "p/journals/stop.yaml/").count == 1)
+
+        // Another machine finds the finished node in the bucket.
+        let other = try machine("other")
+        try FileManager.default.copyItem(
+            atPath: scratch.path("here/stop.yaml"), toPath: scratch.path("other/stop.yaml"))
+        let dry = try await Self.run(["stop.yaml", "--dry-run", "--state-dir", "s3://state/p"], on: other, server)
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stdout.contains("quick  0 run, 1 cached"), "\(dry.stdout)")
+    }
+
     @Test func aStoreInABucketThatDoesNotExistStopsTheRunBeforeAnything() async throws {
         let server = try SeaweedServer(buckets: ["photos"])
         defer { server.stop() }
