@@ -90,7 +90,7 @@ public struct S3Client: Sendable {
     }
 
     /// The URL for `call`: path-style under a custom endpoint, virtual-hosted on AWS where the bucket allows.
-    private func makeRequest(_ call: Call) throws(S3Error) -> UnsignedRequest {
+    func makeRequest(_ call: Call) throws(S3Error) -> UnsignedRequest {
         let bucket = call.location.bucket
         let key = S3Signer.encode(call.location.key, keepSlash: true)
         var base: String
@@ -123,7 +123,7 @@ public struct S3Client: Sendable {
     }
 
     /// A request's URL before its (per-attempt, time-stamped) signature.
-    private struct UnsignedRequest {
+    struct UnsignedRequest {
         let url: URL
         let host: String
         let path: String
