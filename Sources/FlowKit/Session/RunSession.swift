@@ -96,9 +96,12 @@ public struct RunSession: Sendable {
     private func pulled() throws(SessionError) -> (session: RunSession, bucket: BucketStore?) {
         guard let url = options.stateDirectory, BucketStore.isBucket(url) else { return (self, nil) }
         let bucket = try BucketStore(url, warn: { [options] in options.warn($0) })
-        try bucket.pull(
-            workflowName: RunStore.name(ofWorkflowAt: plan.workflow.path),
-            BucketStore.Pull(shardReports: options.part == .gather))
+        // Without the store (`--no-cache`) only a shard's report goes up; nothing need come down.
+        if options.usesStore || options.part == .gather {
+            try bucket.pull(
+                workflowName: RunStore.name(ofWorkflowAt: plan.workflow.path),
+                BucketStore.Pull(shardReports: options.part == .gather))
+        }
         var local = options
         local.stateDirectory = bucket.localDirectory
         return (RunSession(plan: plan, options: local), bucket)

@@ -156,6 +156,27 @@ struct BucketStoreCLITests {
         #expect(try keys(server, "state", "p/journals/").count == 1)
     }
 
+    /// No lock spans machines: two whole runs at once on one prefix both work, each uploads its own segment, and
+    /// a third machine reuses what they recorded (the later upload's records winning where both have one).
+    @Test func twoRunsAtOnceOnOnePrefixBothWorkAndKeepTheirOwnSegments() async throws {
+        let server = try SeaweedServer(buckets: ["photos", "thumbs", "state"])
+        defer { server.stop() }
+        for name in Fixtures.photoNames {
+            try server.client.put(Fixtures.photo(name), at: S3Location(bucket: "photos", key: "in/\(name).jpg"))
+        }
+        let store = ["thumbs.yaml", "--no-progress", "--state-dir", "s3://state/p"]
+        let (one, two) = (try machine("one"), try machine("two"))
+        async let first = Self.run(store, on: one, server)
+        async let second = Self.run(store, on: two, server)
+        for run in try await [first, second] { #expect(run.status == 0, "\(run.stdout)\(run.stderr)") }
+        #expect(try keys(server, "state", "p/journals/thumbs.yaml/").count == 2)
+
+        let third = try await Self.run(store, on: try machine("three"), server)
+        #expect(third.status == 0, "\(third.stdout)\(third.stderr)")
+        // The table is a file on the machine that wrote it: the third makes its own.
+        #expect(third.stdout.contains("\n26 nodes: 1 succeeded, 25 cached in "), "\(third.stdout)")
+    }
+
     @Test func aRunStoppedWithSIGTERMUploadsWhatFinished() async throws {
         let server = try SeaweedServer(buckets: ["state"])
         defer { server.stop() }

@@ -8,15 +8,21 @@ extension BucketStore {
     package func publish(_ store: RunStore) {
         let segment: [UInt8]
         do {
-            let journal = try Data(contentsOf: URL(fileURLWithPath: store.journalPath))
-            let start = max(store.journalStart, Journal.magic.count)
-            guard journal.count > start else { return }
-            segment = Journal.magic + journal[start...]
+            // Only this run's bytes are read: the records before them came from the bucket.
+            let journal = try FileHandle(forReadingFrom: URL(fileURLWithPath: store.journalPath))
+            defer { try? journal.close() }
+            try journal.seek(toOffset: UInt64(max(store.journalStart, Journal.magic.count)))
+            guard let added = try journal.readToEnd(), !added.isEmpty else { return }
+            segment = Journal.magic + added
         } catch {
             warn("cannot read this run's records in \(store.journalPath) to upload them to \(url): \(error)")
             return
         }
-        let records = Journal.parse(segment).records
+        // A torn tail (a write that failed) stays on this machine: readers get only whole records.
+        let parsed = Journal.parse(segment)
+        let records = parsed.records
+        guard !records.isEmpty else { return }
+        let intact = Data(segment.prefix(parsed.intactLength))
         let name = Self.segmentName()
         do throws(S3Error) {
             let blobs = Set(records.compactMap { $0.blob?.sha256 })
@@ -25,7 +31,7 @@ extension BucketStore {
                 guard let bytes = try? Data(contentsOf: URL(fileURLWithPath: path)) else { return }
                 try client.putIfAbsent(bytes, at: object("blobs/" + sha256))
             }
-            try client.put(Data(segment), at: object("journals/\(store.name)/\(name)"))
+            try client.put(intact, at: object("journals/\(store.name)/\(name)"))
         } catch {
             warn(
                 "cannot upload this run's \(records.count) record\(records.count == 1 ? "" : "s") to \(url): "
@@ -35,7 +41,7 @@ extension BucketStore {
         // Kept as fetched: the next pull on this machine needs not download what it uploaded.
         let local = segmentPath(journal: store.name, segment: name)
         if let file = try? AtomicFile(path: local, createFolders: true) {
-            _ = try? file.write(Data(segment))
+            _ = try? file.write(intact)
             _ = try? file.commit()
         }
     }

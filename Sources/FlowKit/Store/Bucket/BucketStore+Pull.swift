@@ -175,24 +175,31 @@ extension BucketStore {
         }
     }
 
-    /// Runs `body` on each element, at most ``S3Client/connectionsPerEndpoint`` at once; the first error is
-    /// thrown once all ended.
+    /// Runs `body` on each element, at most ``S3Client/connectionsPerEndpoint`` at once, each worker a thread of
+    /// its own (the requests block: `concurrentPerform` would run only as many as there are cores); the first
+    /// error is thrown once all ended, and stops the elements not started.
     func forEachConcurrently<Element: Sendable>(
-        _ elements: [Element], _ body: @Sendable (Element) throws(S3Error) -> Void
+        _ elements: [Element], _ body: @escaping @Sendable (Element) throws(S3Error) -> Void
     ) throws(S3Error) {
         guard !elements.isEmpty else { return }
         let workers = min(elements.count, S3Client.connectionsPerEndpoint)
         let failures = Mutex<S3Error?>(nil)
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            for index in stride(from: worker, to: elements.count, by: workers) {
-                guard failures.withLock({ $0 == nil }) else { return }
-                do throws(S3Error) {
-                    try body(elements[index])
-                } catch {
-                    failures.withLock { $0 = $0 ?? error }
+        let group = DispatchGroup()
+        for worker in 0..<workers {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                for index in stride(from: worker, to: elements.count, by: workers) {
+                    guard failures.withLock({ $0 == nil }) else { return }
+                    do throws(S3Error) {
+                        try body(elements[index])
+                    } catch {
+                        failures.withLock { $0 = $0 ?? error }
+                    }
                 }
-            }
+            }.start()
         }
+        group.wait()
         if let failure = failures.withLock({ $0 }) { throw failure }
     }
 
