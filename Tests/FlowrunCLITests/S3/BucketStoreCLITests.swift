@@ -138,6 +138,18 @@ struct BucketStoreCLITests {
         #expect(second.stdout.contains("26 nodes: 26 cached"), "\(second.stdout)")
         #expect(try keys(server, "state", "p/journals/").count == 1)
 
+        // A damaged segment is one warning; the others are used.
+        try server.client.put(
+            Data("not a journal".utf8),
+            at: S3Location(bucket: "state", key: "p/journals/thumbs.yaml/99999999999999999999-0.journal"))
+        let third = try await Self.run(store + ["--no-progress"], on: here, server)
+        #expect(third.status == 0, "\(third.stdout)\(third.stderr)")
+        #expect(
+            third.stderr
+                == "warning: store s3://state/p: the segment thumbs.yaml/99999999999999999999-0.journal is damaged or "
+                + "not a journal of this flowrun: its first 0 records are used, the rest is not\n")
+        #expect(third.stdout.contains("26 nodes: 26 cached"), "\(third.stdout)")
+
         let status = try await Self.run(["cache", "status"] + store, on: here, server)
         #expect(status.status == 0, "\(status.stderr)")
         let shown = status.stdout.replacing(#/run of [0-9T:-]+Z/#, with: "run of TIME")
@@ -153,7 +165,7 @@ struct BucketStoreCLITests {
         let clean = try await Self.run(["cache", "clean"] + store, on: here, server)
         #expect(clean.status == 2)
         #expect(clean.stderr.hasPrefix("error: cache clean does not work on a store in a bucket (s3://state/p)"))
-        #expect(try keys(server, "state", "p/journals/").count == 1)
+        #expect(try keys(server, "state", "p/journals/").count == 2)
     }
 
     /// No lock spans machines: two whole runs at once on one prefix both work, each uploads its own segment, and

@@ -110,8 +110,13 @@ extension BucketStore {
         }
         var records: [JournalRecord] = []
         for segment in segments {
+            let before = records.count
             let contents = Journal.read(atPath: segmentPath(journal: journal, segment: segment)) { records.append($0) }
-            if let damage = contents.damage { warn("store \(url): segment \(journal)/\(segment): \(damage)") }
+            if contents.damage != nil {
+                warn(
+                    "store \(url): the segment \(journal)/\(segment) is damaged or not a journal of this flowrun: "
+                        + "its first \(records.count - before) records are used, the rest is not")
+            }
         }
         do {
             let kept = try RunStore.compact(Journal.Contents(records: records), at: path)
