@@ -4,7 +4,8 @@
 #   bench/s3/run.sh [OBJECTS]        # 100,000 listed objects by default
 #
 # 1. The 200-photo sepia-thumbnail job (bench/image) from files to files, then from a bucket to a bucket: wall
-#    time of each and the S3 requests made (through a counting relay), then the bucket run again unchanged.
+#    time of each and the S3 requests and connections made (through a counting relay), then the bucket run again
+#    unchanged.
 # 2. The same bucket→bucket job with the store in the bucket (--state-dir s3://…): the first run, a rerun on the
 #    same machine, and a rerun on a fresh machine (an empty local folder): wall time and S3 requests, against the
 #    local store's figures of 1.
@@ -40,14 +41,16 @@ for ((i = 0; i < 120; i++)); do
   curl -s -o /dev/null "http://127.0.0.1:$S3/" && curl -sf -o /dev/null "http://127.0.0.1:$FILER/buckets/many/" && break
   sleep 0.5
 done
-requests() { cat "$WORK/requests" 2>/dev/null || echo 0; }
+counts() { cat "$WORK/requests" 2>/dev/null || echo 0 0; }
 
-measure() {  # label, then the flowrun arguments → wall seconds, requests, peak RSS
-  local label=$1 before; shift; before=$(requests)
+measure() {  # label, then the flowrun arguments → wall seconds, requests, connections, peak RSS
+  local label=$1 requests connections; shift; read -r requests connections <<<"$(counts)"
   /usr/bin/time -f '%e %M' -o "$WORK/time" "$FLOWRUN" "$@" >"$WORK/stdout" 2>"$WORK/stderr" ||
     { cat "$WORK/stdout" "$WORK/stderr" >&2; exit 1; }
   read -r wall rss <"$WORK/time"
-  printf '%-44s %6.2f s  %6d S3 requests  peak RSS %6d MB\n' "$label" "$wall" "$(($(requests) - before))" $((rss / 1024))
+  local after_requests after_connections; read -r after_requests after_connections <<<"$(counts)"
+  printf '%-44s %6.2f s  %6d S3 requests  %4d connections  peak RSS %6d MB\n' "$label" "$wall" \
+    "$((after_requests - requests))" "$((after_connections - connections))" $((rss / 1024))
 }
 
 images=$(corpus 200)
