@@ -30,7 +30,8 @@ package struct BucketStore: Sendable {
     ///   resolve, or a local folder that cannot be made.
     package init(_ url: String, warn: @escaping @Sendable (String) -> Void) throws(SessionError) {
         guard let parsed = S3Location(url) else {
-            throw SessionError(.storeUnavailable, "--state-dir '\(url)' names no bucket (s3://bucket/prefix)")
+            throw SessionError(
+                .storeUnavailable, "--state-dir '\(url)' names no bucket (write s3://bucket/prefix); nothing was run")
         }
         let client: S3Client
         switch S3Client.environment {
