@@ -223,6 +223,16 @@ struct BucketStoreCLITests {
         #expect(dry.stdout.contains("quick  0 run, 1 cached"), "\(dry.stdout)")
     }
 
+    @Test func aStoreURLNamingNoBucketStopsTheRunBeforeAnything() async throws {
+        try scratch.write("one.yaml", "version: 1\ntasks:\n  a: { type: command, argv: [touch, ran] }\n")
+        let child = try Child.flowrun(["one.yaml", "--no-progress", "--state-dir", "s3://"], in: scratch.url)
+        let result = try #require(await child.wait(timeout: .seconds(60)))
+        #expect(result.status == 2)
+        #expect(
+            result.stderr == "error: --state-dir 's3://' names no bucket (write s3://bucket/prefix); nothing was run\n")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("ran")))
+    }
+
     @Test func aStoreInABucketThatDoesNotExistStopsTheRunBeforeAnything() async throws {
         let server = try SeaweedServer(buckets: ["photos"])
         defer { server.stop() }
