@@ -32,6 +32,13 @@ extension CacheCommand {
 
         func run() throws {
             let terminal = Terminal()
+            if BucketStore.isBucket(location.stateDir) {
+                terminal.error(
+                    "error: cache clean does not work on a store in a bucket (\(location.directory)): its journal "
+                        + "is the runs' segments, which no run rewrites; remove the prefix with the AWS tools "
+                        + "(aws s3 rm --recursive) to start afresh, or keep it: reruns read only new segments\n")
+                throw ExitCode(2)
+            }
             do {
                 if stale {
                     try cleanStale(terminal: terminal)

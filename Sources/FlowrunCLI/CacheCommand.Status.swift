@@ -12,11 +12,24 @@ extension CacheCommand {
 
         func run() throws {
             let terminal = Terminal()
-            let status = RunStore.status(directory: location.directory, name: location.name)
-            terminal.print(CacheCommand.describe(status, directory: location.directory))
-            if let damage = status.damage { terminal.error("warning: store \(location.directory): \(damage)\n") }
+            var directory = location.directory
+            var shown = directory
+            let status: RunStore.Status
+            if BucketStore.isBucket(location.stateDir) {
+                let bucket = try terminal.exitOnFailure { () throws(SessionError) in
+                    try BucketStore(directory) { terminal.error("warning: \($0)\n") }
+                }
+                status = try terminal.exitOnFailure { () throws(SessionError) in
+                    try bucket.status(workflowName: location.name)
+                }
+                (directory, shown) = (bucket.localDirectory, bucket.url)
+            } else {
+                status = RunStore.status(directory: directory, name: location.name)
+            }
+            terminal.print(CacheCommand.describe(status, directory: shown))
+            if let damage = status.damage { terminal.error("warning: store \(shown): \(damage)\n") }
             let stale = RunStore.staleOutputs(
-                directory: location.directory, name: location.name,
+                directory: directory, name: location.name,
                 producing: try location.producedOutputs(terminal: terminal))
             terminal.print(StaleOutputsPrinter.status(stale))
         }

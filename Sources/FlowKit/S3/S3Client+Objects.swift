@@ -47,6 +47,35 @@ extension S3Client {
         return try putInParts(bytes, at: location, headers: headers, cancellation: cancellation)
     }
 
+    /// Stores `bytes` as the object unless one is there already (content-addressed objects: an existing one holds
+    /// the same bytes). Asks the server to refuse an overwrite (`If-None-Match: *`, answered 412 when the object
+    /// exists); a server that ignores the condition overwrites it with the same bytes, which is harmless. Large
+    /// bodies, which go up in parts, are checked with a HEAD first.
+    /// - Returns: Whether the object was written (`false`: it was there).
+    @discardableResult
+    package func putIfAbsent(_ bytes: Data, at location: S3Location, cancellation: S3Cancellation? = nil)
+        throws(S3Error) -> Bool
+    {
+        guard bytes.count < Self.multipartThreshold else {
+            do throws(S3Error) {
+                _ = try etag(of: location, cancellation: cancellation)
+                return false
+            } catch  where error.kind == .notFound {
+                try putInParts(bytes, at: location, headers: [:], cancellation: cancellation)
+                return true
+            }
+        }
+        do throws(S3Error) {
+            _ = try send(
+                Call(method: "PUT", location: location, headers: ["if-none-match": "*"], body: bytes),
+                cancellation: cancellation)
+            return true
+        } catch  where error.status == 412 {
+            return false
+        }
+    }
+
+    @discardableResult
     private func putInParts(
         _ bytes: Data, at location: S3Location, headers: [String: String], cancellation: S3Cancellation?
     ) throws(S3Error) -> String? {

@@ -14,8 +14,14 @@ public final class PreparedRun: Sendable {
     private let finishPart: @Sendable (RunReport) throws(SessionError) -> RunReport
     /// Where the previews of written files are kept and read back, when the run asks for previews.
     private let previews: PreviewStore?
+    /// With a store in a bucket: where the run's records and a shard's report are uploaded at its end.
+    private let bucket: (store: BucketStore, workflowPath: String)?
 
-    init(part: SessionPart, opened: (RunStore, UpToDate)?, options: RunOptions) {
+    init(
+        part: SessionPart, opened: (RunStore, UpToDate)?, options: RunOptions,
+        bucket: (store: BucketStore, workflowPath: String)? = nil
+    ) {
+        self.bucket = bucket
         let plan = part.plan
         var options = options
         if let (store, decisions) = opened {
@@ -45,7 +51,8 @@ public final class PreparedRun: Sendable {
         runner = Runner(plan: plan, options: options)
     }
 
-    /// Runs the nodes, blocking the calling thread, then records the run in the store and lets go of its lock.
+    /// Runs the nodes, blocking the calling thread, then records the run in the store and lets go of its lock;
+    /// a store in a bucket gets this run's records (an interrupted run's too) and a shard's report.
     ///
     /// From Swift concurrency, `await` the asynchronous form instead (as with ``Runner``).
     /// - Returns: The report, each node keyed by its store key; for a gather phase, merged with the shards'.
@@ -66,10 +73,12 @@ public final class PreparedRun: Sendable {
     private func finish(_ report: RunReport) throws(SessionError) -> RunReport {
         var report = report
         if let (store, decisions) = opened {
-            store.close()
+            store.close { bucket?.store.publish(store) }
             report = report.keyed(by: store.keys(decisions).map { $0?.hex })
             if let previews { report = CachedArtifacts.add(to: report, decisions: decisions, previews: previews) }
         }
-        return try finishPart(report)
+        let finished = try finishPart(report)
+        if let bucket { try bucket.store.publishShardReport(finished, workflowPath: bucket.workflowPath) }
+        return finished
     }
 }

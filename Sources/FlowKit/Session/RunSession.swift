@@ -37,18 +37,20 @@ public struct RunSession: Sendable {
     /// What a run would do, without running anything, locking the store or asking any server: a dry run.
     /// - Throws: ``SessionError`` when the options name a task the plan lacks, or a gather phase cannot run.
     public func preview() throws(SessionError) -> RunPreview {
-        let part = try self.part()
-        let store = SessionStore(options: options)
+        let (local, bucket) = try pulled()
+        let part = try local.part()
+        let store = SessionStore(options: local.options)
         if let values = part.values {
             let (opened, decisions, recorded) = try store.readGather(values)
             return RunPreview(
-                plan: part.plan, storeDirectory: opened.directory, recordedResults: recorded, decisions: decisions)
+                plan: part.plan, storeDirectory: bucket?.url ?? opened.directory, recordedResults: recorded,
+                decisions: decisions)
         }
         guard let (opened, decisions) = try store.read(part, recordedOnly: true) else {
             return RunPreview(plan: part.plan, storeDirectory: nil, recordedResults: 0, decisions: nil)
         }
         return RunPreview(
-            plan: part.plan, storeDirectory: opened.directory, recordedResults: opened.latest.count,
+            plan: part.plan, storeDirectory: bucket?.url ?? opened.directory, recordedResults: opened.latest.count,
             decisions: decisions)
     }
 
@@ -58,9 +60,12 @@ public struct RunSession: Sendable {
     ///   gather phase finds shards or their values missing. A store that cannot be used otherwise is a warning,
     ///   and the run goes on without it.
     public func prepare() throws(SessionError) -> PreparedRun {
-        let part = try self.part()
-        let opened = try SessionStore(options: options).open(part)
-        return PreparedRun(part: part, opened: opened, options: options.run)
+        let (local, bucket) = try pulled()
+        let part = try local.part()
+        let opened = try SessionStore(options: local.options).open(part)
+        return PreparedRun(
+            part: part, opened: opened, options: options.run,
+            bucket: bucket.map { (store: $0, workflowPath: plan.workflow.path) })
     }
 
     /// Prepares and runs, blocking the calling thread (see ``PreparedRun/run()``).
@@ -78,11 +83,28 @@ public struct RunSession: Sendable {
     /// The decisions for the whole plan, read without locking the store (`flowrun explain`); `nil` without a
     /// store.
     package func decide() throws(SessionError) -> (storeDirectory: String, decisions: UpToDate)? {
-        let whole = try SessionPart(.whole, of: plan, reports: reports, note: { _ in })
-        guard let (store, decisions) = try SessionStore(options: options).read(whole, recordedOnly: false),
+        let (local, bucket) = try pulled()
+        let whole = try SessionPart(.whole, of: plan, reports: local.reports, note: { _ in })
+        guard let (store, decisions) = try SessionStore(options: local.options).read(whole, recordedOnly: false),
             let decisions
         else { return nil }
-        return (store.directory, decisions)
+        return (bucket?.url ?? store.directory, decisions)
+    }
+
+    /// With a store in a bucket (``BucketStore``): the bucket, pulled into its local folder, and this session
+    /// working on that folder; otherwise this session.
+    private func pulled() throws(SessionError) -> (session: RunSession, bucket: BucketStore?) {
+        guard let url = options.stateDirectory, BucketStore.isBucket(url) else { return (self, nil) }
+        let bucket = try BucketStore(url, warn: { [options] in options.warn($0) })
+        // Without the store (`--no-cache`) only a shard's report goes up; nothing need come down.
+        if options.usesStore || options.part == .gather {
+            try bucket.pull(
+                workflowName: RunStore.name(ofWorkflowAt: plan.workflow.path),
+                BucketStore.Pull(shardReports: options.part == .gather))
+        }
+        var local = options
+        local.stateDirectory = bucket.localDirectory
+        return (RunSession(plan: plan, options: local), bucket)
     }
 
     private var reports: ShardReports {

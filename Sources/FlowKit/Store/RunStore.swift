@@ -25,6 +25,9 @@ package final class RunStore: Sendable {
     /// one. A file the store recorded whose inode changed after that was changed behind the store's back, even
     /// when its size and modification time say otherwise (`touch -r` restores the time, not the inode's ctime).
     package let recordedUntil: Int64?
+    /// Where this run's records start in the journal: what it held when opened (compacted, if it was). The
+    /// bytes after it are this run's own, which a store in a bucket uploads as the run's segment.
+    package let journalStart: Int
     private let lock: StoreLock?
     let writer: JournalWriter?
     /// Where a failure to write a blob is reported; `nil` for a store only read.
@@ -68,6 +71,7 @@ package final class RunStore: Sendable {
         latest = journal.records
         recordedUntil = journal.recordedUntil
         recordCount = journal.count
+        journalStart = journal.contents.intactLength
         damage = journal.contents.damage
         self.lock = lock
         self.writer = writer
@@ -168,11 +172,17 @@ package final class RunStore: Sendable {
     }
 
     /// Writes what is batched, closes the journal and lets go of the lock.
-    package func close() {
+    /// - Parameter publish: Called once the journal is written whole and before the lock goes, so no other run
+    ///   rewrites the journal while it is read (a store in a bucket uploads this run's records there).
+    package func close(beforeReleasing publish: () -> Void = {}) {
         writer?.close()
+        publish()
         // Only once the records are written: a run that takes the lock next reads them.
         lock?.release()
     }
+
+    /// The journal's file.
+    package var journalPath: String { Self.journalPath(in: directory, name: name) }
 
     // MARK: Compaction
 

@@ -16,7 +16,7 @@ struct ArgoWorkflow {
         var sequence: ClosedRange<Int>?
     }
 
-    /// A container to run, with the shared volume mounted.
+    /// A container to run, with the shared volume mounted or the bucket's settings in its environment.
     struct Container {
         var image: String
         var command: [String]
@@ -36,34 +36,46 @@ struct ArgoWorkflow {
         var parallelism: Int?
     }
 
+    /// A variable of every container's environment: a value, or a key of a Secret.
+    struct EnvironmentVariable {
+        var name: String
+        var value: String?
+        var secret: (name: String, key: String)?
+    }
+
+    /// Where the pods find the workflow and share the store.
+    enum Storage {
+        /// A PersistentVolumeClaim every pod mounts at `mountPath`, holding the workflow, its inputs and the store.
+        case claim(String, mountPath: String)
+        /// A store in a bucket: no volume; the image holds the workflow, and each container gets `environment`
+        /// (the S3 endpoint, region and credentials).
+        case bucket(environment: [EnvironmentVariable])
+    }
+
     var generateName: String
     var entrypoint: String
     var templates: [Template]
-    /// The volume every pod mounts: a PersistentVolumeClaim holding the workflow, its inputs and the store.
-    var claim: String
-    var mountPath: String
+    var storage: Storage
     static let volumeName = "work"
 
     /// The manifest. Integer-or-string fields (`limit`, `activeDeadlineSeconds`, `start`, `end`) are written as
     /// strings, the form Argo's published schema accepts; the controller takes both.
     var manifest: JSONValue {
-        .map([
+        var spec: OrderedDictionary<String, JSONValue> = ["entrypoint": .string(entrypoint)]
+        if case .claim(let claim, _) = storage {
+            spec["volumes"] = .list([
+                .map(["name": .string(Self.volumeName), "persistentVolumeClaim": .map(["claimName": .string(claim)])])
+            ])
+        }
+        spec["templates"] = .list(templates.map(manifest(of:)))
+        return .map([
             "apiVersion": .string("argoproj.io/v1alpha1"),
             "kind": .string("Workflow"),
             "metadata": .map([
                 "generateName": .string(generateName),
                 "labels": .map(["app.kubernetes.io/managed-by": .string("flowrun")]),
             ]),
-            "spec": .map([
-                "entrypoint": .string(entrypoint),
-                "volumes": .list([
-                    .map([
-                        "name": .string(Self.volumeName),
-                        "persistentVolumeClaim": .map(["claimName": .string(claim)]),
-                    ])
-                ]),
-                "templates": .list(templates.map(manifest(of:))),
-            ]),
+            "spec": .map(spec),
         ])
     }
 
@@ -106,12 +118,31 @@ struct ArgoWorkflow {
     }
 
     private func manifest(of container: Container) -> JSONValue {
-        .map([
+        var entries: OrderedDictionary<String, JSONValue> = [
             "image": .string(container.image),
             "command": .list(container.command.map(JSONValue.string)),
             "args": .list(container.args.map(JSONValue.string)),
             "resources": .map(["requests": .map(["cpu": .string(String(container.cpus))])]),
-            "volumeMounts": .list([.map(["name": .string(Self.volumeName), "mountPath": .string(mountPath)])]),
-        ])
+        ]
+        switch storage {
+        case .claim(_, let mountPath):
+            entries["volumeMounts"] = .list([
+                .map(["name": .string(Self.volumeName), "mountPath": .string(mountPath)])
+            ])
+        case .bucket(let environment):
+            entries["env"] = .list(environment.map(manifest(of:)))
+        }
+        return .map(entries)
+    }
+
+    private func manifest(of variable: EnvironmentVariable) -> JSONValue {
+        var entries: OrderedDictionary<String, JSONValue> = ["name": .string(variable.name)]
+        if let value = variable.value { entries["value"] = .string(value) }
+        if let secret = variable.secret {
+            entries["valueFrom"] = .map([
+                "secretKeyRef": .map(["name": .string(secret.name), "key": .string(secret.key)])
+            ])
+        }
+        return .map(entries)
     }
 }

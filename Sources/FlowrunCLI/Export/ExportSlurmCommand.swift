@@ -10,8 +10,10 @@ struct ExportSlurmCommand: ParsableCommand {
         abstract: "Print a script that sbatches the shards as a job array, then the gather job after them.",
         discussion: """
             Run the script on a login node. It prints the two job ids. The workflow, its inputs and the state folder \
-            must be on a filesystem every node sees, at the same path. To rerun some shards, run the script again \
-            with SHARDS=2,4; FLOWRUN=/path/to/flowrun overrides the binary.
+            must be on a filesystem every node sees, at the same path; with --store s3://bucket/prefix the jobs \
+            share their results through the bucket instead, and only the workflow and its inputs need be at the \
+            same path on every node. To rerun some shards, run the script again with SHARDS=2,4; \
+            FLOWRUN=/path/to/flowrun overrides the binary.
             """)
 
     @OptionGroup var export: ExportOptions
@@ -31,13 +33,26 @@ struct ExportSlurmCommand: ParsableCommand {
             valueName: "DIR"))
     var stateDir: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Keep the store in this bucket: each job runs with --state-dir s3://BUCKET/PREFIX.",
+            valueName: "s3://BUCKET/PREFIX"))
+    var store: String?
+
+    func validate() throws {
+        guard let store else { return }
+        if stateDir != nil { throw ValidationError("--state-dir and --store exclude each other") }
+        if S3Location(store) == nil { throw ValidationError("--store must be s3://BUCKET/PREFIX, found '\(store)'") }
+    }
+
     func run() throws {
         let terminal = Terminal()
         let workflow = try export.load(terminal: terminal)
+        let localState =
+            stateDir.map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? workflow.folder + "/.flowrun"
         let script = SlurmScript(
             workflow: workflow, shards: export.shards, flowrun: Self.binaryPath,
-            stateDirectory: stateDir.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-                ?? workflow.folder + "/.flowrun",
+            stateDirectory: store ?? localState, logDirectory: localState,
             sbatchOptions: [("partition", partition), ("time", time), ("mem", mem)].compactMap { name, value in
                 value.map { "--\(name)=\($0)" }
             })

@@ -6,7 +6,11 @@ struct SlurmScript {
     let workflow: ExportedWorkflow
     let shards: Int
     let flowrun: String
+    /// What each job gets as `--state-dir`: a folder every node sees, or a bucket.
     let stateDirectory: String
+    /// Where the jobs' logs and the gather's report go: the state folder, or with a bucket `.flowrun` beside the
+    /// workflow.
+    let logDirectory: String
     /// `--partition=…`, `--time=…`, `--mem=…` as given.
     let sbatchOptions: [String]
 
@@ -21,14 +25,20 @@ struct SlurmScript {
         let flowrunArguments =
             [Self.quoted(workflow.absolutePath)] + workflow.overrides.map { "--param " + Self.quoted($0) }
         let runOptions = "--state-dir \(Self.quoted(stateDirectory)) --no-progress --max-concurrent \(cpus)"
-        let log = Self.quoted(stateDirectory + "/slurm/")
+        let log = Self.quoted(logDirectory + "/slurm/")
         let report = Self.quoted(
-            stateDirectory + "/" + URL(fileURLWithPath: workflow.absolutePath).lastPathComponent + ".report.json")
+            logDirectory + "/" + URL(fileURLWithPath: workflow.absolutePath).lastPathComponent + ".report.json")
+        let shared =
+            BucketStore.isBucket(stateDirectory)
+            ? "The workflow and its inputs must be at the same path on every node; the store is in "
+                + Self.quoted(stateDirectory) + "."
+            : "The workflow, its inputs and " + Self.quoted(stateDirectory)
+                + " must be on a filesystem every node sees at the same path."
         return """
             #!/usr/bin/env bash
             # Submits \(name) (\(Self.quoted(workflow.absolutePath))) to Slurm in \(shards) shard\(shards == 1 ? "" : "s"), \
             then its gather job. Made by `flowrun export slurm`.
-            # The workflow, its inputs and \(Self.quoted(stateDirectory)) must be on a filesystem every node sees at the same path.
+            # \(shared)
             # Rerun some shards: SHARDS=2,4 bash THIS_FILE. Another flowrun binary: FLOWRUN=/path/to/flowrun.
             set -euo pipefail
             if [[ -z "${FLOWRUN:-}" ]]; then FLOWRUN=\(Self.quoted(flowrun)); fi
