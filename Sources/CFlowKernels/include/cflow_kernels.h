@@ -65,7 +65,9 @@ void cflow_sharpen_finish(
 /// `width` × `height` RGBA8 `source` bilinearly at (sx, sy) = (t0·x + t1·y + t2, t3·x + t4·y + t5) for its centre
 /// (x, y) = (ox + ½, oy + ½), in source pixel coordinates (pixel centres at whole numbers). Taps outside the source
 /// read `fill` (RGBA floats, premultiplied if `premultiply`). With `premultiply` the taps are premultiplied by alpha
-/// and the result divided by its alpha; every channel is then clamped to 0…255 and rounded to nearest.
+/// and the result divided by its alpha; every channel is then clamped to 0…255 and rounded to nearest. Without it,
+/// pixels whose taps all lie inside are mixed in fixed point at the point rounded to a 256th of a pixel (x86-64):
+/// within a level of the exact bilinear value, as the float path is.
 void cflow_rotate_rows(
     const uint8_t *source, ptrdiff_t width, ptrdiff_t height, uint8_t *output, ptrdiff_t out_width,
     ptrdiff_t first_row, ptrdiff_t end_row, const float transform[6], const float fill[4], int premultiply);
@@ -75,5 +77,8 @@ void cflow_rotate_rows(
 void cflow_rotate_quarter(
     const uint32_t *source, ptrdiff_t width, ptrdiff_t height, uint32_t *output, ptrdiff_t first_row,
     ptrdiff_t end_row, int clockwise);
+
+/// One row of `width` pixels (32-bit words) written to `output` in reverse order; `output` must not overlap it.
+void cflow_reverse_row(const uint32_t *source, ptrdiff_t width, uint32_t *output);
 
 #endif
