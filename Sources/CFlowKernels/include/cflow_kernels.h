@@ -37,7 +37,7 @@ void cflow_round_to_bytes_avx2(const float *values, ptrdiff_t count, uint8_t *by
 /// Horizontal Gaussian taps over one row: `padded` holds `width + 2 * radius` RGBA pixels as floats (the row with
 /// its edge pixels repeated `radius` times on each side); `out[i] = Σ_k weights[k] · padded[i + 4k]` for the
 /// `4 * width` floats of `out`, over the `2 * radius + 1` weights. `avx2` non-zero (only where
-/// `cflow_has_avx2_fma()` says so) picks the AVX2+FMA build of the same loop.
+/// `cflow_has_avx2_fma()` says so) picks the AVX2+FMA version, whose sums differ only by float rounding.
 void cflow_gaussian_row(
     const float *padded, ptrdiff_t width, const float *weights, ptrdiff_t radius, float *out, int avx2);
 

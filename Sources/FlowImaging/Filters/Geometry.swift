@@ -28,8 +28,7 @@ extension Image {
 
     /// ``flipped(horizontal:)``, asking `shouldContinue` every 64 rows; `nil` when it returned `false`.
     func flipped(horizontal: Bool, shouldContinue: (Int) -> Bool) -> Image? {
-        let (w, h) = (width, height)
-        return mirrored(horizontally: horizontal, vertically: !horizontal, shouldContinue: shouldContinue)
+        mirrored(horizontally: horizontal, vertically: !horizontal, shouldContinue: shouldContinue)
     }
 
     /// The image mirrored left to right, top to bottom, or both (a half turn) in one pass, asking
@@ -37,15 +36,15 @@ extension Image {
     private func mirrored(horizontally: Bool, vertically: Bool, shouldContinue: (Int) -> Bool) -> Image? {
         let (w, h) = (width, height)
         let out = remapped(width: w, height: h) { source, target in
-            let from = source.assumingMemoryBound(to: UInt32.self)
-            let to = target.assumingMemoryBound(to: UInt32.self)
             for y in 0..<h {
                 if y % 64 == 63, !shouldContinue(y) { return false }
-                let row = to + (vertically ? h - 1 - y : y) * w
+                let from = source + y * w * 4
+                let to = target + (vertically ? h - 1 - y : y) * w * 4
                 if horizontally {
-                    cflow_reverse_row(from + y * w, w, row)
+                    cflow_reverse_row(
+                        from.assumingMemoryBound(to: UInt32.self), w, to.assumingMemoryBound(to: UInt32.self))
                 } else {
-                    row.update(from: from + y * w, count: w)
+                    to.copyMemory(from: from, byteCount: w * 4)
                 }
             }
             return true
