@@ -15,6 +15,8 @@ extension UpToDate {
         let isStateless: Bool
         /// The type of its output values, when the store can keep them.
         let valueType: (any StorableOutput.Type)?
+        /// Whether its output is the file it wrote (`write`): the recorded file serves its readers.
+        let providesFile: Bool
         let takesParameters: Bool
         /// The resolutions of this type's tasks whose parameters are the same for all their nodes, by what
         /// decides them: a chain of 20,000 `sleep` tasks of one duration decodes its parameters once.
@@ -36,6 +38,7 @@ extension UpToDate {
             readsInput = type.readsInput
             isStateless = type is any StatelessTask
             valueType = type.provides?.valueType
+            providesFile = type.provides == .file
             takesParameters = !type.parameters.isEmpty
         }
     }
