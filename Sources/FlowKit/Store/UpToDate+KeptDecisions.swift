@@ -64,7 +64,7 @@ extension UpToDate {
                         recordedUntil: settings.recordedUntil
                     ).cause
                 if causes[index] == nil, task.kind.providesFile {
-                    serveRecordedFile(index, of: plan, path: keys.outputPaths[index])
+                    serveRecordedFile(index, of: plan, tasks: tasks, path: keys.outputPaths[index])
                 }
                 guard settings.blobs != nil, let valueType = task.valueType else { continue }
                 decideStoredOutput(index, of: plan, task: task, as: valueType, settings: settings, blobs: &blobs)
@@ -73,14 +73,16 @@ extension UpToDate {
             unusable.reverse()
         }
 
-        /// Serves the file an up-to-date node wrote to the nodes after it that run (a `command` naming it in
+        /// Serves the file an up-to-date node wrote to the nodes after it that run and name it (a `command`'s
         /// `${inputs}`): it is restored from its record — its file, as recorded and found intact — rather than
-        /// left without an operation, which would give them nothing.
-        private mutating func serveRecordedFile(_ index: Int, of plan: Plan, path: String?) {
-            guard let path, S3Location(path) == nil, records[index]?.output?.path == path else { return }
-            var dependentRuns = false
-            plan.graph.forEachDependent(of: index) { if causes[$0] != nil { dependentRuns = true } }
-            if dependentRuns { restored.append(index) }
+        /// left without an operation, which would give them nothing. A node that reads no file needs nothing.
+        private mutating func serveRecordedFile(_ index: Int, of plan: Plan, tasks: [TaskFacts], path: String?) {
+            var served = false
+            plan.graph.forEachDependent(of: index) { dependent in
+                if causes[dependent] != nil, tasks[plan.nodes[dependent].taskIndex].readsInputFiles { served = true }
+            }
+            guard served, let path, S3Location(path) == nil, records[index]?.output?.path == path else { return }
+            restored.append(index)
         }
 
         /// Turns a node that runs only because a running reader needs its output into one restored from the

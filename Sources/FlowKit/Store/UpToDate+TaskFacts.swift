@@ -50,6 +50,9 @@ extension UpToDate {
         let kind: TypeFacts
         let cache: CacheSetting?
         private(set) var readsInput: Bool
+        /// Whether its nodes name the files their dependencies wrote (``ParameterDependentInput/readsInputFiles(_:)``);
+        /// `true` where its nodes' parameters differ and may.
+        private(set) var readsInputFiles = false
         /// A ``StatelessTask``'s, without a run condition: nothing of its nodes is kept.
         let keepsNothing: Bool
         let directory: String
@@ -113,8 +116,9 @@ extension UpToDate {
                     tasks[index].parameters.isEmpty && !kind.takesParameters
                     ? ParameterValues() : plan.sharedParameters[index]
                 // Whether its nodes read what they depend on, where the parameters that say are the same for all.
-                if let shared, made.readsInput, let type = kind.type as? any ParameterDependentInput {
-                    made.readsInput = type.readsInput(shared)
+                if let type = kind.type as? any ParameterDependentInput, !made.keepsNothing {
+                    if let shared, made.readsInput { made.readsInput = type.readsInput(shared) }
+                    made.readsInputFiles = shared.map { type.readsInputFiles($0) } ?? true
                 }
                 if let shared, !made.keepsNothing {
                     let memo = TypeFacts.SharedResolution(
