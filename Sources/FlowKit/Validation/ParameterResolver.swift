@@ -8,7 +8,9 @@ struct ParameterResolver {
     /// What the task reads (see ``ParameterValues/inputKind``).
     var inputKind: ProviderKind?
 
-    func resolve(in scope: Scope, diagnostics: inout Diagnostics) -> ParameterValues {
+    /// - Parameter checkingTheWhole: Whether to run the type's checks of the values as a whole
+    ///   (``TaskType/validate(parameters:task:)``); a node validation already checked needs only its values.
+    func resolve(in scope: Scope, checkingTheWhole: Bool = true, diagnostics: inout Diagnostics) -> ParameterValues {
         var locations: [String: SourceLocation] = [:]
         var resolved: [String: Value] = [:]
         for spec in type.parameters {
@@ -40,6 +42,7 @@ struct ParameterResolver {
         values.taskLocation = task.id.location
         values.inputKind = inputKind
         values.decoded = type.decode(values)
+        guard checkingTheWhole else { return values }
         for diagnostic in type.validate(parameters: values, task: task.id.value) { diagnostics.append(diagnostic) }
         return values
     }
