@@ -86,7 +86,7 @@ public struct Plan: Sendable {
         if let shared = sharedParameters[node.taskIndex] { return shared }
         // Checked when planning: what the checks of the values as a whole would say is known, and dropped here.
         var checkedWhenPlanning = Diagnostics()
-        return ParameterValidator(
+        return ParameterResolver(
             task: task(of: node), type: taskTypes[node.taskIndex], inputKind: inputKinds[node.taskIndex]
         )
         .resolve(in: scope(of: node), checkingTheWhole: false, diagnostics: &checkedWhenPlanning)
