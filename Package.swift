@@ -28,7 +28,7 @@ let package = Package(
     targets: [
         // System libraries, found with pkg-config; `.ci/run` installs the Debian packages.
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
-        .systemLibrary(name: "CJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
@@ -61,7 +61,7 @@ let package = Package(
         .target(
             name: "FlowImaging",
             dependencies: [
-                "FlowKit", "CJPEG", "CPNG", "CWebP", "CLCMS2", "CTIFF", "CHEIF", "CFlowKernels", "CFlowShims",
+                "FlowKit", "CTurboJPEG", "CPNG", "CWebP", "CLCMS2", "CTIFF", "CHEIF", "CFlowKernels", "CFlowShims",
             ],
             swiftSettings: strictSettings + [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
         ),

@@ -29,86 +29,6 @@ struct CacheCommand: ParsableCommand {
         }
     }
 
-    struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "status",
-            abstract: "Show how many results the store holds, its size, and the stale outputs of earlier runs.")
-
-        @OptionGroup var location: Location
-
-        func run() throws {
-            let terminal = Terminal()
-            let status = RunStore.status(directory: location.directory, name: location.name)
-            terminal.print(CacheCommand.describe(status, directory: location.directory))
-            if let damage = status.damage { terminal.error("warning: store \(location.directory): \(damage)\n") }
-            let stale = RunStore.staleOutputs(
-                directory: location.directory, name: location.name,
-                producing: try location.producedOutputs(terminal: terminal))
-            terminal.print(StaleOutputsPrinter.status(stale))
-        }
-    }
-
-    struct Clean: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "clean",
-            abstract: "Empty the store (the next run runs everything), or remove the stale outputs of earlier runs.")
-
-        @OptionGroup var location: Location
-
-        @Flag(help: "Keep each node's latest result (what the next run can reuse); drop only superseded records.")
-        var keepLast = false
-
-        @Flag(
-            help: """
-                Remove only the files earlier runs wrote that the workflow no longer produces, where they still \
-                hold what flowrun wrote; the store's results stay.
-                """)
-        var stale = false
-
-        @Flag(help: "With --stale: list what would be removed and left, and change nothing.")
-        var dryRun = false
-
-        func validate() throws {
-            if stale && keepLast {
-                throw ValidationError("--stale keeps the store's results already; drop --keep-last")
-            }
-            if dryRun && !stale { throw ValidationError("--dry-run goes with --stale") }
-        }
-
-        func run() throws {
-            let terminal = Terminal()
-            do {
-                if stale {
-                    try cleanStale(terminal: terminal)
-                    return
-                }
-                let status = try RunStore.clean(directory: location.directory, name: location.name, keepLast: keepLast)
-                terminal.print("cleaned; " + CacheCommand.describe(status, directory: location.directory))
-            } catch let error as StoreError {
-                terminal.error("error: \(error)\n")
-                throw ExitCode(2)
-            } catch let exit as ExitCode {
-                throw exit
-            } catch {
-                terminal.error("error: cannot clean \(location.directory): \(RunCommand.reason(error))\n")
-                throw ExitCode(1)
-            }
-        }
-
-        private func cleanStale(terminal: Terminal) throws {
-            let produced = try location.producedOutputs(terminal: terminal)
-            if dryRun {
-                let found = RunStore.staleOutputs(
-                    directory: location.directory, name: location.name, producing: produced)
-                terminal.print(StaleOutputsPrinter.clean(found, dryRun: true))
-                return
-            }
-            let found = try RunStore.removeStaleOutputs(
-                directory: location.directory, name: location.name, producing: produced)
-            terminal.print(StaleOutputsPrinter.clean(found, dryRun: false))
-        }
-    }
-
     static func describe(_ status: RunStore.Status, directory: String) -> String {
         let bytes = size(status.bytes)
         var out =
@@ -126,39 +46,5 @@ struct CacheCommand: ParsableCommand {
             : bytes < 1 << 20
                 ? String(format: "%.1f KiB", Double(bytes) / 1024)
                 : String(format: "%.1f MiB", Double(bytes) / 1_048_576)
-    }
-}
-
-/// `flowrun explain WORKFLOW NODE`: why a node will run (the chain of causes) or why it is cached.
-struct ExplainCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "explain", abstract: "Say why a node will run, following the chain of causes, or why it is cached."
-    )
-
-    @OptionGroup var workflow: WorkflowOptions
-
-    @Argument(help: "The node, e.g. 'save[photos/a.jpg]' (a task and its item's key) or report.")
-    var node: String
-
-    @OptionGroup(title: "Re-running") var store: StoreOptions
-
-    @Flag(help: "Decide as a run with --no-optimize would.")
-    var noOptimize = false
-
-    func run() throws {
-        let terminal = Terminal()
-        let plan = try store.withRecordedLists(workflow.loadPlan(terminal: terminal), terminal: terminal)
-        guard let index = plan.nodes.firstIndex(where: { $0.id == node }) else {
-            let suggestion = Suggestion.closest(to: node, in: plan.nodes.prefix(10_000).map(\.id))
-            terminal.error(
-                "error: \(workflow.workflow) has no node '\(node)'"
-                    + (suggestion.map { " (did you mean '\($0)'?)" } ?? "") + "\n")
-            throw ExitCode(2)
-        }
-        guard let (_, decisions) = try store.decide(plan, optimize: !noOptimize, terminal: terminal) else {
-            terminal.print("\(node): runs (--no-cache)\n")
-            return
-        }
-        terminal.print(UpToDatePrinter.explain(index, plan: plan, decisions: decisions))
     }
 }

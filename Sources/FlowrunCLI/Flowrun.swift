@@ -30,13 +30,20 @@ public enum FlowrunMain {
             try command.run()
             Foundation.exit(0)
         } catch {
-            // argument-parser exits 64 (EX_USAGE) for bad arguments on Linux; flowrun promises 2.
-            if Flowrun.exitCode(for: error) == .validationFailure, !(error is ExitCode) {
-                FileHandle.standardError.write(Data((Terminal.visible(Flowrun.fullMessage(for: error)) + "\n").utf8))
-                Foundation.exit(2)
-            }
-            Flowrun.exit(withError: error)
+            exit(after: error)
         }
+    }
+
+    /// Prints what argument-parser says about `error` and exits. Its messages quote the command line (an unknown
+    /// option, a bad value) and the errors commands throw, so they reach stderr through ``Terminal/error(_:styled:)``
+    /// like every other message; a thrown `ExitCode` prints nothing, and help, `--version` and completion scripts
+    /// (exit 0) are flowrun's own text for stdout.
+    private static func exit(after error: any Error) -> Never {
+        let code = Flowrun.exitCode(for: error)
+        if error is ExitCode || code == .success { Flowrun.exit(withError: error) }
+        Terminal().error(Flowrun.fullMessage(for: error) + "\n")
+        // argument-parser exits 64 (EX_USAGE) for bad arguments on Linux; flowrun promises 2.
+        Foundation.exit(code == .validationFailure ? 2 : code.rawValue)
     }
 }
 

@@ -8,7 +8,7 @@ protocol GraphDrawing {
     /// A Mermaid flowchart.
     func mermaid() -> String
     /// JSON for tools.
-    func json() throws -> String
+    func json() -> String
 }
 
 extension GraphDrawing {
@@ -82,25 +82,20 @@ struct GraphRenderer: GraphDrawing {
         return out
     }
 
-    func json() throws -> String {
-        struct Graph: Encodable {
-            struct Node: Encodable {
-                var id: String, task: String, type: String, queue: String, dependsOn: [String], item: String?
-            }
-            var workflow: String
-            var nodes: [Node]
+    /// The nodes as JSON: pretty-printed, keys in ascending order.
+    func json() -> String {
+        let nodes: [JSONValue] = plan.nodes.enumerated().map { index, node in
+            let task = plan.task(of: node)
+            var entry: JSONValue = [
+                "id": .string(node.id), "task": .string(task.id.value), "type": .string(task.type.value),
+                "queue": .string(task.queueName),
+                "dependsOn": JSONValue(plan.dependencies(of: index).map { plan.nodes[$0].id }),
+            ]
+            if let item = node.item { entry["item"] = .string(item.description) }
+            return entry
         }
-        let graph = Graph(
-            workflow: plan.workflow.name,
-            nodes: plan.nodes.enumerated().map { index, node in
-                let task = plan.task(of: node)
-                return .init(
-                    id: node.id, task: task.id.value, type: task.type.value, queue: task.queueName,
-                    dependsOn: plan.dependencies(of: index).map { plan.nodes[$0].id }, item: node.item?.description)
-            })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return String(decoding: try encoder.encode(graph), as: UTF8.self) + "\n"
+        let graph: JSONValue = ["workflow": .string(plan.workflow.name), "nodes": .list(nodes)]
+        return String(decoding: graph.sortingKeys().json(pretty: true), as: UTF8.self) + "\n"
     }
 
     /// A Graphviz string literal.

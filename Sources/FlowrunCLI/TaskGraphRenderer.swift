@@ -65,29 +65,23 @@ struct TaskGraphRenderer: GraphDrawing {
         return out
     }
 
-    func json() throws -> String {
-        struct Graph: Encodable {
-            struct Task: Encodable {
-                var id: String, type: String, queue: String, nodes: Int, forEach: Bool, gather: Bool
-                var runIf: String, dependsOn: [String], group: String?
-            }
-            var workflow: String
-            var tasks: [Task]
-        }
+    /// The tasks as JSON: pretty-printed, keys in ascending order.
+    func json() -> String {
         let counts = nodeCounts
         let expanded = Set(plan.nodes.filter { $0.itemIndex != nil }.map(\.taskIndex))
-        let graph = Graph(
-            workflow: plan.workflow.name,
-            tasks: zip(plan.workflow.tasks.indices, boxes).map { index, box in
-                let task = plan.workflow.tasks[index]
-                return .init(
-                    id: box.id, type: task.type.value, queue: task.queueName, nodes: counts[index],
-                    forEach: expanded.contains(index), gather: task.gather, runIf: task.runIf.rawValue,
-                    dependsOn: box.dependencies.map(\.id), group: task.group)
-            })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return String(decoding: try encoder.encode(graph), as: UTF8.self) + "\n"
+        let tasks: [JSONValue] = zip(plan.workflow.tasks.indices, boxes).map { index, box in
+            let task = plan.workflow.tasks[index]
+            var entry: JSONValue = [
+                "id": .string(box.id), "type": .string(task.type.value), "queue": .string(task.queueName),
+                "nodes": .integer(counts[index]), "forEach": .bool(expanded.contains(index)),
+                "gather": .bool(task.gather),
+                "runIf": .string(task.runIf.rawValue), "dependsOn": JSONValue(box.dependencies.map(\.id)),
+            ]
+            if let group = task.group { entry["group"] = .string(group) }
+            return entry
+        }
+        let graph: JSONValue = ["workflow": .string(plan.workflow.name), "tasks": .list(tasks)]
+        return String(decoding: graph.sortingKeys().json(pretty: true), as: UTF8.self) + "\n"
     }
 
     private static func quoted(_ text: String) -> String { GraphRenderer.quoted(text) }

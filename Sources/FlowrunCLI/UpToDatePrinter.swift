@@ -93,7 +93,7 @@ struct UpToDatePrinter {
         let cached =
             decisions.awaitingConfirmation[index].map { source in
                 "cached if the server confirms the source of \(plan.nodes[source].id) unchanged ("
-                    + (decisions.inputs[source]?.source ?? "") + "; a dry run asks no server, --check-sources asks)"
+                    + (decisions.inputs(of: source)?.source ?? "") + "; a dry run asks no server, --check-sources asks)"
             } ?? "cached"
         if decisions.keepsNothing[index] {
             return "\(cached): nothing is kept of a noop, and nothing it waits for runs"

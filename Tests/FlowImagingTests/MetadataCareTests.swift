@@ -148,8 +148,8 @@ import Testing
     }
 
     @Test func catalogueWritesJSONAndCSV() {
-        let objects: [[String: Any]] = [
-            ["source": "a, b.jpg", "width": 3, "alpha": false, "make": NSNull()],
+        let objects: [JSONValue] = [
+            ["source": "a, b.jpg", "width": 3, "alpha": false, "make": .null],
             ["source": "say \"hi\".png", "width": 4, "alpha": true, "lens": "XF"],
         ]
         #expect(

@@ -165,7 +165,7 @@ import Testing
         #expect(ShardPlan(plan: plan).valueNodes == [0, 1])
         let shard = UpToDate(plan: plan, records: [:], settings: .init(blobs: blobs, keepValues: [0, 1]))
         #expect(shard.storesValue == [true, true, false])
-        var records: [String: JournalRecord] = [:]
+        var records = LatestRecords()
         for index in 0..<2 {
             var record = JournalRecord(
                 run: "r", node: plan.nodes[index].id, key: try #require(shard.keys[index]),

@@ -65,7 +65,8 @@ import Testing
         let inputs = NodeKeyInputs(
             type: "sleep", implementation: "1", options: ["optimize=true"],
             parameters: [.init(name: "duration", value: "0")],
-            upstream: [.init(node: "t0", key: NodeKey(hex: String(repeating: "ab", count: 32)))], source: nil)
+            upstream: [.init(node: "t0", key: try #require(NodeKey(hex: String(repeating: "ab", count: 32))))],
+            source: nil)
         #expect(inputs.key.hex == "b8783fa7d082664508d16a99e737186f74fe22dfb6b8ad573c06400a61e3b635")
         let sourced = NodeKeyInputs(
             type: "fetch", implementation: "3", options: [], parameters: [], upstream: [], source: "file /x")
@@ -96,7 +97,8 @@ import Testing
         let plan = try TestWorkflow.plan(
             yaml, registry: .builtIn, path: directory.appendingPathComponent("flow.yaml").path)
         let decisions = UpToDate(plan: plan, records: [:], settings: .init())
-        let inputs = Dictionary(uniqueKeysWithValues: zip(plan.nodes.map(\.id), decisions.inputs))
+        let inputs = Dictionary(
+            uniqueKeysWithValues: zip(plan.nodes.map(\.id), plan.nodes.indices.map { decisions.inputs[$0] }))
         #expect(inputs["a"]??.source == inputs["c"]??.source)
         #expect(inputs["a"]??.source != inputs["b"]??.source)
         #expect(inputs["b"]??.source?.contains("sha256") == true, "\(String(describing: inputs["b"]??.source))")
@@ -121,13 +123,19 @@ import Testing
 }
 
 @Suite struct JournalTests {
+    /// A key made from a label: the SHA-256 of its text.
+    static func key(_ label: String) -> NodeKey {
+        // 64 hex digits by construction.
+        NodeKey(hex: ContentDigest.of(Array(label.utf8)))!
+    }
+
     static func record(_ node: String, key: String = "k", output: OutputRecord? = nil) -> JournalRecord {
         JournalRecord(
-            run: "2026-11-23T20:00:00Z", node: node, key: NodeKey(hex: key),
+            run: "2026-11-23T20:00:00Z", node: node, key: Self.key(key),
             inputs: NodeKeyInputs(
                 type: "sepia", implementation: "1", options: ["optimize=true"],
                 parameters: [.init(name: "intensity", value: "0.8")],
-                upstream: [.init(node: "decode[\(node.count)]", key: NodeKey(hex: "up"))], source: nil),
+                upstream: [.init(node: "decode[\(node.count)]", key: Self.key("up"))], source: nil),
             output: output)
     }
 
@@ -273,8 +281,8 @@ import Testing
         """
 
     /// The records a successful run of `plan` leaves.
-    func records(of plan: Plan, _ decisions: UpToDate) -> [String: JournalRecord] {
-        var records: [String: JournalRecord] = [:]
+    func records(of plan: Plan, _ decisions: UpToDate) -> LatestRecords {
+        var records = LatestRecords()
         for (index, node) in plan.nodes.enumerated() {
             // As a run journals: nothing of a noop.
             guard let key = decisions.keys[index], let inputs = decisions.inputs[index], !decisions.keepsNothing[index]

@@ -44,7 +44,7 @@ import Testing
     @Test func theSchemaDescribesTheTaskKeysAndEachTypesParametersAndNothingElse() throws {
         let registry = TaskRegistry.standard
         let schema = try #require(
-            try JSONSerialization.jsonObject(with: WorkflowSchema.json(for: registry)) as? [String: Any])
+            try JSONSerialization.jsonObject(with: Data(WorkflowSchema.json(for: registry))) as? [String: Any])
         let task = try #require((schema["$defs"] as? [String: Any])?["task"] as? [String: Any])
         let cases = try #require((task["else"] as? [String: Any])?["allOf"] as? [[String: Any]])
         #expect(cases.count == registry.all.count)

@@ -13,6 +13,8 @@ import Testing
         "ArgoSchema/schema.json")
     static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
         "Goldens/argo-thumbs.yaml")
+    static let bucketGolden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Goldens/argo-thumbs-bucket.yaml")
 
     /// Runs python3 with a script and arguments; returns its exit status and output.
     static func pythonOffPool(_ script: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
@@ -72,6 +74,47 @@ import Testing
         #expect(result.stdout == (try Golden.expected(for: result.stdout, at: Self.golden)))
     }
 
+    /// With the store in a bucket: no volume at all, the S3 settings in each container's environment (the
+    /// credentials from a Secret), the manifest valid against Argo's schema and equal to its golden file.
+    @Test func aStoreInABucketNeedsNoClaimAndTheManifestValidates() async throws {
+        let scratch = try Scratch()
+        let options = [
+            "--store", "s3://flowrun-state/runs/thumbs", "--s3-secret", "photo-keys", "--s3-endpoint",
+            "http://minio.storage:9000", "--s3-region", "eu-west-1",
+        ]
+        let yaml = try await export(scratch, options)
+        #expect(yaml.status == 0, "\(yaml.stderr)")
+        #expect(yaml.stdout == (try Golden.expected(for: yaml.stdout, at: Self.bucketGolden)))
+        #expect(!yaml.stdout.contains("volume") && !yaml.stdout.contains("persistentVolumeClaim"))
+        try yaml.stdout.write(toFile: scratch.path("workflow.yaml"), atomically: true, encoding: .utf8)
+        let check = try await Self.pythonOffPool(
+            """
+            import json, sys, yaml, jsonschema
+            errors = list(jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).iter_errors(
+                yaml.safe_load(open(sys.argv[2]))))
+            print("\\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors))
+            sys.exit(1 if errors else 0)
+            """, [Self.schema.path, scratch.path("workflow.yaml")])
+        #expect(check.status == 0, "\(check.output)")
+    }
+
+    @Test(arguments: [
+        (["--store", "s3://b/p", "--claim", "work"], "Error: --claim and --store exclude each other"),
+        (["--store", "/tmp/state"], "Error: --store must be s3://BUCKET/PREFIX (without '{{'), found '/tmp/state'"),
+        (["--store", "s3://b/{{workflow.name}}"], "Error: --store must be s3://BUCKET/PREFIX (without '{{')"),
+        (["--store", "s3://b/p", "--s3-secret", "Keys_1"], "Error: --s3-secret must be a Kubernetes object name"),
+        (["--store", "s3://b/p", "--s3-endpoint", "minio:9000"], "Error: --s3-endpoint must be an http(s) URL"),
+        (["--store", "s3://b/p", "--s3-region", "eu west"], "Error: --s3-region must be a region name"),
+        (["--s3-region", "eu-west-1"], "Error: --s3-secret, --s3-endpoint and --s3-region go with --store"),
+    ])
+    func badBucketSettingsAreRefused(options: [String], message: String) async throws {
+        let scratch = try Scratch()
+        let result = try await export(scratch, options)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix(message), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
     @Test func workflowSettingsMapOntoArgoFields() async throws {
         let scratch = try Scratch()
         let result = try await export(scratch, ["--format", "json", "--parallel", "2"])
@@ -123,7 +166,7 @@ import Testing
                     ]),
                 ArgoWorkflow.Template(name: "run", container: container, inputs: ["shard"]),
             ],
-            claim: "c", mountPath: "/work")
+            storage: .claim("c", mountPath: "/work"))
     }
 
     @Test func aSoundWorkflowHasNoProblems() {

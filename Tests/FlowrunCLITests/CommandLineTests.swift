@@ -60,6 +60,31 @@ import Testing
         #expect(result.stderr.contains("Error:") || result.stderr.contains("error:"))
     }
 
+    /// argument-parser quotes the command line in its errors; an escape sequence there reaches the terminal made
+    /// visible, as in every other message.
+    @Test func argumentErrorsShowControlCharactersEscaped() throws {
+        try scratch.write("x.yaml", Self.diamond)
+        let unknown = try Flowrun.run(["schema", "--\u{1B}[31mx"], in: scratch.url)
+        #expect(unknown.status == 2)
+        #expect(
+            unknown.stderr == #"""
+                Error: Unknown option '--\u{1b}[31mx'
+                Usage: flowrun schema
+                  See 'flowrun schema --help' for more information.
+
+                """#)
+        let badValue = try Flowrun.run(["graph", "x.yaml", "--format", "\u{1B}]0;owned\u{7}"], in: scratch.url)
+        #expect(badValue.status == 2)
+        #expect(
+            badValue.stderr == #"""
+                Error: The value '\u{1b}]0;owned\u{7}' is invalid for '--format <format>'. Please provide one of 'dot', 'mermaid' or 'json'.
+                Help:  --format <format>  Output format: dot, mermaid or json.
+                Usage: flowrun graph <workflow> [--param <key=value> ...] [--env-file <FILE> ...] [--target <TASK> ...] [--strict] [--format <format>] [--tasks]
+                  See 'flowrun graph --help' for more information.
+
+                """#)
+    }
+
     @Test func aMissingFileIsAnInvalidWorkflow() throws {
         let result = try Flowrun.run(["validate", "nowhere.yaml"], in: scratch.url)
         #expect(result.status == 2)

@@ -19,7 +19,7 @@ import Testing
     func complaint(about yaml: [UInt8], scratch: Scratch) throws -> String? {
         var diagnostics = Diagnostics()
         let root = try #require(YAMLDocument.parse(yaml, path: "w.yaml", diagnostics: &diagnostics))
-        let instance = try JSONSerialization.data(withJSONObject: root.value.jsonObject)
+        let instance = Data(root.value.json.json())
         try instance.write(to: URL(fileURLWithPath: scratch.path("instance.json")))
         let schema = try Flowrun.run(["schema"])
         #expect(schema.status == 0)

@@ -50,4 +50,32 @@ import Testing
         // What it reads runs with it; the writes beside them are judged on their records.
         #expect(again.stdout.contains("7 nodes: 4 succeeded, 3 cached"), "\(again.stdout)")
     }
+
+    @Test func anUncachedCommandNamingCachedWritesGetsTheirRecordedFiles() async throws {
+        try scratch.write(
+            "list.yaml",
+            """
+            version: 1
+            tasks:
+              read: { type: fetch, forEach: { glob: "in/*.txt" }, url: "${item}" }
+              save: { type: write, path: "out/${item.stem}.txt", dependsOn: read }
+              list:
+                type: command
+                gather: true
+                dependsOn: save
+                argv: [sh, -c, 'printf "%s\\n" "$@" > listed.txt', sh, "${inputs}"]
+            """)
+        let listed = { try String(contentsOfFile: self.scratch.path("listed.txt"), encoding: .utf8) }
+        #expect(try await run().stdout.contains("7 nodes: 7 succeeded"))
+        #expect(try listed() == "out/a.txt\nout/b.txt\nout/c.txt\n")
+        try FileManager.default.removeItem(atPath: scratch.path("listed.txt"))
+        // The writes are cached and their recorded files serve the command: nothing upstream runs.
+        let again = try await run()
+        #expect(again.stdout.contains("7 nodes: 1 succeeded, 6 cached"), "\(again.stdout)")
+        #expect(try listed() == "out/a.txt\nout/b.txt\nout/c.txt\n")
+        try scratch.write("in/d.txt", "item d\n")
+        let added = try await run()
+        #expect(added.stdout.contains("9 nodes: 3 succeeded, 6 cached"), "\(added.stdout)")
+        #expect(try listed() == "out/a.txt\nout/b.txt\nout/c.txt\nout/d.txt\n")
+    }
 }

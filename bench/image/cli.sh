@@ -2,7 +2,10 @@
 # bench/image/cli.sh — the image pipeline through the real `flowrun` binary, against Pillow, alternating.
 #
 # Usage:  bench/image/cli.sh [N] [ROUNDS]        (defaults: 200 photos, 3 rounds)
-# Environment: SHARED (default ../shared beside the repository), WORK (default /dev/shm/flowrun-bench).
+# Environment: SHARED (default ../shared beside the repository), WORK (default /dev/shm/flowrun-bench),
+#   PILLOW_SIMD_PYTHON (a venv's python with Pillow-SIMD, the fastest tool for this job: ../shared/BENCHMARKS.md says
+#   how to build it): adds Pillow-SIMD as a baseline (`simd`) and, each round, Pillow-SIMD with `--draft` (its
+#   shrink-on-load), the optimised run's own anchor (column `optimised/draft`, photos/s).
 #
 # Each round runs the baselines that are installed — Pillow (2 processes), libvips through pyvips (tuned, 2
 # processes), ImageMagick `mogrify` (2 at a time) — then `flowrun --no-optimize` (literal) and `flowrun`
@@ -35,19 +38,26 @@ timed() {  # command... → "seconds peakKB cpuSeconds"
 flowrun_run() {  # CORPUS OUT [flags] → "seconds peakKB cpuSeconds"
   local corpus=$1 out=$2; shift 2
   rm -rf "$out"
-  timed "$FLOWRUN" bench/image/sepia-thumbnails-bench.yaml --quiet --no-progress \
+  timed "$FLOWRUN" "${JOB:-bench/image/sepia-thumbnails-bench.yaml}" --quiet --no-progress \
     --param corpus="$corpus" --param outDir="$out" "$@"
 }
 
+# The same job writing PNG, for the fidelity pass (pixels, not two JPEG encodings of them): without `quality`, which
+# `write` rejects for PNG.
+PNG_JOB=$WORK/sepia-thumbnails-png.yaml
+sed 's/, quality: 85//' bench/image/sepia-thumbnails-bench.yaml >"$PNG_JOB"
+if grep -q 'quality:' "$PNG_JOB"; then echo "cli.sh: could not take quality out of the job for PNG" >&2; exit 1; fi
+
 fidelity() {  # → "minPSNR maxDiff" of optimised against literal output (PNG), over the distinct photos
   local out=$WORK/fidelity
-  flowrun_run "$SHARED/photos" "$out/literal" --no-optimize --param ext=png >/dev/null
-  flowrun_run "$SHARED/photos" "$out/optimised" --param ext=png >/dev/null
+  JOB=$PNG_JOB flowrun_run "$SHARED/photos" "$out/literal" --no-optimize --param ext=png >/dev/null
+  JOB=$PNG_JOB flowrun_run "$SHARED/photos" "$out/optimised" --param ext=png >/dev/null
   /usr/bin/python3 "$ROOT/bench/image/fidelity.py" "$out/literal" "$out/optimised" | awk '{ print $1, $3 }'
 }
 
 # The baselines of ../shared/BENCHMARKS.md that are installed here, each as "name command…" run on CORPUS OUT.
 baselines=(pillow)
+[ -n "${PILLOW_SIMD_PYTHON:-}" ] && baselines+=(simd)
 /usr/bin/python3 -c 'import pyvips' 2>/dev/null && baselines+=(vips)
 mogrify -version 2>/dev/null | grep -q ImageMagick && baselines+=(magick)
 
@@ -56,6 +66,8 @@ baseline_run() {  # NAME CORPUS → "seconds peakKB cpuSeconds"
   rm -rf "$out"; mkdir -p "$out"
   case $1 in
     pillow) timed /usr/bin/python3 "$SHARED/bench/pipeline_pillow.py" --procs 2 "$2" "$out" ;;
+    simd) timed "$PILLOW_SIMD_PYTHON" "$SHARED/bench/pipeline_pillow.py" --procs 2 "$2" "$out" ;;
+    simd-draft) timed "$PILLOW_SIMD_PYTHON" "$SHARED/bench/pipeline_pillow.py" --procs 2 --draft "$2" "$out" ;;
     vips) timed /usr/bin/python3 "$SHARED/bench/pipeline_pyvips.py" --procs 2 --tuned "$2" "$out" ;;
     # ImageMagick: mogrify, two processes over halves of the corpus (its fastest form in BENCHMARKS.md).
     magick) timed bash -c '
@@ -71,7 +83,9 @@ CORPUS=$(corpus "$N")
 echo "corpus: $N photos ($CORPUS); baselines: ${baselines[*]}"
 header=$(printf '%-6s' round; for b in "${baselines[@]}"; do printf ' %8s' "$b"; done
   printf ' %9s %9s %13s %13s %8s %8s %8s %8s' literal optimised literal/best optimised/best "cpu lit" "cpu opt" \
-    "PSNR dB" "max diff")
+    "PSNR dB" "max diff"
+  [ -n "${PILLOW_SIMD_PYTHON:-}" ] && printf ' %10s %15s' simd-draft optimised/draft
+  printf '  %s' "load (1, 5, 15 min)")
 echo "$header"
 for ((r = 1; r <= ROUNDS; r++)); do
   line=$(printf '%-6s' "$r")
@@ -90,6 +104,11 @@ for ((r = 1; r <= ROUNDS; r++)); do
   read -r psnr maxdiff < <(fidelity)
   line+=$(awk -v l="$l" -v o="$o" -v b="$best" -v c="$bestcpu" -v lc="$lcpu" -v oc="$ocpu" -v p="$psnr" \
     -v m="$maxdiff" 'BEGIN { printf " %9s %9s %12.2fx %12.2fx %7.2fx %7.2fx %8s %8s", l, o, l / b, o / b, c / lc, c / oc, p, m }')
+  if [ -n "${PILLOW_SIMD_PYTHON:-}" ]; then
+    read -r ds _ _ < <(baseline_run simd-draft "$CORPUS")
+    line+=$(awk -v n="$N" -v d="$ds" -v o="$o" 'BEGIN { printf " %10.1f %14.2fx", n / d, o / (n / d) }')
+  fi
+  line+="  $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "$line"
 done
 echo "(best = the fastest baseline of the same round; photos/s include process start and file I/O; cpu = CPU time of"

@@ -16,8 +16,10 @@
 #   literal    photos/s, no optimisation (full decode, sepia on every pixel, resize)
 #   optimised  photos/s with shrink-on-load and colour-after-resize (NodeContext.optimize)
 #   quality    how far the optimised output is from the literal one (mean, max, share > 2 levels)
-# Pillow runs /usr/bin/python3 $SHARED/bench/pipeline_pillow.py --procs 2. The machine is shared and drifts by
-# ±25 %, so runs alternate and ratios are taken per round.
+# Pillow runs $SHARED/bench/pipeline_pillow.py --procs 2 with /usr/bin/python3 (Debian's Pillow), or with
+# PILLOW_SIMD_PYTHON when set (a venv with Pillow-SIMD, the faster anchor: ../shared/BENCHMARKS.md says how to build
+# it), then also with --draft (its shrink-on-load), against which the optimised run is compared. The machine is shared
+# and drifts by ±25 %, so runs alternate, ratios are taken per round, and the load average is printed with each.
 set -euo pipefail
 
 N=${1:-200}
@@ -49,11 +51,12 @@ flowrun_bench() {  # MODE → prints the BENCH lines
     swift test -c release --skip-build --filter FlowImagingTests.BenchmarkTests 2>&1 | grep '^BENCH' | sed 's/^BENCH //'
 }
 
-pillow_rate() {
+PILLOW=${PILLOW_SIMD_PYTHON:-/usr/bin/python3}
+pillow_rate() {  # [--draft] → photos/s
   rm -rf "$WORK/out-pillow"
   local start end
   start=$(date +%s.%N)
-  /usr/bin/python3 "$SHARED/bench/pipeline_pillow.py" --procs 2 "$CORPUS" "$WORK/out-pillow"
+  "$PILLOW" "$SHARED/bench/pipeline_pillow.py" --procs 2 "$@" "$CORPUS" "$WORK/out-pillow"
   end=$(date +%s.%N)
   awk -v n="$N" -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", n / (e - s) }'
 }
@@ -61,14 +64,17 @@ pillow_rate() {
 echo "== per-stage timings (one thread, first 20 photos)"
 flowrun_bench stages
 
-echo "== throughput, photos/s (2 threads / 2 processes), alternating"
-printf '%-6s %10s %10s %10s %12s %12s\n' round pillow literal optimised literal/pil optimised/pil
+if [ -n "${PILLOW_SIMD_PYTHON:-}" ]; then anchor=simd; else anchor=pillow; fi
+echo "== throughput, photos/s (2 threads / 2 processes), alternating; $anchor = $PILLOW"
+printf '%-6s %10s %10s %10s %10s %12s %12s  %s\n' round "$anchor" "$anchor-draft" literal optimised literal/lit \
+  optimised/draft "load (1, 5, 15 min)"
 for ((r = 1; r <= ROUNDS; r++)); do
   p=$(pillow_rate)
   l=$(flowrun_bench literal | awk '{ print $(NF-1) }')
+  d=$(pillow_rate --draft)
   o=$(flowrun_bench optimised | awk '{ print $(NF-1) }')
-  awk -v r="$r" -v p="$p" -v l="$l" -v o="$o" \
-    'BEGIN { printf "%-6s %10s %10s %10s %11.2fx %11.2fx\n", r, p, l, o, l / p, o / p }'
+  awk -v r="$r" -v p="$p" -v d="$d" -v l="$l" -v o="$o" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" \
+    'BEGIN { printf "%-6s %10s %10s %10s %10s %11.2fx %11.2fx  %s\n", r, p, d, l, o, l / p, o / d, load }'
 done
 
 echo "== optimised vs literal output (first 20 photos)"

@@ -1,13 +1,23 @@
 #!/usr/bin/env python3
-"""A TCP relay that counts the HTTP requests passing through it: proxy.py LISTEN_PORT UPSTREAM_PORT COUNT_FILE.
+"""A TCP relay that counts the HTTP requests and connections passing through it:
+proxy.py LISTEN_PORT UPSTREAM_PORT COUNT_FILE.
 
-flowrun opens one connection per S3 request, so each connection is one request; the count is written to
-COUNT_FILE after every request (the benchmark reads it between runs)."""
+flowrun keeps connections open between requests, so each request's head is read (and its Content-Length body
+passed on) to count it; "REQUESTS CONNECTIONS" is written to COUNT_FILE after every request (the benchmark reads
+it between runs)."""
 import socket, sys, threading
 
 listen_port, upstream_port, count_file = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 lock = threading.Lock()
-count = 0
+requests = connections = 0
+
+
+def record(new_requests=0, new_connections=0):
+    global requests, connections
+    with lock:
+        requests += new_requests
+        connections += new_connections
+        open(count_file, "w").write(f"{requests} {connections}\n")
 
 
 def pipe(source, target):
@@ -23,15 +33,48 @@ def pipe(source, target):
             pass
 
 
+def forward_requests(client, upstream):
+    """Passes requests on one by one, counting each: its head up to the empty line, then its body."""
+    pending = b""
+    try:
+        while True:
+            while b"\r\n\r\n" not in pending:
+                data = client.recv(65536)
+                if not data:
+                    return
+                pending += data
+            end = pending.index(b"\r\n\r\n") + 4
+            head, pending = pending[:end], pending[end:]
+            record(new_requests=1)
+            upstream.sendall(head)
+            length = 0
+            for line in head.split(b"\r\n"):
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value.strip())
+            while length > 0:
+                if not pending:
+                    pending = client.recv(65536)
+                    if not pending:
+                        return
+                part, pending = pending[:length], pending[length:]
+                upstream.sendall(part)
+                length -= len(part)
+    except OSError:
+        pass
+    finally:
+        try:
+            upstream.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+
 def serve(client):
-    global count
-    with lock:
-        count += 1
-        open(count_file, "w").write(f"{count}\n")
+    record(new_connections=1)
     upstream = socket.create_connection(("127.0.0.1", upstream_port))
     back = threading.Thread(target=pipe, args=(upstream, client))
     back.start()
-    pipe(client, upstream)
+    forward_requests(client, upstream)
     back.join()
     client.close()
     upstream.close()

@@ -37,7 +37,7 @@ void cflow_round_to_bytes_avx2(const float *values, ptrdiff_t count, uint8_t *by
 /// Horizontal Gaussian taps over one row: `padded` holds `width + 2 * radius` RGBA pixels as floats (the row with
 /// its edge pixels repeated `radius` times on each side); `out[i] = Σ_k weights[k] · padded[i + 4k]` for the
 /// `4 * width` floats of `out`, over the `2 * radius + 1` weights. `avx2` non-zero (only where
-/// `cflow_has_avx2_fma()` says so) picks the AVX2+FMA build of the same loop.
+/// `cflow_has_avx2_fma()` says so) picks the AVX2+FMA version, whose sums differ only by float rounding.
 void cflow_gaussian_row(
     const float *padded, ptrdiff_t width, const float *weights, ptrdiff_t radius, float *out, int avx2);
 
@@ -65,7 +65,9 @@ void cflow_sharpen_finish(
 /// `width` × `height` RGBA8 `source` bilinearly at (sx, sy) = (t0·x + t1·y + t2, t3·x + t4·y + t5) for its centre
 /// (x, y) = (ox + ½, oy + ½), in source pixel coordinates (pixel centres at whole numbers). Taps outside the source
 /// read `fill` (RGBA floats, premultiplied if `premultiply`). With `premultiply` the taps are premultiplied by alpha
-/// and the result divided by its alpha; every channel is then clamped to 0…255 and rounded to nearest.
+/// and the result divided by its alpha; every channel is then clamped to 0…255 and rounded to nearest. Without it,
+/// pixels whose taps all lie inside are mixed in fixed point at the point rounded to a 256th of a pixel (x86-64):
+/// within a level of the exact bilinear value, as the float path is.
 void cflow_rotate_rows(
     const uint8_t *source, ptrdiff_t width, ptrdiff_t height, uint8_t *output, ptrdiff_t out_width,
     ptrdiff_t first_row, ptrdiff_t end_row, const float transform[6], const float fill[4], int premultiply);
@@ -75,5 +77,8 @@ void cflow_rotate_rows(
 void cflow_rotate_quarter(
     const uint32_t *source, ptrdiff_t width, ptrdiff_t height, uint32_t *output, ptrdiff_t first_row,
     ptrdiff_t end_row, int clockwise);
+
+/// One row of `width` pixels (32-bit words) written to `output` in reverse order; `output` must not overlap it.
+void cflow_reverse_row(const uint32_t *source, ptrdiff_t width, uint32_t *output);
 
 #endif

@@ -1,8 +1,8 @@
 internal import CHEIF
-internal import CJPEG
 internal import CLCMS2
 internal import CPNG
 internal import CTIFF
+internal import CTurboJPEG
 internal import CWebP
 
 /// The codec libraries' versions, part of the implementation version of the tasks that decode or encode: a new

@@ -1,5 +1,6 @@
-internal import CJPEG
+internal import CTurboJPEG
 internal import CWebP
+import FlowKit
 import Foundation
 
 /// What `probe` reports about an image file, read from its header and metadata without decoding pixels.
@@ -94,19 +95,17 @@ struct ImageProbe {
 
     /// The JSON object `probe` writes for a file from `source`: every key present (`null` when unknown), keys sorted.
     func json(source: String) -> Data {
-        func number(_ value: Double?) -> Any { value.map { ($0 * 1e6).rounded() / 1e6 } ?? NSNull() }
-        let object: [String: Any] = [
-            "source": source, "format": format.rawValue, "width": width, "height": height,
-            "orientation": orientation.rawValue,
-            "colorProfile": colorProfile ?? NSNull(), "alpha": hasAlpha,
-            "dateTaken": exif?.dateTaken ?? NSNull(), "make": exif?.make ?? NSNull(), "model": exif?.model ?? NSNull(),
-            "lens": exif?.lens ?? NSNull(), "exposureTime": number(exif?.exposureTime),
-            "fNumber": number(exif?.fNumber), "iso": exif?.iso ?? NSNull(), "focalLength": number(exif?.focalLength),
+        func number(_ value: Double?) -> JSONValue { JSONValue(value.map { ($0 * 1e6).rounded() / 1e6 }) }
+        let object: JSONValue = [
+            "source": .string(source), "format": .string(format.rawValue), "width": .integer(width),
+            "height": .integer(height), "orientation": .integer(orientation.rawValue),
+            "colorProfile": JSONValue(colorProfile), "alpha": .bool(hasAlpha),
+            "dateTaken": JSONValue(exif?.dateTaken), "make": JSONValue(exif?.make), "model": JSONValue(exif?.model),
+            "lens": JSONValue(exif?.lens), "exposureTime": number(exif?.exposureTime),
+            "fNumber": number(exif?.fNumber), "iso": JSONValue(exif?.iso), "focalLength": number(exif?.focalLength),
             "latitude": number(exif?.latitude), "longitude": number(exif?.longitude),
             "altitude": number(exif?.altitude),
         ]
-        // Every value is a string, number, boolean or null: serialisation cannot fail.
-        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
-            ?? Data()
+        return Data(object.sortingKeys().json())
     }
 }

@@ -1,5 +1,5 @@
 internal import CFlowShims
-internal import CJPEG
+internal import CTurboJPEG
 import Foundation
 
 /// Decodes JPEG through TurboJPEG into RGBA8, optionally at a reduced DCT scale (shrink-on-load).

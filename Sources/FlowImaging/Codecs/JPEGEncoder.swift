@@ -1,4 +1,4 @@
-internal import CJPEG
+internal import CTurboJPEG
 import Foundation
 
 /// Encodes RGBA8 images as JPEG (baseline or progressive) with 4:2:0 chroma through TurboJPEG (alpha is dropped:

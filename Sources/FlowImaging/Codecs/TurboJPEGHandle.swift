@@ -1,4 +1,4 @@
-internal import CJPEG
+internal import CTurboJPEG
 
 /// One TurboJPEG compressor or decompressor; destroyed with the object.
 ///

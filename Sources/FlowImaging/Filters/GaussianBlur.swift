@@ -34,7 +34,13 @@ enum GaussianBlur {
         let pixels = run(
             image, sigma: sigma, premultiplied: premultiplied, kernel: kernel, shouldContinue: shouldContinue
         ) { sums, _, out, count in
-            cflow_blur_finish(sums, count, premultiplied ? 1 : 0, out)
+            if premultiplied {
+                cflow_blur_finish(sums, count, 1, out)
+            } else if kernel == .avx2 {
+                cflow_round_to_bytes_avx2(sums, count * 4, out)
+            } else {
+                cflow_blur_finish(sums, count, 0, out)
+            }
         }
         return pixels.map { image.derived(width: image.width, height: image.height, pixels: $0) }
     }

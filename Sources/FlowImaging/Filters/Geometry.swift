@@ -28,14 +28,23 @@ extension Image {
 
     /// ``flipped(horizontal:)``, asking `shouldContinue` every 64 rows; `nil` when it returned `false`.
     func flipped(horizontal: Bool, shouldContinue: (Int) -> Bool) -> Image? {
+        mirrored(horizontally: horizontal, vertically: !horizontal, shouldContinue: shouldContinue)
+    }
+
+    /// The image mirrored left to right, top to bottom, or both (a half turn) in one pass, asking
+    /// `shouldContinue` every 64 rows; `nil` when it returned `false`.
+    private func mirrored(horizontally: Bool, vertically: Bool, shouldContinue: (Int) -> Bool) -> Image? {
         let (w, h) = (width, height)
         let out = remapped(width: w, height: h) { source, target in
             for y in 0..<h {
                 if y % 64 == 63, !shouldContinue(y) { return false }
-                if horizontal {
-                    for x in 0..<w { target.copyPixel(to: y * w + x, from: source, at: y * w + w - 1 - x) }
+                let from = source + y * w * 4
+                let to = target + (vertically ? h - 1 - y : y) * w * 4
+                if horizontally {
+                    cflow_reverse_row(
+                        from.assumingMemoryBound(to: UInt32.self), w, to.assumingMemoryBound(to: UInt32.self))
                 } else {
-                    (target + (h - 1 - y) * w * 4).copyMemory(from: source + y * w * 4, byteCount: w * 4)
+                    to.copyMemory(from: from, byteCount: w * 4)
                 }
             }
             return true
@@ -53,9 +62,7 @@ extension Image {
         let turns = (quarterTurns % 4 + 4) % 4
         switch turns {
         case 0: return self
-        case 2:
-            return flipped(horizontal: true, shouldContinue: shouldContinue)?
-                .flipped(horizontal: false, shouldContinue: shouldContinue)
+        case 2: return mirrored(horizontally: true, vertically: true, shouldContinue: shouldContinue)
         default: break
         }
         let clockwise: Int32 = turns == 1 ? 1 : 0
@@ -104,15 +111,5 @@ extension Image {
             result.decodedScale = decodedScale
         }
         return result
-    }
-}
-
-extension UnsafeMutableRawPointer {
-    /// Copies the 4-byte pixel at index `from` of `source` to index `index` here.
-    @inline(__always)
-    fileprivate func copyPixel(to index: Int, from source: UnsafeRawPointer, at from: Int) {
-        storeBytes(
-            of: source.loadUnaligned(fromByteOffset: from * 4, as: UInt32.self), toByteOffset: index * 4,
-            as: UInt32.self)
     }
 }

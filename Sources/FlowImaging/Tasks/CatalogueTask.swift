@@ -71,11 +71,12 @@ package final class CatalogueOperation: FlowOperation, FileProvider, @unchecked 
                     )
                 ))
         }
-        var objects: [[String: Any]] = []
+        var objects: [JSONValue] = []
         for payload in inputs((any DataProvider).self).compactMap(\.providedData) {
             // One object, or JSON Lines: an object per line.
             for line in payload.bytes.split(separator: 0x0A) where !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) {
-                guard let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any] else {
+                guard let object = try? JSONDecoder().decode(JSONValue.self, from: Data(line)), case .map = object
+                else {
                     let source = payload.source.isEmpty ? "an input" : "'\(payload.source)'"
                     return finish(
                         .failure(context.failure(.invalidInput, "\(source) is not a JSON object (one per line)")))
@@ -98,13 +99,13 @@ package final class CatalogueOperation: FlowOperation, FileProvider, @unchecked 
     }
 
     /// `[`, the objects one per line with sorted keys, `]`.
-    static func jsonArray(_ objects: [[String: Any]]) -> Data {
-        let lines = objects.map { String(decoding: encoded($0), as: UTF8.self) }
+    static func jsonArray(_ objects: [JSONValue]) -> Data {
+        let lines = objects.map { String(decoding: $0.sortingKeys().json(), as: UTF8.self) }
         return Data(("[\n" + lines.joined(separator: ",\n") + (lines.isEmpty ? "" : "\n") + "]\n").utf8)
     }
 
     /// A header row of every key in the order first seen (each object's keys sorted), then a row per object.
-    static func csv(_ objects: [[String: Any]]) -> Data {
+    static func csv(_ objects: [JSONValue]) -> Data {
         var columns: [String] = []
         var seen: Set<String> = []
         for object in objects {
@@ -119,11 +120,11 @@ package final class CatalogueOperation: FlowOperation, FileProvider, @unchecked 
 
     /// A value as CSV: empty for null or absent, strings quoted when needed, anything else (numbers, booleans) as its
     /// JSON text.
-    private static func cell(_ value: Any?) -> String {
+    private static func cell(_ value: JSONValue?) -> String {
         switch value {
-        case nil, is NSNull: ""
-        case let text as String: quoted(text)
-        case let value?: quoted(String(decoding: encoded(value), as: UTF8.self))
+        case nil, .null?: ""
+        case .string(let text)?: quoted(text)
+        case let value?: quoted(String(decoding: value.sortingKeys().json(), as: UTF8.self))
         }
     }
 
@@ -131,10 +132,5 @@ package final class CatalogueOperation: FlowOperation, FileProvider, @unchecked 
     private static func quoted(_ text: String) -> String {
         guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-
-    private static func encoded(_ value: Any) -> Data {
-        (try? JSONSerialization.data(
-            withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])) ?? Data()
     }
 }

@@ -43,25 +43,29 @@ package enum TaskKey: String, CaseIterable, Sendable {
     }
 
     /// The key's JSON Schema, described by ``help``.
-    var schema: [String: Any] { shape.merging(["description": help]) { $1 } }
+    var schema: JSONValue {
+        var schema = shape
+        schema["description"] = .string(help)
+        return schema
+    }
 
     /// The values the key takes, as JSON Schema.
-    private var shape: [String: Any] {
-        let status: [String: Any] = ["type": "integer", "minimum": 100, "maximum": 599]
+    private var shape: JSONValue {
+        let status: JSONValue = ["type": "integer", "minimum": 100, "maximum": 599]
         switch self {
         case .type, .queue, .input: return ["type": "string"]
         case .dependsOn: return ["oneOf": [["type": "string"], ["type": "array", "items": ["type": "string"]]]]
-        case .priority: return ["enum": PriorityName.allCases.map(\.rawValue)]
+        case .priority: return ["enum": JSONValue(PriorityName.allCases.map(\.rawValue))]
         case .retries: return ["type": "integer", "minimum": 0, "maximum": 100]
         case .retryOn:
-            let statusRule: [String: Any] = [
+            let statusRule: JSONValue = [
                 "type": "object", "additionalProperties": false, "required": ["status"],
                 "properties": ["status": ["anyOf": [status, ["type": "array", "items": status]]]],
             ]
-            return ["type": "array", "items": ["anyOf": [["enum": RetryRule.keywords], statusRule]]]
+            return ["type": "array", "items": ["anyOf": [["enum": JSONValue(RetryRule.keywords)], statusRule]]]
         case .timeout: return ["$ref": "#/$defs/duration"]
         case .continueOnError, .gather: return ["type": "boolean"]
-        case .runIf: return ["enum": RunCondition.allCases.map(\.rawValue)]
+        case .runIf: return ["enum": JSONValue(RunCondition.allCases.map(\.rawValue))]
         case .forEach:
             return [
                 "oneOf": [
@@ -105,7 +109,7 @@ package enum TaskKey: String, CaseIterable, Sendable {
     }
 
     /// One glob pattern or a list of them.
-    private static var globPatterns: [String: Any] {
+    private static var globPatterns: JSONValue {
         [
             "oneOf": [["type": "string"], ["type": "array", "items": ["type": "string"], "minItems": 1]],
             "description": "'**' any depth, '*', '?', '[a-z]', '{jpg,png}'; relative to the workflow file.",

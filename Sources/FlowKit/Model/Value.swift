@@ -79,17 +79,16 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
-    /// The value as a Foundation JSON object (`NSNull`, `Bool`, `Int`, `Double`, `String`, arrays,
-    /// dictionaries), for `JSONSerialization`.
-    public var jsonObject: Any {
+    /// The value as JSON.
+    package var json: JSONValue {
         switch self {
-        case .null: NSNull()
-        case .bool(let b): b
-        case .int(let i): i
-        case .double(let d): d
-        case .string(let s): s
-        case .list(let items): items.map(\.jsonObject)
-        case .map(let map): Dictionary(uniqueKeysWithValues: map.map { ($0.key, $0.value.jsonObject) })
+        case .null: .null
+        case .bool(let flag): .bool(flag)
+        case .int(let number): .integer(number)
+        case .double(let number): .number(number)
+        case .string(let text): .string(text)
+        case .list(let items): .list(items.map(\.json))
+        case .map(let map): .map(map.mapValues(\.json))
         }
     }
 

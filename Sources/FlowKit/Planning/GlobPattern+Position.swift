@@ -2,7 +2,7 @@ extension GlobPattern {
     /// Where a walk stands in the pattern after some folders: the pattern segments each alternative may match
     /// next, as bits. A lister keeps one per folder and steps it by each entry's name
     /// (``position(_:after:)``), so matching a tree costs one step per entry, whatever its depth.
-    public struct Position: Sendable, Hashable {
+    package struct Position: Sendable, Hashable {
         /// Bit `i` of an alternative's mask: its first `i` segments are matched.
         fileprivate var masks: [UInt64]
         /// How many path segments were read: letters fold only past the base.
@@ -12,16 +12,16 @@ extension GlobPattern {
         static let maxSegments = 64
 
         /// Whether nothing can match any more, here or below.
-        public var isDead: Bool { masks.allSatisfy { $0 == 0 } }
+        package var isDead: Bool { masks.allSatisfy { $0 == 0 } }
     }
 
     /// Where a walk starts: before the first segment of a path (for an absolute pattern, its root "").
-    public var start: Position {
+    package var start: Position {
         Position(masks: alternatives.map { closure(1, in: $0) }, depth: 0)
     }
 
     /// The position after one more path segment: a folder's or file's name.
-    public func position(_ position: Position, after name: Substring) -> Position {
+    package func position(_ position: Position, after name: Substring) -> Position {
         let candidate = ignoreCase && position.depth >= baseSegmentCount ? Substring(name.lowercased()) : name
         var next = position
         next.depth += 1
@@ -45,12 +45,12 @@ extension GlobPattern {
     }
 
     /// Whether the path read so far matches.
-    public func accepts(_ position: Position) -> Bool {
+    package func accepts(_ position: Position) -> Bool {
         zip(position.masks, alternatives).contains { mask, pattern in mask & (1 << pattern.count) != 0 }
     }
 
     /// Whether a folder at this position may hold matches below it.
-    public func mayMatchBelow(_ position: Position) -> Bool {
+    package func mayMatchBelow(_ position: Position) -> Bool {
         zip(position.masks, alternatives).contains { mask, pattern in mask & ((1 << pattern.count) - 1) != 0 }
     }
 

@@ -15,28 +15,28 @@
 /// S3 prefix listing) starts; ``mayMatch(inside:)`` tells it which folders can hold matches, so it descends
 /// only into those. With `ignoreCase`, the part after the base matches letters of either case; the base is a
 /// place, named as written.
-public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
+package struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
     /// The pattern as written.
-    public let text: String
+    package let text: String
     /// Whether letters after the ``base`` match either case.
-    public let ignoreCase: Bool
+    package let ignoreCase: Bool
     /// The leading segments without wildcards, joined by '/' (`photos/2024` of `photos/2024/**/*.jpg`); empty
     /// when the first segment has one. Starts with '/' for an absolute pattern. The last segment of a pattern
     /// is never part of it: it names the files.
-    public let base: String
+    package let base: String
     /// Every brace alternative spelled out, as segments; a path matches when one of them matches.
     let alternatives: [[Segment]]
     /// How many path segments the base takes (with the root of an absolute pattern as one).
     let baseSegmentCount: Int
 
     /// The most alternatives the braces of one pattern may spell out; bounds memory for `{a,b}{c,d}{…}…`.
-    public static let maxAlternatives = 1_024
+    package static let maxAlternatives = 1_024
 
     /// A pattern that cannot be read, with what is wrong.
-    public struct SyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+    package struct SyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
         /// What is wrong, for a diagnostic.
-        public let message: String
-        public var description: String { message }
+        package let message: String
+        package var description: String { message }
     }
 
     /// Reads a pattern.
@@ -45,7 +45,7 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
     ///   - ignoreCase: Whether letters after the base match either case.
     /// - Throws: ``SyntaxError`` for an empty pattern, an unclosed `[` or `{`, a trailing `\`, or braces that
     ///   spell out more than ``maxAlternatives`` patterns.
-    public init(_ text: String, ignoreCase: Bool = false) throws(SyntaxError) {
+    package init(_ text: String, ignoreCase: Bool = false) throws(SyntaxError) {
         self.text = text
         self.ignoreCase = ignoreCase
         let isAbsolute = text.hasPrefix("/")
@@ -71,23 +71,23 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String { text }
+    package var description: String { text }
 
     /// Whether `path` ('/'-separated, as a lister names it: the base, then what it found below) matches.
-    public func matches(_ path: String) -> Bool {
+    package func matches(_ path: String) -> Bool {
         accepts(position(after: pathSegments(path)))
     }
 
     /// Whether a folder may hold matches at some depth below it, so a lister must descend into it.
     ///
     /// `directory` is named as ``matches(_:)`` expects paths: the base, then the folders below it.
-    public func mayMatch(inside directory: String) -> Bool {
+    package func mayMatch(inside directory: String) -> Bool {
         mayMatchBelow(position(after: pathSegments(directory)))
     }
 
     /// Whether a segment of the pattern after its base names a hidden file or folder (starts with '.'), so a
     /// lister must not skip hidden entries up front.
-    public var namesHidden: Bool {
+    package var namesHidden: Bool {
         alternatives.contains { $0.contains(where: \.namesHidden) }
     }
 

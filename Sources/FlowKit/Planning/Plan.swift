@@ -76,7 +76,7 @@ public struct Plan: Sendable {
     /// restricted or re-resolved against other values) is reported in `diagnostics`.
     func parameters(of node: PlannedNode, diagnostics: inout Diagnostics) -> ParameterValues {
         if let shared = sharedParameters[node.taskIndex] { return shared }
-        return ParameterValidator(
+        return ParameterResolver(
             task: task(of: node), type: taskTypes[node.taskIndex], inputKind: inputKinds[node.taskIndex]
         )
         .resolve(in: scope(of: node), diagnostics: &diagnostics)
@@ -85,8 +85,13 @@ public struct Plan: Sendable {
     /// A node's parameters, resolved and defaulted. Planning checked those of every node of the plan; where a
     /// problem must be reported, use the runner's view (``NodeContext/parameters``), which fails the node.
     package func parameters(of node: PlannedNode) -> ParameterValues {
+        if let shared = sharedParameters[node.taskIndex] { return shared }
+        // Checked when planning: what the checks of the values as a whole would say is known, and dropped here.
         var checkedWhenPlanning = Diagnostics()
-        return parameters(of: node, diagnostics: &checkedWhenPlanning)
+        return ParameterResolver(
+            task: task(of: node), type: taskTypes[node.taskIndex], inputKind: inputKinds[node.taskIndex]
+        )
+        .resolve(in: scope(of: node), checkingTheWhole: false, diagnostics: &checkedWhenPlanning)
     }
 
     /// The nodes in topological waves: wave 0 has no dependencies, wave n depends only on earlier waves.

@@ -109,7 +109,7 @@ struct Planner {
         for index in expansion.nodes.indices {
             let taskIndex = expansion.nodes[index].taskIndex
             guard sharedParameters[taskIndex] == nil, !usesItem[taskIndex] else { continue }
-            sharedParameters[taskIndex] = ParameterValidator(
+            sharedParameters[taskIndex] = ParameterResolver(
                 task: workflow.tasks[taskIndex], type: types[taskIndex], inputKind: expansion.inputKinds[taskIndex]
             )
             .resolve(in: expansion.scope(of: expansion.nodes[index], in: context), diagnostics: &diagnostics)

@@ -72,7 +72,7 @@ enum RunTimeItems {
         } catch {
             return .failure(Problem(message: "its output is not valid JSON: \(Self.reason(error))"))
         }
-        return .success(list.map { ForEachItem(value: $0.value, key: "") })
+        return .success(list.map { ForEachItem(value: Value($0), key: "") })
     }
 
     private static func reason(_ error: any Error) -> String {
@@ -97,27 +97,18 @@ extension RunTimeItems.Problem {
     }
 }
 
-/// A JSON value as an item's ``Value``: booleans stay booleans, whole numbers integers.
-private struct JSONValue: Decodable {
-    let value: Value
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            value = .null
-        } else if let bool = try? container.decode(Bool.self) {
-            value = .bool(bool)
-        } else if let int = try? container.decode(Int.self) {
-            value = .int(int)
-        } else if let double = try? container.decode(Double.self) {
-            value = .double(double)
-        } else if let string = try? container.decode(String.self) {
-            value = .string(string)
-        } else if let list = try? container.decode([JSONValue].self) {
-            value = .list(list.map(\.value))
-        } else {
-            let map = try container.decode([String: JSONValue].self)
-            value = .map(OrderedDictionary(uniqueKeysWithValues: map.sorted { $0.key < $1.key }.map { ($0, $1.value) }))
+extension Value {
+    /// A JSON value as an item's value: booleans stay booleans, whole numbers integers.
+    init(_ json: JSONValue) {
+        switch json {
+        case .null: self = .null
+        case .bool(let flag): self = .bool(flag)
+        case .integer(let number): self = .int(number)
+        case .number(let number): self = .double(number)
+        case .string(let text): self = .string(text)
+        case .list(let items): self = .list(items.map(Value.init))
+        case .map(let entries):
+            self = .map(OrderedDictionary(uniqueKeysWithValues: entries.map { ($0.key, Value($0.value)) }))
         }
     }
 }

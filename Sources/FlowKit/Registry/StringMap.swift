@@ -21,6 +21,9 @@ public struct StringMap: ParameterValue, Hashable, Sequence, ExpressibleByDictio
     /// The value of a key.
     public subscript(key: String) -> String? { entries[key] }
 
+    /// Whether the map has no entry.
+    public var isEmpty: Bool { entries.isEmpty }
+
     /// The entries in the order written.
     public func makeIterator() -> IndexingIterator<[(key: String, value: String)]> {
         entries.elements.map { (key: $0.key, value: $0.value) }.makeIterator()

@@ -1,22 +1,22 @@
-import Foundation
+import OrderedCollections
 
 /// The JSON Schema (draft 2020-12) of the workflow format for a registry, so editors using
 /// yaml-language-server validate and complete workflow files, task types' parameters included.
 package enum WorkflowSchema {
-    /// The schema as pretty-printed JSON.
-    package static func json(for registry: TaskRegistry) throws -> Data {
-        try JSONSerialization.data(withJSONObject: schema(for: registry), options: [.prettyPrinted, .sortedKeys])
+    /// The schema as pretty-printed JSON, keys in ascending order.
+    package static func json(for registry: TaskRegistry) -> [UInt8] {
+        schema(for: registry).sortingKeys().json(pretty: true)
     }
 
     static let identifierPattern = "^[A-Za-z_][A-Za-z0-9_-]*$"
 
     /// The schema as a JSON object.
-    package static func schema(for registry: TaskRegistry) -> [String: Any] {
-        let reference: [String: Any] = [
+    package static func schema(for registry: TaskRegistry) -> JSONValue {
+        let reference: JSONValue = [
             "type": "string", "pattern": "^\\$\\{[^}]+\\}$",
             "description": "A ${params.NAME}, ${item…} or ${env.NAME} reference.",
         ]
-        let duration: [String: Any] = [
+        let duration: JSONValue = [
             "type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?(ms|s|m|h)$",
             "description": "A duration: 250ms, 20s, 2m, 1h.",
         ]
@@ -38,12 +38,12 @@ package enum WorkflowSchema {
                 "failFast": ["type": "boolean", "description": "Cancel everything at the first failure."],
                 "params": [
                     "type": "object", "description": "Defaults for ${params.NAME}; --param key=value overrides.",
-                    "propertyNames": ["pattern": identifierPattern],
+                    "propertyNames": ["pattern": .string(identifierPattern)],
                     "additionalProperties": ["type": ["string", "number", "integer", "boolean", "array", "null"]],
                 ],
                 "queues": [
                     "type": "object", "description": "Named operation queues; `default` always exists.",
-                    "propertyNames": ["pattern": identifierPattern],
+                    "propertyNames": ["pattern": .string(identifierPattern)],
                     "additionalProperties": [
                         "type": ["object", "null"], "additionalProperties": false,
                         "properties": [
@@ -52,7 +52,7 @@ package enum WorkflowSchema {
                                 "description": "How many nodes run at once; 1 is a serial queue.",
                             ],
                             "qos": [
-                                "enum": QualityOfServiceName.allCases.map(\.rawValue),
+                                "enum": JSONValue(QualityOfServiceName.allCases.map(\.rawValue)),
                                 "description": "Quality of service of the queue's threads.",
                             ],
                         ],
@@ -60,7 +60,7 @@ package enum WorkflowSchema {
                 ],
                 "tasks": [
                     "type": "object", "description": "The tasks, by id.", "minProperties": 1,
-                    "propertyNames": ["pattern": identifierPattern],
+                    "propertyNames": ["pattern": .string(identifierPattern)],
                     "additionalProperties": ["$ref": "#/$defs/task"],
                 ],
             ],
@@ -72,39 +72,39 @@ package enum WorkflowSchema {
         ]
     }
 
-    private static func commonProperties() -> [String: Any] {
-        Dictionary(uniqueKeysWithValues: TaskKey.allCases.map { ($0.rawValue, $0.schema) })
+    private static func commonProperties() -> OrderedDictionary<String, JSONValue> {
+        OrderedDictionary(uniqueKeysWithValues: TaskKey.allCases.map { ($0.rawValue, $0.schema) })
     }
 
-    private static func task(_ registry: TaskRegistry) -> [String: Any] {
-        let cases: [[String: Any]] = registry.all.map { type in
+    private static func task(_ registry: TaskRegistry) -> JSONValue {
+        let cases: [JSONValue] = registry.all.map { type in
             var properties = commonProperties()
-            var required: [String] = ["type"]
+            var required = ["type"]
             for parameter in type.parameters {
                 properties[parameter.name] = parameterSchema(parameter)
                 if parameter.isRequired { required.append(parameter.name) }
             }
-            var then: [String: Any] = [
-                "properties": properties, "required": required, "additionalProperties": false,
-                "description": type.summary,
+            var then: JSONValue = [
+                "properties": .map(properties), "required": JSONValue(required), "additionalProperties": false,
+                "description": .string(type.summary),
             ]
             let exclusions = exclusivePairs(type.constraints)
-            if !exclusions.isEmpty { then["allOf"] = exclusions.map { ["not": ["required": $0]] } }
-            return ["if": ["properties": ["type": ["const": type.name]], "required": ["type"]], "then": then]
+            if !exclusions.isEmpty { then["allOf"] = .list(exclusions.map { ["not": ["required": JSONValue($0)]] }) }
+            return ["if": ["properties": ["type": ["const": .string(type.name)]], "required": ["type"]], "then": then]
         }
-        let typed: [String: Any] = [
+        let typed: JSONValue = [
             "required": ["type"],
-            "properties": ["type": ["enum": registry.names, "description": "The task type."]],
-            "allOf": cases,
+            "properties": ["type": ["enum": JSONValue(registry.names), "description": "The task type."]],
+            "allOf": .list(cases),
         ]
-        let imported: [String: Any] = [
+        let imported: JSONValue = [
             "additionalProperties": false,
             "properties": [
                 "uses": [
                     "type": "string", "description": "A pipeline file whose tasks run as a group named by this id.",
                 ],
                 "with": ["type": "object", "description": "Values for the pipeline's params."],
-                "dependsOn": commonProperties()["dependsOn"] ?? [:],
+                "dependsOn": commonProperties()[TaskKey.dependsOn.rawValue] ?? [:],
             ],
         ]
         return ["type": "object", "if": ["required": ["uses"]], "then": imported, "else": typed]
@@ -120,32 +120,33 @@ package enum WorkflowSchema {
     }
 
     /// `defaults:`: the task keys that may have a default, and each task type's parameters.
-    private static func defaults(_ registry: TaskRegistry) -> [String: Any] {
+    private static func defaults(_ registry: TaskRegistry) -> JSONValue {
         let common = commonProperties()
         var properties = common.filter { TaskKey.defaultable.contains($0.key) }
         for type in registry.all {
             properties[type.name] = [
                 "type": "object", "additionalProperties": false,
-                "properties": Dictionary(uniqueKeysWithValues: type.parameters.map { ($0.name, parameterSchema($0)) }),
-                "description": "Defaults for the parameters of every '\(type.name)' task.",
+                "properties": .map(
+                    OrderedDictionary(uniqueKeysWithValues: type.parameters.map { ($0.name, parameterSchema($0)) })),
+                "description": .string("Defaults for the parameters of every '\(type.name)' task."),
             ]
         }
         return [
-            "type": "object", "additionalProperties": false, "properties": properties,
+            "type": "object", "additionalProperties": false, "properties": .map(properties),
             "description": "Values every task gets unless it sets them: task keys, and parameters by task type.",
         ]
     }
 
-    private static func parameterSchema(_ parameter: ParameterSpec) -> [String: Any] {
-        var schema: [String: Any]
+    private static func parameterSchema(_ parameter: ParameterSpec) -> JSONValue {
+        var schema: JSONValue
         switch parameter.type {
         case .string: schema = ["type": ["string", "number", "boolean"]]
         case .bool: schema = ["anyOf": [["type": "boolean"], ["$ref": "#/$defs/reference"]]]
         case .number, .integer:
-            var number: [String: Any] = ["type": parameter.type == .integer ? "integer" : "number"]
+            var number: JSONValue = ["type": parameter.type == .integer ? "integer" : "number"]
             if let range = parameter.range {
-                number["minimum"] = range.lowerBound
-                if range.upperBound < Double(Int.max) { number["maximum"] = range.upperBound }
+                number["minimum"] = .number(range.lowerBound)
+                if range.upperBound < Double(Int.max) { number["maximum"] = .number(range.upperBound) }
             }
             schema = ["anyOf": [number, ["$ref": "#/$defs/reference"]]]
         case .duration:
@@ -154,7 +155,7 @@ package enum WorkflowSchema {
                     ["$ref": "#/$defs/duration"], ["type": "number", "minimum": 0], ["$ref": "#/$defs/reference"],
                 ]
             ]
-        case .oneOf(let options): schema = ["anyOf": [["enum": options], ["$ref": "#/$defs/reference"]]]
+        case .oneOf(let options): schema = ["anyOf": [["enum": JSONValue(options)], ["$ref": "#/$defs/reference"]]]
         case .stringList:
             schema = [
                 "anyOf": [["type": "array", "items": ["type": ["string", "number", "boolean"]]], ["type": "string"]]
@@ -163,8 +164,8 @@ package enum WorkflowSchema {
             schema = ["type": "object", "additionalProperties": ["type": ["string", "number", "boolean"]]]
         case .any: schema = [:]
         }
-        schema["description"] = parameter.summary
-        if let defaultValue = parameter.defaultValue { schema["default"] = defaultValue.jsonObject }
+        schema["description"] = .string(parameter.summary)
+        if let defaultValue = parameter.defaultValue { schema["default"] = defaultValue.json }
         return schema
     }
 }

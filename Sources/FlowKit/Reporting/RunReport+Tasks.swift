@@ -6,7 +6,7 @@ extension RunReport {
     }
 
     /// One task of the workflow, as reports draw the task graph.
-    package struct TaskRecord: Sendable, Codable {
+    package struct TaskRecord: Sendable, Decodable {
         /// The task id.
         package var id: String
         /// The task type.
@@ -53,6 +53,15 @@ extension RunReport {
 
         private enum CodingKeys: String, CodingKey {
             case id, type, queue, dependsOn, location, forEach, gather, continueOnError
+        }
+
+        /// The record as the report writes it, keys in ascending order.
+        var json: JSONValue {
+            [
+                "continueOnError": .bool(continueOnError), "dependsOn": JSONValue(dependsOn), "forEach": .bool(forEach),
+                "gather": .bool(gather), "id": .string(id), "location": .string(location), "queue": .string(queue),
+                "type": .string(type),
+            ]
         }
 
         /// Reads a record; reports written before tasks listed `continueOnError` read as not tolerating failures

@@ -182,10 +182,6 @@ public struct RunReport: Sendable, Decodable {
         shard = try container.decodeIfPresent(Shard.self, forKey: .shard)
     }
 
-    private var totalsByName: [String: Int] {
-        Dictionary(uniqueKeysWithValues: totals.map { ($0.key.rawValue, $0.value) })
-    }
-
     /// The report as JSON, in memory: the bytes ``write(toPath:)`` writes, for small reports and tests.
     public func jsonData() throws -> Data {
         var writer = JSONWriter()
@@ -207,9 +203,6 @@ public struct RunReport: Sendable, Decodable {
     }
 
     private func write(to stream: inout JSONWriter) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
         try stream.literal("{\n  \"version\": ")
         try stream.value(Self.formatVersion)
         try stream.literal(",\n  \"workflow\": ")
@@ -217,7 +210,7 @@ public struct RunReport: Sendable, Decodable {
         try stream.literal(",\n  \"path\": ")
         try stream.value(path)
         try stream.literal(",\n  \"startedAt\": ")
-        try stream.encoded(startedAt, with: encoder)
+        try stream.value(startedAt.formatted(.iso8601))
         try stream.literal(",\n  \"duration\": ")
         try stream.value(duration)
         try stream.literal(",\n  \"interrupted\": ")
@@ -225,12 +218,13 @@ public struct RunReport: Sendable, Decodable {
         try stream.literal(",\n  \"exitCode\": ")
         try stream.value(Int(exitCode))
         try stream.literal(",\n  \"totals\": ")
-        try stream.encoded(totalsByName, with: encoder)
+        try stream.value(
+            JSONValue(sorting: Dictionary(uniqueKeysWithValues: totals.map { ($0.key.rawValue, .integer($0.value)) })))
         try stream.literal(",\n  \"queues\": ")
-        try stream.encoded(queueLimits, with: encoder)
+        try stream.value(JSONValue(sorting: queueLimits.mapValues(JSONValue.integer)))
         let tasks = self.tasks
         try stream.literal(",\n  \"tasks\": ")
-        try stream.encoded(tasks, with: encoder)
+        try stream.value(JSONValue.list(tasks.map(\.json)))
         if let shard {
             try stream.literal(",\n  \"shard\": ")
             try stream.value(shard.description)

@@ -3,19 +3,19 @@ import Foundation
 /// Reading, writing and listing objects.
 extension S3Client {
     /// An object's bytes and version.
-    public struct Object: Sendable {
-        public var bytes: Data
+    package struct Object: Sendable {
+        package var bytes: Data
         /// The `ETag` as the server sent it (quoted).
-        public var etag: String?
+        package var etag: String?
     }
 
     /// Parts of a multipart upload: 8 MiB (S3's minimum is 5 MiB for all but the last).
-    public static let partSize = 8 << 20
+    package static let partSize = 8 << 20
     /// Bodies from this size on go up in parts.
-    public static let multipartThreshold = 16 << 20
+    package static let multipartThreshold = 16 << 20
 
     /// Downloads an object, failing once it exceeds `maxBytes` (checked as it streams in).
-    public func get(_ location: S3Location, maxBytes: Int, cancellation: S3Cancellation? = nil) throws(S3Error)
+    package func get(_ location: S3Location, maxBytes: Int, cancellation: S3Cancellation? = nil) throws(S3Error)
         -> Object
     {
         let response = try send(
@@ -24,7 +24,7 @@ extension S3Client {
     }
 
     /// The object's current `ETag`, asked with a HEAD (no body is sent).
-    public func etag(of location: S3Location, cancellation: S3Cancellation? = nil) throws(S3Error) -> String? {
+    package func etag(of location: S3Location, cancellation: S3Cancellation? = nil) throws(S3Error) -> String? {
         // No limit: a HEAD's Content-Length is the object's size, and no body follows.
         try send(Call(method: "HEAD", location: location, maxBytes: .max), cancellation: cancellation).header("ETag")
     }
@@ -33,7 +33,7 @@ extension S3Client {
     /// Large bodies go up in parts, which S3 shows only once the upload is completed (and aborts on failure).
     /// - Returns: The new object's `ETag`.
     @discardableResult
-    public func put(
+    package func put(
         _ bytes: Data, at location: S3Location, contentType: String? = nil,
         cancellation: S3Cancellation? = nil
     ) throws(S3Error) -> String? {
@@ -47,6 +47,35 @@ extension S3Client {
         return try putInParts(bytes, at: location, headers: headers, cancellation: cancellation)
     }
 
+    /// Stores `bytes` as the object unless one is there already (content-addressed objects: an existing one holds
+    /// the same bytes). Asks the server to refuse an overwrite (`If-None-Match: *`, answered 412 when the object
+    /// exists); a server that ignores the condition overwrites it with the same bytes, which is harmless. Large
+    /// bodies, which go up in parts, are checked with a HEAD first.
+    /// - Returns: Whether the object was written (`false`: it was there).
+    @discardableResult
+    package func putIfAbsent(_ bytes: Data, at location: S3Location, cancellation: S3Cancellation? = nil)
+        throws(S3Error) -> Bool
+    {
+        guard bytes.count < Self.multipartThreshold else {
+            do throws(S3Error) {
+                _ = try etag(of: location, cancellation: cancellation)
+                return false
+            } catch  where error.kind == .notFound {
+                try putInParts(bytes, at: location, headers: [:], cancellation: cancellation)
+                return true
+            }
+        }
+        do throws(S3Error) {
+            _ = try send(
+                Call(method: "PUT", location: location, headers: ["if-none-match": "*"], body: bytes),
+                cancellation: cancellation)
+            return true
+        } catch  where error.status == 412 {
+            return false
+        }
+    }
+
+    @discardableResult
     private func putInParts(
         _ bytes: Data, at location: S3Location, headers: [String: String], cancellation: S3Cancellation?
     ) throws(S3Error) -> String? {
@@ -101,7 +130,7 @@ extension S3Client {
     /// before asking for the next, so memory holds one page whatever the number of objects.
     /// - Returns: The number of list requests made.
     @discardableResult
-    public func list(
+    package func list(
         bucket: String, prefix: String, cancellation: S3Cancellation? = nil,
         page: ([(key: String, etag: String, size: Int)]) throws(S3Error) -> Void
     ) throws(S3Error) -> Int {

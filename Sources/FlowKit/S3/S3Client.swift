@@ -11,24 +11,25 @@ import Synchronization
 ///
 /// Throttling (503 SlowDown), 5xx and broken connections are tried again up to ``maxAttempts`` times in all,
 /// as the AWS SDKs' standard mode does, after an exponential back-off with full jitter; a node's `retries`
-/// and `timeout` bound it further. At most ``connectionsPerEndpoint`` requests go to one endpoint at once.
-public struct S3Client: Sendable {
+/// and `timeout` bound it further. At most ``connectionsPerEndpoint`` requests go to one endpoint at once, over
+/// the sessions kept for it (`S3SessionPool`), which reuse their connections.
+package struct S3Client: Sendable {
     /// Attempts per request, the first included.
-    public static let maxAttempts = 3
+    package static let maxAttempts = 3
     /// Concurrent requests to one endpoint from this process.
-    public static let connectionsPerEndpoint = 16
+    package static let connectionsPerEndpoint = 16
     /// The back-off before the first retry; it doubles with each retry, up to 5 s.
     static let baseDelay: Duration = .milliseconds(100)
 
-    public let configuration: S3Configuration
+    package let configuration: S3Configuration
 
     /// A client for `configuration`.
-    public init(configuration: S3Configuration) {
+    package init(configuration: S3Configuration) {
         self.configuration = configuration
     }
 
     /// A client configured from the environment and the AWS files (``S3Configuration/resolve(environment:home:)``).
-    public static func fromEnvironment() throws(S3Error) -> S3Client {
+    package static func fromEnvironment() throws(S3Error) -> S3Client {
         S3Client(configuration: try S3Configuration.resolve())
     }
 
@@ -46,13 +47,14 @@ public struct S3Client: Sendable {
     /// Sends `call`, retrying transient failures; returns the 2xx answer.
     func send(_ call: Call, cancellation: S3Cancellation?) throws(S3Error) -> S3Exchange.Response {
         let request = try makeRequest(call)
-        let endpoint = EndpointLimit.semaphore(for: request.url)
+        let endpoint = EndpointLimit.semaphore(for: request.endpoint)
         var attempt = 1
         while true {
             if cancellation?.isCancelled == true { throw .cancelled }
             endpoint.wait()
             let result = S3Exchange.perform(
-                request.signed(self, call), body: call.body, maxBytes: call.maxBytes, cancellation: cancellation)
+                request.signed(self, call), endpoint: request.endpoint, body: call.body, maxBytes: call.maxBytes,
+                cancellation: cancellation)
             endpoint.signal()
             let failure: S3Error
             switch result {
@@ -90,7 +92,7 @@ public struct S3Client: Sendable {
     }
 
     /// The URL for `call`: path-style under a custom endpoint, virtual-hosted on AWS where the bucket allows.
-    private func makeRequest(_ call: Call) throws(S3Error) -> UnsignedRequest {
+    func makeRequest(_ call: Call) throws(S3Error) -> UnsignedRequest {
         let bucket = call.location.bucket
         let key = S3Signer.encode(call.location.key, keepSlash: true)
         var base: String
@@ -123,10 +125,13 @@ public struct S3Client: Sendable {
     }
 
     /// A request's URL before its (per-attempt, time-stamped) signature.
-    private struct UnsignedRequest {
+    struct UnsignedRequest {
         let url: URL
         let host: String
         let path: String
+
+        /// Where it connects: scheme, host and port. Requests to one endpoint share its connections and its bound.
+        var endpoint: String { "\(url.scheme ?? "")://\(url.host ?? ""):\(url.port ?? 0)" }
 
         func signed(_ client: S3Client, _ call: S3Client.Call) -> URLRequest {
             var request = URLRequest(url: url)
@@ -149,9 +154,8 @@ public struct S3Client: Sendable {
 private enum EndpointLimit {
     private static let semaphores = Mutex<[String: DispatchSemaphore]>([:])
 
-    static func semaphore(for url: URL?) -> DispatchSemaphore {
-        let endpoint = "\(url?.scheme ?? "")://\(url?.host ?? ""):\(url?.port ?? 0)"
-        return semaphores.withLock { all in
+    static func semaphore(for endpoint: String) -> DispatchSemaphore {
+        semaphores.withLock { all in
             if let existing = all[endpoint] { return existing }
             let made = DispatchSemaphore(value: S3Client.connectionsPerEndpoint)
             all[endpoint] = made

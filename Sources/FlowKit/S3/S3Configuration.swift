@@ -8,16 +8,16 @@ import Foundation
 /// `AWS_CONFIG_FILE`, else `~/.aws/credentials` and `~/.aws/config`. Region: `AWS_REGION`,
 /// `AWS_DEFAULT_REGION`, the profile's `region`, else `us-east-1`. Endpoint: `AWS_ENDPOINT_URL_S3`,
 /// `AWS_ENDPOINT_URL`, the profile's `endpoint_url`, else AWS itself.
-public struct S3Configuration: Sendable, Equatable {
+package struct S3Configuration: Sendable, Equatable {
     /// The signing region.
-    public var region: String
+    package var region: String
     /// A custom endpoint (MinIO, SeaweedFS, a proxy): requests then use path-style addressing.
-    public var endpoint: URL?
+    package var endpoint: URL?
     /// `nil` for anonymous requests.
-    public var credentials: S3Credentials?
+    package var credentials: S3Credentials?
 
     /// Creates a configuration.
-    public init(region: String, endpoint: URL?, credentials: S3Credentials?) {
+    package init(region: String, endpoint: URL?, credentials: S3Credentials?) {
         self.region = region
         self.endpoint = endpoint
         self.credentials = credentials
@@ -29,7 +29,7 @@ public struct S3Configuration: Sendable, Equatable {
     ///   - home: The home folder, for `~/.aws`.
     /// - Throws: `S3Error.configuration` for an endpoint that is not an http(s) URL, or a profile named
     ///   by `AWS_PROFILE` that neither file has.
-    public static func resolve(
+    package static func resolve(
         environment: [String: String] = ProcessInfo.processInfo.environment,
         home: String = NSHomeDirectory()
     ) throws(S3Error) -> S3Configuration {

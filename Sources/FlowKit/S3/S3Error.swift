@@ -1,7 +1,7 @@
 /// Why an S3 request failed, worded for the user: the bucket and key are named, secrets never are.
-public struct S3Error: Error, Sendable, CustomStringConvertible {
+package struct S3Error: Error, Sendable, CustomStringConvertible {
     /// What kind of failure, for a node's failure code.
-    public enum Kind: Sendable {
+    package enum Kind: Sendable {
         /// Bad settings: an endpoint that is not a URL, a profile that does not exist.
         case configuration
         /// The server refused the credentials or the access (403).
@@ -18,16 +18,16 @@ public struct S3Error: Error, Sendable, CustomStringConvertible {
         case cancelled
     }
 
-    public var kind: Kind
-    public var message: String
+    package var kind: Kind
+    package var message: String
     /// The HTTP status, when the server answered.
-    public var status: Int?
+    package var status: Int?
     /// The S3 error code from the answer's body (`NoSuchKey`, `SlowDown` …).
-    public var code: String?
+    package var code: String?
     /// Whether another attempt may succeed (throttling, 5xx, a broken connection).
-    public var isTransient: Bool
+    package var isTransient: Bool
 
-    public var description: String { message }
+    package var description: String { message }
 
     static func configuration(_ message: String) -> S3Error {
         S3Error(kind: .configuration, message: message, isTransient: false)

@@ -5,10 +5,10 @@ import Synchronization
     import FoundationNetworking
 #endif
 
-/// One HTTP request to S3 on its own `URLSession` (for the reason `FetchSessionDelegate` gives), waited for
-/// by the calling thread. The body streams in under a limit: a success body over `maxBytes` ends the
-/// transfer at once; an error body is kept only as far as its first 64 KiB (enough for S3's XML error).
-final class S3Exchange: NSObject, URLSessionDataDelegate, Sendable {
+/// One HTTP request to S3 on a kept session of its endpoint (``S3SessionPool``), waited for by the calling
+/// thread. The body streams in under a limit: a success body over `maxBytes` ends the transfer at once; an error
+/// body is kept only as far as its first 64 KiB (enough for S3's XML error).
+final class S3Exchange: Sendable {
     /// What came back.
     struct Response: Sendable {
         var status: Int
@@ -26,7 +26,6 @@ final class S3Exchange: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private struct State: Sendable {
-        var session: URLSession?
         var response: Response?
         var result: Result<Response, Failure>?
     }
@@ -40,33 +39,34 @@ final class S3Exchange: NSObject, URLSessionDataDelegate, Sendable {
         self.maxBytes = maxBytes
     }
 
-    /// Sends `request` (with `body` for an upload) and waits for the whole answer or `cancellation`.
+    /// Sends `request` (with `body` for an upload) to `endpoint` and waits for the whole answer or
+    /// `cancellation`. The session goes back to the pool once the answer came whole, so the next request reuses
+    /// its connection; after an early end it is invalidated, which stops the transfer.
     static func perform(
-        _ request: URLRequest, body: Data?, maxBytes: Int, cancellation: S3Cancellation?
+        _ request: URLRequest, endpoint: String, body: Data?, maxBytes: Int, cancellation: S3Cancellation?
     ) -> Result<Response, Failure> {
         let exchange = S3Exchange(maxBytes: maxBytes)
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        queue.name = "flowrun.s3"
-        let session = URLSession(
-            configuration: FetchSessionDelegate.configuration(), delegate: exchange, delegateQueue: queue)
-        exchange.state.withLock { $0.session = session }
-        let task = body.map { session.uploadTask(with: request, from: $0) } ?? session.dataTask(with: request)
+        let session = S3SessionPool.take(for: endpoint)
         guard cancellation?.register({ exchange.end(.failure(.cancelled)) }) ?? true else {
-            session.invalidateAndCancel()
+            S3SessionPool.giveBack(session)
             return .failure(.cancelled)
         }
-        task.resume()
+        guard session.start(request, body: body, for: exchange) != nil else {
+            cancellation?.register(nil)
+            return .failure(.transport("the connection's session was closed"))
+        }
         exchange.done.wait()
         cancellation?.register(nil)
-        return exchange.state.withLock { $0.result } ?? .failure(.cancelled)
+        let result = exchange.state.withLock { $0.result } ?? .failure(.cancelled)
+        if case .success = result {
+            S3SessionPool.giveBack(session)
+        } else {
+            session.invalidate()
+        }
+        return result
     }
 
-    func urlSession(
-        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
-    ) {
-        completionHandler(.allow)
+    func didReceive(_ response: URLResponse) {
         guard let http = response as? HTTPURLResponse else {
             return end(.failure(.transport("the server did not answer with an HTTP response")))
         }
@@ -79,7 +79,7 @@ final class S3Exchange: NSObject, URLSessionDataDelegate, Sendable {
         state.withLock { $0.response = Response(status: http.statusCode, headers: headers, body: Data()) }
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    func didReceive(_ data: Data) {
         let tooLarge = state.withLock { state -> Bool in
             guard state.result == nil, var response = state.response else { return false }
             let limit = (200..<300).contains(response.status) ? maxBytes : Self.errorBodyLimit
@@ -94,31 +94,27 @@ final class S3Exchange: NSObject, URLSessionDataDelegate, Sendable {
         if tooLarge { end(.failure(.tooLarge)) }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+    func didComplete(_ error: (any Error)?) {
         if let error { return end(.failure(.transport(error.localizedDescription))) }
         let response = state.withLock { $0.response }
         guard let response else { return end(.failure(.transport("the connection ended without a response"))) }
         end(.success(response))
     }
 
-    /// Records the first ending, stops the session and wakes the caller.
+    /// Records the first ending and wakes the caller.
     private func end(_ result: Result<Response, Failure>) {
-        let session = state.withLock { state -> URLSession?? in
-            guard state.result == nil else { return .none }
+        let first = state.withLock { state -> Bool in
+            guard state.result == nil else { return false }
             state.result = result
             state.response = nil
-            defer { state.session = nil }
-            return .some(state.session)
+            return true
         }
-        guard case .some(let started) = session else { return }
-        // Off this thread, as `FetchTransfer` does: cancelling waits for the session's busy work queue.
-        if let started { DispatchQueue.global().async { started.invalidateAndCancel() } }
-        done.signal()
+        if first { done.signal() }
     }
 }
 
 /// Lets a node's cancellation stop the S3 request it is waiting for.
-public final class S3Cancellation: Sendable {
+package final class S3Cancellation: Sendable {
     private struct State {
         var cancelled = false
         var stop: (@Sendable () -> Void)?
@@ -126,13 +122,13 @@ public final class S3Cancellation: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     /// Whether ``cancel()`` was called.
-    public var isCancelled: Bool { state.withLock { $0.cancelled } }
+    package var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     /// Stops the request in flight, and every later one before it starts.
-    public func cancel() {
+    package func cancel() {
         let stop = state.withLock { state -> (@Sendable () -> Void)? in
             state.cancelled = true
             defer { state.stop = nil }

@@ -2,12 +2,12 @@ import Foundation
 
 /// A `write` whose `path` is `s3://bucket/key`: the object is put whole, or in parts when large, and is
 /// visible only once complete (S3 shows neither a partial PUT nor an uncompleted multipart upload).
-public struct S3Upload: Sendable {
+package struct S3Upload: Sendable {
     /// Where the object goes.
-    public let location: S3Location
+    package let location: S3Location
 
     /// The upload a written path names: `nil` for a local path, a failure for an `s3://` text naming no object.
-    public static func destination(_ path: String, context: NodeContext) -> Result<S3Upload, NodeFailure>? {
+    package static func destination(_ path: String, context: NodeContext) -> Result<S3Upload, NodeFailure>? {
         guard S3Location.isS3(path) else { return nil }
         guard let location = S3Location(path), !location.key.isEmpty, !location.key.hasSuffix("/") else {
             return .failure(
@@ -18,7 +18,7 @@ public struct S3Upload: Sendable {
 
     /// Uploads `bytes` on a background thread; `completion` is called once with the outcome, a ``FileOutput``
     /// whose path is the `s3://` location.
-    public func start(
+    package func start(
         _ bytes: Data, context: NodeContext, cancellation: S3Cancellation,
         completion: @escaping @Sendable (FlowOperation.Outcome) -> Void
     ) {

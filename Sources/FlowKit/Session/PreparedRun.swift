@@ -14,18 +14,24 @@ public final class PreparedRun: Sendable {
     private let finishPart: @Sendable (RunReport) throws(SessionError) -> RunReport
     /// Where the previews of written files are kept and read back, when the run asks for previews.
     private let previews: PreviewStore?
-    /// The outputs of the nodes the caller asked to see (the producers of run-time lists), by node index, as they succeed.
+    /// With a store in a bucket: where the run's records and a shard's report are uploaded at its end.
+    private let bucket: (store: BucketStore, workflowPath: String)?
+    /// The outputs of the nodes the caller asked to see (the producers of run-time lists), by node index, as they
+    /// succeed.
     private let captured: LockedBox<[Int: any Sendable]>
 
     /// - Parameters:
+    ///   - bucket: With a store in a bucket, where the run's records go at its end.
     ///   - capturing: Nodes whose outputs ``capturedOutputs`` keeps: what they made, or what the store replays.
     ///   - earlier: Outcomes of nodes an earlier phase of the run decided, by node index: they are restored with
     ///     them instead of running or being decided by the store.
     ///   - skipping: Nodes that end `skipped` without running, with the cause, by node index.
     init(
-        part: SessionPart, opened: (RunStore, UpToDate)?, options: RunOptions, capturing: Set<Int> = [],
+        part: SessionPart, opened: (RunStore, UpToDate)?, options: RunOptions,
+        bucket: (store: BucketStore, workflowPath: String)? = nil, capturing: Set<Int> = [],
         earlier: [Int: Result<any Sendable, NodeFailure>] = [:], skipping: [Int: String] = [:]
     ) {
+        self.bucket = bucket
         let plan = part.plan
         var options = options
         options.skippedNodes = skipping
@@ -78,7 +84,8 @@ public final class PreparedRun: Sendable {
         runner = Runner(plan: plan, options: options)
     }
 
-    /// Runs the nodes, blocking the calling thread, then records the run in the store and lets go of its lock.
+    /// Runs the nodes, blocking the calling thread, then records the run in the store and lets go of its lock;
+    /// a store in a bucket gets this run's records (an interrupted run's too) and a shard's report.
     ///
     /// From Swift concurrency, `await` the asynchronous form instead (as with ``Runner``).
     /// - Returns: The report, each node keyed by its store key; for a gather phase, merged with the shards'.
@@ -110,10 +117,12 @@ public final class PreparedRun: Sendable {
                     captured.withLock { $0[index] = output }
                 }
             }
-            store.close()
+            store.close { bucket?.store.publish(store) }
             report = report.keyed(by: store.keys(decisions).map { $0?.hex })
             if let previews { report = CachedArtifacts.add(to: report, decisions: decisions, previews: previews) }
         }
-        return try finishPart(report)
+        let finished = try finishPart(report)
+        if let bucket { try bucket.store.publishShardReport(finished, workflowPath: bucket.workflowPath) }
+        return finished
     }
 }

@@ -39,25 +39,24 @@ public struct RunSession: Sendable {
     ///
     /// A list made at run time (`forEach: { from: TASK }`) is previewed as the store last recorded it, if it did.
     public func preview() throws(SessionError) -> RunPreview {
-        if RunTimeLists.occur(in: plan) {
-            return try RunSession(plan: planWithRecordedLists(), options: options).previewAsPlanned()
-        }
-        return try previewAsPlanned()
-    }
-
-    private func previewAsPlanned() throws(SessionError) -> RunPreview {
-        let part = try self.part()
-        let store = SessionStore(options: options)
+        let (pulledSession, bucket) = try pulled()
+        let local =
+            RunTimeLists.occur(in: plan)
+            ? RunSession(plan: try pulledSession.planWithRecordedLists(), options: pulledSession.options)
+            : pulledSession
+        let part = try local.part()
+        let store = SessionStore(options: local.options)
         if let values = part.values {
             let (opened, decisions, recorded) = try store.readGather(values)
             return RunPreview(
-                plan: part.plan, storeDirectory: opened.directory, recordedResults: recorded, decisions: decisions)
+                plan: part.plan, storeDirectory: bucket?.url ?? opened.directory, recordedResults: recorded,
+                decisions: decisions)
         }
         guard let (opened, decisions) = try store.read(part, recordedOnly: true) else {
             return RunPreview(plan: part.plan, storeDirectory: nil, recordedResults: 0, decisions: nil)
         }
         return RunPreview(
-            plan: part.plan, storeDirectory: opened.directory, recordedResults: opened.latest.count,
+            plan: part.plan, storeDirectory: bucket?.url ?? opened.directory, recordedResults: opened.latest.count,
             decisions: decisions)
     }
 
@@ -71,10 +70,14 @@ public struct RunSession: Sendable {
     /// now, while preparing (the store records their outputs), and prepares the rest with the lists they printed,
     /// each item's nodes named `task[KEY]`.
     public func prepare() throws(SessionError) -> PreparedRun {
-        let part = try self.part()
-        if RunTimeLists.occur(in: plan) { return try RunTimeLists(plan: plan, options: options).prepare() }
-        let opened = try SessionStore(options: options).open(part)
-        return PreparedRun(part: part, opened: opened, options: options.run)
+        let (local, bucket) = try pulled()
+        let part = try local.part()
+        let published = bucket.map { (store: $0, workflowPath: plan.workflow.path) }
+        if RunTimeLists.occur(in: plan) {
+            return try RunTimeLists(plan: plan, options: local.options, bucket: published).prepare()
+        }
+        let opened = try SessionStore(options: local.options).open(part)
+        return PreparedRun(part: part, opened: opened, options: options.run, bucket: published)
     }
 
     /// Prepares and runs, blocking the calling thread (see ``PreparedRun/run()``).
@@ -92,17 +95,35 @@ public struct RunSession: Sendable {
     /// The decisions for the whole plan, read without locking the store (`flowrun explain`); `nil` without a
     /// store.
     package func decide() throws(SessionError) -> (storeDirectory: String, decisions: UpToDate)? {
-        let whole = try SessionPart(.whole, of: plan, reports: reports, note: { _ in })
-        guard let (store, decisions) = try SessionStore(options: options).read(whole, recordedOnly: false),
+        let (local, bucket) = try pulled()
+        let whole = try SessionPart(.whole, of: plan, reports: local.reports, note: { _ in })
+        guard let (store, decisions) = try SessionStore(options: local.options).read(whole, recordedOnly: false),
             let decisions
         else { return nil }
-        return (store.directory, decisions)
+        return (bucket?.url ?? store.directory, decisions)
+    }
+
+    /// With a store in a bucket (``BucketStore``): the bucket, pulled into its local folder, and this session
+    /// working on that folder; otherwise this session.
+    private func pulled() throws(SessionError) -> (session: RunSession, bucket: BucketStore?) {
+        guard let url = options.stateDirectory, BucketStore.isBucket(url) else { return (self, nil) }
+        let bucket = try BucketStore(url, warn: { [options] in options.warn($0) })
+        // Without the store (`--no-cache`) only a shard's report goes up; nothing need come down.
+        if options.usesStore || options.part == .gather {
+            try bucket.pull(
+                workflowName: RunStore.name(ofWorkflowAt: plan.workflow.path),
+                BucketStore.Pull(shardReports: options.part == .gather))
+        }
+        var local = options
+        local.stateDirectory = bucket.localDirectory
+        return (RunSession(plan: plan, options: local), bucket)
     }
 
     /// The plan with its lists made at run time as the store last recorded them, so `explain` finds their items'
     /// nodes; the plan itself when it has none.
     package func planWithRecordedLists() throws(SessionError) -> Plan {
-        RunTimeLists.occur(in: plan) ? try RunTimeLists(plan: plan, options: options).recordedPlan() : plan
+        guard RunTimeLists.occur(in: plan) else { return plan }
+        return try RunTimeLists(plan: plan, options: pulled().session.options).recordedPlan()
     }
 
     private var reports: ShardReports {

@@ -6,7 +6,10 @@ import Foundation
 /// the first phase and each item's nodes are known — and found in the store — by `task[KEY]`.
 struct RunTimeLists {
     let plan: Plan
+    /// The session's options, its store a local folder (a bucket store is pulled into one first).
     let options: SessionOptions
+    /// With a store in a bucket, where the second phase publishes the run's records at its end.
+    var bucket: (store: BucketStore, workflowPath: String)? = nil
 
     /// Whether a plan has a list made at run time.
     static func occur(in plan: Plan) -> Bool {
@@ -65,7 +68,7 @@ struct RunTimeLists {
         }
         return PreparedRun(
             part: secondPart, opened: try SessionStore(options: options).open(secondPart), options: options.run,
-            earlier: earlier, skipping: Self.gathersOverNoItems(second, emptyLists: emptyLists))
+            bucket: bucket, earlier: earlier, skipping: Self.gathersOverNoItems(second, emptyLists: emptyLists))
     }
 
     /// Runs the producers and what they need (`first`, by index in ``plan``), the store keeping the producers'

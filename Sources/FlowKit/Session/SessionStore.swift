@@ -16,10 +16,9 @@ struct SessionStore {
         if recordedOnly && store.latest.isEmpty { return (store, nil) }
         var settings = settings(store)
         settings.dryRun = options.checkSources ? .sourcesAsked : .sourcesNotAsked
-        let revalidated =
-            options.checkSources ? SourceRevalidation.check(part.plan, records: store.latest, settings: settings) : [:]
         let decisions = UpToDate(
-            plan: part.plan, records: store.latest, settings: settings, revalidated: revalidated)
+            plan: part.plan, records: store.latest, settings: settings,
+            revalidate: options.checkSources ? revalidation(part.plan, records: store.latest, settings: settings) : nil)
         warnAboutBlobs(decisions)
         return (store, decisions)
     }
@@ -59,8 +58,9 @@ struct SessionStore {
         }
         warnAboutDamage(store)
         let settings = settings(store, keepValues: part.keepValues)
-        let revalidated = SourceRevalidation.check(plan, records: store.latest, settings: settings)
-        let decisions = UpToDate(plan: plan, records: store.latest, settings: settings, revalidated: revalidated)
+        let decisions = UpToDate(
+            plan: plan, records: store.latest, settings: settings,
+            revalidate: revalidation(plan, records: store.latest, settings: settings))
         warnAboutBlobs(decisions)
         store.adoptResultsFoundByKey(plan, decisions: decisions)
         WriteTemporaries.removeStale(of: decisions.outputPaths)
@@ -111,7 +111,7 @@ struct SessionStore {
     {
         let plan = values.split.plan
         warnAboutDamage(store)
-        var records: [String: JournalRecord] = [:]
+        var records = LatestRecords()
         for part in values.shardJournals {
             let shard = RunStore.read(directory: store.directory, name: journalName(plan, part: part))
             warnAboutDamage(shard)
@@ -125,9 +125,9 @@ struct SessionStore {
         settings.rerun = options.force ? gathered : options.rerun.intersection(gathered)
         settings.readValues = Set(values.valueNodes)
         settings.dryRun = dryRun
-        let revalidated =
-            dryRun == .sourcesAsked ? SourceRevalidation.check(plan, records: records, settings: settings) : [:]
-        let decisions = UpToDate(plan: plan, records: records, settings: settings, revalidated: revalidated)
+        let decisions = UpToDate(
+            plan: plan, records: records, settings: settings,
+            revalidate: dryRun == .sourcesAsked ? revalidation(plan, records: records, settings: settings) : nil)
         let missing = values.valueNodes.compactMap { node in decisions.causes[node].map { (node, $0.description) } }
         guard missing.isEmpty else {
             let shards = values.shardsToRerun(missing).map { "--shard \($0)" }.joined(separator: ", ")
@@ -138,6 +138,13 @@ struct SessionStore {
                     + "run \(shards) again with the same --state-dir, then --gather; nothing was run")
         }
         return (decisions.restricted(to: values.nodes), records.count)
+    }
+
+    /// Asks the servers of the source nodes the decisions name (``SourceRevalidation``).
+    private func revalidation(_ plan: Plan, records: LatestRecords, settings: UpToDate.Settings)
+        -> ([Int]) -> [Int: SourceIdentity]
+    {
+        { nodes in SourceRevalidation.check(plan, nodes: nodes, records: records, settings: settings) }
     }
 
     private func directory(of plan: Plan) -> String {

@@ -8,11 +8,32 @@ package struct JournalRecord: Sendable, Equatable {
     /// The node's key.
     package var key: NodeKey
     /// The file the node wrote, if it writes one.
-    package var output: OutputRecord?
+    package var output: OutputRecord? {
+        get { kept?.output }
+        set { kept = Kept(output: newValue, blob: blob) }
+    }
     /// The node's output value, when the store keeps it (`cache: true`, or read across shards).
-    package var blob: BlobReference?
+    package var blob: BlobReference? {
+        get { kept?.blob }
+        set { kept = Kept(output: output, blob: newValue) }
+    }
     /// What went into the key: decoded, or where it is in the journal.
     let recordedInputs: RecordedInputs
+    /// What the node left: `nil` for most records (a node that wrote no file and kept no value), so the record
+    /// of such a node stays small (a journal's records are kept one per node while a run decides).
+    private var kept: Kept?
+
+    /// The file and the value a node left, held apart from its record.
+    private final class Kept: Sendable {
+        let output: OutputRecord?
+        let blob: BlobReference?
+
+        init?(output: OutputRecord?, blob: BlobReference?) {
+            guard output != nil || blob != nil else { return nil }
+            self.output = output
+            self.blob = blob
+        }
+    }
 
     /// Creates a record.
     package init(
@@ -30,8 +51,7 @@ package struct JournalRecord: Sendable, Equatable {
         self.node = node
         self.key = key
         self.recordedInputs = recordedInputs
-        self.output = output
-        self.blob = blob
+        kept = Kept(output: output, blob: blob)
     }
 
     /// What went into the key, to explain a later change; `nil` when the journal it was read from cannot be
@@ -88,7 +108,7 @@ extension JournalRecord {
         let start = out.bytes.count
         out.string(run)
         out.string(node)
-        out.string(key.hex)
+        out.key(key)
         switch recordedInputs {
         case .decoded(let inputs): inputs.encode(into: &out)
         case .inJournal(let file, let range):
@@ -128,7 +148,7 @@ extension JournalRecord {
         decoding bytes: ArraySlice<UInt8>, journal: JournalFile? = nil, offset: Int = 0, run previousRun: String? = nil
     ) {
         var input = ByteReader(bytes)
-        guard let run = input.string(reusing: previousRun), let node = input.string(), let key = input.string()
+        guard let run = input.string(reusing: previousRun), let node = input.string(), let key = input.key()
         else { return nil }
         let recordedInputs: RecordedInputs
         let inputsStart = input.position
@@ -160,7 +180,7 @@ extension JournalRecord {
         }
         guard input.isAtEnd else { return nil }
         self.init(
-            run: run, node: node, key: NodeKey(hex: key), recordedInputs: recordedInputs, output: output, blob: blob)
+            run: run, node: node, key: key, recordedInputs: recordedInputs, output: output, blob: blob)
     }
 }
 
@@ -179,7 +199,7 @@ extension NodeKeyInputs {
         out.count(upstream.count)
         for link in upstream {
             out.string(link.node)
-            out.string(link.key.hex)
+            out.key(link.key)
         }
         out.optionalString(source)
     }
@@ -202,8 +222,8 @@ extension NodeKeyInputs {
         guard let upstreamCount = input.count() else { return nil }
         var upstream: [Upstream] = []
         for _ in 0..<upstreamCount {
-            guard let id = input.string(), let hex = input.string() else { return nil }
-            upstream.append(.init(node: id, key: NodeKey(hex: hex)))
+            guard let id = input.string(), let key = input.key() else { return nil }
+            upstream.append(.init(node: id, key: key))
         }
         guard let source = input.optionalString() else { return nil }
         self.init(
@@ -248,6 +268,12 @@ struct ByteWriter {
     mutating func string(_ text: String) {
         count(text.utf8.count)
         bytes.append(contentsOf: text.utf8)
+    }
+
+    /// A node key as its hex string (``NodeKey/hex``), made in place.
+    mutating func key(_ key: NodeKey) {
+        count(64)
+        key.appendHex(to: &bytes)
     }
 
     /// A string or nothing: a flag, then the string.
@@ -311,6 +337,14 @@ struct ByteReader {
             ? known : String(decoding: bytes.prefix(length), as: UTF8.self)
         bytes = bytes.dropFirst(length)
         return text
+    }
+
+    /// A node key, written as its hex string (``NodeKey/hex``); `nil` for damage or anything but 64 hex digits.
+    mutating func key() -> NodeKey? {
+        guard let length = count(), length <= bytes.count, let key = NodeKey(hexDigits: bytes.prefix(length))
+        else { return nil }
+        bytes = bytes.dropFirst(length)
+        return key
     }
 
     /// Steps over a string; `false` for damage.

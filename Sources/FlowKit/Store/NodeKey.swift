@@ -3,16 +3,86 @@ import Foundation
 
 /// The identity of a node's result: SHA-256 over the canonical encoding of everything that decides its output
 /// (see ``NodeKeyInputs``). Equal keys mean the same work; a change anywhere upstream changes every key below it.
+///
+/// Held as the digest's 32 bytes, inline: a plan of 200,000 kept nodes, and the records of a journal, keep no
+/// string per key. The journal and the report write it as hex (``hex``).
 package struct NodeKey: Sendable, Hashable, CustomStringConvertible {
-    /// The digest as 64 lowercase hex digits.
-    package let hex: String
+    /// The digest's bytes, eight at a time, big-endian (the hex digits read in order).
+    private let high: UInt64, upperMiddle: UInt64, lowerMiddle: UInt64, low: UInt64
 
-    /// Wraps a hex digest read back from the store.
-    package init(hex: String) {
-        self.hex = hex
+    /// The key of a digest.
+    init(_ digest: SHA256Digest) {
+        (high, upperMiddle, lowerMiddle, low) = digest.withUnsafeBytes { raw in
+            (
+                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self)),
+                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+            )
+        }
+    }
+
+    /// Reads a key written as 64 hex digits (either case); `nil` for anything else.
+    package init?(hex: some StringProtocol) {
+        self.init(hexDigits: hex.utf8)
+    }
+
+    /// Reads a key from the UTF-8 of 64 hex digits; `nil` for anything else.
+    init?(hexDigits: some Collection<UInt8>) {
+        guard hexDigits.count == 64 else { return nil }
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        var word: UInt64 = 0
+        for (offset, digit) in hexDigits.enumerated() {
+            guard let value = Self.value(ofHexDigit: digit) else { return nil }
+            word = word << 4 | UInt64(value)
+            guard offset % 16 == 15 else { continue }
+            switch offset / 16 {
+            case 0: words.0 = word
+            case 1: words.1 = word
+            case 2: words.2 = word
+            default: words.3 = word
+            }
+            word = 0
+        }
+        (high, upperMiddle, lowerMiddle, low) = words
+    }
+
+    /// The digest as 64 lowercase hex digits.
+    package var hex: String {
+        String(unsafeUninitializedCapacity: 64) { buffer in
+            writeHex(into: UnsafeMutableBufferPointer(rebasing: buffer[0..<64]))
+            return 64
+        }
+    }
+
+    /// Appends the 64 hex digits of ``hex`` to `bytes`, making no string.
+    func appendHex(to bytes: inout [UInt8]) {
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: 64))
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            writeHex(into: UnsafeMutableBufferPointer(rebasing: buffer[start..<start + 64]))
+        }
+    }
+
+    private func writeHex(into buffer: UnsafeMutableBufferPointer<UInt8>) {
+        for (index, word) in [high, upperMiddle, lowerMiddle, low].enumerated() {
+            for nibble in 0..<16 {
+                let value = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * nibble)) & 0xF
+                buffer[16 * index + nibble] = value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+            }
+        }
     }
 
     package var description: String { hex }
+
+    private static func value(ofHexDigit digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
 }
 
 /// Everything that goes into a node key, kept field by field so the store can say which one changed.
@@ -89,16 +159,21 @@ package struct NodeKeyInputs: Sendable, Equatable {
     func key(after prefix: SHA256, encodingIn scratch: inout ByteWriter) -> NodeKey {
         scratch.bytes.removeAll(keepingCapacity: true)
         scratch.count(upstream.count)
-        for link in upstream { scratch.string(link.key.hex) }
+        for link in upstream { scratch.key(link.key) }
         scratch.optionalString(source)
         var hash = prefix
         scratch.bytes.withUnsafeBytes { hash.update(bufferPointer: $0) }
-        return NodeKey(hex: ContentDigest.hex(hash.finalize()))
+        return NodeKey(hash.finalize())
     }
 
     /// A value in canonical form, as its declared type reads it: JSON-like, numbers in their shortest exact form
     /// (`1` and `1.0` of a number parameter alike), a duration as its seconds (`2m` and `120s` alike), map keys
     /// sorted. Also what `--explain` shows (`0.8 → 0.5`).
+    ///
+    /// Its bytes are hashed into every store key, so they never change: strings go through ``JSONWriter``'s
+    /// escaper (the `.controls` rule, fixed for this reason), but a value is not written as a ``JSONValue``: its
+    /// form depends on the declared type (a duration as its seconds), and a number that is not finite is `nan` or
+    /// `inf` here where JSON has `null`.
     package static func canonical(_ value: Value, as type: ParameterSpec.ValueType? = nil) -> String {
         if case .duration? = type, let duration = Duration(parameter: value) {
             return canonical(duration.parameterValue)

@@ -17,7 +17,7 @@ extension RunStore {
         _ index: Int, of plan: Plan, decisions: UpToDate, run: String, output value: (any Sendable)? = nil,
         observedSource: String? = nil
     ) {
-        guard !decisions.keepsNothing[index], let key = decisions.keys[index], let inputs = decisions.inputs[index]
+        guard !decisions.keepsNothing[index], let key = decisions.keys[index], let inputs = decisions.inputs(of: index)
         else { return }
         var output: OutputRecord?
         if let path = decisions.outputPaths[index], let location = S3Location(path) {
@@ -43,7 +43,7 @@ extension RunStore {
     /// ``record(withKey:)``), so the result stays theirs when that node records another; batched, like every
     /// record of a node that wrote nothing now.
     package func adoptResultsFoundByKey(_ plan: Plan, decisions: UpToDate) {
-        for (index, record) in decisions.records where decisions.causes[index] == nil {
+        for (index, record) in decisions.records.foundByKey where decisions.causes[index] == nil {
             let node = plan.nodes[index].id
             guard record.node != node else { continue }
             var adopted = record
@@ -69,12 +69,21 @@ extension RunStore {
         }
     }
 
-    /// Reads back the stored output of a node the decisions restore, for its readers.
+    /// Reads back the stored output of a node the decisions restore, for its readers: its blob, or for a node
+    /// whose output is the file it wrote, that file as recorded.
     /// - Returns: The value, or the node's failure when the blob was damaged or removed since the decision (it
     ///   is then removed, so the next run makes the output anew).
     package func restore(_ index: Int, of plan: Plan, decisions: UpToDate) -> Result<any Sendable, NodeFailure> {
         let node = plan.nodes[index]
         let task = plan.task(of: node)
+        let type = plan.taskTypes[node.taskIndex]
+        if type.provides == .file, let written = decisions.records[index]?.output,
+            let path = type.storeFacts(plan.parameters(of: node), directory: plan.workflow.directory, cache: task.cache)
+                .outputPath
+        {
+            // As the node gives it when it runs: the path as the workflow writes it.
+            return .success(FileOutput(path: path, byteCount: Int(written.stamp.size)))
+        }
         guard let blob = decisions.records[index]?.blob,
             let valueType = plan.taskTypes[node.taskIndex].provides?.valueType
         else {

@@ -14,7 +14,7 @@ package final class RunStore: Sendable {
     /// The workflow's file name, which names its journal and lock.
     package let name: String
     /// The latest record of each node id.
-    package let latest: [String: JournalRecord]
+    package let latest: LatestRecords
     /// How many records the journal holds, superseded ones included.
     package let recordCount: Int
     /// What was wrong with the journal, for one warning.
@@ -25,6 +25,9 @@ package final class RunStore: Sendable {
     /// one. A file the store recorded whose inode changed after that was changed behind the store's back, even
     /// when its size and modification time say otherwise (`touch -r` restores the time, not the inode's ctime).
     package let recordedUntil: Int64?
+    /// Where this run's records start in the journal: what it held when opened (compacted, if it was). The
+    /// bytes after it are this run's own, which a store in a bucket uploads as the run's segment.
+    package let journalStart: Int
     private let lock: StoreLock?
     let writer: JournalWriter?
     /// Where a failure to write a blob is reported; `nil` for a store only read.
@@ -35,8 +38,9 @@ package final class RunStore: Sendable {
     let revisedKeys = Mutex<[Int: NodeKey]>([:])
     /// Whether ``revisedKeys`` holds any, so the common run never takes its lock.
     let hasRevisions = Atomic<Bool>(false)
-    /// The latest records by key, made the first time a node's own record has another key.
-    private let byKey = Mutex<[NodeKey: JournalRecord]?>(nil)
+    /// The position in ``latest`` of the latest record of each key, made the first time a node's own record has
+    /// another key.
+    private let byKey = Mutex<[NodeKey: Int]?>(nil)
 
     /// The folder name of a store beside its workflow.
     package static let defaultName = ".flowrun"
@@ -68,31 +72,28 @@ package final class RunStore: Sendable {
         latest = journal.records
         recordedUntil = journal.recordedUntil
         recordCount = journal.count
+        journalStart = journal.contents.intactLength
         damage = journal.contents.damage
         self.lock = lock
         self.writer = writer
     }
 
-    /// What a run keeps of a journal: the latest record of each node, and what compaction would keep.
+    /// What a run keeps of a journal: the latest record of each node.
     private struct Latest {
-        var records: [String: JournalRecord] = [:]
-        var survivors = Set<Survivor>()
+        var records = LatestRecords()
         /// The journal's modification time when it was read (``RunStore/recordedUntil``).
         var recordedUntil: Int64?
         var count = 0
         var contents = Journal.Contents()
 
         init(atPath path: String) {
-            var records: [String: JournalRecord] = [:]
-            var survivors = Set<Survivor>()
+            var records = LatestRecords()
             var count = 0
             contents = Journal.read(atPath: path) { record in
                 records[record.node] = record
-                survivors.insert(Survivor(record))
                 count += 1
             }
             self.records = records
-            self.survivors = survivors
             self.count = count
             recordedUntil = FileStamp(path: path)?.modified
         }
@@ -100,13 +101,18 @@ package final class RunStore: Sendable {
         init(_ contents: Journal.Contents) {
             for record in contents.records { records[record.node] = record }
             count = contents.records.count
-            survivors = Set(contents.records.map(Survivor.init))
             self.contents = contents
             self.contents.records = []
         }
 
-        /// Whether most records were superseded.
-        var worthCompacting: Bool { count > 2 * survivors.count + 1000 }
+        /// Whether most records may have been superseded: compaction keeps at least one per node, so a journal
+        /// with few more records than nodes is not worth reading again to find out.
+        var mayBeWorthCompacting: Bool { count > 2 * records.count + 1000 }
+
+        /// Whether most of a journal's records were superseded: compaction would keep under half of them.
+        static func worthCompacting(_ contents: Journal.Contents) -> Bool {
+            contents.records.count > 2 * Set(contents.records.map(Survivor.init)).count + 1000
+        }
     }
 
     /// Reads a store without locking or writing it (dry runs, `explain`, `cache status`).
@@ -137,11 +143,14 @@ package final class RunStore: Sendable {
         let path = journalPath(in: directory, name: name)
         var journal = Latest(atPath: path)
         // Rare (a journal mostly superseded): read again whole, and rewritten.
-        if journal.worthCompacting, let compacted = try? compact(Journal.read(atPath: path), at: path) {
-            // Compacting writes the journal anew; what was recorded before still dates from the old one.
-            let recordedUntil = journal.recordedUntil
-            journal = Latest(compacted)
-            journal.recordedUntil = recordedUntil
+        if journal.mayBeWorthCompacting {
+            let contents = Journal.read(atPath: path)
+            if Latest.worthCompacting(contents), let compacted = try? compact(contents, at: path) {
+                // Compacting writes the journal anew; what was recorded before still dates from the old one.
+                let recordedUntil = journal.recordedUntil
+                journal = Latest(compacted)
+                journal.recordedUntil = recordedUntil
+            }
         }
         let writer = try JournalWriter(path: path, intactLength: journal.contents.intactLength, warn: warn)
         return RunStore(
@@ -153,12 +162,12 @@ package final class RunStore: Sendable {
     package func record(withKey key: NodeKey) -> JournalRecord? {
         byKey.withLock { index in
             if index == nil {
-                var made: [NodeKey: JournalRecord] = [:]
+                var made: [NodeKey: Int] = [:]
                 made.reserveCapacity(latest.count)
-                for record in latest.values { made[record.key] = record }
+                for (position, record) in latest.values.enumerated() { made[record.key] = position }
                 index = made
             }
-            return index?[key]
+            return index?[key].map { latest.values[$0] }
         }
     }
 
@@ -168,11 +177,17 @@ package final class RunStore: Sendable {
     }
 
     /// Writes what is batched, closes the journal and lets go of the lock.
-    package func close() {
+    /// - Parameter publish: Called once the journal is written whole and before the lock goes, so no other run
+    ///   rewrites the journal while it is read (a store in a bucket uploads this run's records there).
+    package func close(beforeReleasing publish: () -> Void = {}) {
         writer?.close()
+        publish()
         // Only once the records are written: a run that takes the lock next reads them.
         lock?.release()
     }
+
+    /// The journal's file.
+    package var journalPath: String { Self.journalPath(in: directory, name: name) }
 
     // MARK: Compaction
 

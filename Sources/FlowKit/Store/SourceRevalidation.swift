@@ -18,14 +18,17 @@ package protocol SourceObserving: AnyObject {
 /// `--rerun` of their task; each queue's limit bounds how many of its nodes are asked at once.
 package enum SourceRevalidation {
     /// The current identity of each source node that could be asked, by index in ``Plan/nodes``: what
-    /// ``UpToDate/init(plan:records:settings:revalidated:)`` keys them by.
+    /// ``UpToDate/init(plan:records:settings:revalidate:)`` keys them by.
+    /// - Parameter nodes: The source nodes whose source cannot be checked ahead
+    ///   (``UpToDate/NodeKeys/unverifiedSourceNodes``): only those are resolved again and asked about.
     package static func check(
-        _ plan: Plan, records: [String: JournalRecord], settings: UpToDate.Settings
+        _ plan: Plan, nodes: [Int], records: LatestRecords, settings: UpToDate.Settings
     ) -> [Int: SourceIdentity] {
         guard !settings.force, !records.isEmpty else { return [:] }
         var queues: [String: OperationQueue] = [:]
         let answers = Mutex<[Int: SourceIdentity]>([:])
-        for (index, node) in plan.nodes.enumerated() where plan.graph.dependencyCount(of: index) == 0 {
+        for index in nodes {
+            let node = plan.nodes[index]
             let task = plan.workflow.tasks[node.taskIndex]
             guard task.cache != .disabled, !settings.rerun.contains(task.id.value),
                 let type = plan.registry[task.type.value],
@@ -33,8 +36,6 @@ package enum SourceRevalidation {
             else { continue }
             let parameters = plan.parameters(of: node)
             let directory = plan.workflow.directory
-            guard type.sourceIdentity(parameters, directory: directory, cache: task.cache)?.changesEveryRun == true
-            else { continue }
             let queue = queues[task.queueName] ?? OperationQueue()
             if queues[task.queueName] == nil {
                 queue.maxConcurrentOperationCount =

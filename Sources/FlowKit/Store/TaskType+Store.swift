@@ -4,12 +4,22 @@
 package protocol ParameterDependentInput: TaskType {
     /// Whether a node with these parameters reads its dependencies' outputs.
     func readsInput(_ parameters: Parameters) -> Bool
+    /// Whether a node with these parameters names the files its dependencies wrote (a `command`'s `${inputs}`):
+    /// an up-to-date `write` then serves its recorded file to it.
+    func readsInputFiles(_ parameters: Parameters) -> Bool
 }
 
 extension ParameterDependentInput {
+    package func readsInputFiles(_ parameters: Parameters) -> Bool { false }
+
     /// ``readsInput(_:)`` of parameters as the plan holds them; `true` while a required one is missing.
     func readsInput(_ values: ParameterValues) -> Bool {
         Parameters(complete: values).map(readsInput) ?? true
+    }
+
+    /// ``readsInputFiles(_:)`` of parameters as the plan holds them; `true` while a required one is missing.
+    func readsInputFiles(_ values: ParameterValues) -> Bool {
+        Parameters(complete: values).map(readsInputFiles) ?? true
     }
 }
 

@@ -8,8 +8,8 @@ extension UpToDate {
     struct KeptDecisions {
         /// Why each node runs; `nil` for one that is up to date, and for every stateless node.
         private(set) var causes: [RunCause?]
-        /// The store's latest record of each node, where a decision used one.
-        private(set) var records: [Int: JournalRecord] = [:]
+        /// The store's record of each node, where a decision used one.
+        private(set) var records: Records
         /// The nodes restored for their readers, ascending.
         private(set) var restored: [Int] = []
         /// Stored outputs found unusable, one line each, in plan order.
@@ -26,14 +26,15 @@ extension UpToDate {
         ///     empty without `--rerun`.
         ///   - blobs: The blobs checked so far; those asked about and not checked yet are noted in it.
         init(
-            plan: Plan, tasks: [TaskFacts], keys: NodeKeys, latest: [String: JournalRecord], settings: Settings,
+            plan: Plan, tasks: [TaskFacts], keys: NodeKeys, latest: LatestRecords, settings: Settings,
             rerunBy: [String?], blobs: inout BlobCheck
         ) {
             causes = [RunCause?](repeating: nil, count: plan.nodes.count)
+            records = Records(latest: latest, nodes: plan.nodes)
             let graph = plan.graph
             for index in plan.nodes.indices.reversed() {
                 // Keyed: every node but a stateless task's is.
-                guard let key = keys.keys[index], let inputs = keys.inputs[index] else { continue }
+                guard let key = keys.keys[index] else { continue }
                 let node = plan.nodes[index]
                 let task = tasks[node.taskIndex]
                 guard !task.keepsNothing else { continue }
@@ -44,11 +45,10 @@ extension UpToDate {
                     isRead = true
                     if reader == nil, causes[dependent] != nil { reader = dependent }
                 }
-                // A cold store has no record to look up.
-                if !latest.isEmpty {
-                    records[index] = latest[node.id]
-                    // Found by key (an item that moved, a result another node made): the same work.
-                    if records[index]?.key != key, let found = settings.recordWithKey?(key) { records[index] = found }
+                // Found by key (an item that moved, a result another node made): the same work. A cold store has
+                // no record to look up.
+                if !latest.isEmpty, records[index]?.key != key, let found = settings.recordWithKey?(key) {
+                    records.serve(index, with: found)
                 }
                 let readBack = settings.readValues.contains(index)
                 let policy = RunPolicy(
@@ -58,15 +58,31 @@ extension UpToDate {
                 causes[index] =
                     policy.cause
                     ?? RecordCheck(
-                        record: records[index], inputs: inputs, key: key, outputPath: keys.outputPaths[index],
+                        record: records[index], inputs: keys.inputs[index], key: key,
+                        outputPath: keys.outputPaths[index],
                         isRead: isRead, runningReader: reader.map { plan.nodes[$0].id },
                         recordedUntil: settings.recordedUntil
                     ).cause
+                if causes[index] == nil, task.kind.providesFile {
+                    serveRecordedFile(index, of: plan, tasks: tasks, path: keys.outputPaths[index])
+                }
                 guard settings.blobs != nil, let valueType = task.valueType else { continue }
                 decideStoredOutput(index, of: plan, task: task, as: valueType, settings: settings, blobs: &blobs)
             }
             restored.reverse()
             unusable.reverse()
+        }
+
+        /// Serves the file an up-to-date node wrote to the nodes after it that run and name it (a `command`'s
+        /// `${inputs}`): it is restored from its record — its file, as recorded and found intact — rather than
+        /// left without an operation, which would give them nothing. A node that reads no file needs nothing.
+        private mutating func serveRecordedFile(_ index: Int, of plan: Plan, tasks: [TaskFacts], path: String?) {
+            var served = false
+            plan.graph.forEachDependent(of: index) { dependent in
+                if causes[dependent] != nil, tasks[plan.nodes[dependent].taskIndex].readsInputFiles { served = true }
+            }
+            guard served, let path, S3Location(path) == nil, records[index]?.output?.path == path else { return }
+            restored.append(index)
         }
 
         /// Turns a node that runs only because a running reader needs its output into one restored from the

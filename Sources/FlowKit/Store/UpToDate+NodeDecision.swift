@@ -29,8 +29,8 @@ extension UpToDate {
     struct RecordCheck {
         /// The store's latest record of the node.
         var record: JournalRecord?
-        /// What its key is made of now.
-        var inputs: NodeKeyInputs
+        /// What its key is made of now; `nil` when the record has its key (``NodeKeys/inputs``).
+        var inputs: NodeKeyInputs?
         /// Its key now.
         var key: NodeKey
         /// The file it writes.
@@ -47,8 +47,7 @@ extension UpToDate {
         var cause: RunCause? {
             let changed: RunCause? =
                 if let record {
-                    record.key == key
-                        ? nil : (record.inputs.flatMap { RunCause.firstDifference(from: $0, to: inputs) } ?? .noRecord)
+                    record.key == key ? nil : (difference(from: record) ?? .noRecord)
                 } else {
                     .noRecord
                 }
@@ -60,6 +59,12 @@ extension UpToDate {
             }
             if let runningReader { return changed ?? .neededBy(node: runningReader) }
             return nil
+        }
+
+        /// The first field in which the key's inputs differ from those of a record with another key.
+        private func difference(from record: JournalRecord) -> RunCause? {
+            guard let inputs, let recorded = record.inputs else { return nil }
+            return RunCause.firstDifference(from: recorded, to: inputs)
         }
 
         /// Whether a written file is still what the store recorded: the same stamp, or else the same content (an

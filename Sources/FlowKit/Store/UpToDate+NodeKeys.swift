@@ -7,8 +7,10 @@ extension UpToDate {
     /// It decides nothing. What it finds besides the keys — the file each node writes, the sources that cannot be
     /// checked ahead — is what the decisions then read.
     struct NodeKeys {
-        /// What went into each node's key; `nil` where ``keys`` has none.
-        var inputs: [NodeKeyInputs?]
+        /// What went into each node's key, by node index, where the node's own latest record has another key (or
+        /// none): a node whose record has its key was made of the same inputs, which the record holds, so an
+        /// unchanged rerun keeps none of them (``UpToDate/inputs(of:)``).
+        var inputs: [Int: NodeKeyInputs] = [:]
         /// Each node's key; `nil` for a node of a ``StatelessTask`` that no kept node depends on.
         var keys: [NodeKey?]
         /// The file each node writes, resolved against the workflow's folder.
@@ -19,6 +21,9 @@ extension UpToDate {
         /// In a dry run that asked no server, the nodes keyed by a recorded source version (``UncheckedSource``)
         /// and every node downstream of one, each with the index of the first such source's node.
         var awaitingConfirmation: [Int: Int] = [:]
+        /// The source nodes (without dependencies) whose source cannot be checked ahead and was not revalidated,
+        /// ascending: the only nodes ``SourceRevalidation`` asks about, so a plan of local files asks nothing.
+        var unverifiedSourceNodes: [Int] = []
 
         /// Keys every node of a plan that needs one.
         /// - Parameters:
@@ -32,17 +37,15 @@ extension UpToDate {
         ///   - dryRun: How a dry run keys the sources that cannot be checked ahead; `nil` for a run.
         init(
             plan: Plan, tasks: [TaskFacts], keepsNothing: [Bool], options: [String],
-            revalidated: [Int: SourceIdentity], latest: [String: JournalRecord] = [:], dryRun: DryRun? = nil
+            revalidated: [Int: SourceIdentity], latest: LatestRecords = [:], dryRun: DryRun? = nil
         ) {
             let count = plan.nodes.count
             let graph = plan.graph
             let keyed = Self.keyed(plan, keepsNothing: keepsNothing)
             let runNonce = UUID().uuidString
-            inputs = []
             keys = []
             outputPaths = []
             unverifiableSources = [String?](repeating: nil, count: count)
-            inputs.reserveCapacity(count)
             keys.reserveCapacity(count)
             outputPaths.reserveCapacity(count)
             var scratch = ByteWriter()
@@ -56,7 +59,6 @@ extension UpToDate {
                 }
                 guard keyed[index] else {
                     keys.append(nil)
-                    inputs.append(nil)
                     outputPaths.append(nil)
                     continue
                 }
@@ -66,9 +68,11 @@ extension UpToDate {
                 let source = revalidated[index] ?? resolved.source
                 var keyedSource = source?.description
                 if let source, source.changesEveryRun {
+                    let isSourceNode = graph.dependencyCount(of: index) == 0
+                    if isSourceNode { unverifiedSourceNodes.append(index) }
                     let unchecked = UncheckedSource(
                         source, recorded: dryRun == nil ? nil : latest[node.id]?.inputs?.source,
-                        isSourceNode: graph.dependencyCount(of: index) == 0, dryRun: dryRun, runNonce: runNonce)
+                        isSourceNode: isSourceNode, dryRun: dryRun, runNonce: runNonce)
                     keyedSource = unchecked.keyed
                     unverifiableSources[index] = unchecked.unverifiable
                     if unchecked.awaitsConfirmation { awaitingConfirmation[index] = index }
@@ -83,8 +87,9 @@ extension UpToDate {
                     type: task.typeName, implementation: task.implementation, options: options,
                     parameters: resolved.canonical, upstream: upstream,
                     source: keyedSource)
-                keys.append(nodeInputs.key(after: resolved.keyPrefix, encodingIn: &scratch))
-                inputs.append(nodeInputs)
+                let key = nodeInputs.key(after: resolved.keyPrefix, encodingIn: &scratch)
+                keys.append(key)
+                if latest.isEmpty || latest[node.id]?.key != key { inputs[index] = nodeInputs }
                 outputPaths.append(resolved.outputPath)
             }
         }

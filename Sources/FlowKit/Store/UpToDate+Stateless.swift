@@ -12,7 +12,7 @@ extension UpToDate {
     ///   - cold: Whether the store holds no result of this workflow.
     static func decideStateless(
         _ plan: Plan, tasks: [TaskFacts], settings: Settings, rerunBy: [String?], keys: [NodeKey?],
-        records: [Int: JournalRecord], cold: Bool, causes: inout [RunCause?]
+        records: Records, cold: Bool, causes: inout [RunCause?]
     ) {
         for index in plan.nodes.indices where tasks[plan.nodes[index].taskIndex].keepsNothing {
             let task = tasks[plan.nodes[index].taskIndex]
@@ -51,7 +51,7 @@ extension UpToDate {
     /// for such a change), by id: what the node's own key, had it one, would follow. A dependency that runs
     /// with its recorded key (its output is missing, it is a `command`) leaves the node up to date.
     private static func changedDependency(
-        of index: Int, in plan: Plan, tasks: [TaskFacts], keys: [NodeKey?], records: [Int: JournalRecord],
+        of index: Int, in plan: Plan, tasks: [TaskFacts], keys: [NodeKey?], records: Records,
         causes: [RunCause?]
     ) -> String? {
         var changed: Int?

@@ -15,6 +15,8 @@ extension UpToDate {
         let isStateless: Bool
         /// The type of its output values, when the store can keep them.
         let valueType: (any StorableOutput.Type)?
+        /// Whether its output is the file it wrote (`write`): the recorded file serves its readers.
+        let providesFile: Bool
         let takesParameters: Bool
         /// The resolutions of this type's tasks whose parameters are the same for all their nodes, by what
         /// decides them: a chain of 20,000 `sleep` tasks of one duration decodes its parameters once.
@@ -36,6 +38,7 @@ extension UpToDate {
             readsInput = type.readsInput
             isStateless = type is any StatelessTask
             valueType = type.provides?.valueType
+            providesFile = type.provides == .file
             takesParameters = !type.parameters.isEmpty
         }
     }
@@ -47,6 +50,9 @@ extension UpToDate {
         let kind: TypeFacts
         let cache: CacheSetting?
         private(set) var readsInput: Bool
+        /// Whether its nodes name the files their dependencies wrote (``ParameterDependentInput/readsInputFiles(_:)``);
+        /// `true` where its nodes' parameters differ and may.
+        private(set) var readsInputFiles = false
         /// A ``StatelessTask``'s, without a run condition: nothing of its nodes is kept.
         let keepsNothing: Bool
         let directory: String
@@ -110,8 +116,9 @@ extension UpToDate {
                     tasks[index].parameters.isEmpty && !kind.takesParameters
                     ? ParameterValues() : plan.sharedParameters[index]
                 // Whether its nodes read what they depend on, where the parameters that say are the same for all.
-                if let shared, made.readsInput, let type = kind.type as? any ParameterDependentInput {
-                    made.readsInput = type.readsInput(shared)
+                if let type = kind.type as? any ParameterDependentInput, !made.keepsNothing {
+                    if let shared, made.readsInput { made.readsInput = type.readsInput(shared) }
+                    made.readsInputFiles = shared.map { type.readsInputFiles($0) } ?? true
                 }
                 if let shared, !made.keepsNothing {
                     let memo = TypeFacts.SharedResolution(

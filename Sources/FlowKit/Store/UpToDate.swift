@@ -59,8 +59,9 @@ package struct UpToDate: Sendable {
         }
     }
 
-    /// What went into each node's key, by index in ``Plan/nodes``; `nil` where ``keys`` has none.
-    package private(set) var inputs: [NodeKeyInputs?]
+    /// What went into each node's key, by index in ``Plan/nodes``, where the node's own record has another key
+    /// or none (sparse: an unchanged rerun keeps none); ``inputs(of:)`` answers for every keyed node.
+    package private(set) var inputs: [Int: NodeKeyInputs]
     /// Each node's key; `nil` for a node of a ``StatelessTask`` that no node the store keeps depends on: it is
     /// never journaled, and its decision needs no key.
     package private(set) var keys: [NodeKey?]
@@ -71,10 +72,9 @@ package struct UpToDate: Sendable {
     package private(set) var causes: [RunCause?]
     /// The file each node writes, resolved against the workflow's folder.
     package private(set) var outputPaths: [String?]
-    /// The store's latest record of each node, where the decision used one.
-    ///
-    /// By node index, and sparse: a cold store, or a plan of nodes the store keeps nothing of, fills nothing.
-    package private(set) var records: [Int: JournalRecord]
+    /// The store's record of each node, by node index: its own latest, or a result of its key another node
+    /// recorded.
+    package private(set) var records: Records
     /// Whether each node that runs stores its output as a blob: it says `cache: true` (or is in
     /// ``Settings/keepValues``) and its output is a value the store can keep.
     package private(set) var storesValue: [Bool]
@@ -92,6 +92,14 @@ package struct UpToDate: Sendable {
     package let verifiedBlobs: [String: FileStamp]
     /// Stored outputs found unusable (missing, damaged, made for other consumers), one line each: their nodes run.
     package let unusableBlobs: [String]
+
+    /// What went into a node's key; `nil` for a node without one, or whose record (which has its key) cannot be
+    /// read again.
+    package func inputs(of index: Int) -> NodeKeyInputs? {
+        if let inputs = inputs[index] { return inputs }
+        guard let key = keys[index], let record = records[index], record.key == key else { return nil }
+        return record.inputs
+    }
 
     /// The up-to-date nodes that are not restored, ascending: what ``RunOptions/cachedNodes`` takes.
     package var cachedNodes: [Int] {
@@ -113,18 +121,28 @@ package struct UpToDate: Sendable {
     ///   - plan: The plan.
     ///   - records: The store's latest record per node id.
     ///   - settings: `--force`, `--rerun`, `--no-optimize`.
-    ///   - revalidated: The identities sources have now, where ``SourceRevalidation`` could ask, by node index;
-    ///     they replace what ``TaskType/sourceIdentity(_:directory:cache:)`` says.
+    ///   - revalidate: Asks the servers of the source nodes given (``NodeKeys/unverifiedSourceNodes``) which
+    ///     version they have now (``SourceRevalidation``); the identities it returns, by node index, replace what
+    ///     ``TaskType/sourceIdentity(_:directory:cache:)`` says, and the keys are computed again. Called only
+    ///     when there are such nodes; `nil` asks no server.
     package init(
-        plan: Plan, records latest: [String: JournalRecord], settings: Settings,
-        revalidated: [Int: SourceIdentity] = [:]
+        plan: Plan, records latest: LatestRecords, settings: Settings,
+        revalidate: (([Int]) -> [Int: SourceIdentity])? = nil
     ) {
         let options = ["optimize=\(settings.optimize)"]
         let tasks = TaskFacts.of(plan, options: options)
         let keepsNothing = plan.nodes.map { tasks[$0.taskIndex].keepsNothing }
-        let keys = NodeKeys(
-            plan: plan, tasks: tasks, keepsNothing: keepsNothing, options: options, revalidated: revalidated,
+        var keys = NodeKeys(
+            plan: plan, tasks: tasks, keepsNothing: keepsNothing, options: options, revalidated: [:],
             latest: latest, dryRun: settings.dryRun)
+        if let revalidate, !keys.unverifiedSourceNodes.isEmpty {
+            let revalidated = revalidate(keys.unverifiedSourceNodes)
+            if !revalidated.isEmpty {
+                keys = NodeKeys(
+                    plan: plan, tasks: tasks, keepsNothing: keepsNothing, options: options, revalidated: revalidated,
+                    latest: latest, dryRun: settings.dryRun)
+            }
+        }
         let rerunBy = KeptDecisions.rerunBy(plan, tasks: tasks, rerun: settings.rerun)
         var blobs = BlobCheck(blobs: settings.blobs)
         var kept: KeptDecisions
@@ -160,13 +178,13 @@ package struct UpToDate: Sendable {
         var position = [Int](repeating: -1, count: keys.count)
         for (newIndex, oldIndex) in nodes.enumerated() { position[oldIndex] = newIndex }
         var copy = self
-        copy.inputs = nodes.map { inputs[$0] }
+        copy.inputs = [:]
+        for (newIndex, oldIndex) in nodes.enumerated() { copy.inputs[newIndex] = inputs[oldIndex] }
         copy.keys = nodes.map { keys[$0] }
         copy.keepsNothing = nodes.map { keepsNothing[$0] }
         copy.causes = nodes.map { causes[$0] }
         copy.outputPaths = nodes.map { outputPaths[$0] }
-        copy.records = [:]
-        for (newIndex, oldIndex) in nodes.enumerated() { copy.records[newIndex] = records[oldIndex] }
+        copy.records = records.restricted(to: nodes)
         copy.storesValue = nodes.map { storesValue[$0] }
         copy.restoredNodes = restoredNodes.compactMap { position[$0] >= 0 ? position[$0] : nil }
         copy.awaitingConfirmation = [:]

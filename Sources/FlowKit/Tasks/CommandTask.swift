@@ -75,6 +75,10 @@ package struct CommandTask: TaskType {
 extension CommandTask: ParameterDependentInput {
     /// Only `stdin: true` reads a dependency's output; otherwise they only order the run.
     package func readsInput(_ parameters: Parameters) -> Bool { parameters.stdin }
+    /// `${inputs}` and `${input}` in `argv` name the files the dependencies wrote or read.
+    package func readsInputFiles(_ parameters: Parameters) -> Bool {
+        parameters.argv.contains { $0.contains("${input") }
+    }
 }
 
 /// The operation of ``CommandTask``: spawns the program, streams its input and output, and stops it

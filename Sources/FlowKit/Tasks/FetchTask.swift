@@ -31,6 +31,14 @@ package struct FetchTask: TaskType {
             if idleTimeout < .seconds(1) {
                 diagnostics.error("'idleTimeout' must be at least 1s", at: $idleTimeout.location)
             }
+            // S3 requests are signed over their headers and sent as S3 defines them: extra headers would change
+            // nothing the user wants, or break the signature.
+            if S3Location.isS3(url.trimmingCharacters(in: .whitespaces)), let headers, !headers.isEmpty {
+                diagnostics.error(
+                    "'headers' apply to http(s) fetches; an s3:// fetch sends only its signed S3 request",
+                    at: $headers.location,
+                    hint: "remove 'headers', or fetch the object over https (a presigned URL) to send your own")
+            }
         }
     }
     package var consumes: InputRequirement { .none }

@@ -26,7 +26,7 @@ struct NodeParameterValidator: WorkflowValidator {
             }
             let task = tasks[node.taskIndex]
             guard let type = context.type(of: task) else { continue }
-            let values = ParameterValidator(task: task, type: type, inputKind: expansion.inputKinds[node.taskIndex])
+            let values = ParameterResolver(task: task, type: type, inputKind: expansion.inputKinds[node.taskIndex])
                 .resolve(in: expansion.scope(of: node, in: context), diagnostics: &diagnostics)
             let access = type.fileAccess(values)
             if !usesItem[node.taskIndex] {
@@ -41,7 +41,7 @@ struct NodeParameterValidator: WorkflowValidator {
         for (taskIndex, task) in tasks.enumerated() where !usesItem[taskIndex] && !hasNodes[taskIndex] {
             guard let type = context.type(of: task) else { continue }
             let scope = Scope(params: expansion.params, environment: context.environment, group: task.group)
-            _ = ParameterValidator(task: task, type: type, inputKind: expansion.inputKinds[taskIndex])
+            _ = ParameterResolver(task: task, type: type, inputKind: expansion.inputKinds[taskIndex])
                 .resolve(in: scope, diagnostics: &diagnostics)
         }
     }

@@ -20,7 +20,7 @@ import SystemPackage
 ///     }
 /// }
 /// ```
-public final class FileWatcher: @unchecked Sendable {
+package final class FileWatcher: @unchecked Sendable {
     // @unchecked: the folder tables are used only by the one waiting thread; `cancel()` touches the pipe alone.
     private let inotify: Int32
     private let wakeRead: Int32
@@ -30,7 +30,7 @@ public final class FileWatcher: @unchecked Sendable {
 
     /// Starts watching: every folder of the set is watched when this returns.
     /// - Throws: ``WatchError`` when inotify cannot be used or the system's limit on watches is reached.
-    public init(_ set: WatchSet) throws(WatchError) {
+    package init(_ set: WatchSet) throws(WatchError) {
         self.set = set
         inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard inotify >= 0 else { throw WatchError.system("cannot start inotify", Errno(rawValue: errno)) }
@@ -64,14 +64,14 @@ public final class FileWatcher: @unchecked Sendable {
     }
 
     /// Ends the current wait, and every later one, with `nil`. Safe from any thread.
-    public func cancel() {
+    package func cancel() {
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
     }
 
     /// Waits for the next changes that count and returns them once no event came for `settle`, or after
     /// `longest` from the first change however busy the folders stay; `nil` once cancelled.
-    public func nextChanges(
+    package func nextChanges(
         settle: Duration = .milliseconds(200), longest: Duration = .seconds(10)
     ) throws(WatchError) -> WatchChanges? {
         var changes = WatchChanges()

@@ -12,29 +12,29 @@ import SystemPackage
 /// let photos = WatchSet.Tree(root: "photos") { $0.extension?.lowercased() == "jpg" }
 /// let set = WatchSet(files: ["gallery.yaml"], trees: [photos])
 /// ```
-public struct WatchSet: Sendable {
+package struct WatchSet: Sendable {
     /// A folder watched with every folder below it.
-    public struct Tree: Sendable {
+    package struct Tree: Sendable {
         /// The folder at the top of the tree.
-        public var root: FilePath
+        package var root: FilePath
         /// Whether a change to a file below `root` is worth a run, given its whole path (a glob's pattern,
         /// usually). Changes to hidden files and folders never are.
-        public var matches: @Sendable (FilePath) -> Bool
+        package var matches: @Sendable (FilePath) -> Bool
 
         /// Creates a tree whose changes count when `matches` accepts the changed file.
-        public init(root: FilePath, matches: @escaping @Sendable (FilePath) -> Bool = { _ in true }) {
+        package init(root: FilePath, matches: @escaping @Sendable (FilePath) -> Bool = { _ in true }) {
             self.root = root
             self.matches = matches
         }
     }
 
     /// Files whose changes count.
-    public var files: [FilePath]
+    package var files: [FilePath]
     /// Folder trees whose matching files' changes count.
-    public var trees: [Tree]
+    package var trees: [Tree]
 
     /// Creates a watch set.
-    public init(files: [FilePath] = [], trees: [Tree] = []) {
+    package init(files: [FilePath] = [], trees: [Tree] = []) {
         self.files = files
         self.trees = trees
     }

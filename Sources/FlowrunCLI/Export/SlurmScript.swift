@@ -1,62 +1,16 @@
-import ArgumentParser
 import FlowKit
 import Foundation
-
-/// `flowrun export slurm WORKFLOW --shards N`: a bash script that submits the shards as a job array and the
-/// gather phase as a job that waits for all of them.
-struct ExportSlurmCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "slurm",
-        abstract: "Print a script that sbatches the shards as a job array, then the gather job after them.",
-        discussion: """
-            Run the script on a login node. It prints the two job ids. The workflow, its inputs and the state folder \
-            must be on a filesystem every node sees, at the same path. To rerun some shards, run the script again \
-            with SHARDS=2,4; FLOWRUN=/path/to/flowrun overrides the binary.
-            """)
-
-    @OptionGroup var export: ExportOptions
-
-    @Option(help: ArgumentHelp("The Slurm partition to submit to.", valueName: "P"))
-    var partition: String?
-
-    @Option(help: ArgumentHelp("The time limit of each job (sbatch --time, e.g. 2:00:00).", valueName: "T"))
-    var time: String?
-
-    @Option(help: ArgumentHelp("The memory of each job (sbatch --mem, e.g. 4G).", valueName: "M"))
-    var mem: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "The state folder the shards and the gather share (default: .flowrun beside the workflow).",
-            valueName: "DIR"))
-    var stateDir: String?
-
-    func run() throws {
-        let terminal = Terminal()
-        let workflow = try export.load(terminal: terminal, format: "slurm")
-        let script = SlurmScript(
-            workflow: workflow, shards: export.shards, flowrun: Self.binaryPath,
-            stateDirectory: stateDir.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-                ?? workflow.folder + "/.flowrun",
-            sbatchOptions: [("partition", partition), ("time", time), ("mem", mem)].compactMap { name, value in
-                value.map { "--\(name)=\($0)" }
-            })
-        terminal.print(script.render())
-    }
-
-    /// The absolute path of the running flowrun, which the jobs run unless `FLOWRUN` says otherwise.
-    static var binaryPath: String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
-    }
-}
 
 /// The submit script's text.
 struct SlurmScript {
     let workflow: ExportedWorkflow
     let shards: Int
     let flowrun: String
+    /// What each job gets as `--state-dir`: a folder every node sees, or a bucket.
     let stateDirectory: String
+    /// Where the jobs' logs and the gather's report go: the state folder, or with a bucket `.flowrun` beside the
+    /// workflow.
+    let logDirectory: String
     /// `--partition=…`, `--time=…`, `--mem=…` as given.
     let sbatchOptions: [String]
 
@@ -71,14 +25,20 @@ struct SlurmScript {
         let flowrunArguments =
             [Self.quoted(workflow.absolutePath)] + workflow.overrides.map { "--param " + Self.quoted($0) }
         let runOptions = "--state-dir \(Self.quoted(stateDirectory)) --no-progress --max-concurrent \(cpus)"
-        let log = Self.quoted(stateDirectory + "/slurm/")
+        let log = Self.quoted(logDirectory + "/slurm/")
         let report = Self.quoted(
-            stateDirectory + "/" + URL(fileURLWithPath: workflow.absolutePath).lastPathComponent + ".report.json")
+            logDirectory + "/" + URL(fileURLWithPath: workflow.absolutePath).lastPathComponent + ".report.json")
+        let shared =
+            BucketStore.isBucket(stateDirectory)
+            ? "The workflow and its inputs must be at the same path on every node; the store is in "
+                + Self.quoted(stateDirectory) + "."
+            : "The workflow, its inputs and " + Self.quoted(stateDirectory)
+                + " must be on a filesystem every node sees at the same path."
         return """
             #!/usr/bin/env bash
             # Submits \(name) (\(Self.quoted(workflow.absolutePath))) to Slurm in \(shards) shard\(shards == 1 ? "" : "s"), \
             then its gather job. Made by `flowrun export slurm`.
-            # The workflow, its inputs and \(Self.quoted(stateDirectory)) must be on a filesystem every node sees at the same path.
+            # \(shared)
             # Rerun some shards: SHARDS=2,4 bash THIS_FILE. Another flowrun binary: FLOWRUN=/path/to/flowrun.
             set -euo pipefail
             if [[ -z "${FLOWRUN:-}" ]]; then FLOWRUN=\(Self.quoted(flowrun)); fi

@@ -96,6 +96,30 @@ struct S3CLITests {
         #expect(redone.bytes == (try Data(contentsOf: URL(fileURLWithPath: scratch.path("out/b/sunset.png")))))
     }
 
+    /// Requests to one endpoint go over the connections of the sessions kept for it: one after another, over one.
+    @Test func requestsOneAfterAnotherReuseOneConnection() async throws {
+        let server = try SeaweedServer(buckets: ["reuse"])
+        defer { server.stop() }
+        for index in 0..<20 {
+            try server.client.put(Data("\(index)".utf8), at: S3Location(bucket: "reuse", key: "in/\(index).txt"))
+        }
+        try scratch.write(
+            "reuse.yaml",
+            """
+            version: 1
+            queues:
+              one: { maxConcurrent: 1 }
+            tasks:
+              get: { type: fetch, forEach: { glob: "s3://reuse/in/*.txt" }, url: "${item}", queue: one }
+            """)
+        let proxy = try S3Proxy(upstream: server.port)
+        let result = try await run(["reuse.yaml"], server.environment(port: proxy.port))
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(proxy.count("GET", containing: "/reuse/in/") == 20)
+        #expect(proxy.requests.count == 21)
+        #expect(proxy.connections == 1, "\(proxy.connections) connections for \(proxy.requests.count) requests")
+    }
+
     @Test func aGlobOverTwoThousandObjectsTakesTwoListRequests() async throws {
         let server = try SeaweedServer(buckets: ["many"])
         defer { server.stop() }

@@ -5,21 +5,22 @@ import Synchronization
     import Glibc
 #endif
 
-/// A TCP relay on 127.0.0.1 in front of the S3 server that counts requests by method and query, and answers the
-/// first `failures` of them with `503 SlowDown` instead of relaying them. flowrun opens a connection per request,
-/// so each connection carries one request. A stalling relay reads requests and never answers.
+/// A TCP relay on 127.0.0.1 in front of the S3 server that counts connections, and requests by method and query
+/// (reading each request's head and `Content-Length` body, so a kept-alive connection's every request is seen),
+/// and answers the first `failures` of them with `503 SlowDown` and `Connection: close` instead of relaying them.
+/// A stalling relay reads requests and never answers.
 final class S3Proxy: Sendable {
     let port: UInt16
     private let upstream: UInt16
     private let listener: Int32
-    private let state: Mutex<(requests: [String], failuresLeft: Int)>
+    private let state: Mutex<(requests: [String], failuresLeft: Int, connections: Int)>
     /// Whether requests are read and never answered, for timeouts.
     private let stalls: Bool
 
     init(upstream: UInt16, failures: Int = 0, stalls: Bool = false) throws {
         self.upstream = upstream
         self.stalls = stalls
-        state = Mutex(([], failures))
+        state = Mutex(([], failures, 0))
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -47,6 +48,9 @@ final class S3Proxy: Sendable {
     /// The request lines seen, e.g. `GET /bucket?list-type=2&prefix=p`.
     var requests: [String] { state.withLock { $0.requests } }
 
+    /// The connections clients opened.
+    var connections: Int { state.withLock { $0.connections } }
+
     /// How many requests had `method` and a target containing `fragment`.
     func count(_ method: String, containing fragment: String = "") -> Int {
         requests.filter { $0.hasPrefix(method + " ") && (fragment.isEmpty || $0.contains(fragment)) }.count
@@ -61,42 +65,78 @@ final class S3Proxy: Sendable {
     }
 
     private func serve(_ client: Int32) {
-        defer { close(client) }
-        var head = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        // The request line: up to the first CRLF.
-        while !head.contains(10) {
-            let count = recv(client, &buffer, buffer.count, 0)
-            guard count > 0 else { return }
-            head += buffer[0..<count]
+        state.withLock { $0.connections += 1 }
+        var upstreamConnection: (socket: Int32, back: Thread)?
+        defer {
+            if let (server, back) = upstreamConnection {
+                shutdown(server, Int32(SHUT_WR))
+                // Wait for the last answer to be relayed before closing both ends.
+                while !back.isFinished { usleep(1000) }
+                close(server)
+            }
+            close(client)
         }
-        let line = String(decoding: head.prefix { $0 != 13 && $0 != 10 }, as: UTF8.self)
-        let target = line.split(separator: " ").prefix(2).joined(separator: " ")
-        let fail = state.withLock { state -> Bool in
-            state.requests.append(target)
-            guard state.failuresLeft > 0 else { return false }
-            state.failuresLeft -= 1
+        var pending = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        func readMore() -> Bool {
+            let count = recv(client, &buffer, buffer.count, 0)
+            guard count > 0 else { return false }
+            pending += buffer[0..<count]
             return true
         }
-        if stalls {
-            while recv(client, &buffer, buffer.count, 0) > 0 {}
-            return
+        while true {
+            // A request's head: up to the first empty line.
+            var headEnd: Int?
+            while headEnd == nil {
+                headEnd = Self.endOfHead(in: pending)
+                if headEnd == nil, !readMore() { return }
+            }
+            let head = Array(pending[..<headEnd!])
+            pending.removeFirst(headEnd!)
+            let line = String(decoding: head.prefix { $0 != 13 && $0 != 10 }, as: UTF8.self)
+            let target = line.split(separator: " ").prefix(2).joined(separator: " ")
+            let fail = state.withLock { state -> Bool in
+                state.requests.append(target)
+                guard state.failuresLeft > 0 else { return false }
+                state.failuresLeft -= 1
+                return true
+            }
+            if stalls {
+                while recv(client, &buffer, buffer.count, 0) > 0 {}
+                return
+            }
+            if fail {
+                let body = "<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>"
+                let reply =
+                    "HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nContent-Length: \(body.utf8.count)"
+                    + "\r\nConnection: close\r\n\r\n" + body
+                _ = Self.sendAll(client, Array(reply.utf8))
+                // Read what the client still sends (a PUT's body) before closing, so it sees the answer, not a reset.
+                shutdown(client, Int32(SHUT_WR))
+                var timeout = timeval(tv_sec: 2, tv_usec: 0)
+                setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                while recv(client, &buffer, buffer.count, 0) > 0 {}
+                return
+            }
+            if upstreamConnection == nil {
+                guard let opened = openUpstream(answeringTo: client) else { return }
+                upstreamConnection = opened
+            }
+            guard let server = upstreamConnection?.socket, Self.sendAll(server, head) else { return }
+            var remaining = Self.contentLength(of: head)
+            while remaining > 0 {
+                if pending.isEmpty, !readMore() { return }
+                let part = min(remaining, pending.count)
+                guard Self.sendAll(server, Array(pending[..<part])) else { return }
+                pending.removeFirst(part)
+                remaining -= part
+            }
         }
-        if fail {
-            let body = "<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>"
-            let reply =
-                "HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nContent-Length: \(body.utf8.count)"
-                + "\r\nConnection: close\r\n\r\n" + body
-            _ = Self.sendAll(client, Array(reply.utf8))
-            // Read what the client still sends (a PUT's body) before closing, so it sees the answer, not a reset.
-            shutdown(client, Int32(SHUT_WR))
-            var timeout = timeval(tv_sec: 2, tv_usec: 0)
-            setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            while recv(client, &buffer, buffer.count, 0) > 0 {}
-            return
-        }
+    }
+
+    /// A connection to the server, and the thread relaying its answers to `client`.
+    private func openUpstream(answeringTo client: Int32) -> (socket: Int32, back: Thread)? {
         let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        defer { close(server) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = upstream.bigEndian
@@ -106,7 +146,10 @@ final class S3Proxy: Sendable {
                 connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0, Self.sendAll(server, head) else { return }
+        guard connected == 0 else {
+            close(server)
+            return nil
+        }
         let back = Thread {
             var chunk = [UInt8](repeating: 0, count: 65536)
             while case let count = recv(server, &chunk, chunk.count, 0), count > 0 {
@@ -115,12 +158,28 @@ final class S3Proxy: Sendable {
             shutdown(client, Int32(SHUT_RDWR))
         }
         back.start()
-        while case let count = recv(client, &buffer, buffer.count, 0), count > 0 {
-            guard Self.sendAll(server, Array(buffer[0..<count])) else { break }
+        return (server, back)
+    }
+
+    /// Where a request's head ends (after its empty line), or `nil` when it has not all arrived.
+    private static func endOfHead(in bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        for index in 3..<bytes.count
+        where bytes[index - 3] == 13 && bytes[index - 2] == 10 && bytes[index - 1] == 13 && bytes[index] == 10 {
+            return index + 1
         }
-        shutdown(server, Int32(SHUT_WR))
-        // Wait for the answer to be relayed before closing both ends.
-        while !back.isFinished { usleep(1000) }
+        return nil
+    }
+
+    /// The `Content-Length` a request's head gives, 0 without one.
+    private static func contentLength(of head: [UInt8]) -> Int {
+        for line in String(decoding: head, as: UTF8.self).split(separator: "\r\n") {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "content-length" {
+                return Int(parts[1].trimmingCharacters(in: .whitespaces)) ?? 0
+            }
+        }
+        return 0
     }
 
     private static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {

@@ -2,13 +2,15 @@ import OrderedCollections
 
 /// Resolves one node's parameters and checks them against the task type's declaration: each value's type and
 /// range (``ParameterSpec/check(_:)``), then the node's values as a whole (``TaskType/validate(parameters:task:)``).
-struct ParameterValidator {
+struct ParameterResolver {
     let task: TaskSpec
     let type: any TaskType
     /// What the task reads (see ``ParameterValues/inputKind``).
     var inputKind: ProviderKind?
 
-    func resolve(in scope: Scope, diagnostics: inout Diagnostics) -> ParameterValues {
+    /// - Parameter checkingTheWhole: Whether to run the type's checks of the values as a whole
+    ///   (``TaskType/validate(parameters:task:)``); a node validation already checked needs only its values.
+    func resolve(in scope: Scope, checkingTheWhole: Bool = true, diagnostics: inout Diagnostics) -> ParameterValues {
         var locations: [String: SourceLocation] = [:]
         var resolved: [String: Value] = [:]
         for spec in type.parameters {
@@ -40,6 +42,7 @@ struct ParameterValidator {
         values.taskLocation = task.id.location
         values.inputKind = inputKind
         values.decoded = type.decode(values)
+        guard checkingTheWhole else { return values }
         for diagnostic in type.validate(parameters: values, task: task.id.value) { diagnostics.append(diagnostic) }
         return values
     }

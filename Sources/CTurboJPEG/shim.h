@@ -1,5 +1,5 @@
-#ifndef FLOWRUN_CJPEG_SHIM_H
-#define FLOWRUN_CJPEG_SHIM_H
+#ifndef FLOWRUN_CTURBOJPEG_SHIM_H
+#define FLOWRUN_CTURBOJPEG_SHIM_H
 #include <stddef.h>
 #include <stdio.h>
 #include <jconfig.h>
