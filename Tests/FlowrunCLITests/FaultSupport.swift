@@ -25,6 +25,23 @@ enum Fixtures {
     }
 
     static func photoPath(_ name: String) -> String { root.appendingPathComponent("examples/photos/\(name).jpg").path }
+
+    /// A workflow that copies each `in/*.txt` to `out/STEM.txt` (`read` fetches it, `save` writes it), then the
+    /// task lines `more` (indented as tasks).
+    static func copyingWorkflow(then more: String = "") -> String {
+        """
+        version: 1
+        tasks:
+          read: { type: fetch, forEach: { glob: "in/*.txt" }, url: "${item}" }
+          save: { type: write, path: "out/${item.stem}.txt", dependsOn: read }
+
+        """ + more
+    }
+
+    /// Writes `in/NAME.txt` holding `item NAME` for each name, the items of ``copyingWorkflow(then:)``.
+    static func writeItems(_ names: [String], in scratch: Scratch) throws {
+        for name in names { try scratch.write("in/\(name).txt", "item \(name)\n") }
+    }
 }
 
 /// A started process (flowrun, or a shell that execs it) whose waits poll with `Task.sleep`.

@@ -11,15 +11,8 @@ import Testing
 
     init() throws {
         scratch = try Scratch()
-        for name in ["a", "b", "c"] { try scratch.write("in/\(name).txt", "item \(name)\n") }
-        try scratch.write(
-            "copy.yaml",
-            """
-            version: 1
-            tasks:
-              read: { type: fetch, forEach: { glob: "in/*.txt" }, url: "${item}" }
-              save: { type: write, path: "out/${item.stem}.txt", dependsOn: read }
-            """)
+        try Fixtures.writeItems(["a", "b", "c"], in: scratch)
+        try scratch.write("copy.yaml", Fixtures.copyingWorkflow())
     }
 
     var journal: String { scratch.path(".flowrun/copy.yaml.journal") }

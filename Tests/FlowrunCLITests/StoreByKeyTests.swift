@@ -8,15 +8,8 @@ import Testing
 
     init() throws {
         scratch = try Scratch()
-        for name in ["b", "c", "d"] { try scratch.write("in/\(name).txt", "item \(name)\n") }
-        try scratch.write(
-            "copy.yaml",
-            """
-            version: 1
-            tasks:
-              read: { type: fetch, forEach: { glob: "in/*.txt" }, url: "${item}" }
-              save: { type: write, path: "out/${item.stem}.txt", dependsOn: read }
-            """)
+        try Fixtures.writeItems(["b", "c", "d"], in: scratch)
+        try scratch.write("copy.yaml", Fixtures.copyingWorkflow())
     }
 
     func run() async throws -> Flowrun.Result {

@@ -8,24 +8,21 @@ import Testing
 
     init() throws {
         scratch = try Scratch()
-        for name in ["a", "b", "c"] { try scratch.write("in/\(name).txt", "item \(name)\n") }
+        try Fixtures.writeItems(["a", "b", "c"], in: scratch)
     }
 
     func workflow(stdin: Bool, after dependency: String = "save") throws {
         try scratch.write(
             "list.yaml",
-            """
-            version: 1
-            tasks:
-              read: { type: fetch, forEach: { glob: "in/*.txt" }, url: "${item}" }
-              save: { type: write, path: "out/${item.stem}.txt", dependsOn: read }
-              list:
-                type: command
-                gather: true
-                dependsOn: \(dependency)
-                stdin: \(stdin)
-                argv: [sh, -c, "cat > /dev/null; ls out > list.txt"]
-            """)
+            Fixtures.copyingWorkflow(
+                then: """
+                      list:
+                        type: command
+                        gather: true
+                        dependsOn: \(dependency)
+                        stdin: \(stdin)
+                        argv: [sh, -c, "cat > /dev/null; ls out > list.txt"]
+                    """))
     }
 
     func run() async throws -> Flowrun.Result {
@@ -54,17 +51,14 @@ import Testing
     @Test func anUncachedCommandNamingCachedWritesGetsTheirRecordedFiles() async throws {
         try scratch.write(
             "list.yaml",
-            """
-            version: 1
-            tasks:
-              read: { type: fetch, forEach: { glob: "in/*.txt" }, url: "${item}" }
-              save: { type: write, path: "out/${item.stem}.txt", dependsOn: read }
-              list:
-                type: command
-                gather: true
-                dependsOn: save
-                argv: [sh, -c, 'printf "%s\\n" "$@" > listed.txt', sh, "${inputs}"]
-            """)
+            Fixtures.copyingWorkflow(
+                then: """
+                      list:
+                        type: command
+                        gather: true
+                        dependsOn: save
+                        argv: [sh, -c, 'printf "%s\\n" "$@" > listed.txt', sh, "${inputs}"]
+                    """))
         let listed = { try String(contentsOfFile: self.scratch.path("listed.txt"), encoding: .utf8) }
         #expect(try await run().stdout.contains("7 nodes: 7 succeeded"))
         #expect(try listed() == "out/a.txt\nout/b.txt\nout/c.txt\n")
