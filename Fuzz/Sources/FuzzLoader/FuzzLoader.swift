@@ -14,23 +14,25 @@ private let workflowPath: String = {
     let folder = "/tmp/flowrun-fuzz-loader-\(getpid())"
     let files: [String: String] = [
         "lib/tone.yaml": """
-            version: 1
-            params:
-              strength: 0.8
-              label: x
-            tasks:
-              decode: { type: decode }
-              tone: { type: sepia, intensity: "${params.strength}", dependsOn: decode }
+        version: 1
+        params:
+          strength: 0.8
+          label: x
+        tasks:
+          decode: { type: decode }
+          tone: { type: sepia, intensity: "${params.strength}", dependsOn: decode }
 
-            """,
+        """,
         "lib/chain5.yaml": "version: 1\ntasks:\n  leaf: { type: noop, timeout: 5s }\n",
         "items.txt": "a.jpg\nsub/b.jpg\n\nc d.png\n",
         "run.env": "SIZE=320\nQUALITY=80\n",
         "photos/2024/x.jpg": "", "photos/2024/Y.JPG": "", "photos/.hidden/z.jpg": "", "photos/w.webp": "",
     ].merging(
         (0..<5).map { level in
-            ("lib/chain\(level).yaml",
-             "version: 1\ntasks:\n" + (0..<10).map { "  p\($0): { uses: chain\(level + 1).yaml }\n" }.joined())
+            (
+                "lib/chain\(level).yaml",
+                "version: 1\ntasks:\n" + (0..<10).map { "  p\($0): { uses: chain\(level + 1).yaml }\n" }.joined()
+            )
         },
         uniquingKeysWith: { first, _ in first })
     for (name, text) in files {
