@@ -16,14 +16,15 @@ package struct S3Upload: Sendable {
         return .success(S3Upload(location: location))
     }
 
-    /// Uploads `bytes` on a background thread; `completion` is called once with the outcome, a ``FileOutput``
-    /// whose path is the `s3://` location.
+    /// Uploads `bytes` on a thread of its own (a blocked Dispatch thread would starve the session's delegate
+    /// queue, see ``S3Fetch/start(_:written:maxBytes:context:cancellation:completion:)``); `completion` is called
+    /// once with the outcome, a ``FileOutput`` whose path is the `s3://` location.
     package func start(
         _ bytes: Data, context: NodeContext, cancellation: S3Cancellation,
         completion: @escaping @Sendable (FlowOperation.Outcome) -> Void
     ) {
         let location = self.location
-        DispatchQueue.global().async {
+        Thread {
             do throws(S3Error) {
                 let etag = try S3Client.environment.get().put(
                     bytes, at: location, contentType: Self.contentType(of: location.key), cancellation: cancellation)
@@ -33,7 +34,7 @@ package struct S3Upload: Sendable {
             } catch {
                 completion(error.kind == .cancelled ? .cancelled : .failure(error.failure(context)))
             }
-        }
+        }.start()
     }
 
     /// The media type of the image formats `write` makes, by extension; other objects get S3's default.

@@ -120,6 +120,38 @@ struct S3CLITests {
         #expect(proxy.connections == 1, "\(proxy.connections) connections for \(proxy.requests.count) requests")
     }
 
+    /// Sixteen requests at once, each blocking the thread it runs on until its answer comes: those threads must not
+    /// be the ones the sessions deliver answers on, or every answer waits for libdispatch to add threads (each
+    /// copy then took 10–20 s).
+    @Test func sixteenCopiesAtOnceEndInSecondsNotAfterAThreadStarvation() async throws {
+        let server = try SeaweedServer(buckets: ["crowd"])
+        defer { server.stop() }
+        for index in 0..<40 {
+            try server.client.put(
+                Data(repeating: UInt8(index), count: 1024), at: S3Location(bucket: "crowd", key: "in/\(index).bin"))
+        }
+        try scratch.write(
+            "crowd.yaml",
+            """
+            version: 1
+            queues:
+              net: { maxConcurrent: 16 }
+            tasks:
+              get: { type: fetch, forEach: { glob: "s3://crowd/in/*.bin" }, url: "${item}", queue: net }
+              put: { type: write, path: "s3://crowd/out/${item.name}", dependsOn: get, queue: net }
+            """)
+        let started = ContinuousClock.now
+        let result = try await run(["crowd.yaml"], server.environment())
+        let took = ContinuousClock.now - started
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(took < .seconds(8), "40 small copies took \(took)")
+        var copied = 0
+        try server.client.list(bucket: "crowd", prefix: "out/") { (page: [(key: String, etag: String, size: Int)]) in
+            copied += page.count
+        }
+        #expect(copied == 40)
+    }
+
     @Test func aGlobOverTwoThousandObjectsTakesTwoListRequests() async throws {
         let server = try SeaweedServer(buckets: ["many"])
         defer { server.stop() }
