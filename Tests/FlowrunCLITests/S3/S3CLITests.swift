@@ -121,8 +121,8 @@ struct S3CLITests {
     }
 
     /// Sixteen requests at once, each blocking the thread it runs on until its answer comes: those threads must not
-    /// be the ones the sessions deliver answers on, or every answer waits for libdispatch to add threads (each
-    /// copy then took 10–20 s).
+    /// be the ones the sessions deliver answers on, or every answer waits for libdispatch to add threads (the 40
+    /// copies then took 15 s; 2–3 s since, on a busy machine). The bound sits between the two.
     @Test func sixteenCopiesAtOnceEndInSecondsNotAfterAThreadStarvation() async throws {
         let server = try SeaweedServer(buckets: ["crowd"])
         defer { server.stop() }
@@ -144,7 +144,7 @@ struct S3CLITests {
         let result = try await run(["crowd.yaml"], server.environment())
         let took = ContinuousClock.now - started
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        #expect(took < .seconds(8), "40 small copies took \(took)")
+        #expect(took < .seconds(12), "40 small copies took \(took)")
         var copied = 0
         try server.client.list(bucket: "crowd", prefix: "out/") { (page: [(key: String, etag: String, size: Int)]) in
             copied += page.count
