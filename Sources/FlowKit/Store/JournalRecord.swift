@@ -187,15 +187,8 @@ extension JournalRecord {
 extension NodeKeyInputs {
     /// Appends the fields in the journal's order.
     func encode(into out: inout ByteWriter) {
-        out.string(type)
-        out.string(implementation)
-        out.count(options.count)
-        for option in options { out.string(option) }
-        out.count(parameters.count)
-        for parameter in parameters {
-            out.string(parameter.name)
-            out.string(parameter.value)
-        }
+        Self.encodeTaskFields(
+            type: type, implementation: implementation, options: options, parameters: parameters, into: &out)
         out.count(upstream.count)
         for link in upstream {
             out.string(link.node)

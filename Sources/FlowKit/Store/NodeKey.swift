@@ -140,18 +140,27 @@ package struct NodeKeyInputs: Sendable, Equatable {
     ) -> SHA256 {
         scratch.bytes.removeAll(keepingCapacity: true)
         scratch.string(keyDomain)
-        scratch.string(type)
-        scratch.string(implementation)
-        scratch.count(options.count)
-        for option in options { scratch.string(option) }
-        scratch.count(parameters.count)
-        for parameter in parameters {
-            scratch.string(parameter.name)
-            scratch.string(parameter.value)
-        }
+        encodeTaskFields(
+            type: type, implementation: implementation, options: options, parameters: parameters, into: &scratch)
         var hash = SHA256()
         scratch.bytes.withUnsafeBytes { hash.update(bufferPointer: $0) }
         return hash
+    }
+
+    /// The fields the nodes of a task share, in the one order both the key and the journal (``encode(into:)``)
+    /// write them.
+    static func encodeTaskFields(
+        type: String, implementation: String, options: [String], parameters: [Parameter], into out: inout ByteWriter
+    ) {
+        out.string(type)
+        out.string(implementation)
+        out.count(options.count)
+        for option in options { out.string(option) }
+        out.count(parameters.count)
+        for parameter in parameters {
+            out.string(parameter.name)
+            out.string(parameter.value)
+        }
     }
 
     /// The key, going on from the hash of its task's shared fields (``keyPrefix(type:implementation:options:parameters:encodingIn:)``
