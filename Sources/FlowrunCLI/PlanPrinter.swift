@@ -4,6 +4,9 @@ import OrderedCollections
 /// The dry-run view of a plan: every node with its type, queue and dependencies, in topological waves.
 struct PlanPrinter {
     let plan: Plan
+    /// How many items each list made at run time has, by fan-out task index, as the store last recorded it;
+    /// empty where a list is not known, or when ``plan`` is whole.
+    var listSizes: [Int: Int] = [:]
 
     /// The plan; `upToDate` (what the store decided) goes before the closing line.
     func render(upToDate: String? = nil) -> String {
@@ -46,11 +49,14 @@ struct PlanPrinter {
         var out = ""
         for (taskIndex, task) in plan.workflow.tasks.enumerated() {
             guard let producer = task.forEach?.producer?.value else { continue }
-            let items = plan.nodes.lazy.filter { $0.taskIndex == taskIndex }.count
+            let here = plan.nodes.lazy.filter { $0.taskIndex == taskIndex }.count
+            let items = listSizes[taskIndex] ?? here
+            // A shard runs some of the items; the gather phase only those whose values it reads.
+            let part = here == items ? "" : " (\(here) of them in this part)"
             out +=
                 items == 0
                 ? "\nthe list of '\(task.id.value)' is known only after '\(producer)' runs\n"
-                : "\nthe list of '\(task.id.value)': \(items) item\(items == 1 ? "" : "s"), as '\(producer)' printed it last\n"
+                : "\nthe list of '\(task.id.value)': \(items) item\(items == 1 ? "" : "s"), as '\(producer)' printed it last\(part)\n"
         }
         return out
     }

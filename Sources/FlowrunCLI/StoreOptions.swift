@@ -88,6 +88,8 @@ extension Terminal {
     /// with a store, what will run and why.
     func printPreview(of session: RunSession) throws {
         let preview = try exitOnFailure { () throws(SessionError) in try session.preview() }
-        print(PlanPrinter(plan: preview.plan).render(upToDate: UpToDatePrinter(preview)?.render()))
+        print(
+            PlanPrinter(plan: preview.plan, listSizes: preview.recordedListSizes).render(
+                upToDate: UpToDatePrinter(preview)?.render()))
     }
 }

@@ -26,8 +26,10 @@ struct GatherValues {
         self.count = count
     }
 
-    /// The journals of the shards, by part name.
-    var shardJournals: [String] { (1...count).map { "shard-\($0)-of-\(count)" } }
+    /// The journals of the shards, by part name, and the lists step's when lists are made at run time.
+    var shardJournals: [String] {
+        (1...count).map { "shard-\($0)-of-\(count)" } + (split.hasRunTimeLists ? [SessionPart.listsJournal] : [])
+    }
 
     /// What an error says of values that cannot be read back: by shard, its items, and each node's cause.
     func describeMissing(_ missing: [(node: Int, cause: String)]) -> String {

@@ -10,6 +10,9 @@ public struct RunPreview: Sendable {
     /// The decisions for ``plan``; `nil` without a store, or when it holds nothing (then every node runs and no
     /// key is computed).
     package let decisions: UpToDate?
+    /// How many items each list made at run time has, by fan-out task index, as the store last recorded it: a
+    /// shard's or the gather phase's plan holds only some of them.
+    package var recordedListSizes: [Int: Int] = [:]
 
     /// How many nodes of ``plan`` would run; the others are up to date.
     public var nodesToRun: Int {

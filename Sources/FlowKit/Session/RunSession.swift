@@ -40,12 +40,19 @@ public struct RunSession: Sendable {
     /// A list made at run time (`forEach: { from: TASK }`) is previewed as the store last recorded it, if it did.
     public func preview() throws(SessionError) -> RunPreview {
         let (pulledSession, bucket) = try pulled()
-        let local =
-            RunTimeLists.occur(in: plan)
-            ? RunSession(plan: try pulledSession.planWithRecordedLists(), options: pulledSession.options)
-            : pulledSession
-        let part = try local.part()
-        let store = SessionStore(options: local.options)
+        guard RunTimeLists.occur(in: plan) else { return try pulledSession.preview(of: pulledSession.part(), bucket) }
+        let recorded = try pulledSession.planWithRecordedLists()
+        let local = RunSession(plan: recorded, options: pulledSession.options)
+        var preview = try local.preview(of: local.part(), bucket)
+        for node in recorded.nodes where recorded.workflow.tasks[node.taskIndex].forEach?.producer != nil {
+            preview.recordedListSizes[node.taskIndex, default: 0] += 1
+        }
+        return preview
+    }
+
+    /// The preview of `part`, decided with the store's records.
+    private func preview(of part: SessionPart, _ bucket: BucketStore?) throws(SessionError) -> RunPreview {
+        let store = SessionStore(options: options)
         if let values = part.values {
             let (opened, decisions, recorded) = try store.readGather(values)
             return RunPreview(
@@ -68,14 +75,16 @@ public struct RunSession: Sendable {
     ///
     /// A workflow with a list made at run time (`forEach: { from: TASK }`) runs its producers and what they need
     /// now, while preparing (the store records their outputs), and prepares the rest with the lists they printed,
-    /// each item's nodes named `task[KEY]`.
+    /// each item's nodes named `task[KEY]`. A shard runs them too, or replays what they printed from the store where
+    /// the lists step (`--lists`) recorded it, and takes the items whose keys name it; the gather phase reads the
+    /// lists from the store.
     public func prepare() throws(SessionError) -> PreparedRun {
         let (local, bucket) = try pulled()
-        let part = try local.part()
         let published = bucket.map { (store: $0, workflowPath: plan.workflow.path) }
         if RunTimeLists.occur(in: plan) {
             return try RunTimeLists(plan: plan, options: local.options, bucket: published).prepare()
         }
+        let part = try local.part()
         let opened = try SessionStore(options: local.options).open(part)
         return PreparedRun(part: part, opened: opened, options: options.run, bucket: published)
     }
@@ -131,12 +140,6 @@ public struct RunSession: Sendable {
     }
 
     private func part() throws(SessionError) -> SessionPart {
-        if options.part != .whole, let fanOut = plan.workflow.tasks.first(where: { $0.forEach?.producer != nil }) {
-            throw SessionError(
-                .runTimeListsNotSplit,
-                "task '\(fanOut.id.value)' fans out over a list made at run time, which a run split into shards cannot partition yet; run it whole (without --shard or --gather); nothing was run"
-            )
-        }
-        return try SessionPart(options.part, of: plan, reports: reports, note: options.note)
+        try SessionPart(options.part, of: plan, reports: reports, note: options.note)
     }
 }

@@ -19,6 +19,7 @@ struct RunTimeLists {
     /// Runs the first phase and prepares the second.
     /// - Throws: ``SessionError`` as ``RunSession/prepare()`` does, for either phase.
     func prepare() throws(SessionError) -> PreparedRun {
+        if options.part == .gather { return try prepareGather() }
         let producers = producerNodes()
         let first = firstPhaseNodes(producers: producers.values)
         let position = Dictionary(uniqueKeysWithValues: first.enumerated().map { ($1, $0) })
@@ -44,14 +45,15 @@ struct RunTimeLists {
         // A first phase that was interrupted, or failed fast, starts nothing more: the second runs none of its own.
         let failsFast = options.run.failFast ?? plan.workflow.failFast
         let second =
-            firstReport.interrupted || (failsFast && firstReport.exitCode != 0)
+            firstReport.interrupted || (failsFast && firstReport.exitCode != 0) || options.part == .lists
             ? plan.restricted(to: first) : try replanned(with: lists)
         let emptyLists = Set(lists.lazy.filter { $0.value.isEmpty }.map(\.key))
         lists.removeAll()  // the plan has the items now
+        let part = try secondPart(of: second)
         var earlier: [Int: Result<any Sendable, NodeFailure>] = [:]
         var records: [Int: Int] = [:]
         let firstIDs = Dictionary(uniqueKeysWithValues: first.enumerated().map { (plan.nodes[$1].id, $0) })
-        for (index, node) in second.nodes.enumerated() {
+        for (index, node) in part.plan.nodes.enumerated() {
             guard let at = firstIDs[node.id] else { continue }
             records[index] = at
             let record = firstReport.nodes[at]
@@ -63,12 +65,12 @@ struct RunTimeLists {
                         ?? NodeFailure(.upstream, record.cause ?? "\(record.status.rawValue)", node: node.id))
         }
         let (finishedFirst, firstRecords) = (firstReport, records)
-        let secondPart = SessionPart(plan: second, journal: nil) { report in
-            report.following(finishedFirst, records: firstRecords)
-        }
+        let secondPart = SessionPart(part) { report in report.following(finishedFirst, records: firstRecords) }
         return PreparedRun(
-            part: secondPart, opened: try SessionStore(options: options).open(secondPart), options: options.run,
-            bucket: bucket, earlier: earlier, skipping: Self.gathersOverNoItems(second, emptyLists: emptyLists))
+            part: secondPart,
+            opened: options.part == .lists ? nil : try SessionStore(options: options).open(secondPart),
+            options: options.run, bucket: bucket, earlier: earlier,
+            skipping: Self.gathersOverNoItems(secondPart.plan, emptyLists: emptyLists))
     }
 
     /// Runs the producers and what they need (`first`, by index in ``plan``), the store keeping the producers'
@@ -78,17 +80,18 @@ struct RunTimeLists {
         -> (RunReport, [Int: any Sendable])
     {
         let keep = Set(producers.values.compactMap { position[$0] })
-        let part = SessionPart(plan: plan.restricted(to: first), journal: nil, keepValues: keep) { $0 }
+        let journal = listsJournal
+        let part = SessionPart(plan: plan.restricted(to: first), journal: journal, keepValues: keep) { $0 }
         let run = PreparedRun(
             part: part, opened: try SessionStore(options: options).open(part), options: options.run,
-            capturing: keep.union(readLater(first).compactMap { position[$0] }))
+            bucket: journal == nil ? nil : bucket, capturing: keep.union(readLater(first).compactMap { position[$0] }))
         let report = try run.run()
         return (report, run.capturedOutputs)
     }
 
     /// The gathers over a list that came out empty, with the cause they are skipped for: the fan-out's tasks have
     /// no items to run, so only a gather with `runIf: always` runs.
-    private static func gathersOverNoItems(_ plan: Plan, emptyLists: Set<Int>) -> [Int: String] {
+    static func gathersOverNoItems(_ plan: Plan, emptyLists: Set<Int>) -> [Int: String] {
         let tasks = plan.workflow.tasks
         let taskIndex = plan.workflow.taskIndex()
         var empty: [Int: String] = [:]  // the tasks of each empty fan-out, with the fan-out's cause
@@ -119,8 +122,15 @@ struct RunTimeLists {
     /// `explain`: what the next run expands, if the producers print the same. The plan as written (its fan-outs
     /// without nodes) where the store has no list.
     func recordedPlan() throws(SessionError) -> Plan {
-        let whole = SessionPart(plan: plan, journal: nil) { $0 }
-        guard let (store, _) = try SessionStore(options: options).read(whole, recordedOnly: true) else { return plan }
+        let lists = try recordedLists()
+        return lists.isEmpty ? plan : try replanned(with: lists)
+    }
+
+    /// The lists the producers printed when the store last recorded them — in the lists step's journal for a
+    /// part of a split run (``listsJournal``) —, by fan-out task index; a list the store has not is left out.
+    func recordedLists() throws(SessionError) -> [Int: [ForEachItem]] {
+        let whole = SessionPart(plan: plan, journal: listsJournal) { $0 }
+        guard let (store, _) = try SessionStore(options: options).read(whole, recordedOnly: true) else { return [:] }
         var lists: [Int: [ForEachItem]] = [:]
         for (fanOut, producer) in producerNodes() {
             guard let blob = store.latest[plan.nodes[producer].id]?.blob,
@@ -130,7 +140,7 @@ struct RunTimeLists {
             else { continue }
             lists[fanOut] = items
         }
-        return lists.isEmpty ? plan : try replanned(with: lists)
+        return lists
     }
 
     /// The nodes of the first phase whose outputs a node of the second may read: those of a task that a task
@@ -150,7 +160,7 @@ struct RunTimeLists {
     }
 
     /// The node of each fan-out's producer, by the fan-out's task index (validation made each a single node).
-    private func producerNodes() -> [Int: Int] {
+    func producerNodes() -> [Int: Int] {
         var nodeOfTask: [Int: Int] = [:]
         for (index, node) in plan.nodes.enumerated() where nodeOfTask[node.taskIndex] == nil {
             nodeOfTask[node.taskIndex] = index
@@ -181,7 +191,7 @@ struct RunTimeLists {
     /// The plan with the lists known, each item a node of its own; the items' parameters are resolved when their
     /// nodes run, so a bad item fails its own nodes. Cut down to the `--target`s, it keeps the nodes planned before
     /// (the first phase's among them).
-    private func replanned(with lists: [Int: [ForEachItem]]) throws(SessionError) -> Plan {
+    func replanned(with lists: [Int: [ForEachItem]]) throws(SessionError) -> Plan {
         var context = ValidationContext(
             workflow: plan.workflow, registry: plan.registry, environment: plan.environment)
         context.runTimeItems = lists

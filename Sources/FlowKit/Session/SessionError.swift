@@ -7,7 +7,7 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String {
             case unknownTask, storeBusy, storeUnavailable, storeRequired, valuesMissing, shardsMissing
-            case shardReportUnreadable, shardReportNotWritten, runTimeListsNotSplit
+            case shardReportUnreadable, shardReportNotWritten
         }
         private let value: Value
 
@@ -27,8 +27,6 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let shardReportUnreadable = Code(value: .shardReportUnreadable)
         /// A shard's report, which its gather phase reads, cannot be written.
         public static let shardReportNotWritten = Code(value: .shardReportNotWritten)
-        /// A run split over machines was asked of a workflow with a list made at run time (`forEach: { from: }`).
-        public static let runTimeListsNotSplit = Code(value: .runTimeListsNotSplit)
 
         public var description: String { value.rawValue }
     }

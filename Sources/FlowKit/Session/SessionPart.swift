@@ -9,6 +9,9 @@ package struct SessionPart {
         case shard(Shard)
         /// The gather tasks and what follows them, after every shard finished (`--gather`).
         case gather
+        /// The lists step: the producers of the lists made at run time and what they need, once before the shards,
+        /// which replay what they printed from the store (`--lists`).
+        case lists
     }
 
     /// The part's nodes.
@@ -19,6 +22,9 @@ package struct SessionPart {
     var keepValues: Set<Int> = []
     /// In a gather phase that reads values the shards made: what the store decides with.
     var values: GatherValues?
+    /// Other journals of the workflow whose records the store decides with beside the part's own: a shard's
+    /// items may rest on the lists step's producers (`lists`).
+    var sharedJournals: [String] = []
     /// What becomes of the part's report: a shard's is written for the gather phase, the gather phase's is
     /// merged with the shards'.
     let finish: @Sendable (RunReport) throws(SessionError) -> RunReport
@@ -35,7 +41,23 @@ package struct SessionPart {
         case .whole: self.init(plan: plan, journal: nil, finish: { $0 })
         case .shard(let shard): self.init(shard, of: plan, reports: reports, note: note)
         case .gather: try self.init(gatherOf: plan, reports: reports)
+        case .lists:
+            let nodes = ShardPlan(plan: plan).listNodes
+            if nodes.isEmpty { note("--lists: the workflow makes no list at run time; nothing to run") }
+            self.init(plan: plan.restricted(to: nodes), journal: Self.listsJournal, finish: { $0 })
         }
+    }
+
+    /// The journal of the lists step, shared by the shards and the gather phase of a split run.
+    static let listsJournal = "lists"
+
+    /// `part`, its report first made final by `first` (a run whose lists are made at run time adds the outcomes of
+    /// its first phase).
+    init(_ part: SessionPart, after first: @escaping @Sendable (RunReport) -> RunReport) {
+        self.init(plan: part.plan, journal: part.journal, keepValues: part.keepValues, values: part.values) {
+            report throws(SessionError) in try part.finish(first(report))
+        }
+        sharedJournals = part.sharedJournals
     }
 
     /// A part of a whole run: the nodes of `plan`, whose `keepValues` the store keeps, its report made final by
@@ -51,9 +73,12 @@ package struct SessionPart {
         self.finish = finish
     }
 
+    /// A shard's part: its items and what they need, and with lists made at run time, the lists step, which every
+    /// shard runs or replays from the store, so that each shard's report says whether its lists were made.
     private init(_ shard: Shard, of plan: Plan, reports: ShardReports, note: (String) -> Void) {
         let split = ShardPlan(plan: plan)
-        let nodes = split.nodes(in: shard)
+        let listNodes = split.listNodes
+        let nodes = listNodes.isEmpty ? split.nodes(in: shard) : Set(split.nodes(in: shard) + listNodes).sorted()
         let items = ShardPlan.describe(split.items(in: shard))
         let what =
             nodes.isEmpty
@@ -71,6 +96,7 @@ package struct SessionPart {
             try reports.write(result)
             return result
         }
+        if !listNodes.isEmpty { sharedJournals = [Self.listsJournal] }
     }
 
     private init(gatherOf plan: Plan, reports: ShardReports) throws(SessionError) {

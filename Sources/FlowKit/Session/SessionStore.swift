@@ -13,12 +13,13 @@ struct SessionStore {
         try checkRerun(part.plan)
         let store = RunStore.read(directory: directory(of: part.plan), name: journalName(part.plan, part: part.journal))
         warnAboutDamage(store)
-        if recordedOnly && store.latest.isEmpty { return (store, nil) }
+        let records = records(of: part, in: store)
+        if recordedOnly && records.isEmpty { return (store, nil) }
         var settings = settings(store)
         settings.dryRun = options.checkSources ? .sourcesAsked : .sourcesNotAsked
         let decisions = UpToDate(
-            plan: part.plan, records: store.latest, settings: settings,
-            revalidate: options.checkSources ? revalidation(part.plan, records: store.latest, settings: settings) : nil)
+            plan: part.plan, records: records, settings: settings,
+            revalidate: options.checkSources ? revalidation(part.plan, records: records, settings: settings) : nil)
         warnAboutBlobs(decisions)
         return (store, decisions)
     }
@@ -57,10 +58,11 @@ struct SessionStore {
             return nil
         }
         warnAboutDamage(store)
+        let records = records(of: part, in: store)
         let settings = settings(store, keepValues: part.keepValues)
         let decisions = UpToDate(
-            plan: plan, records: store.latest, settings: settings,
-            revalidate: revalidation(plan, records: store.latest, settings: settings))
+            plan: plan, records: records, settings: settings,
+            revalidate: revalidation(plan, records: records, settings: settings))
         warnAboutBlobs(decisions)
         store.adoptResultsFoundByKey(plan, decisions: decisions)
         WriteTemporaries.removeStale(of: decisions.outputPaths)
@@ -83,6 +85,18 @@ struct SessionStore {
                 .storeUnavailable, "\(error): the values the shards made are in the store; nothing was run")
         }
         return (store, try decideGather(values, store: store).decisions)
+    }
+
+    /// The records a part decides with: its own journal's, and those of the journals it shares
+    /// (``SessionPart/sharedJournals``) where its own has none.
+    private func records(of part: SessionPart, in store: RunStore) -> LatestRecords {
+        var records = store.latest
+        for name in part.sharedJournals {
+            let shared = RunStore.read(directory: store.directory, name: journalName(part.plan, part: name))
+            warnAboutDamage(shared)
+            records.merge(shared.latest) { own, _ in own }
+        }
+        return records
     }
 
     /// Checks that ``SessionOptions/rerun`` names tasks of the plan.

@@ -8,7 +8,7 @@ package struct GatherPhase: Sendable {
         /// Why its report does not count.
         package let reason: String
         /// The items it should have run, per expanded task.
-        package let items: [(task: String, items: Range<Int>)]
+        package let items: [(task: String, items: ShardPlan.Items)]
 
         package var description: String {
             let ranges = ShardPlan.describe(items)

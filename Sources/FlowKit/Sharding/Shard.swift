@@ -1,10 +1,18 @@
+import Crypto
+
 /// One part of a run split over machines: shard `index` of `count`, written `K/N` with `K` from 1 to `N` —
 /// the numbering of a Slurm array (`--array=1-N`) and of Argo's `withSequence` (`start: 1`).
 ///
-/// Items are split in contiguous blocks by their index in the forEach list: shard `K` of `N` takes items
-/// `⌊(K−1)·M/N⌋ ..< ⌊K·M/N⌋` of a list of `M`, so blocks differ in size by at most one. The split depends only on
-/// the list, which is sorted (a glob) or written (a list, a file), so every machine computes the same one; a block
-/// keeps neighbouring items together and is named in messages as one range ("items 50–99").
+/// Items of a list known before the run (a glob, a list, a file) are split in contiguous blocks by their index:
+/// shard `K` of `N` takes items `⌊(K−1)·M/N⌋ ..< ⌊K·M/N⌋` of a list of `M`, so blocks differ in size by at most one.
+/// The split depends only on the list, which is sorted (a glob) or written (a list, a file), so every machine
+/// computes the same one; a block keeps neighbouring items together and is named in messages as one range
+/// ("items 50–99").
+///
+/// Items of a list made at run time (`forEach: { from: TASK }`) go by their key instead (``owner(ofItemKey:count:)``):
+/// a block needs the whole list and its length, while a key names its shard alone — the same on every machine,
+/// whatever the items' order, and as soon as the item is known, so a list whose items arrive one by one is split
+/// as they arrive.
 package struct Shard: Sendable, Hashable, CustomStringConvertible {
     /// The shard's number, from 1 to ``count``.
     package let index: Int
@@ -42,6 +50,21 @@ package struct Shard: Sendable, Hashable, CustomStringConvertible {
     /// The items of a list of `total` this shard runs.
     package func items(of total: Int) -> Range<Int> {
         (index - 1) * total / count..<index * total / count
+    }
+
+    /// Whether this shard runs the item of a list made at run time known by `key` (``ForEachItem/key``).
+    package func runs(itemKey key: some StringProtocol) -> Bool {
+        Self.owner(ofItemKey: key, count: count) == index
+    }
+
+    /// The shard, from 1 to `count`, that runs the item of a list made at run time known by `key`: the first 8
+    /// bytes of the SHA-256 of its UTF-8, big-endian, modulo `count`, plus 1. SHA-256 rather than Swift's
+    /// `hashValue`, which is seeded afresh in every process; its bytes are spread evenly, so shards get about
+    /// `M/N` items each.
+    package static func owner(ofItemKey key: some StringProtocol, count: Int) -> Int {
+        let digest = SHA256.hash(data: Array(key.utf8))
+        let prefix = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return Int(prefix % UInt64(max(count, 1))) + 1
     }
 
     /// The shard that runs item `item` of a list of `total`.

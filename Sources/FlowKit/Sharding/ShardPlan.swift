@@ -1,7 +1,9 @@
 /// Where each node of a plan runs when the run is split into shards: in the shard of its item, in every shard
 /// that needs it, or in the gather phase.
 ///
-/// - A node of an expanded task (`fetch[i]`) runs in the shard whose block holds item `i` (see ``Shard``).
+/// - A node of an expanded task (`fetch[i]`) runs in the shard whose block holds item `i` (see ``Shard``); one of a
+///   list made at run time (`forEach: { from: TASK }`, and the tasks zipped with it), in the shard its item's key
+///   names (``Shard/owner(ofItemKey:count:)``).
 /// - A `gather` node and every node downstream of one needs the items of every shard: it runs in the gather phase,
 ///   after all shards.
 /// - Any other node (a task without `forEach`, upstream of the items or beside them) runs in shard 1, and in every
@@ -13,6 +15,16 @@ package struct ShardPlan: Sendable {
     package let isGathered: [Bool]
     /// How many nodes each task expands to, by task index.
     private let nodeCounts: [Int]
+    /// Whether each task, by index, iterates a list made at run time: its items go to shards by key.
+    package let iteratesRunTimeList: [Bool]
+
+    /// The items of one expanded task a shard runs.
+    package enum Items: Sendable {
+        /// A block of a list known before the run, by index.
+        case block(Range<Int>)
+        /// Of a list made at run time: how many of its `total` items have a key that names the shard.
+        case byKey(count: Int, total: Int)
+    }
 
     /// Splits a plan.
     package init(plan: Plan) {
@@ -27,20 +39,71 @@ package struct ShardPlan: Sendable {
         }
         isGathered = gathered
         nodeCounts = counts
+        iteratesRunTimeList = Self.runTimeListTasks(of: plan.workflow)
     }
 
-    /// Whether any task has `forEach` items to split.
-    package var hasItems: Bool { plan.nodes.contains { $0.itemIndex != nil } }
+    /// Whether any task has `forEach` items to split, or will have once a list made at run time is known.
+    package var hasItems: Bool {
+        plan.nodes.contains { $0.itemIndex != nil } || iteratesRunTimeList.contains(true)
+    }
+
+    /// Whether the plan has a list made at run time (`forEach: { from: TASK }`), so a split run makes the lists
+    /// first: the producers run once, and every shard and the gather phase read what they printed.
+    package var hasRunTimeLists: Bool { plan.workflow.tasks.contains { $0.forEach?.producer != nil } }
+
+    /// The nodes of the lists step, in plan order: the producers of the lists made at run time and every node
+    /// they need. A split run makes the lists once, before the shards (`--lists`), and every shard runs them again
+    /// or, up to date, replays what they printed from the store — so every shard splits the same lists.
+    package var listNodes: [Int] {
+        let taskIndex = plan.workflow.taskIndex()
+        let producers = Set(plan.workflow.tasks.compactMap { $0.forEach?.producer.flatMap { taskIndex[$0.value] } })
+        guard !producers.isEmpty else { return [] }
+        let needed = GraphAlgorithms.reachable(
+            from: plan.nodes.indices.filter { producers.contains(plan.nodes[$0].taskIndex) }, count: plan.nodes.count,
+            successors: plan.graph.forEachDependency)
+        return plan.nodes.indices.filter { needed[$0] }
+    }
+
+    /// The shard that runs node `index` of an expanded task: the block of its item, or the key of an item of a
+    /// list made at run time; `nil` for a node of no item.
+    private func owner(of index: Int, count: Int) -> Int? {
+        let node = plan.nodes[index]
+        guard let item = node.itemIndex else { return nil }
+        if iteratesRunTimeList[node.taskIndex] {
+            return Shard.owner(ofItemKey: itemKey(of: node), count: count)
+        }
+        return Shard.containing(item: item, of: nodeCounts[node.taskIndex], count: count)
+    }
+
+    /// The key of an item node, from its id `task[KEY]` (``PlannedNode/id``).
+    private func itemKey(of node: PlannedNode) -> Substring {
+        node.id.dropFirst(plan.workflow.tasks[node.taskIndex].id.value.count + 1).dropLast()
+    }
+
+    /// The tasks, by index, that iterate a list made at run time: its fan-out, and every task zipped with it (a
+    /// task without `forEach` or `gather` that depends on one).
+    private static func runTimeListTasks(of workflow: Workflow) -> [Bool] {
+        var found = workflow.tasks.map { $0.forEach?.producer != nil }
+        let taskIndex = workflow.taskIndex()
+        var changed = found.contains(true)
+        while changed {
+            changed = false
+            for (index, task) in workflow.tasks.enumerated() where !found[index] && !task.gather && task.forEach == nil
+            {
+                if task.dependsOn.contains(where: { taskIndex[$0.value].map { found[$0] } ?? false }) {
+                    found[index] = true
+                    changed = true
+                }
+            }
+        }
+        return found
+    }
 
     /// The nodes shard `shard` runs, in plan order.
     package func nodes(in shard: Shard) -> [Int] {
         var selected = [Bool](repeating: false, count: plan.nodes.count)
-        for (index, node) in plan.nodes.enumerated() where !isGathered[index] {
-            if let item = node.itemIndex {
-                selected[index] = shard.items(of: nodeCounts[node.taskIndex]).contains(item)
-            } else {
-                selected[index] = shard.index == 1
-            }
+        for index in plan.nodes.indices where !isGathered[index] {
+            selected[index] = (owner(of: index, count: shard.count) ?? 1) == shard.index
         }
         // What a selected node needs runs in its shard too.
         let needed = GraphAlgorithms.reachable(
@@ -52,21 +115,38 @@ package struct ShardPlan: Sendable {
     /// The nodes of the gather phase, in plan order.
     package var gatherNodes: [Int] { plan.nodes.indices.filter { isGathered[$0] } }
 
-    /// The items of each expanded task that shard `shard` runs, as `(task, range)`, for messages.
-    package func items(in shard: Shard) -> [(task: String, items: Range<Int>)] {
-        plan.workflow.tasks.indices.compactMap { taskIndex in
+    /// The items of each expanded task that shard `shard` runs, for messages.
+    package func items(in shard: Shard) -> [(task: String, items: Items)] {
+        var firstNode: [Int: Int] = [:]
+        for (index, node) in plan.nodes.enumerated() where firstNode[node.taskIndex] == nil {
+            firstNode[node.taskIndex] = index
+        }
+        return plan.workflow.tasks.indices.compactMap { taskIndex in
             let task = plan.workflow.tasks[taskIndex]
-            guard task.forEach != nil, nodeCounts[taskIndex] > 0 else { return nil }
-            return (task.id.value, shard.items(of: nodeCounts[taskIndex]))
+            let total = nodeCounts[taskIndex]
+            guard task.forEach != nil, total > 0 else { return nil }
+            guard iteratesRunTimeList[taskIndex], let first = firstNode[taskIndex] else {
+                return (task.id.value, .block(shard.items(of: total)))
+            }
+            let count = (first..<first + total).count { owner(of: $0, count: shard.count) == shard.index }
+            return (task.id.value, .byKey(count: count, total: total))
         }
     }
 
-    /// Item blocks as messages name them: "items 50–99 of 'fetch', item 7 of 'other'"; empty blocks left out.
-    package static func describe(_ items: [(task: String, items: Range<Int>)]) -> String {
-        items.filter { !$0.items.isEmpty }.map { entry in
-            let last = entry.items.upperBound - 1
-            let span = entry.items.count == 1 ? "item \(last)" : "items \(entry.items.lowerBound)–\(last)"
-            return "\(span) of '\(entry.task)'"
+    /// A shard's items as messages name them: "items 50–99 of 'fetch', item 7 of 'other', 3 of the 10 items of
+    /// 'each' (by key)"; tasks of which the shard runs no item left out.
+    package static func describe(_ items: [(task: String, items: Items)]) -> String {
+        items.compactMap { entry in
+            switch entry.items {
+            case .block(let block) where block.isEmpty: return nil
+            case .byKey(count: 0, _): return nil
+            case .block(let block):
+                let last = block.upperBound - 1
+                let span = block.count == 1 ? "item \(last)" : "items \(block.lowerBound)–\(last)"
+                return "\(span) of '\(entry.task)'"
+            case .byKey(let count, let total):
+                return "\(count) of the \(total) item\(total == 1 ? "" : "s") of '\(entry.task)' (by key)"
+            }
         }.joined(separator: ", ")
     }
 
@@ -102,10 +182,7 @@ package struct ShardPlan: Sendable {
     /// The shard that runs a node of an expanded task; `nil` for a node of no item (shard 1 runs it, and every
     /// shard that needs it).
     package func shard(of index: Int, count: Int) -> Shard? {
-        let node = plan.nodes[index]
-        guard let item = node.itemIndex else { return nil }
-        let shard = Shard.containing(item: item, of: nodeCounts[node.taskIndex], count: count)
-        return try? Shard(index: shard, count: count)
+        owner(of: index, count: count).flatMap { try? Shard(index: $0, count: count) }
     }
 
     /// Whether a gathered node reads an output made in the shards.

@@ -118,7 +118,7 @@ struct ExportArgoCommand: ParsableCommand {
     func run() throws {
         let terminal = Terminal()
         let localRoot = URL(fileURLWithPath: root ?? FileManager.default.currentDirectoryPath).standardizedFileURL.path
-        let workflow = try export.load(terminal: terminal, format: "argo")
+        let workflow = try export.load(terminal: terminal)
         guard workflow.absolutePath.hasPrefix(localRoot.hasSuffix("/") ? localRoot : localRoot + "/") else {
             terminal.error(
                 "error: \(workflow.absolutePath) is not under \(localRoot), the folder the claim holds: give --root\n")
@@ -153,7 +153,8 @@ struct ExportArgoCommand: ParsableCommand {
     }
 }
 
-/// How a split workflow maps onto Argo: the shard template fanned out over `1...N`, the gather template after it.
+/// How a split workflow maps onto Argo: the shard template fanned out over `1...N`, the gather template after it;
+/// with lists made at run time, the lists template before the shards, which replay its lists from the store.
 ///
 /// Queue limits bound how much each pod runs at once: its CPU request and `--max-concurrent` are the largest
 /// limit; `parallelism` bounds how many shard pods run at once. A task's `retries` become the pod's
@@ -181,17 +182,27 @@ struct ArgoExport {
             ? ["--report", stateDirectory + "/" + FilePaths.name(of: podWorkflowPath) + ".report.json"] : []
         let retries = exported.maxRetries
         let name = Self.kubernetesName(plan.workflow.name)
+        // With lists made at run time, the lists step runs once and the shards, which replay its lists, after it.
+        let lists = exported.split.hasRunTimeLists
+        let listsStep = [
+            ArgoWorkflow.Template(
+                name: "lists", container: container(common + ["--lists"] + runOptions),
+                retryLimit: retries > 0 ? retries : nil,
+                activeDeadlineSeconds: exported.deadline(of: exported.listsStep))
+        ]
         return ArgoWorkflow(
             generateName: "flowrun-\(name)-", entrypoint: "main",
             templates: [
                 ArgoWorkflow.Template(
                     name: "main",
-                    dag: [
+                    dag: (lists ? [ArgoWorkflow.DAGTask(name: "lists", template: "lists")] : []) + [
                         ArgoWorkflow.DAGTask(
-                            name: "shards", template: "shard", arguments: [("shard", "{{item}}")], sequence: 1...shards),
+                            name: "shards", template: "shard", dependencies: lists ? ["lists"] : [],
+                            arguments: [("shard", "{{item}}")], sequence: 1...shards),
                         ArgoWorkflow.DAGTask(name: "gather", template: "gather", dependencies: ["shards"]),
                     ],
-                    parallelism: parallel),
+                    parallelism: parallel)
+            ] + (lists ? listsStep : []) + [
                 ArgoWorkflow.Template(
                     name: "shard",
                     container: container(common + ["--shard", "{{inputs.parameters.shard}}/\(shards)"] + runOptions),

@@ -25,21 +25,8 @@ struct ExportOptions: ParsableArguments {
     }
 
     /// Loads the workflow and warns about paths other machines may not see.
-    /// - Parameter format: The export's name (`slurm`, `argo`), for messages.
-    func load(terminal: Terminal, format: String) throws -> ExportedWorkflow {
+    func load(terminal: Terminal) throws -> ExportedWorkflow {
         let plan = try workflow.loadPlan(terminal: terminal)
-        let refused = plan.runTimeListsRefused(by: "export \(format)")
-        if refused.hasErrors {
-            let sources = (try? String(contentsOfFile: plan.workflow.path, encoding: .utf8)).map {
-                [plan.workflow.path: $0]
-            }
-            terminal.error(
-                DiagnosticRenderer(sources: sources ?? [:]).render(refused), styled: terminal.colorsDiagnostics)
-            terminal.error(
-                "\(refused.all.count) error\(refused.all.count == 1 ? "" : "s") in \(workflow.workflow); nothing was exported\n"
-            )
-            throw ExitCode(2)
-        }
         let split = ShardPlan(plan: plan)
         let exported = ExportedWorkflow(split: split, overrides: workflow.params)
         for path in exported.pathsOutsideFolder() {
@@ -79,13 +66,21 @@ struct ExportedWorkflow {
     var maxRetries: Int { plan.workflow.tasks.map(\.retries).max() ?? 0 }
 
     /// How many nodes of each task, by task index, the largest shard of `count` runs: a block of the largest size
-    /// of every expanded task, and every node without items (shard 1 runs them all).
-    func largestShard(of count: Int) -> [Int: Int] {
+    /// of every expanded task, and every node without items (shard 1 runs them all); `nil` when a list made at run
+    /// time decides it.
+    func largestShard(of count: Int) -> [Int: Int]? {
+        guard !split.hasRunTimeLists else { return nil }
         var perTask: [Int: Int] = [:]
         for (index, node) in plan.nodes.enumerated() where !split.isGathered[index] {
             perTask[node.taskIndex, default: 0] += 1
         }
         return perTask.mapValues { ($0 + count - 1) / count }
+    }
+
+    /// How many nodes of each task, by task index, the lists step runs: the producers of the lists made at run
+    /// time and what they need.
+    var listsStep: [Int: Int] {
+        split.listNodes.reduce(into: [:]) { counts, index in counts[plan.nodes[index].taskIndex, default: 0] += 1 }
     }
 
     /// How many nodes of each task, by task index, the gather phase runs.
@@ -96,8 +91,10 @@ struct ExportedWorkflow {
     /// The longest a part can take when every task in it has a `timeout`: per task, its nodes in waves of its
     /// queue's limit (`default`'s is ``cpus``, as the jobs pass `--max-concurrent`), every attempt timing out,
     /// plus a minute for backoff and start-up. `nil` when a task has no timeout: nothing bounds the part.
-    /// - Parameter nodesPerTask: How many nodes of each task, by task index, the part runs.
-    func deadline(of nodesPerTask: [Int: Int]) -> Int? {
+    /// - Parameter nodesPerTask: How many nodes of each task, by task index, the part runs; `nil` when not known
+    ///   before the run.
+    func deadline(of nodesPerTask: [Int: Int]?) -> Int? {
+        guard let nodesPerTask else { return nil }
         var seconds = 60.0
         for (taskIndex, count) in nodesPerTask {
             let task = plan.workflow.tasks[taskIndex]

@@ -47,7 +47,7 @@ struct ExportSlurmCommand: ParsableCommand {
 
     func run() throws {
         let terminal = Terminal()
-        let workflow = try export.load(terminal: terminal, format: "slurm")
+        let workflow = try export.load(terminal: terminal)
         let localState =
             stateDir.map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? workflow.folder + "/.flowrun"
         let script = SlurmScript(

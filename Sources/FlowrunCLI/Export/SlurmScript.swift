@@ -34,7 +34,8 @@ struct SlurmScript {
                 + Self.quoted(stateDirectory) + "."
             : "The workflow, its inputs and " + Self.quoted(stateDirectory)
                 + " must be on a filesystem every node sees at the same path."
-        return """
+        let lists = workflow.split.hasRunTimeLists
+        let header = """
             #!/usr/bin/env bash
             # Submits \(name) (\(Self.quoted(workflow.absolutePath))) to Slurm in \(shards) shard\(shards == 1 ? "" : "s"), \
             then its gather job. Made by `flowrun export slurm`.
@@ -45,8 +46,25 @@ struct SlurmScript {
             export FLOWRUN
             mkdir -p \(log)
 
+
+            """
+        // The shards split the lists the lists step recorded: they start after it, and every shard replays them.
+        let listsStep = """
+            # The lists step: the tasks that make lists at run time run once; every shard replays their lists from the
+            # store and takes the items whose keys name it.
+            lists=$(sbatch \(common.joined(separator: " ")) --output=\(log)'%x-%j.out' <<'LISTS'
+            #!/usr/bin/env bash
+            exec "$FLOWRUN" \(flowrunArguments.joined(separator: " ")) --lists \(runOptions)
+            LISTS
+            )
+            lists=${lists%%;*}
+
+
+            """
+        let afterLists = lists ? " --dependency=\"afterok:$lists\" --kill-on-invalid-dep=yes" : ""
+        return header + (lists ? listsStep : "") + """
             # One array task per shard; `sbatch --parsable` prints "jobid" or "jobid;cluster".
-            shards=$(sbatch \(common.joined(separator: " ")) --array="${SHARDS:-1-\(shards)}" \\
+            shards=$(sbatch \(common.joined(separator: " "))\(afterLists) --array="${SHARDS:-1-\(shards)}" \\
                 --output=\(log)'%x-%A_%a.out' <<'SHARD'
             #!/usr/bin/env bash
             exec "$FLOWRUN" \(flowrunArguments.joined(separator: " ")) --shard "$SLURM_ARRAY_TASK_ID/\(shards)" \(runOptions)
@@ -63,7 +81,7 @@ struct SlurmScript {
             )
             gather=${gather%%;*}
 
-            echo "shards: job $shards (array ${SHARDS:-1-\(shards)})"
+            \(lists ? "echo \"lists: job $lists\"\n" : "")echo "shards: job $shards (array ${SHARDS:-1-\(shards)})"
             echo "gather: job $gather (after every shard succeeded)"
 
             """
