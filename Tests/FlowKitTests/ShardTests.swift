@@ -33,6 +33,28 @@ import Testing
         #expect((sizes.max() ?? 0) - (sizes.min() ?? 0) <= 1)
     }
 
+    /// An item of a list made at run time goes to the shard its key names: the first 8 bytes of the key's SHA-256,
+    /// big-endian, modulo the count, plus 1 — the same on every machine and in every process. The expected shards
+    /// were computed apart, with Python's `hashlib`.
+    @Test(arguments: [
+        ("a", [1, 1, 2, 5]), ("b", [1, 1, 2, 1]), ("c", [1, 1, 3, 4]), ("photos/2024/é.jpg", [1, 2, 2, 2]),
+        ("", [1, 1, 2, 2]),
+    ])
+    func aKeyNamesTheSameShardEverywhere(key: String, shards: [Int]) throws {
+        #expect([1, 2, 3, 7].map { Shard.owner(ofItemKey: key, count: $0) } == shards)
+        let shard = try Shard(index: shards[2], count: 3)
+        #expect(shard.runs(itemKey: key))
+        #expect(try Shard(index: shards[2] % 3 + 1, count: 3).runs(itemKey: key) == false)
+    }
+
+    /// Keys spread evenly: 30,000 keys over 7 shards, each within 5% of its share.
+    @Test func keysSpreadEvenlyOverTheShards() {
+        var counts = [Int](repeating: 0, count: 7)
+        for index in 0..<30_000 { counts[Shard.owner(ofItemKey: "photo-\(index).jpg", count: 7) - 1] += 1 }
+        let share = 30_000.0 / 7
+        #expect(counts.allSatisfy { abs(Double($0) - share) < share * 0.05 }, "\(counts)")
+    }
+
     private static let pipeline = """
         version: 1
         tasks:

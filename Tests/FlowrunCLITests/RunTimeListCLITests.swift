@@ -248,35 +248,6 @@ import Testing
             ), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("ran")))
     }
-
-    @Test(arguments: [["slurm"], ["argo", "--image", "flowrun:test"]])
-    func anExportOfARunTimeListIsRefusedAtTheList(export: [String]) async throws {
-        try writeFlow(producer: "[echo, a]")
-        let format = export[0]
-        let result = try await Child.runFlowrun(
-            ["export"] + export + ["flow.yaml", "--shards", "2"], in: scratch.url)
-        #expect(result.status == 2)
-        #expect(result.stdout.isEmpty)
-        #expect(
-            result.stderr == """
-                flow.yaml:4:56: error: export \(format) cannot take task 'each': its list is made at run time by 'list', and the jobs are written before anything runs
-                 4 |   each: { type: command, cache: true, forEach: { from: list }, argv: [echo, "${item}"] }
-                   |                                                        ^
-                    hint: run the workflow with flowrun itself, or make the list before exporting ({ file: LIST })
-                1 error in flow.yaml; nothing was exported
-
-                """)
-    }
-
-    @Test func aShardOfARunTimeListIsRefused() async throws {
-        try writeFlow(producer: "[echo, a]")
-        let result = try await Child.runFlowrun(["flow.yaml", "--shard", "1/2", "--no-progress"], in: scratch.url)
-        #expect(result.status == 2)
-        #expect(
-            result.stderr
-                == "error: task 'each' fans out over a list made at run time, which a run split into shards cannot partition yet; run it whole (without --shard or --gather); nothing was run\n"
-        )
-    }
 }
 
 /// `--target` among a list made at run time: an item or a fan-out task is found once the list is known.

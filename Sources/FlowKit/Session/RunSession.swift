@@ -63,8 +63,9 @@ public struct RunSession: Sendable {
             return RunPreview(plan: part.plan, storeDirectory: nil, recordedResults: 0, decisions: nil)
         }
         return RunPreview(
-            plan: part.plan, storeDirectory: bucket?.url ?? opened.directory, recordedResults: opened.latest.count,
-            decisions: decisions)
+            plan: part.plan, storeDirectory: bucket?.url ?? opened.directory,
+            recordedResults: part.sharedJournals.isEmpty
+                ? opened.latest.count : store.records(of: part, in: opened).count, decisions: decisions)
     }
 
     /// Opens the store, decides and makes the runner, ready to ``PreparedRun/run()``. The store stays locked

@@ -89,7 +89,7 @@ struct SessionStore {
 
     /// The records a part decides with: its own journal's, and those of the journals it shares
     /// (``SessionPart/sharedJournals``) where its own has none.
-    private func records(of part: SessionPart, in store: RunStore) -> LatestRecords {
+    func records(of part: SessionPart, in store: RunStore) -> LatestRecords {
         var records = store.latest
         for name in part.sharedJournals {
             let shared = RunStore.read(directory: store.directory, name: journalName(part.plan, part: name))

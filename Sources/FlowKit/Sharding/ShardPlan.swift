@@ -64,6 +64,22 @@ package struct ShardPlan: Sendable {
         return plan.nodes.indices.filter { needed[$0] }
     }
 
+    /// The producers of lists made at run time that the store never reuses (`cache: false`, or a `command`
+    /// without `cache: true`): a shard cannot replay the lists step's list, and makes its own.
+    package var producersNotReplayed: [String] {
+        let tasks = plan.workflow.tasks
+        let taskIndex = plan.workflow.taskIndex()
+        var names: [String] = []
+        for task in tasks {
+            guard let name = task.forEach?.producer?.value, let index = taskIndex[name], !names.contains(name) else {
+                continue
+            }
+            let cache = tasks[index].cache
+            if cache == .disabled || (cache == nil && !plan.taskTypes[index].cachedByDefault) { names.append(name) }
+        }
+        return names
+    }
+
     /// The shard that runs node `index` of an expanded task: the block of its item, or the key of an item of a
     /// list made at run time; `nil` for a node of no item.
     private func owner(of index: Int, count: Int) -> Int? {

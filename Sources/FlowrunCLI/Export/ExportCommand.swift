@@ -34,6 +34,12 @@ struct ExportOptions: ParsableArguments {
                 "warning: '\(path)' lies outside the workflow's folder or is absolute: every node must see it at the same path\n"
             )
         }
+        for producer in split.producersNotReplayed {
+            terminal.error(
+                "warning: task '\(producer)' makes a list at run time but the store does not reuse its result "
+                    + "(a command needs `cache: true`): every shard runs it again instead of replaying the lists "
+                    + "job's list, so it must print the same list on every machine\n")
+        }
         if !split.hasItems && shards > 1 {
             terminal.error("warning: \(plan.workflow.path) has no forEach: shard 1 runs it all, the others nothing\n")
         }

@@ -37,8 +37,8 @@ struct SlurmScript {
         let lists = workflow.split.hasRunTimeLists
         let header = """
             #!/usr/bin/env bash
-            # Submits \(name) (\(Self.quoted(workflow.absolutePath))) to Slurm in \(shards) shard\(shards == 1 ? "" : "s"), \
-            then its gather job. Made by `flowrun export slurm`.
+            # Submits \(name) (\(Self.quoted(workflow.absolutePath))) to Slurm\(lists ? ": its lists job, then" : " in") \
+            \(shards) shard\(shards == 1 ? "" : "s"), then its gather job. Made by `flowrun export slurm`.
             # \(shared)
             # Rerun some shards: SHARDS=2,4 bash THIS_FILE. Another flowrun binary: FLOWRUN=/path/to/flowrun.
             set -euo pipefail
