@@ -15,14 +15,16 @@ import Testing
 
     /// `list` prints ``items`` and notes each time it runs in `produced.txt`; each item notes itself in `ran.txt`
     /// and prints itself; `all` gathers what the items printed into `all.txt`.
-    private func writeFlow() throws {
-        let lines = Self.items.joined(separator: "\\n")
-        try scratch.write(
+    /// - Parameter cache: Whether `list` is `cache: true`, so the store replays its list.
+    @discardableResult
+    static func writeFlow(in scratch: Scratch, cache: Bool = true) throws -> String {
+        let lines = items.joined(separator: "\\n")
+        return try scratch.write(
             "flow.yaml",
             """
             version: 1
             tasks:
-              list: { type: command, cache: true, argv: [sh, -c, "echo ran >> produced.txt; printf '\(lines)'"] }
+              list: { type: command,\(cache ? " cache: true," : "") argv: [sh, -c, "echo ran >> produced.txt; printf '\(lines)'"] }
               each:
                 type: command
                 cache: true
@@ -30,6 +32,10 @@ import Testing
                 argv: [sh, -c, "echo \\"$0\\" >> ran.txt; echo \\"$0\\"", "${item}"]
               all: { type: command, gather: true, dependsOn: each, stdin: true, argv: [sh, -c, "cat > all.txt"] }
             """)
+    }
+
+    private func writeFlow() throws {
+        try Self.writeFlow(in: scratch)
     }
 
     private func flowrun(_ arguments: [String]) async throws -> Flowrun.Result {

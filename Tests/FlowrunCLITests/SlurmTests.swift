@@ -48,17 +48,48 @@ import Testing
         return started.status == 0 ? nil : started.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Starts the cluster with its state in `folder`, or cancels the test with the reason it cannot start (a
+    /// failure in CI with Slurm installed). `false` when the test is to end (the failure is recorded).
+    static func startClusterOrSkip(in folder: String) async throws -> Bool {
+        guard let reason = try await startCluster(in: folder) else { return true }
+        let installed = FileManager.default.isExecutableFile(atPath: "/usr/sbin/slurmctld")
+        if ProcessInfo.processInfo.environment["CI"] == "true", installed {
+            Issue.record("Slurm is installed but the local cluster did not start: \(reason)")
+            return false
+        }
+        try Test.cancel("the local Slurm cluster cannot start here: \(reason)")
+    }
+
+    /// Submits `script` with the flowrun the tests built and waits, at most 120 s, until its jobs left the queue.
+    /// - Returns: The script's output, with a line `NAME: job ID …` per job.
+    static func submitAndWait(_ script: String) async throws -> String {
+        // The jobs run the flowrun the tests built, as the script's header says a user may override.
+        let submitted = try #require(
+            try await offPool { try shell(["env", "FLOWRUN=\(Flowrun.binary.path)", "bash", script]) })
+        #expect(submitted.status == 0, "\(submitted.output)")
+        let ids = submitted.output.split(separator: "\n").compactMap { line -> String? in
+            let words = line.split(separator: " ")
+            return words.count >= 3 && words[1] == "job" ? String(words[2]) : nil
+        }
+        // Bounded wait: every job of ours has left the queue, or the test fails (and the caller stops the cluster).
+        let deadline = Date(timeIntervalSinceNow: 120)
+        var queued = ""
+        repeat {
+            let jobs = ids.joined(separator: ",")
+            queued = try await offPool { try shell(["squeue", "-h", "-j", jobs, "-o", "%i %T"])?.output ?? "" }
+            if queued.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || queued.contains("Invalid job id") {
+                break
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        } while Date() < deadline
+        #expect(Date() < deadline, "the jobs did not finish within 120 s: \(queued)")
+        return submitted.output
+    }
+
     @Test func theSubmitScriptRunsTheShardsAndTheGatherOnSlurm() async throws {
         let scratch = try Scratch()
         let state = scratch.path("slurm")
-        if let reason = try await Self.startCluster(in: state) {
-            let installed = FileManager.default.isExecutableFile(atPath: "/usr/sbin/slurmctld")
-            if ProcessInfo.processInfo.environment["CI"] == "true", installed {
-                Issue.record("Slurm is installed but the local cluster did not start: \(reason)")
-                return
-            }
-            try Test.cancel("the local Slurm cluster cannot start here: \(reason)")
-        }
+        guard try await Self.startClusterOrSkip(in: state) else { return }
         defer { _ = try? Self.shell(["bash", Self.script, "stop", state]) }
 
         let workflow = try ShardCommandTests.thumbnails(in: scratch)
@@ -69,31 +100,8 @@ import Testing
         ])
         #expect(export.status == 0, "\(export.stderr)")
         try export.stdout.write(toFile: scratch.path("submit.sh"), atomically: true, encoding: .utf8)
-        // The jobs run the flowrun the tests built, as the script's header says a user may override.
-        let submitScript = scratch.path("submit.sh")
-        let submitted = try #require(
-            try await offPool {
-                try Self.shell(["env", "FLOWRUN=\(Flowrun.binary.path)", "bash", submitScript])
-            })
-        #expect(submitted.status == 0, "\(submitted.output)")
-        let ids = submitted.output.split(separator: "\n").compactMap { line -> String? in
-            let words = line.split(separator: " ")
-            return words.count >= 3 && words[1] == "job" ? String(words[2]) : nil
-        }
-        #expect(ids.count == 2, "\(submitted.output)")
-
-        // Bounded wait: every job of ours has left the queue, or the test fails (and the defer stops the cluster).
-        let deadline = Date(timeIntervalSinceNow: 120)
-        var queued = ""
-        repeat {
-            let jobs = ids.joined(separator: ",")
-            queued = try await offPool { try Self.shell(["squeue", "-h", "-j", jobs, "-o", "%i %T"])?.output ?? "" }
-            if queued.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || queued.contains("Invalid job id") {
-                break
-            }
-            try await Task.sleep(for: .milliseconds(200))
-        } while Date() < deadline
-        #expect(Date() < deadline, "the jobs did not finish within 120 s: \(queued)")
+        let submitted = try await Self.submitAndWait(scratch.path("submit.sh"))
+        #expect(submitted.split(separator: "\n").count == 2, "\(submitted)")
 
         let logs = (try? FileManager.default.contentsOfDirectory(atPath: scratch.path("w/.flowrun/slurm"))) ?? []
         #expect(logs.count == 4, "job logs: \(logs)")
@@ -106,5 +114,34 @@ import Testing
         let merged = try ShardCommandTests.decode(scratch.path("w/.flowrun/thumbs.yaml.report.json"))
         #expect(merged.nodes.count == 26)
         #expect(merged.nodes.allSatisfy { $0.status == .succeeded })
+    }
+
+    /// A list made at run time on Slurm: the lists job, three shards after it, the gather — every item once, the
+    /// producer once, the gather's input in list order.
+    @Test func aListMadeAtRunTimeIsSplitOnSlurm() async throws {
+        let scratch = try Scratch()
+        let state = scratch.path("slurm")
+        guard try await Self.startClusterOrSkip(in: state) else { return }
+        defer { _ = try? Self.shell(["bash", Self.script, "stop", state]) }
+
+        let workflow = try RunTimeListShardTests.writeFlow(in: scratch)
+        let export = try await Flowrun.runOffPool([
+            "export", "slurm", workflow, "--shards", "3", "--partition", "debug",
+        ])
+        #expect(export.status == 0, "\(export.stderr)")
+        try export.stdout.write(toFile: scratch.path("submit.sh"), atomically: true, encoding: .utf8)
+        let submitted = try await Self.submitAndWait(scratch.path("submit.sh"))
+        #expect(submitted.hasPrefix("lists: job "), "\(submitted)")
+
+        let logs = (try? FileManager.default.contentsOfDirectory(atPath: scratch.path(".flowrun/slurm"))) ?? []
+        #expect(logs.count == 5, "job logs: \(logs)")
+        func lines(_ name: String) throws -> [String] {
+            try String(contentsOfFile: scratch.path(name), encoding: .utf8).split(separator: "\n").map(String.init)
+        }
+        #expect(try lines("produced.txt") == ["ran"])
+        #expect(try lines("ran.txt").sorted() == RunTimeListShardTests.items.sorted())
+        #expect(try lines("all.txt") == RunTimeListShardTests.items)
+        let merged = try ShardCommandTests.decode(scratch.path(".flowrun/flow.yaml.report.json"))
+        #expect(merged.nodes.map(\.id) == ["list"] + RunTimeListShardTests.items.map { "each[\($0)]" } + ["all"])
     }
 }
