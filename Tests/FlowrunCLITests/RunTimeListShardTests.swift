@@ -15,12 +15,14 @@ import Testing
 
     /// `list` prints ``items`` and notes each time it runs in `produced.txt`; each item notes itself in `ran.txt`
     /// and prints itself; `all` gathers what the items printed into `all.txt`.
-    /// - Parameter cache: Whether `list` is `cache: true`, so the store replays its list.
+    /// - Parameters:
+    ///   - name: The workflow file's path in `scratch`.
+    ///   - cache: Whether `list` is `cache: true`, so the store replays its list.
     @discardableResult
-    static func writeFlow(in scratch: Scratch, cache: Bool = true) throws -> String {
+    static func writeFlow(in scratch: Scratch, at name: String = "flow.yaml", cache: Bool = true) throws -> String {
         let lines = items.joined(separator: "\\n")
         return try scratch.write(
-            "flow.yaml",
+            name,
             """
             version: 1
             tasks:
