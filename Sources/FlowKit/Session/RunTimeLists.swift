@@ -3,7 +3,9 @@ import Foundation
 /// A run whose `forEach` lists are made at run time (`forEach: { from: TASK }`), in two phases: first the
 /// producers and what they depend on, through the store like any run (a producer up to date replays the output
 /// it recorded); then, with the lists they printed, the whole plan again, where those nodes keep the outcomes of
-/// the first phase and each item's nodes are known — and found in the store — by `task[KEY]`.
+/// the first phase and each item's nodes are known — and found in the store — by `task[KEY]`. A part of a split
+/// run records the first phase in the lists step's journal and runs its own part of the second
+/// (`RunTimeLists+Split`).
 struct RunTimeLists {
     let plan: Plan
     /// The session's options, its store a local folder (a bucket store is pulled into one first).
