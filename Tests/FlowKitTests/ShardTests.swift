@@ -55,6 +55,46 @@ import Testing
         #expect(counts.allSatisfy { abs(Double($0) - share) < share * 0.05 }, "\(counts)")
     }
 
+    /// With a list made at run time known, each item's nodes — of the fan-out and of the task zipped with it — go
+    /// to the shard its key names, every item to exactly one shard; the lists step's nodes go to every shard; a
+    /// static list beside it keeps its blocks.
+    @Test func theItemsOfAListMadeAtRunTimeGoToTheShardsTheirKeysName() throws {
+        let written = try TestWorkflow.plan(
+            """
+            version: 1
+            tasks:
+              setup: { type: noop }
+              list: { type: command, argv: [echo], dependsOn: setup }
+              each: { type: noop, forEach: { from: list } }
+              after: { type: noop, dependsOn: each }
+              other: { type: noop, forEach: [x, y, z] }
+              all: { type: noop, gather: true, dependsOn: after }
+            """, registry: .builtIn)
+        let keys = ["a", "b", "c", "photos/2024/é.jpg", "a]b", ""]
+        let items = keys.map { ForEachItem(value: .string($0), key: $0) }
+        let plan = try RunTimeLists(plan: written, options: SessionOptions()).replanned(with: [2: items])
+        let split = ShardPlan(plan: plan)
+        #expect(split.hasRunTimeLists)
+        #expect(ids(plan, split.listNodes) == ["setup", "list"])
+        var drawn: [String] = []
+        for index in 1...3 {
+            let shard = try Shard(index: index, count: 3)
+            let nodes = ids(plan, split.nodes(in: shard))
+            let own = keys.filter { Shard.owner(ofItemKey: $0, count: 3) == index }
+            let block = shard.items(of: 3).map { ["x", "y", "z"][$0] }
+            let expected = Set(
+                (index == 1 ? ["setup", "list"] : []) + own.map { "each[\($0)]" } + own.map { "after[\($0)]" }
+                    + block.map { "other[\($0)]" })
+            #expect(nodes == plan.nodes.map(\.id).filter(expected.contains))
+            drawn += own
+            let described = ShardPlan.describe(split.items(in: shard))
+            #expect(described.contains("of the 6 items of 'each' (by key)") == !own.isEmpty, "\(described)")
+            #expect(own.isEmpty || described.contains("\(own.count) of the 6 items of 'each' (by key)"))
+        }
+        #expect(drawn.sorted() == keys.sorted())
+        #expect(ids(plan, split.gatherNodes) == ["all"])
+    }
+
     private static let pipeline = """
         version: 1
         tasks:

@@ -160,6 +160,30 @@ import Testing
         #expect(known.stderr == "shard 2/3: 6 nodes, 5 of the 11 items of 'each' (by key)\n")
     }
 
+    /// A producer that fails fails every shard — each reports it —, no item runs, and the gather finds no list.
+    @Test func aProducerThatFailsFailsEveryShardAndNoItemRuns() async throws {
+        try scratch.write(
+            "flow.yaml",
+            """
+            version: 1
+            tasks:
+              list: { type: command, cache: true, argv: [sh, -c, "echo a; echo b; exit 3"] }
+              each: { type: command, forEach: { from: list }, argv: [sh, -c, "echo \\"$0\\" >> ran.txt", "${item}"] }
+              all: { type: noop, gather: true, dependsOn: each }
+            """)
+        for index in 1...2 {
+            let shard = try await flowrun(["--shard", "\(index)/2", "--report", "shard-\(index).json"])
+            #expect(shard.status == 1, "\(shard.stdout)\(shard.stderr)")
+            let report = try ReportView(scratch.path("shard-\(index).json"))
+            #expect(report.ids == ["list"])
+            #expect(report.cause("list") == "'sh' exited with status 3 (nothing on standard error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("ran.txt")))
+        let gather = try await flowrun(["--gather"])
+        #expect(gather.status == 1)
+        #expect(gather.stderr.hasPrefix("error: the store has no list of 'each' (from 'list')"), "\(gather.stderr)")
+    }
+
     @Test func aGatherBeforeTheListIsMadeSaysSoAndRunsNothing() async throws {
         try writeFlow()
         let gather = try await flowrun(["--gather"])

@@ -57,14 +57,21 @@ package struct Shard: Sendable, Hashable, CustomStringConvertible {
         Self.owner(ofItemKey: key, count: count) == index
     }
 
-    /// The shard, from 1 to `count`, that runs the item of a list made at run time known by `key`: the first 8
-    /// bytes of the SHA-256 of its UTF-8, big-endian, modulo `count`, plus 1. SHA-256 rather than Swift's
-    /// `hashValue`, which is seeded afresh in every process; its bytes are spread evenly, so shards get about
-    /// `M/N` items each.
+    /// The shard, from 1 to `count`, that runs the item of a list made at run time known by `key`: its
+    /// ``hash(ofItemKey:)`` modulo `count`, plus 1.
     package static func owner(ofItemKey key: some StringProtocol, count: Int) -> Int {
-        let digest = SHA256.hash(data: Array(key.utf8))
-        let prefix = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        return Int(prefix % UInt64(max(count, 1))) + 1
+        owner(ofKeyHash: hash(ofItemKey: key), count: count)
+    }
+
+    /// The shard, from 1 to `count`, of an item key whose ``hash(ofItemKey:)`` is `hash`.
+    package static func owner(ofKeyHash hash: UInt64, count: Int) -> Int {
+        Int(hash % UInt64(max(count, 1))) + 1
+    }
+
+    /// The first 8 bytes of the SHA-256 of a key's UTF-8, big-endian. SHA-256 rather than Swift's `hashValue`,
+    /// which is seeded afresh in every process; its bytes are spread evenly, so shards get about `M/N` items each.
+    package static func hash(ofItemKey key: some StringProtocol) -> UInt64 {
+        SHA256.hash(data: Array(key.utf8)).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     }
 
     /// The shard that runs item `item` of a list of `total`.

@@ -17,6 +17,9 @@ package struct ShardPlan: Sendable {
     private let nodeCounts: [Int]
     /// Whether each task, by index, iterates a list made at run time: its items go to shards by key.
     package let iteratesRunTimeList: [Bool]
+    /// The hash of each node's item key (``Shard/hash(ofItemKey:)``), by node index, for the nodes of lists made at
+    /// run time; empty when the plan has none. Hashed once: every shard's nodes are drawn from it.
+    private let keyHashes: [UInt64]
 
     /// The items of one expanded task a shard runs.
     package enum Items: Sendable {
@@ -39,7 +42,17 @@ package struct ShardPlan: Sendable {
         }
         isGathered = gathered
         nodeCounts = counts
-        iteratesRunTimeList = Self.runTimeListTasks(of: plan.workflow)
+        let runTime = Self.runTimeListTasks(of: plan.workflow)
+        iteratesRunTimeList = runTime
+        keyHashes =
+            runTime.contains(true)
+            ? plan.nodes.indices.map { index in
+                let node = plan.nodes[index]
+                guard node.itemIndex != nil, runTime[node.taskIndex] else { return 0 }
+                // The node id is `task[KEY]` (``PlannedNode/id``).
+                return Shard.hash(
+                    ofItemKey: node.id.dropFirst(plan.workflow.tasks[node.taskIndex].id.value.count + 1).dropLast())
+            } : []
     }
 
     /// Whether any task has `forEach` items to split, or will have once a list made at run time is known.
@@ -85,15 +98,8 @@ package struct ShardPlan: Sendable {
     private func owner(of index: Int, count: Int) -> Int? {
         let node = plan.nodes[index]
         guard let item = node.itemIndex else { return nil }
-        if iteratesRunTimeList[node.taskIndex] {
-            return Shard.owner(ofItemKey: itemKey(of: node), count: count)
-        }
+        if iteratesRunTimeList[node.taskIndex] { return Shard.owner(ofKeyHash: keyHashes[index], count: count) }
         return Shard.containing(item: item, of: nodeCounts[node.taskIndex], count: count)
-    }
-
-    /// The key of an item node, from its id `task[KEY]` (``PlannedNode/id``).
-    private func itemKey(of node: PlannedNode) -> Substring {
-        node.id.dropFirst(plan.workflow.tasks[node.taskIndex].id.value.count + 1).dropLast()
     }
 
     /// The tasks, by index, that iterate a list made at run time: its fan-out, and every task zipped with it (a
