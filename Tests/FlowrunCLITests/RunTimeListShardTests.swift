@@ -195,6 +195,16 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: scratch.path("produced.txt")))
     }
 
+    @Test func theListsStepOfAWorkflowWithoutAListMadeAtRunTimeRunsNothing() async throws {
+        try scratch.write(
+            "flow.yaml", "version: 1\ntasks:\n  each: { type: command, forEach: [a], argv: [touch, ran] }\n")
+        let result = try await flowrun(["--lists"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "--lists: the workflow makes no list at run time; nothing to run\n")
+        #expect(result.stdout.hasPrefix("0 nodes: nothing to do in "), "\(result.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("ran")))
+    }
+
     @Test(arguments: [["--lists", "--shard", "1/2"], ["--lists", "--gather"]])
     func theListsStepExcludesTheOtherParts(arguments: [String]) async throws {
         try writeFlow()
