@@ -68,8 +68,14 @@ public struct RunSession: Sendable {
     ///
     /// A workflow with a list made at run time (`forEach: { from: TASK }`) runs its producers and what they need
     /// now, while preparing (the store records their outputs), and prepares the rest with the lists they printed,
-    /// each item's nodes named `task[KEY]`.
+    /// each item's nodes named `task[KEY]`; ``SessionOptions/cancellation`` cancels them.
     public func prepare() throws(SessionError) -> PreparedRun {
+        let prepared = try prepareRunners()
+        options.cancellation?.cover(prepared.runner)
+        return prepared
+    }
+
+    private func prepareRunners() throws(SessionError) -> PreparedRun {
         let (local, bucket) = try pulled()
         let part = try local.part()
         let published = bucket.map { (store: $0, workflowPath: plan.workflow.path) }

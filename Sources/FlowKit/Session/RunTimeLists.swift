@@ -25,6 +25,7 @@ struct RunTimeLists {
         var (firstReport, outputs) = try runFirstPhase(first, producers: producers, position: position)
 
         var lists: [Int: [ForEachItem]] = [:]
+        var duplicates: [Int: [Int: RunTimeItems.Duplicate]] = [:]
         var listFailures: [String: NodeFailure] = [:]
         for (fanOut, producer) in producers {
             guard let at = position[producer], firstReport.nodes[at].status.isDone else { continue }
@@ -32,7 +33,9 @@ struct RunTimeLists {
             let producerNode = plan.nodes[producer]
             let bytes = (outputs[at] as? DataPayload)?.bytes ?? Data()
             switch RunTimeItems.items(of: bytes, keyField: spec?.keyField) {
-            case .success(let items): lists[fanOut] = items
+            case .success(let list):
+                lists[fanOut] = list.items
+                duplicates[fanOut] = list.duplicates
             case .failure(let problem):
                 listFailures[producerNode.id] = NodeFailure(
                     .invalidInput,
@@ -62,6 +65,9 @@ struct RunTimeLists {
                     listFailures[node.id]
                         ?? NodeFailure(.upstream, record.cause ?? "\(record.status.rawValue)", node: node.id))
         }
+        for (index, failure) in RunTimeItemFaults(plan: second).failures(duplicates: duplicates) {
+            earlier[index] = .failure(failure)
+        }
         let (finishedFirst, firstRecords) = (firstReport, records)
         let secondPart = SessionPart(plan: second, journal: nil) { report in
             report.following(finishedFirst, records: firstRecords)
@@ -82,6 +88,7 @@ struct RunTimeLists {
         let run = PreparedRun(
             part: part, opened: try SessionStore(options: options).open(part), options: options.run,
             capturing: keep.union(readLater(first).compactMap { position[$0] }))
+        options.cancellation?.cover(run.runner)
         let report = try run.run()
         return (report, run.capturedOutputs)
     }
@@ -95,13 +102,7 @@ struct RunTimeLists {
         for fanOut in emptyLists {
             let cause =
                 "no items: the list of '\(tasks[fanOut].id.value)' from '\(tasks[fanOut].forEach?.producer?.value ?? "")' is empty"
-            var stack = [fanOut]
-            while let task = stack.popLast() {
-                guard empty.updateValue(cause, forKey: task) == nil else { continue }
-                for (index, other) in tasks.enumerated() where !other.gather {
-                    if other.dependsOn.contains(where: { taskIndex[$0.value] == task }) { stack.append(index) }
-                }
-            }
+            for task in plan.workflow.tasksOverList(of: fanOut) where empty[task] == nil { empty[task] = cause }
         }
         guard !empty.isEmpty else { return [:] }
         var skipped: [Int: String] = [:]
@@ -125,10 +126,10 @@ struct RunTimeLists {
         for (fanOut, producer) in producerNodes() {
             guard let blob = store.latest[plan.nodes[producer].id]?.blob,
                 let payload = try? store.blobs.read(blob, as: DataPayload.self) as? DataPayload,
-                case .success(let items) = RunTimeItems.items(
+                case .success(let list) = RunTimeItems.items(
                     of: payload.bytes, keyField: plan.workflow.tasks[fanOut].forEach?.keyField)
             else { continue }
-            lists[fanOut] = items
+            lists[fanOut] = list.items
         }
         return lists.isEmpty ? plan : try replanned(with: lists)
     }
