@@ -88,6 +88,32 @@ import Testing
         #expect(try String(contentsOfFile: scratch.path("out/one.txt"), encoding: .utf8) == "b\n")
     }
 
+    @Test func anItemWritingTheFileOfATaskOverNoListFails() async throws {
+        try scratch.write(
+            "flow.yaml",
+            """
+            version: 1
+            tasks:
+              list: { type: command, argv: [printf, "a\\n"] }
+              index: { type: write, dependsOn: list, path: out/one.txt }
+              each: { type: command, forEach: { from: list }, argv: [echo, "${item}"] }
+              save: { type: write, dependsOn: each, path: "out/${item.stem}/../one.txt" }
+            """)
+        let cause =
+            "refusing to write 'out/a/../one.txt', which 'index' writes in this run: give each item its own path"
+        #expect(
+            try await outcome() == """
+                exit 1
+                list succeeded
+                each[a] succeeded
+                index succeeded
+                save[a] failed: \(cause)
+                flow.yaml:6:3: error: save[a] failed: \(cause)
+
+                """)
+        #expect(try String(contentsOfFile: scratch.path("out/one.txt"), encoding: .utf8) == "a\n")
+    }
+
     @Test func aProducerThatFailsAfterPrintingItemsIsNotTrustedAndARerunRunsItAgain() async throws {
         try scratch.write(
             "flow.yaml",

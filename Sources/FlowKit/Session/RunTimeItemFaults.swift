@@ -34,38 +34,43 @@ struct RunTimeItemFaults {
             node: node, location: task.forEach?.location)
     }
 
-    /// The nodes over lists made at run time that would write a file an earlier node writes: every other node
-    /// first, then the items in list order.
+    /// The nodes over lists made at run time that would write a file an earlier node writes: the other nodes
+    /// keep their files, then the items claim theirs in list order (in plan order within an item).
     private func writeCollisions(leavingOut failing: [Int: NodeFailure]) -> [Int: NodeFailure] {
-        var overLists = Set<Int>()
+        var overLists = [Bool](repeating: false, count: plan.workflow.tasks.count)
         for (index, task) in plan.workflow.tasks.enumerated() where task.forEach?.producer != nil {
-            overLists.formUnion(plan.workflow.tasksOverList(of: index))
+            for over in plan.workflow.tasksOverList(of: index) { overLists[over] = true }
         }
-        guard !overLists.isEmpty else { return [:] }
-        let order = plan.nodes.indices.sorted { lhs, rhs in
-            let left = plan.nodes[lhs]
-            let right = plan.nodes[rhs]
-            let leftLate = overLists.contains(left.taskIndex)
-            let rightLate = overLists.contains(right.taskIndex)
-            if leftLate != rightLate { return rightLate }
-            if leftLate, left.itemIndex != right.itemIndex { return (left.itemIndex ?? 0) < (right.itemIndex ?? 0) }
-            return lhs < rhs
+        var sharedPaths: [Int: String?] = [:]  // of the tasks whose parameters do not depend on the item
+        func path(of index: Int) -> String? {
+            let task = plan.nodes[index].taskIndex
+            guard plan.sharedParameters[task] != nil else { return outputPath(of: index) }
+            if let known = sharedPaths[task] { return known }
+            let path = outputPath(of: index)
+            sharedPaths[task] = path
+            return path
+        }
+        var items: [(item: Int, index: Int, path: String)] = []
+        for index in plan.nodes.indices where overLists[plan.nodes[index].taskIndex] && failing[index] == nil {
+            if let path = path(of: index) { items.append((plan.nodes[index].itemIndex ?? 0, index, path)) }
+        }
+        guard !items.isEmpty else { return [:] }
+        items.sort { ($0.item, $0.index) < ($1.item, $1.index) }
+        let directory = plan.workflow.directory
+        func file(_ path: String) -> String {
+            S3Location.isS3(path) ? path : OutputLedger.identity(of: path, in: directory)
         }
         var writers: [String: Int] = [:]
+        for index in plan.nodes.indices where !overLists[plan.nodes[index].taskIndex] {
+            if let path = path(of: index), writers[file(path)] == nil { writers[file(path)] = index }
+        }
         var collisions: [Int: NodeFailure] = [:]
-        var sharedPaths: [Int: String?] = [:]  // of the tasks whose parameters do not depend on the item
-        for index in order where failing[index] == nil {
-            let task = plan.nodes[index].taskIndex
-            if plan.sharedParameters[task] != nil, sharedPaths[task] == nil {
-                sharedPaths[task] = outputPath(of: index)
-            }
-            guard let path = sharedPaths[task] ?? outputPath(of: index) else { continue }
-            let file = S3Location.isS3(path) ? path : OutputLedger.identity(of: path, in: plan.workflow.directory)
+        for (_, index, path) in items {
+            let file = file(path)
             guard let writer = writers[file] else {
                 writers[file] = index
                 continue
             }
-            guard overLists.contains(plan.nodes[index].taskIndex) else { continue }
             let node = plan.nodes[index]
             collisions[index] = NodeFailure(
                 .io,
