@@ -70,12 +70,12 @@ public struct RunSession: Sendable {
     /// now, while preparing (the store records their outputs), and prepares the rest with the lists they printed,
     /// each item's nodes named `task[KEY]`; ``SessionOptions/cancellation`` cancels them.
     public func prepare() throws(SessionError) -> PreparedRun {
-        let prepared = try prepareRunners()
+        let prepared = try makePreparedRun()
         options.cancellation?.cover(prepared.runner)
         return prepared
     }
 
-    private func prepareRunners() throws(SessionError) -> PreparedRun {
+    private func makePreparedRun() throws(SessionError) -> PreparedRun {
         let (local, bucket) = try pulled()
         let part = try local.part()
         let published = bucket.map { (store: $0, workflowPath: plan.workflow.path) }
