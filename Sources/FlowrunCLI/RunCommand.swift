@@ -92,10 +92,12 @@ struct RunCommand: ParsableCommand {
         var options = store.sessionOptions(run: runOptions, terminal: terminal, quiet: quiet)
         options.part = sharding.part
         if watch { return try runWatching(options: options, signals: signals, terminal: terminal) }
+        let cancellation = RunCancellation()
+        options.cancellation = cancellation
         let session = RunSession(plan: try workflow.loadPlan(terminal: terminal), options: options)
         if dryRun { return try terminal.printPreview(of: session) }
+        signals.preparing(cancellation)
         let prepared = try terminal.exitOnFailure { () throws(SessionError) in try session.prepare() }
-        signals.running { prepared.runner.cancel() }
         let progress = (!quiet && !noProgress && terminal.stderrIsTTY) ? ProgressLine() : nil
         progress?.start(runner: prepared.runner)
         let result = try terminal.exitOnFailure { () throws(SessionError) in

@@ -3,7 +3,8 @@ import FlowKit
 import Foundation
 
 /// Ctrl-C and SIGTERM: the first cancels the run (which then prints its summary and exits 130), the second
-/// exits at once. Before the run starts — while the workflow loads, the store is opened and http(s) sources are
+/// exits at once. A run starts as the session prepares when the workflow has lists made at run time (their
+/// producers run first). Before the run starts — while the workflow loads, the store is opened and http(s) sources are
 /// revalidated — the first exits at once with 130: nothing has run and no record has been written yet (the
 /// journal's records are appended only as nodes finish), and the kernel releases the store's lock with the
 /// process.
@@ -18,8 +19,9 @@ import Foundation
 final class SignalHandler: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
     private let count = LockedBox(0)
-    /// What the first signal does once the run has started; `nil` before.
-    private let cancelRun = LockedBox<(@Sendable () -> Void)?>(nil)
+    /// What the first signal does once the session may run something; it answers whether a run had started
+    /// (else the process exits at once). `nil` before.
+    private let cancelRun = LockedBox<(@Sendable () -> Bool)?>(nil)
 
     private init() {
         var sources: [any DispatchSourceSignal] = []
@@ -37,13 +39,15 @@ final class SignalHandler: @unchecked Sendable {
                 }
                 // Read under the lock that `running` sets it under: a signal is either before the run or in it.
                 let cancel = cancelRun.withLock { $0 }
-                if seen == 1, let cancel {
+                if seen == 1, cancel?() == true {
                     FileHandle.standardError.write(
                         Data("\ninterrupted: cancelling (press Ctrl-C again to exit now)\n".utf8))
-                    cancel()
                 } else if seen == 1 {
                     FileHandle.standardError.write(
                         Data("\ninterrupted before the run started: nothing was run or recorded\n".utf8))
+                    // A run that started as the signal came (a producer of a list made at run time) leaves none
+                    // of its programs behind.
+                    CommandTask.killRunningPrograms()
                     Foundation.exit(130)
                 } else {
                     CommandTask.killRunningPrograms()
@@ -61,6 +65,17 @@ final class SignalHandler: @unchecked Sendable {
 
     /// From now on the first signal calls `cancel` (and the command ends as the cancelled run does).
     func running(cancel: @escaping @Sendable () -> Void) {
-        cancelRun.withLock { $0 = cancel }
+        cancelRun.withLock {
+            $0 = {
+                cancel()
+                return true
+            }
+        }
+    }
+
+    /// While a session prepares, the first signal cancels what it has started (the producers of lists made at
+    /// run time), and the command ends as the cancelled run does; before anything started, it exits at once.
+    func preparing(_ cancellation: RunCancellation) {
+        cancelRun.withLock { $0 = { cancellation.cancel() } }
     }
 }

@@ -83,10 +83,6 @@ import Testing
         ),
         (#"[echo, '{"a": 1}']"#, "its output is not the list of 'each': its output is JSON but not a list of items"),
         (
-            #"[echo, '["a", "b", "a"]']"#,
-            "its output is not the list of 'each': items 0 and 2 have one key 'a'; an item is known by its key"
-        ),
-        (
             #"[echo, '[{"name": "x"}, {"size": 2}]']"#,
             "its output is not the list of 'each': item 1 of the list has no 'name' to be known by: {size: 2}"
         ),

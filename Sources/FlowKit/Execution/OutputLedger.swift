@@ -21,6 +21,11 @@ package final class OutputLedger: Sendable {
         }
     }
 
+    /// How the ledger knows the file a workflow in `directory` names `path`: its real path.
+    package static func identity(of path: String, in directory: String) -> String {
+        realPath(NodeContext.resolve(path, in: directory))
+    }
+
     /// The path with its folder's symbolic links resolved, when the folder exists; lexically normalised.
     private static func realPath(_ path: String) -> String {
         let lexical = FilePaths.key(of: path, in: ".")

@@ -10,15 +10,31 @@ enum RunTimeItems {
         let message: String
     }
 
+    /// An item whose key an earlier item of the list has: its nodes fail, naming both, and the first runs.
+    struct Duplicate: Equatable {
+        /// The index of the earlier item with the key.
+        let first: Int
+        /// The key both have.
+        let key: String
+    }
+
+    /// The items of a list made at run time, each with a key of its own: a duplicate's key is made distinct
+    /// (`a#2` for the second `a`, item 2), so its nodes exist to fail.
+    struct List {
+        var items: [ForEachItem]
+        /// The duplicates, by item index.
+        var duplicates: [Int: Duplicate] = [:]
+    }
+
     /// The items of `bytes`, keyed as `forEach: { list: … }` keys its items: a map item by its `key` field, any
     /// other by its own canonical text.
     /// - Parameters:
     ///   - bytes: The producer's output.
     ///   - keyField: The `key:` the fan-out declares for map items.
-    static func items(of bytes: Data, keyField: Located<String>?) -> Result<[ForEachItem], Problem> {
+    static func items(of bytes: Data, keyField: Located<String>?) -> Result<List, Problem> {
         let firstByte = bytes.first { !Self.isBlank($0) }
         let isJSON = firstByte == UInt8(ascii: "[") || firstByte == UInt8(ascii: "{")
-        var items: [ForEachItem]
+        let items: [ForEachItem]
         if isJSON {
             switch jsonItems(bytes) {
             case .success(let parsed): items = parsed
@@ -37,15 +53,8 @@ enum RunTimeItems {
             // A line is a path: `${item.name}`, `${item.stem}` and the other path parts read it.
             for index in keyed.indices { keyed[index].base = "" }
         }
-        if let duplicate = firstDuplicate(keyed) {
-            return .failure(
-                Problem(
-                    message:
-                        "items \(duplicate.first) and \(duplicate.second) have one key '\(keyed[duplicate.second].key)'; an item is known by its key"
-                ))
-        }
-        items = keyed
-        return .success(items)
+        let duplicates = makeKeysDistinct(&keyed)
+        return .success(List(items: keyed, duplicates: duplicates))
     }
 
     private static func isBlank(_ byte: UInt8) -> Bool {
@@ -80,13 +89,28 @@ enum RunTimeItems {
         return (context.underlyingError.map { "\($0)" } ?? context.debugDescription)
     }
 
-    private static func firstDuplicate(_ items: [ForEachItem]) -> (first: Int, second: Int)? {
-        var seen: [String: Int] = [:]
-        seen.reserveCapacity(items.count)
+    /// Gives each item whose key an earlier item has a key no item has (`KEY#INDEX`, with more `#` while taken).
+    /// - Returns: The duplicates, by item index.
+    private static func makeKeysDistinct(_ items: inout [ForEachItem]) -> [Int: Duplicate] {
+        var first: [String: Int] = [:]
+        first.reserveCapacity(items.count)
+        var duplicates: [Int: Duplicate] = [:]
         for (index, item) in items.enumerated() {
-            if let earlier = seen.updateValue(index, forKey: item.key) { return (earlier, index) }
+            if let earlier = first[item.key] {
+                duplicates[index] = Duplicate(first: earlier, key: item.key)
+            } else {
+                first[item.key] = index
+            }
         }
-        return nil
+        guard !duplicates.isEmpty else { return [:] }
+        var taken = Set(first.keys)
+        for (index, duplicate) in duplicates.sorted(by: { $0.key < $1.key }) {
+            var key = "\(duplicate.key)#\(index)"
+            while taken.contains(key) { key += "#" }
+            taken.insert(key)
+            items[index].key = key
+        }
+        return duplicates
     }
 }
 

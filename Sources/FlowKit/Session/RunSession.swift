@@ -78,8 +78,14 @@ public struct RunSession: Sendable {
     /// now, while preparing (the store records their outputs), and prepares the rest with the lists they printed,
     /// each item's nodes named `task[KEY]`. A shard runs them too, or replays what they printed from the store where
     /// the lists step (`--lists`) recorded it, and takes the items whose keys name it; the gather phase reads the
-    /// lists from the store.
+    /// lists from the store. ``SessionOptions/cancellation`` cancels them.
     public func prepare() throws(SessionError) -> PreparedRun {
+        let prepared = try makePreparedRun()
+        options.cancellation?.cover(prepared.runner)
+        return prepared
+    }
+
+    private func makePreparedRun() throws(SessionError) -> PreparedRun {
         let (local, bucket) = try pulled()
         let published = bucket.map { (store: $0, workflowPath: plan.workflow.path) }
         if RunTimeLists.occur(in: plan) {

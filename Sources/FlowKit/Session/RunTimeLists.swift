@@ -28,6 +28,7 @@ struct RunTimeLists {
         var (firstReport, outputs) = try runFirstPhase(first, producers: producers, position: position)
 
         var lists: [Int: [ForEachItem]] = [:]
+        var duplicates: [Int: [Int: RunTimeItems.Duplicate]] = [:]
         var listFailures: [String: NodeFailure] = [:]
         for (fanOut, producer) in producers {
             guard let at = position[producer], firstReport.nodes[at].status.isDone else { continue }
@@ -35,7 +36,9 @@ struct RunTimeLists {
             let producerNode = plan.nodes[producer]
             let bytes = (outputs[at] as? DataPayload)?.bytes ?? Data()
             switch RunTimeItems.items(of: bytes, keyField: spec?.keyField) {
-            case .success(let items): lists[fanOut] = items
+            case .success(let list):
+                lists[fanOut] = list.items
+                duplicates[fanOut] = list.duplicates
             case .failure(let problem):
                 listFailures[producerNode.id] = NodeFailure(
                     .invalidInput,
@@ -66,6 +69,14 @@ struct RunTimeLists {
                     listFailures[node.id]
                         ?? NodeFailure(.upstream, record.cause ?? "\(record.status.rawValue)", node: node.id))
         }
+        // Decided over the whole list, so a shard fails the same items as a whole run would.
+        let itemFaults = RunTimeItemFaults(plan: second).failures(duplicates: duplicates)
+        if !itemFaults.isEmpty {
+            let partIndex = Dictionary(uniqueKeysWithValues: part.plan.nodes.enumerated().map { ($1.id, $0) })
+            for (index, failure) in itemFaults {
+                if let at = partIndex[second.nodes[index].id] { earlier[at] = .failure(failure) }
+            }
+        }
         let (finishedFirst, firstRecords) = (firstReport, records)
         let secondPart = SessionPart(part) { report in report.following(finishedFirst, records: firstRecords) }
         return PreparedRun(
@@ -87,6 +98,7 @@ struct RunTimeLists {
         let run = PreparedRun(
             part: part, opened: try SessionStore(options: options).open(part), options: options.run,
             bucket: journal == nil ? nil : bucket, capturing: keep.union(readLater(first).compactMap { position[$0] }))
+        options.cancellation?.cover(run.runner)
         let report = try run.run()
         return (report, run.capturedOutputs)
     }
@@ -100,13 +112,7 @@ struct RunTimeLists {
         for fanOut in emptyLists {
             let cause =
                 "no items: the list of '\(tasks[fanOut].id.value)' from '\(tasks[fanOut].forEach?.producer?.value ?? "")' is empty"
-            var stack = [fanOut]
-            while let task = stack.popLast() {
-                guard empty.updateValue(cause, forKey: task) == nil else { continue }
-                for (index, other) in tasks.enumerated() where !other.gather {
-                    if other.dependsOn.contains(where: { taskIndex[$0.value] == task }) { stack.append(index) }
-                }
-            }
+            for task in plan.workflow.tasksOverList(of: fanOut) where empty[task] == nil { empty[task] = cause }
         }
         guard !empty.isEmpty else { return [:] }
         var skipped: [Int: String] = [:]
@@ -137,10 +143,10 @@ struct RunTimeLists {
         for (fanOut, producer) in producerNodes() {
             guard let blob = store.latest[plan.nodes[producer].id]?.blob,
                 let payload = try? store.blobs.read(blob, as: DataPayload.self) as? DataPayload,
-                case .success(let items) = RunTimeItems.items(
+                case .success(let list) = RunTimeItems.items(
                     of: payload.bytes, keyField: plan.workflow.tasks[fanOut].forEach?.keyField)
             else { continue }
-            lists[fanOut] = items
+            lists[fanOut] = list.items
         }
         return lists
     }

@@ -19,6 +19,9 @@ public struct SessionOptions: Sendable {
     /// Where the session tells of what does not stop it: a store it cannot use or found damaged (warnings), and
     /// what part of a split run it runs (notes). Called on the thread that found it; keep it cheap.
     public var onDiagnostic: (@Sendable (Diagnostic) -> Void)?
+    /// What cancels the session's run while it is prepared as well as while it runs (see ``RunCancellation``);
+    /// without it, cancel the ``PreparedRun/runner``.
+    public var cancellation: RunCancellation?
     /// The part of a split run this session runs (`--shard`, `--gather`).
     package var part: SessionPart.Request = .whole
 
