@@ -50,11 +50,11 @@ enum JPEGDecoder {
             }
         }
         guard w > 0, h > 0 else {
-            // A file cut short before its frame header holds only tables: TurboJPEG then reports no size and no error.
+            // A file cut short before its frame header (or damaged before it) gives TurboJPEG no size and no error.
             throw ImageCodecError(
                 endsWithEOI(bytes)
                     ? "JPEG has no frame header (tables only, no picture)"
-                    : "JPEG data is truncated before its frame header (\(bytes.count) bytes)")
+                    : "no JPEG frame header in \(bytes.count) bytes: the file is truncated or damaged")
         }
         let orientation = JPEGSegments.read(bytes).orientation
         return Header(
