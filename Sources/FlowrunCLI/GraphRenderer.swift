@@ -32,9 +32,26 @@ extension GraphDrawing {
         var out = ""
         for (number, group) in plan.workflow.groups.enumerated() {
             let members = plan.workflow.tasks.indices.filter { plan.workflow.tasks[$0].group == group.id }
-            out += "  subgraph g\(number)[\"\(group.id) (\(group.path))\"]\n"
+            out += "  subgraph g\(number)[\"\(mermaidText("\(group.id) (\(group.path))"))\"]\n"
             for box in members.flatMap(boxes) { out += "    \(box)\n" }
             out += "  end\n"
+        }
+        return out
+    }
+
+    /// Text for a quoted Mermaid label: what Mermaid would read as the label's end or as markup (a `"` in an item
+    /// key, a `<` in a file name) as its entity code, a line break as `<br/>`.
+    static func mermaidText(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "#": out += "#35;"
+            case "\"": out += "#quot;"
+            case "<": out += "#lt;"
+            case ">": out += "#gt;"
+            case "\n": out += "<br/>"
+            default: out.append(character)
+            }
         }
         return out
     }
@@ -72,7 +89,7 @@ struct GraphRenderer: GraphDrawing {
         var out = "flowchart LR\n"
         for (index, node) in plan.nodes.enumerated() {
             let task = plan.task(of: node)
-            out += "  n\(index)[\"\(node.id)<br/>\(task.type.value) @ \(task.queueName)\"]\n"
+            out += "  n\(index)[\"\(Self.mermaidText(node.id))<br/>\(task.type.value) @ \(task.queueName)\"]\n"
         }
         let byTask = nodesByTask
         out += Self.mermaidSubgraphs(plan) { byTask[$0].map { "n\($0)" } }

@@ -53,7 +53,7 @@ struct TaskGraphRenderer: GraphDrawing {
         let boxes = boxes
         let number = Dictionary(uniqueKeysWithValues: boxes.enumerated().map { ($0.element.id, $0.offset) })
         for (index, box) in boxes.enumerated() {
-            out += "  t\(index)[\"\(box.label.replacingOccurrences(of: "\n", with: "<br/>"))\"]\n"
+            out += "  t\(index)[\"\(Self.mermaidText(box.label))\"]\n"
         }
         out += Self.mermaidSubgraphs(plan) { ["t\($0)"] }
         for (index, box) in boxes.enumerated() {

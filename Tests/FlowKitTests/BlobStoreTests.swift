@@ -205,7 +205,7 @@ import Testing
         options.restoredNodes = [0]
         options.restore = { _ in .success(DataPayload(Data("restored".utf8), source: "blob")) }
         let succeeded = LockedBox<[Int: String]>([:])
-        options.nodeSucceeded = { index, operation in
+        options.nodeSucceeded = { index, operation, _ in
             let text = operation.output(as: DataPayload.self).map { String(decoding: $0.bytes, as: UTF8.self) }
             succeeded.withLock { $0[index] = text ?? "" }
         }

@@ -318,7 +318,7 @@ import Testing
         var options = RunOptions()
         options.cachedNodes = [0, 1]
         let recorded = LockedBox<[Int]>([])
-        options.nodeSucceeded = { index, _ in recorded.withLock { $0.append(index) } }
+        options.nodeSucceeded = { index, _, _ in recorded.withLock { $0.append(index) } }
         // Awaited: the blocking `run()` would hold a thread of the cooperative pool while `c` runs its program.
         let report = await Runner(plan: plan, options: options).run()
         #expect(report.nodes.map(\.status) == [.cached, .cached, .succeeded, .succeeded])

@@ -206,6 +206,30 @@ import Testing
         #expect(join?["dependsOn"] as? [String] == ["left", "right"])
     }
 
+    /// Item keys are the user's text: a `"` would end a Mermaid label, a line break would end its line, and `<`
+    /// or `#` are read as markup.
+    @Test func mermaidLabelsHoldItemKeysAsTheyAre() throws {
+        try scratch.write(
+            "keys.yaml",
+            #"""
+            version: 1
+            tasks:
+              t: { type: noop, forEach: ["q\"uote", "new\nline", "<b>#1"] }
+            """#)
+        let mermaid = try Flowrun.run(["graph", "keys.yaml", "--format", "mermaid"], in: scratch.url)
+        #expect(mermaid.status == 0)
+        #expect(
+            mermaid.stdout == """
+                flowchart LR
+                  n0["t[q#quot;uote]<br/>noop @ default"]
+                  n1["t[new<br/>line]<br/>noop @ default"]
+                  n2["t[#lt;b#gt;#35;1]<br/>noop @ default"]
+
+                """, "\(mermaid.stdout)")
+        let tasks = try Flowrun.run(["graph", "keys.yaml", "--format", "mermaid", "--tasks"], in: scratch.url)
+        #expect(tasks.stdout == "flowchart LR\n  t0[\"t<br/>noop @ default<br/>× 3 items\"]\n", "\(tasks.stdout)")
+    }
+
     @Test func tasksListsEveryTypeAndSchemaIsJSON() throws {
         let tasks = try Flowrun.run(["tasks"])
         #expect(tasks.status == 0)

@@ -42,6 +42,33 @@ import Testing
         #expect(try read("out/rows.txt") == "a\nc\n")
     }
 
+    /// A gather that ran without a failed item made a partial result: the store must not serve it once the item
+    /// succeeds, even though nothing in the gather's key changed (the failure was transient).
+    @Test func aGatherThatRanWithoutAFailedItemRunsAgainOnceItSucceeds() throws {
+        try scratch.write(
+            "flow.yaml",
+            """
+            version: 1
+            tasks:
+              rows:
+                type: command
+                forEach: [a, b]
+                argv: [sh, -c, 'test "$1" != b || test -e ready && echo "$1"', rows, "${item}"]
+              all: { type: command, gather: true, runIf: always, dependsOn: rows, stdin: true, argv: [cat], cache: true }
+              save: { type: write, path: out/rows.txt, dependsOn: all }
+            """)
+        let first = try Flowrun.run(["flow.yaml", "--no-progress"], in: scratch.url)
+        #expect(first.status == 1)
+        #expect(try read("out/rows.txt") == "a\n")
+        try scratch.write("ready", "")
+        let second = try Flowrun.run(["flow.yaml", "--no-progress"], in: scratch.url)
+        #expect(second.status == 0, "\(second.stdout)")
+        #expect(try read("out/rows.txt") == "a\nb\n")
+        #expect(second.stdout.contains("4 nodes: 4 succeeded in "), "\(second.stdout)")
+        let third = try Flowrun.run(["flow.yaml", "--no-progress"], in: scratch.url)
+        #expect(third.stdout.contains("4 nodes: 2 succeeded, 2 cached in "), "\(third.stdout)")
+    }
+
     @Test func inputsIsOneArgumentPerFileWrittenOrRead() throws {
         try scratch.write("in/a b.txt", "A")
         try scratch.write("in/c.txt", "CC")

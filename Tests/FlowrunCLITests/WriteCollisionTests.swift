@@ -29,6 +29,42 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: scratch.path("out")), "nothing may run")
     }
 
+    /// A glob over a photo folder meets files with one stem — an edit `fig.png` beside `fig.jpg`, `x.jpg` in two
+    /// albums — and the hint names the part of the path that tells them apart.
+    @Test func filesWithOneStemAreToldApartByTheHint() throws {
+        for file in ["photos/fig.jpg", "photos/fig.png", "photos/a/x.jpg", "photos/b/x.jpg"] {
+            try scratch.write(file, file)
+        }
+        try scratch.write(
+            "flow.yaml",
+            """
+            version: 1
+            tasks:
+              fetch: { type: fetch, forEach: { glob: "photos/**/*.{jpg,png}" }, url: "${item}" }
+              save: { type: write, path: "out/${item.stem}.jpg", dependsOn: fetch }
+            """)
+        let result = try Flowrun.run(["flow.yaml"], in: scratch.url)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr == """
+                flow.yaml:4:30: error: 'save[photos/b/x.jpg]' and 'save[photos/a/x.jpg]' both write 'out/x.jpg'; \
+                one file would replace the other
+                 4 |   save: { type: write, path: "out/${item.stem}.jpg", dependsOn: fetch }
+                   |                              ^
+                    hint: 'photos/a/x.jpg' and 'photos/b/x.jpg' have one ${item.stem}: keep the folders with \
+                ${item.dir} or ${item.rel}
+                flow.yaml:4:30: error: 'save[photos/fig.png]' and 'save[photos/fig.jpg]' both write 'out/fig.jpg'; \
+                one file would replace the other
+                 4 |   save: { type: write, path: "out/${item.stem}.jpg", dependsOn: fetch }
+                   |                              ^
+                    hint: 'photos/fig.jpg' and 'photos/fig.png' have one ${item.stem}: keep the extension with \
+                ${item.ext} or ${item.name}
+                2 errors in flow.yaml; nothing was run
+
+                """, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("out")), "nothing may run")
+    }
+
     @Test func writingOverASourceIsAnError() throws {
         try scratch.write("photos/a.txt", "original")
         try scratch.write(

@@ -49,7 +49,13 @@ enum JPEGDecoder {
                 throw ImageCodecError("\(cause) (\(handle.errorMessage))")
             }
         }
-        guard w > 0, h > 0 else { throw ImageCodecError("JPEG has no pixels") }
+        guard w > 0, h > 0 else {
+            // A file cut short before its frame header (or damaged before it) gives TurboJPEG no size and no error.
+            throw ImageCodecError(
+                endsWithEOI(bytes)
+                    ? "JPEG has no frame header (tables only, no picture)"
+                    : "no JPEG frame header in \(bytes.count) bytes: the file is truncated or damaged")
+        }
         let orientation = JPEGSegments.read(bytes).orientation
         return Header(
             width: Int(w), height: Int(h), colorspace: colorspace, orientation: orientation, warning: warning)

@@ -70,6 +70,18 @@ extension WriteTask {
                     "write cannot strip '\(field)'", at: $strip.location,
                     hint: "strip takes any of \(fields.joined(separator: ", "))")
             }
+            // A `format:` that contradicts the path's image extension would put one format under another's name,
+            // as JPEG bytes in `x.webp`: whoever opens the file by its name is misled.
+            let ext = FilePaths.fileExtension(of: path)
+            if let format = format?.imageFormat, let named = ImageFormat(fileExtension: ext), named != format {
+                diagnostics.error(
+                    "write's format \(format.displayName) contradicts the path's extension '.\(ext)' "
+                        + "(\(named.displayName))", at: $format.location,
+                    hint: input == .data
+                        ? "end the path in .\(format.rawValue): write does not convert data, it checks the bytes are "
+                            + "\(format.displayName)"
+                        : "end the path in .\(format.rawValue), or remove `format:` to write \(named.displayName)")
+            }
             if input == .data {
                 for parameter in encodingParameters {
                     diagnostics.error(
@@ -81,7 +93,6 @@ extension WriteTask {
             let writable = WritableFormat.list
             // An interpolated extension is only known at run time (the operation checks it then); a `format:` that
             // is not one is reported by its type.
-            let ext = FilePaths.fileExtension(of: path)
             guard format != nil || !(path.contains("${") && ext.contains("}")) && !$format.isGiven else { return }
             guard let target else {
                 let problem = ext.isEmpty ? "the path has no extension" : "unknown extension '.\(ext)'"

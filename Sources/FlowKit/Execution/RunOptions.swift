@@ -34,8 +34,10 @@ public struct RunOptions: Sendable {
     /// fails the node.
     var restore: (@Sendable (_ index: Int) -> Result<any Sendable, NodeFailure>)?
     /// Called once a node has succeeded, with its index and operation, before its output can be released, from
-    /// the thread where it finished (the store journals it here). Keep it cheap.
-    var nodeSucceeded: (@Sendable (_ index: Int, _ operation: FlowOperation) -> Void)?
+    /// the thread where it finished (the store journals it here), and whether its result is whole: one that ran
+    /// without some of its inputs (`runIf: always` after a failure), or read such a result, is partial. Keep it
+    /// cheap.
+    var nodeSucceeded: (@Sendable (_ index: Int, _ operation: FlowOperation, _ isWhole: Bool) -> Void)?
 
     /// Creates options.
     public init(

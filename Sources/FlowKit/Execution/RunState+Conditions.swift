@@ -48,6 +48,17 @@ extension RunState {
         resolve(index, &effects)
     }
 
+    /// Whether a node that just succeeded made a partial result — it ran without some of its inputs, or read a
+    /// partial result — recorded so that its readers' results are partial too.
+    mutating func recordsPartialResult(_ index: Int) -> Bool {
+        var partial = missingInputs(of: index) != nil
+        graph.forEachDependency(of: index) { dependency in
+            if partialResults.contains(dependency) { partial = true }
+        }
+        if partial { partialResults.insert(index) }
+        return partial
+    }
+
     /// The dependencies that did not succeed, for a node that ran without them; `nil` for every other node.
     func missingInputs(of index: Int) -> [String]? {
         guard conditions[plan.nodes[index].taskIndex] != .success, nodes[index].attempts > 0 else { return nil }

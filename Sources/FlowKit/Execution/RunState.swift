@@ -84,6 +84,9 @@ struct RunState: Sendable {
     var nodes: [NodeRecord]
     /// Why nodes failed, were skipped or cancelled, by node index.
     var failures: [Int: NodeFailure] = [:]
+    /// The nodes that made partial results: they ran without some of their inputs (`runIf: always` after a
+    /// failure), or read a result that was partial.
+    var partialResults: Set<Int> = []
     /// The warnings of nodes whose last attempt recorded some (see ``FlowOperation/warn(_:)``), by node index.
     private(set) var warnings: [Int: [String]] = [:]
     /// The spans of attempts before the last one, for retried nodes.

@@ -235,7 +235,9 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         let taskIndex = plan.nodes[index].taskIndex
         let result = retryable(result(of: operation, index: index), taskIndex: taskIndex)
         let artifact = options.previews ? operation.artifact : nil
-        if case .success = result, !restored.contains(index) { options.nodeSucceeded?(index, operation) }
+        if case .success = result, !restored.contains(index), let succeeded = options.nodeSucceeded {
+            succeeded(index, operation, !state.withLock { $0.recordsPartialResult(index) })
+        }
         let warnings = operation.warnings
         // A finished operation has read its inputs: drop its edges. Otherwise each operation keeps its
         // dependencies alive, a chain stays in memory as one linked list, and freeing it recurses per link.

@@ -76,10 +76,19 @@ public struct Plan: Sendable {
     /// restricted or re-resolved against other values) is reported in `diagnostics`.
     func parameters(of node: PlannedNode, diagnostics: inout Diagnostics) -> ParameterValues {
         if let shared = sharedParameters[node.taskIndex] { return shared }
-        return ParameterResolver(
+        let scope = scope(of: node)
+        let values = ParameterResolver(
             task: task(of: node), type: taskTypes[node.taskIndex], inputKind: inputKinds[node.taskIndex]
         )
-        .resolve(in: scope(of: node), diagnostics: &diagnostics)
+        .resolve(in: scope, diagnostics: &diagnostics)
+        // Items of a list made at run time were not there when the plan was validated: held here to the folders
+        // their write paths name, as validation holds the others.
+        for file in taskTypes[node.taskIndex].fileAccess(values).writes {
+            guard let template = task(of: node).parameters[file.parameter]?.value else { continue }
+            ItemPathContainment.check(
+                file.path, template: template, node: node.id, in: scope, diagnostics: &diagnostics)
+        }
+        return values
     }
 
     /// A node's parameters, resolved and defaulted. Planning checked those of every node of the plan; where a

@@ -43,7 +43,9 @@ public final class PreparedRun: Sendable {
             options.restoredNodes = decisions.restoredNodes
             options.restore = { index in store.restore(index, of: plan, decisions: decisions) }
             let previews = options.previews ? PreviewStore(storeDirectory: store.directory) : nil
-            options.nodeSucceeded = { index, operation in
+            options.nodeSucceeded = { index, operation, isWhole in
+                // A partial result is not recorded: the next run makes it again, with the inputs that failed.
+                guard isWhole else { return }
                 store.journal(
                     index, of: plan, decisions: decisions, run: run, output: operation.output(as: (any Sendable).self),
                     observedSource: (operation as? any SourceObserving)?.observedSource)
@@ -59,8 +61,8 @@ public final class PreparedRun: Sendable {
         }
         if !capturing.isEmpty {
             let journal = options.nodeSucceeded
-            options.nodeSucceeded = { index, operation in
-                journal?(index, operation)
+            options.nodeSucceeded = { index, operation, isWhole in
+                journal?(index, operation, isWhole)
                 if capturing.contains(index), let output = operation.output(as: (any Sendable).self) {
                     captured.withLock { $0[index] = output }
                 }

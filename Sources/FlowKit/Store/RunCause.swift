@@ -66,21 +66,6 @@ package enum RunCause: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Two source identities (`file PATH size N mtime N inode N`) as what differs: `file PATH (size 1 → 2)`.
-    private static func difference(_ old: String?, _ new: String?) -> String {
-        guard let old, let new else { return "\(old ?? "none") → \(new ?? "none")" }
-        let before = old.split(separator: " ")
-        let after = new.split(separator: " ")
-        guard before.count == after.count, before.count > 2, before.prefix(2) == after.prefix(2) else {
-            return "\(old) → \(new)"
-        }
-        var changes: [String] = []
-        for position in 2..<before.count where before[position] != after[position] {
-            changes.append("\(before[position - 1]) \(before[position]) → \(after[position])")
-        }
-        return before.prefix(2).joined(separator: " ") + " (" + changes.joined(separator: ", ") + ")"
-    }
-
     /// The node whose own cause explains this one, for `flowrun explain`'s chain.
     package var explainedBy: String? {
         switch self {

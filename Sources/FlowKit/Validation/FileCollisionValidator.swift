@@ -114,12 +114,25 @@ struct FileCollisionValidator {
         let sameTask = pair.first == pair.second
         let hint =
             sameTask
-            ? "give each item its own path: add ${item.index}, or a key of map items such as ${item.name}"
+            ? sameItemHint(nodes[first.node], nodes[second.node])
             : "give one of the two tasks another path"
         diagnostics.error(
             "'\(id(second.node))' and '\(id(first.node))' both write '\(display)'; one file would replace the other",
             at: second.location ?? taskLocation(second.node), hint: hint,
             notes: sameTask ? [] : [.note("'\(id(first.node))' writes it here", at: first.location)])
+    }
+
+    /// How two items of one task get paths of their own. Two files with one `${item.stem}` — `fig.jpg` and its edit
+    /// `fig.png` in one folder, or two albums' `IMG_0001.JPG` — are told apart by the part of their paths that
+    /// differs, which the hint names.
+    private func sameItemHint(_ first: PlannedNode, _ second: PlannedNode) -> String {
+        guard first.itemBase != nil, second.itemBase != nil, let one = first.item?.description,
+            let other = second.item?.description, Resolver.stem(of: one) == Resolver.stem(of: other)
+        else { return "give each item its own path: add ${item.index}, or a key of map items such as ${item.name}" }
+        let differing =
+            FilePaths.folder(of: one) == FilePaths.folder(of: other)
+            ? "keep the extension with ${item.ext} or ${item.name}" : "keep the folders with ${item.dir} or ${item.rel}"
+        return "'\(one)' and '\(other)' have one ${item.stem}: \(differing)"
     }
 
     private func id(_ node: Int) -> String { nodes[node].id }

@@ -26,12 +26,18 @@ struct NodeParameterValidator: WorkflowValidator {
             }
             let task = tasks[node.taskIndex]
             guard let type = context.type(of: task) else { continue }
+            let scope = expansion.scope(of: node, in: context)
             let values = ParameterResolver(task: task, type: type, inputKind: expansion.inputKinds[node.taskIndex])
-                .resolve(in: expansion.scope(of: node, in: context), diagnostics: &diagnostics)
+                .resolve(in: scope, diagnostics: &diagnostics)
             let access = type.fileAccess(values)
             if !usesItem[node.taskIndex] {
                 checked[node.taskIndex] = true
                 if access != .none { sharedFiles[node.taskIndex] = (access, values) }
+            }
+            for file in access.writes {
+                guard let template = task.parameters[file.parameter]?.value else { continue }
+                ItemPathContainment.check(
+                    file.path, template: template, node: node.id, in: scope, diagnostics: &diagnostics)
             }
             if access != .none { files.record(access, of: index, locations: values, diagnostics: &diagnostics) }
         }
