@@ -2,7 +2,8 @@
 //
 // Swift compiles for the baseline x86-64 (SSE2) and cannot target one function at a newer instruction set;
 // C can (`__attribute__((target))`), so the two resampling passes have AVX2+FMA versions here, called only
-// when `cflow_has_avx2_fma()` says the CPU has both. Elsewhere FlowImaging's portable Swift passes run.
+// when `cflow_has_avx2_fma()` says the CPU has both. Elsewhere FlowImaging's portable Swift passes run, or, for the
+// fixed-point resize of opaque images, the scalar C versions beside the AVX2 ones.
 #ifndef CFLOW_KERNELS_H
 #define CFLOW_KERNELS_H
 
