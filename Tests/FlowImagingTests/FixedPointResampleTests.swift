@@ -30,6 +30,23 @@ import Testing
         }
     }
 
+    /// A window thousands of taps wide gives each coefficient only a few of its 15 bits; the rounding errors are
+    /// spread over the taps and largely cancel, and the residue keeps the sum exact: still within a level.
+    @Test(arguments: FilterKernel.allCases)
+    func veryWideWindowsStayWithinALevel(kernel: FilterKernel) throws {
+        try #require(FilterKernel.available.contains(kernel), "this CPU cannot run \(kernel)")
+        for (image, width, height) in [
+            (Self.opaqueNoise(width: 3, height: 4000, seed: 8), 3, 1),
+            (Self.opaqueNoise(width: 4000, height: 2, seed: 9), 1, 2),
+        ] {
+            let out = try #require(
+                Resampler.resample(image, width: width, height: height, filter: .lanczos, matrix: nil, kernel: kernel))
+            let expected = ResizeTests.reference(image, width: width, height: height, filter: "lanczos")
+            let worst = zip(out, expected).map { abs(Int($0) - $1) }.max() ?? 0
+            #expect(worst <= 1, "\(kernel) \(image.width)×\(image.height) to \(width)×\(height): off by \(worst)")
+        }
+    }
+
     /// Integer sums are exact, so the AVX2 and the portable kernel give the same bytes (the colour matrix, whose
     /// kernels round differently, is left out).
     @Test func kernelsGiveTheSameBytes() throws {
