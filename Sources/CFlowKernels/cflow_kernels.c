@@ -8,10 +8,9 @@ int cflow_has_avx2_fma(void) {
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
-// One row of RGBA8 bytes to floats, colour premultiplied by alpha if asked; the pixel after the row is made 0 (the
-// last pair of an odd window reads it, times a zero weight).
-__attribute__((target("avx2,fma"))) static inline void widen_row(
-    const uint8_t *src, ptrdiff_t channels, float *row, int premultiply) {
+// One row of RGBA8 bytes to floats, colour premultiplied by alpha; the pixel after the row is made 0 (the last pair
+// of an odd window reads it, times a zero weight).
+__attribute__((target("avx2,fma"))) static inline void widen_row(const uint8_t *src, ptrdiff_t channels, float *row) {
     _mm_storeu_ps(row + channels, _mm_setzero_ps());
     ptrdiff_t i = 0;
     for (; i + 8 <= channels; i += 8) {
@@ -19,13 +18,11 @@ __attribute__((target("avx2,fma"))) static inline void widen_row(
         _mm256_storeu_ps(row + i, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes)));
     }
     for (; i < channels; i++) row[i] = (float)src[i];
-    if (premultiply) {
-        for (ptrdiff_t p = 0; p < channels; p += 4) {
-            const float scale = row[p + 3] / 255.0f;
-            row[p] *= scale;
-            row[p + 1] *= scale;
-            row[p + 2] *= scale;
-        }
+    for (ptrdiff_t p = 0; p < channels; p += 4) {
+        const float scale = row[p + 3] / 255.0f;
+        row[p] *= scale;
+        row[p + 1] *= scale;
+        row[p + 2] *= scale;
     }
 }
 
@@ -37,16 +34,15 @@ __attribute__((target("avx2,fma"))) static inline void store_pixel(float *out, _
 
 __attribute__((target("avx2,fma"))) void cflow_resample_horizontal_avx2(
     const uint8_t *source, ptrdiff_t in_width, ptrdiff_t rows, const float *weights, ptrdiff_t stride,
-    const ptrdiff_t *starts, const ptrdiff_t *counts, ptrdiff_t out_width, float *row, float *middle,
-    int premultiply) {
+    const ptrdiff_t *starts, const ptrdiff_t *counts, ptrdiff_t out_width, float *row, float *middle) {
     const ptrdiff_t channels = in_width * 4;
     float *second = row + channels + 4;
     ptrdiff_t y = 0;
     // Two rows at a time: every weight loaded feeds both (the loop is bound by loads, not arithmetic). Each row's
     // sums are formed in the same order as alone, so pairing changes no result.
     for (; y + 2 <= rows; y += 2) {
-        widen_row(source + y * channels, channels, row, premultiply);
-        widen_row(source + (y + 1) * channels, channels, second, premultiply);
+        widen_row(source + y * channels, channels, row);
+        widen_row(source + (y + 1) * channels, channels, second);
         float *out = middle + y * out_width * 4;
         float *out2 = out + out_width * 4;
         for (ptrdiff_t x = 0; x < out_width; x++) {
@@ -76,7 +72,7 @@ __attribute__((target("avx2,fma"))) void cflow_resample_horizontal_avx2(
         }
     }
     for (; y < rows; y++) {
-        widen_row(source + y * channels, channels, row, premultiply);
+        widen_row(source + y * channels, channels, row);
         float *out = middle + y * out_width * 4;
         for (ptrdiff_t x = 0; x < out_width; x++) {
             const float *w = weights + x * stride * 4;
@@ -196,8 +192,7 @@ int cflow_has_avx2_fma(void) { return 0; }
 
 void cflow_resample_horizontal_avx2(
     const uint8_t *source, ptrdiff_t in_width, ptrdiff_t rows, const float *weights, ptrdiff_t stride,
-    const ptrdiff_t *starts, const ptrdiff_t *counts, ptrdiff_t out_width, float *row, float *middle,
-    int premultiply) {}
+    const ptrdiff_t *starts, const ptrdiff_t *counts, ptrdiff_t out_width, float *row, float *middle) {}
 
 void cflow_resample_vertical_pair_avx2(
     const float *rows, ptrdiff_t row_length, ptrdiff_t taps, const float *wa, const float *wb, float *a, float *b) {}

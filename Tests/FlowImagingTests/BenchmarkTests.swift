@@ -23,8 +23,10 @@ import Testing
             }
         case "literal", "optimised":
             let optimise = env["FLOWRUN_BENCH_MODE"] == "optimised"
-            let rate = try ImagingBenchmark.throughput(files: files, outputFolder: out, optimize: optimise)
-            print("BENCH flowrun \(optimise ? "optimised" : "literal"): \(String(format: "%.1f", rate)) photos/s")
+            let measured = try ImagingBenchmark.throughput(files: files, outputFolder: out, optimize: optimise)
+            let rate = String(format: "%.1f", measured.photosPerSecond)
+            let cpu = String(format: "%.1f", measured.cpuMillisecondsPerPhoto)
+            print("BENCH flowrun \(optimise ? "optimised" : "literal"): \(rate) photos/s \(cpu) ms-cpu/photo")
         default:
             var worst = 0
             var total = 0.0

@@ -13,13 +13,14 @@
 # ResizeOperation → WriteOperation), by the release-mode test `BenchmarkTests` in Tests/FlowImagingTests, which only
 # runs with FLOWRUN_BENCH=1:
 #   stages     ms per photo of each stage on one thread (decode full and 1/2, sepia, noir, resize, encode)
-#   literal    photos/s, no optimisation (full decode, sepia on every pixel, resize)
-#   optimised  photos/s with shrink-on-load and colour-after-resize (NodeContext.optimize)
+#   literal    photos/s and CPU ms/photo, no optimisation (full decode, sepia on every pixel, resize)
+#   optimised  photos/s and CPU ms/photo with shrink-on-load and colour-after-resize (NodeContext.optimize)
 #   quality    how far the optimised output is from the literal one (mean, max, share > 2 levels)
 # Pillow runs $SHARED/bench/pipeline_pillow.py --procs 2 with /usr/bin/python3 (Debian's Pillow), or with
 # PILLOW_SIMD_PYTHON when set (a venv with Pillow-SIMD, the faster anchor: ../shared/BENCHMARKS.md says how to build
 # it), then also with --draft (its shrink-on-load), against which the optimised run is compared. The machine is shared
-# and drifts by ±25 %, so runs alternate, ratios are taken per round, and the load average is printed with each.
+# and drifts by ±25 %, so runs alternate, ratios are taken per round, and the load average is printed with each; the
+# CPU-time ratios (Pillow's processes, children included, against flowrun's process) are the steadier figure.
 set -euo pipefail
 
 N=${1:-200}
@@ -52,13 +53,14 @@ flowrun_bench() {  # MODE → prints the BENCH lines
 }
 
 PILLOW=${PILLOW_SIMD_PYTHON:-/usr/bin/python3}
-pillow_rate() {  # [--draft] → photos/s
+pillow_run() {  # [--draft] → "photos/s CPU-ms/photo" (CPU: user + system, children included)
   rm -rf "$WORK/out-pillow"
-  local start end
-  start=$(date +%s.%N)
-  "$PILLOW" "$SHARED/bench/pipeline_pillow.py" --procs 2 "$@" "$CORPUS" "$WORK/out-pillow"
-  end=$(date +%s.%N)
-  awk -v n="$N" -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", n / (e - s) }'
+  /usr/bin/time -f '%e %U %S' -o "$WORK/time" "$PILLOW" "$SHARED/bench/pipeline_pillow.py" --procs 2 "$@" "$CORPUS" \
+    "$WORK/out-pillow"
+  awk -v n="$N" '{ printf "%.1f %.1f\n", n / $1, 1000 * ($2 + $3) / n }' "$WORK/time"
+}
+flowrun_run() {  # MODE → "photos/s CPU-ms/photo"
+  flowrun_bench "$1" | awk '{ print $3, $5 }'
 }
 
 echo "== per-stage timings (one thread, first 20 photos)"
@@ -66,15 +68,18 @@ flowrun_bench stages
 
 if [ -n "${PILLOW_SIMD_PYTHON:-}" ]; then anchor=simd; else anchor=pillow; fi
 echo "== throughput, photos/s (2 threads / 2 processes), alternating; $anchor = $PILLOW"
-printf '%-6s %10s %10s %10s %10s %12s %12s  %s\n' round "$anchor" "$anchor-draft" literal optimised literal/lit \
-  optimised/draft "load (1, 5, 15 min)"
+echo "   then CPU ms/photo (user + system) and the ratios of $anchor's CPU time to flowrun's"
+printf '%-6s %10s %10s %10s %10s %12s %12s %8s %8s %8s %8s %10s %10s  %s\n' round "$anchor" "$anchor-draft" literal \
+  optimised literal/lit optimised/draft cpu "cpu-d" "cpu lit" "cpu opt" "cpu l/l" "cpu o/d" "load (1, 5, 15 min)"
 for ((r = 1; r <= ROUNDS; r++)); do
-  p=$(pillow_rate)
-  l=$(flowrun_bench literal | awk '{ print $(NF-1) }')
-  d=$(pillow_rate --draft)
-  o=$(flowrun_bench optimised | awk '{ print $(NF-1) }')
-  awk -v r="$r" -v p="$p" -v d="$d" -v l="$l" -v o="$o" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" \
-    'BEGIN { printf "%-6s %10s %10s %10s %10s %11.2fx %11.2fx  %s\n", r, p, d, l, o, l / p, o / d, load }'
+  read -r p pc < <(pillow_run)
+  read -r l lc < <(flowrun_run literal)
+  read -r d dc < <(pillow_run --draft)
+  read -r o oc < <(flowrun_run optimised)
+  awk -v r="$r" -v p="$p" -v d="$d" -v l="$l" -v o="$o" -v pc="$pc" -v dc="$dc" -v lc="$lc" -v oc="$oc" \
+    -v load="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
+      printf "%-6s %10s %10s %10s %10s %11.2fx %11.2fx %8s %8s %8s %8s %9.2fx %9.2fx  %s\n", r, p, d, l, o, l / p, o / d,
+        pc, dc, lc, oc, pc / lc, dc / oc, load }'
 done
 
 echo "== optimised vs literal output (first 20 photos)"

@@ -1,8 +1,9 @@
 // libFuzzer target: bytes → an image of a size the bytes pick, resized to another size they pick, with any
 // filter and fit, possibly as a shrink-on-load image (original size larger than its pixels) and with a pending
-// colour matrix — the resampling kernels (portable Swift, or AVX2 in C where the CPU has it) on every shape
-// of window, row length and edge. Checks the output's size and that a constant image stays constant (fully
-// transparent where it was: the resampler works on premultiplied alpha, so no colour is kept there).
+// colour matrix, opaque (the fixed-point path) or not (the premultiplied float path) — the resampling kernels
+// (portable, or AVX2 in C where the CPU has it) on every shape of window, row length and edge. Checks the output's
+// size and that a constant image stays constant (fully transparent where it was: the float path works on
+// premultiplied alpha, so no colour is kept there).
 import CFuzzer
 
 @testable import FlowImaging
@@ -19,12 +20,15 @@ public func fuzzResize(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let fit = [ResizeSpec.Fit.fill, .contain, .cover][Int(bytes[5]) % 3]
     // Shrink-on-load: the pixels stand for an original up to 8× larger.
     let shrink = 1 + Int(bytes[6]) % 8
+    let opaque = bytes[6] & 0x80 != 0
     let flags = bytes[7]
     let payload = bytes.dropFirst(8)
     let constant = flags & 1 != 0 || payload.isEmpty
     let pixels = (0..<width * height * 4).map { i in
-        constant
-            ? UInt8(truncatingIfNeeded: Int(flags) &* (i % 4 + 1)) : payload[payload.startIndex + i % payload.count]
+        opaque && i % 4 == 3
+            ? 255
+            : constant
+                ? UInt8(truncatingIfNeeded: Int(flags) &* (i % 4 + 1)) : payload[payload.startIndex + i % payload.count]
     }
     var image = Image(
         width: width, height: height, pixels: pixels, source: "fuzz",

@@ -2,7 +2,8 @@
 //
 // Swift compiles for the baseline x86-64 (SSE2) and cannot target one function at a newer instruction set;
 // C can (`__attribute__((target))`), so the two resampling passes have AVX2+FMA versions here, called only
-// when `cflow_has_avx2_fma()` says the CPU has both. Elsewhere FlowImaging's portable Swift passes run.
+// when `cflow_has_avx2_fma()` says the CPU has both. Elsewhere FlowImaging's portable Swift passes run, or, for the
+// fixed-point resize of opaque images, the scalar C versions beside the AVX2 ones.
 #ifndef CFLOW_KERNELS_H
 #define CFLOW_KERNELS_H
 
@@ -16,11 +17,10 @@ int cflow_has_avx2_fma(void);
 /// Σ_t weights[x * stride + t] · pixel[starts[x] + t] over `counts[x]` taps, as four floats in `middle`.
 /// `weights` holds each weight splatted to four floats (`4 * out_width * stride` floats, `stride` even, taps
 /// past `counts[x]` zero); `row` is scratch for `2 * (in_width + 1)` pixels as floats (rows are done in pairs).
-/// When `premultiply` is non-zero, R, G and B are multiplied by A / 255 once widened.
+/// R, G and B are multiplied by A / 255 once widened (the fixed-point kernels below serve opaque images).
 void cflow_resample_horizontal_avx2(
     const uint8_t *source, ptrdiff_t in_width, ptrdiff_t rows, const float *weights, ptrdiff_t stride,
-    const ptrdiff_t *starts, const ptrdiff_t *counts, ptrdiff_t out_width, float *row, float *middle,
-    int premultiply);
+    const ptrdiff_t *starts, const ptrdiff_t *counts, ptrdiff_t out_width, float *row, float *middle);
 
 /// Vertical taps of two output rows over one window: `a[i] = Σ_t wa[t] · rows[t * row_length + i]` and
 /// likewise `b` with `wb`, for `taps` rows of `row_length` floats.
@@ -80,5 +80,21 @@ void cflow_rotate_quarter(
 
 /// One row of `width` pixels (32-bit words) written to `output` in reverse order; `output` must not overlap it.
 void cflow_reverse_row(const uint32_t *source, ptrdiff_t width, uint32_t *output);
+
+/// Fixed-point horizontal pass over one row of opaque RGBA8 pixels: output pixel `x` (of `out_width`) is
+/// Σ_k coefficients[x * stride + k] · pixel[starts[x] + k] over `counts[x]` taps, per channel, plus half of
+/// 2^`shift`, shifted right by `shift` (flooring) and saturated to int16. `stride` is a multiple of 4 and the
+/// coefficients past `counts[x]` are 0; the AVX2 version reads taps four at a time, so `row` must be readable for
+/// 3 pixels past the last one. The sums are exact integers: both versions give the same values. `avx2` non-zero
+/// only where `cflow_has_avx2_fma()` says so.
+void cflow_resample_fixed_row(
+    const uint8_t *row, const int16_t *coefficients, ptrdiff_t stride, const ptrdiff_t *starts,
+    const ptrdiff_t *counts, ptrdiff_t out_width, int shift, int16_t *out, int avx2);
+
+/// Fixed-point vertical pass: `out[i]` = (Σ_k weights[k] · rows[k][i] + 2^(`shift` − 1)) >> `shift`, clamped to
+/// 0…255, for `k < taps` and `i < length`. Exact integer sums: both versions give the same bytes.
+void cflow_resample_fixed_rows(
+    const int16_t *const *rows, const int16_t *weights, ptrdiff_t taps, int shift, ptrdiff_t length, uint8_t *out,
+    int avx2);
 
 #endif

@@ -5,7 +5,8 @@ import CFlowKernels
 /// Swift compiles for the baseline x86-64 (SSE2) and cannot target one function at a newer instruction set. On
 /// CPUs with AVX2 and FMA, the resampling passes and the colour matrix run in C (`CFlowKernels`), compiled for
 /// them: eight lanes and fused multiply-adds, about twice the throughput. Results agree with the portable
-/// kernels up to float rounding (one level at most after rounding to 8 bits).
+/// kernels up to float rounding (one level at most after rounding to 8 bits); the fixed-point resize of opaque
+/// images gives the same bytes with either.
 enum FilterKernel: Sendable, CaseIterable, CustomStringConvertible {
     /// Swift, for any CPU.
     case portable

@@ -4,7 +4,7 @@ import CFlowKernels
 /// pixels that are weighted sums of its pixels.
 ///
 /// Before a row is widened it may go through a colour matrix (a deferred `sepia`), rounded to bytes exactly as the
-/// matrix alone would round them; after widening, its colour may be premultiplied by alpha. Rows are done two at a
+/// matrix alone would round them; after widening, its colour is premultiplied by alpha. Rows are done two at a
 /// time, so the pass can stop between pairs.
 struct HorizontalPass {
     /// The weights of the pass.
@@ -13,8 +13,6 @@ struct HorizontalPass {
     let inWidth: Int
     /// A colour matrix for every source pixel first, or `nil`.
     let matrix: ColorMatrix?
-    /// Whether colour is multiplied by alpha after widening.
-    let premultiply: Bool
     /// The code that runs the loops.
     let kernel: FilterKernel
 
@@ -50,8 +48,7 @@ struct HorizontalPass {
                         out.withMemoryRebound(to: Float.self, capacity: count * outWidth * 4) { out in
                             cflow_resample_horizontal_avx2(
                                 src, inWidth, count, UnsafeRawPointer(tapBase).assumingMemoryBound(to: Float.self),
-                                (weights.stride + 1) / 2 * 2, weights.starts, weights.counts, outWidth, scratch, out,
-                                premultiply ? 1 : 0)
+                                (weights.stride + 1) / 2 * 2, weights.starts, weights.counts, outWidth, scratch, out)
                         }
                     }
                 case .portable:
@@ -65,12 +62,11 @@ struct HorizontalPass {
         }
     }
 
-    /// One row of bytes to floats, premultiplied if asked.
+    /// One row of bytes to floats, colour premultiplied by alpha.
     private func widen(_ src: UnsafePointer<UInt8>, into row: UnsafeMutablePointer<SIMD4<Float>>) {
         row.withMemoryRebound(to: Float.self, capacity: inWidth * 4) { floats in
             for i in 0..<inWidth * 4 { floats[i] = Float(src[i]) }
         }
-        guard premultiply else { return }
         for x in 0..<inWidth {
             let p = row[x]
             let scale = p[3] / 255

@@ -2,9 +2,13 @@ import CFlowKernels
 
 /// Separable two-pass resampling of RGBA8 pixels.
 ///
+/// Opaque images (every photo) are resampled in fixed point, see
+/// ``resampleOpaque(_:horizontal:vertical:matrix:kernel:shouldContinue:)``. Images with transparency take the float
+/// path described here, premultiplied by alpha so the colour of transparent pixels does not bleed into visible ones:
+///
 /// Pass 1 (``HorizontalPass``) runs horizontally, source row by source row: the row goes through a deferred colour
-/// matrix if any (rounded to bytes exactly as `sepia` would), is widened to `Float` and premultiplied by alpha when
-/// the image has transparency, then every output pixel is a weighted sum of `SIMD4<Float>` pixels. Doing the
+/// matrix if any (rounded to bytes exactly as `sepia` would), is widened to `Float` and premultiplied by alpha, then
+/// every output pixel is a weighted sum of `SIMD4<Float>` pixels. Doing the
 /// narrowing pass first means pass 2 reads rows only `width` wide, whose window of ~20 rows stays in L2. Pass 2 runs
 /// vertically, two output rows per sweep over the union of their windows (every load feeds two accumulators),
 /// 16 floats at a time; it then undoes the premultiplication and rounds once.
@@ -23,8 +27,8 @@ enum Resampler {
     /// node would have applied it, so deferring a colour step to the resize changes no pixel: only the work is
     /// fused (no full-size buffer is written and read again). An image with any alpha below 255 is resampled
     /// premultiplied, so the colour of transparent pixels does not bleed into visible ones.
-    /// - Parameter shouldContinue: Asked every ``rowsPerCheck`` rows with the number of rows done so far (of
-    ///   `image.height + height`); when it returns `false` the resample stops and returns `nil`.
+    /// - Parameter shouldContinue: Asked every ``rowsPerCheck`` rows with the number of rows done so far; when it
+    ///   returns `false` the resample stops and returns `nil`.
     /// - Returns: The RGBA8 pixels, or `nil` when stopped.
     static func resample(
         _ image: Image, width: Int, height: Int, filter: ResampleFilter,
@@ -39,8 +43,12 @@ enum Resampler {
             inputCount: image.width, extent: min(extentX, Double(image.width)), outputCount: width, filter: filter)
         let vertical = ResampleWeights.cached(
             inputCount: image.height, extent: min(extentY, Double(image.height)), outputCount: height, filter: filter)
-        let pass = HorizontalPass(
-            weights: horizontal, inWidth: image.width, matrix: matrix, premultiply: !image.isOpaque, kernel: kernel)
+        if image.isOpaque {
+            return resampleOpaque(
+                image, horizontal: horizontal, vertical: vertical, matrix: matrix, kernel: kernel,
+                shouldContinue: shouldContinue)
+        }
+        let pass = HorizontalPass(weights: horizontal, inWidth: image.width, matrix: matrix, kernel: kernel)
         let rows = image.height
         var completed = true
         // Both buffers are filled completely by the passes (or dropped when stopped): no zero-filling first.
@@ -56,7 +64,7 @@ enum Resampler {
             middle.withUnsafeBufferPointer { middle in
                 guard let from = middle.baseAddress, let to = output.baseAddress else { return }
                 completed = verticalPass(
-                    source: from, width: width, weights: vertical, premultiplied: pass.premultiply, kernel: kernel,
+                    source: from, width: width, weights: vertical, kernel: kernel,
                     into: to, shouldContinue: { shouldContinue(rows + $0) })
             }
             initialized = width * height * 4
@@ -68,7 +76,7 @@ enum Resampler {
     /// - Returns: `false` when `shouldContinue` stopped it.
     private static func verticalPass(
         source: UnsafePointer<SIMD4<Float>>, width: Int, weights: ResampleWeights,
-        premultiplied: Bool, kernel: FilterKernel, into output: UnsafeMutablePointer<UInt8>,
+        kernel: FilterKernel, into output: UnsafeMutablePointer<UInt8>,
         shouldContinue: (_ rowsDone: Int) -> Bool
     ) -> Bool {
         let rowLength = width * 4
@@ -110,11 +118,11 @@ enum Resampler {
                     if kernel == .avx2 {
                         cflow_resample_vertical_pair_avx2(top, rowLength, union, wa, wb, rowA, rowB)
                         finish(
-                            rowA, width: width, premultiplied: premultiplied, kernel: kernel,
+                            rowA, width: width, kernel: kernel,
                             into: output + ya * rowLength)
                         if pair {
                             finish(
-                                rowB, width: width, premultiplied: premultiplied, kernel: kernel,
+                                rowB, width: width, kernel: kernel,
                                 into: output + yb * rowLength)
                         }
                         y += 2
@@ -146,10 +154,10 @@ enum Resampler {
                         i += 1
                     }
                     finish(
-                        rowA, width: width, premultiplied: premultiplied, kernel: kernel, into: output + ya * rowLength)
+                        rowA, width: width, kernel: kernel, into: output + ya * rowLength)
                     if pair {
                         finish(
-                            rowB, width: width, premultiplied: premultiplied, kernel: kernel,
+                            rowB, width: width, kernel: kernel,
                             into: output + yb * rowLength)
                     }
                     y += 2
@@ -159,22 +167,20 @@ enum Resampler {
         }
     }
 
-    /// One row of float pixels to RGBA8: undo premultiplication (if any), round, clamp.
+    /// One row of premultiplied float pixels to RGBA8: undo the premultiplication, round, clamp.
     @inline(__always)
     private static func finish(
-        _ row: UnsafeMutablePointer<Float>, width: Int, premultiplied: Bool, kernel: FilterKernel,
+        _ row: UnsafeMutablePointer<Float>, width: Int, kernel: FilterKernel,
         into output: UnsafeMutablePointer<UInt8>
     ) {
-        if premultiplied {
-            for x in 0..<width {
-                // Ringing may push alpha past 0…255; divide by what will be stored. A pixel whose alpha rounds
-                // to 0 has no colour.
-                let alpha = min(row[4 * x + 3], 255)
-                let unscale: Float = alpha >= 0.5 ? 255 / alpha : 0
-                row[4 * x] *= unscale
-                row[4 * x + 1] *= unscale
-                row[4 * x + 2] *= unscale
-            }
+        for x in 0..<width {
+            // Ringing may push alpha past 0…255; divide by what will be stored. A pixel whose alpha rounds to 0 has
+            // no colour.
+            let alpha = min(row[4 * x + 3], 255)
+            let unscale: Float = alpha >= 0.5 ? 255 / alpha : 0
+            row[4 * x] *= unscale
+            row[4 * x + 1] *= unscale
+            row[4 * x + 2] *= unscale
         }
         if kernel == .avx2 {
             cflow_round_to_bytes_avx2(row, width * 4, output)
