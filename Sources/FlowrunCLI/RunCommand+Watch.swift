@@ -19,9 +19,9 @@ extension RunCommand {
             session: { RunSession(plan: $0, options: options) },
             extraFiles: workflow.envFiles)
         let interrupted = LockedBox(false)
-        signals.running {
+        signals.watching {
             interrupted.withLock { $0 = true }
-            watch.cancel()
+            return watch.cancel()
         }
         let last = LockedBox<RunReport?>(nil)
         do {

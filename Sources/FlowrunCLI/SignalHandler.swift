@@ -19,9 +19,12 @@ import Foundation
 final class SignalHandler: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
     private let count = LockedBox(0)
-    /// What the first signal does once the session may run something; it answers whether a run had started
-    /// (else the process exits at once). `nil` before.
-    private let cancelRun = LockedBox<(@Sendable () -> Bool)?>(nil)
+    /// What the first signal does once the session may run something; it answers what to tell the user, or
+    /// `nil` when nothing had started (then the process exits at once). `nil` before.
+    private let cancelRun = LockedBox<(@Sendable () -> String?)?>(nil)
+
+    /// What the first signal says when it cancels a run under way.
+    private static let cancelling = "\ninterrupted: cancelling (press Ctrl-C again to exit now)\n"
 
     private init() {
         var sources: [any DispatchSourceSignal] = []
@@ -39,9 +42,8 @@ final class SignalHandler: @unchecked Sendable {
                 }
                 // Read under the lock that `running` sets it under: a signal is either before the run or in it.
                 let cancel = cancelRun.withLock { $0 }
-                if seen == 1, cancel?() == true {
-                    FileHandle.standardError.write(
-                        Data("\ninterrupted: cancelling (press Ctrl-C again to exit now)\n".utf8))
+                if seen == 1, let message = cancel?() {
+                    FileHandle.standardError.write(Data(message.utf8))
                 } else if seen == 1 {
                     FileHandle.standardError.write(
                         Data("\ninterrupted before the run started: nothing was run or recorded\n".utf8))
@@ -68,14 +70,20 @@ final class SignalHandler: @unchecked Sendable {
         cancelRun.withLock {
             $0 = {
                 cancel()
-                return true
+                return Self.cancelling
             }
         }
+    }
+
+    /// From now on the first signal ends a `--watch`: `cancel` answers whether a run was under way (it is being
+    /// cancelled) or the watch was waiting for changes (it ends at once, with the last run's summary).
+    func watching(cancel: @escaping @Sendable () -> Bool) {
+        cancelRun.withLock { $0 = { cancel() ? Self.cancelling : "\ninterrupted: the watch ends\n" } }
     }
 
     /// While a session prepares, the first signal cancels what it has started (the producers of lists made at
     /// run time), and the command ends as the cancelled run does; before anything started, it exits at once.
     func preparing(_ cancellation: RunCancellation) {
-        cancelRun.withLock { $0 = { cancellation.cancel() } }
+        cancelRun.withLock { $0 = { cancellation.cancel() ? Self.cancelling : nil } }
     }
 }

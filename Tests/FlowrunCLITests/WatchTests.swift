@@ -62,6 +62,38 @@ import Testing
         let result = try #require(await watch.wait())
         #expect(result.status == 130)
         #expect(result.stdout.hasSuffix("4 nodes: 4 succeeded in \(durationIn(result.stdout, run: 1))\n"))
+        #expect(result.stderr == "\ninterrupted: the watch ends\n", "nothing was running to cancel")
+    }
+
+    /// The producer of a list made at run time runs while a cycle's session prepares, before its runner exists:
+    /// Ctrl-C reaches it there too, instead of waiting for it to end on its own.
+    @Test(.timeLimit(.minutes(3))) func ctrlCWhileAProducerRunsInAWatchStopsIt() async throws {
+        try scratch.write(
+            "flow.yaml",
+            """
+            version: 1
+            tasks:
+              list: { type: command, argv: [sh, -c, "echo a; echo $$ > producer.pid; exec sleep 300"] }
+              each: { type: command, forEach: { from: list }, argv: [echo, "${item}"] }
+            """)
+        let watch = try Child.flowrun(["flow.yaml", "--watch", "--no-progress"], in: scratch.url)
+        let pidFile = scratch.path("producer.pid")
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline, (try? String(contentsOfFile: pidFile, encoding: .utf8))?.last != "\n" {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let producer = try #require(
+            Int32((try String(contentsOfFile: pidFile, encoding: .utf8)).dropLast()), "the producer never started")
+        watch.signal(SIGINT)
+        let result = try #require(await watch.wait(timeout: .seconds(60)), "the watch did not end after Ctrl-C")
+        #expect(result.status == 130, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr == "\ninterrupted: cancelling (press Ctrl-C again to exit now)\n")
+        let lines = runLines(result.stdout)
+        #expect(lines.count == 1 && lines[0].hasPrefix("run 1: 1 node: 1 cancelled in "), "\(lines)")
+        #expect(lines.first?.hasSuffix(" (interrupted)") == true, "\(lines)")
+        let gone = ContinuousClock.now + .seconds(5)
+        while kill(producer, 0) == 0, ContinuousClock.now < gone { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(kill(producer, 0) == -1 && errno == ESRCH, "the producer's program is still running")
     }
 
     @Test func watchRunsNeedsWatch() async throws {

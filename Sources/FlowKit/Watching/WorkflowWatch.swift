@@ -53,7 +53,9 @@ public final class WorkflowWatch: Sendable {
     /// What `cancel()` must reach: the run or the wait under way.
     private struct Current {
         var cancelled = false
-        var runner: Runner?
+        /// The cancellation of the cycle's session, from the moment it prepares: a list made at run time runs
+        /// its producers then, before any runner is handed back.
+        var run: RunCancellation?
         var watcher: FileWatcher?
     }
 
@@ -102,22 +104,30 @@ public final class WorkflowWatch: Sendable {
 
     /// Ends the watch: cancels the run under way (which ends as a cancelled run does), or the wait for changes.
     /// Safe from any thread, a signal handler's queue among them.
-    public func cancel() {
-        let (runner, watcher) = current.withLock { current in
+    /// - Returns: Whether a run was under way, so a caller can say that it is being cancelled rather than that
+    ///   the watch simply ends.
+    @discardableResult
+    public func cancel() -> Bool {
+        let (run, watcher) = current.withLock { current in
             current.cancelled = true
-            return (current.runner, current.watcher)
+            return (current.run, current.watcher)
         }
-        runner?.cancel()
         watcher?.cancel()
+        return run?.cancel() ?? false
     }
 
+    /// Runs one cycle's plan through its session, with a cancellation of the watch's own (it replaces any the
+    /// session's options carry).
     private func run(_ loaded: WorkflowLoader.LoadResult) -> Cycle.Outcome {
         guard let plan = loaded.plan else { return .invalid(loaded) }
+        let made = session(plan)
+        var options = made.options
+        let cancellation = RunCancellation()
+        options.cancellation = cancellation
+        if !register(run: cancellation) { cancellation.cancel() }
+        defer { current.withLock { $0.run = nil } }
         do {
-            let prepared = try session(plan).prepare()
-            if !register(runner: prepared.runner) { prepared.runner.cancel() }
-            defer { current.withLock { $0.runner = nil } }
-            return .ran(try prepared.run())
+            return .ran(try RunSession(plan: made.plan, options: options).run())
         } catch {
             return .notRun(error)
         }
@@ -131,10 +141,10 @@ public final class WorkflowWatch: Sendable {
         }
     }
 
-    /// Makes `runner` the one `cancel()` reaches; `false` when the watch was cancelled already.
-    private func register(runner: Runner) -> Bool {
+    /// Makes `run` the cancellation `cancel()` reaches; `false` when the watch was cancelled already.
+    private func register(run: RunCancellation) -> Bool {
         current.withLock { current in
-            current.runner = runner
+            current.run = run
             return !current.cancelled
         }
     }
