@@ -175,7 +175,7 @@ enum Resolver {
     /// without backslashes.
     static func safeName(_ text: String) -> String {
         var name = text.split(separator: "/").last.map(String.init) ?? ""
-        name = name.replacingOccurrences(of: "\\", with: "_")
+        if name.utf8.contains(UInt8(ascii: "\\")) { name = name.replacingOccurrences(of: "\\", with: "_") }
         if name.isEmpty || name == "." || name == ".." || name.hasPrefix("..") {
             name = "_" + name.replacingOccurrences(of: ".", with: "_")
         }

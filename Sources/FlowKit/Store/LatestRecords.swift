@@ -21,6 +21,9 @@ package struct LatestRecords: Sendable, ExpressibleByDictionaryLiteral {
     /// Whether no node has a record.
     package var isEmpty: Bool { values.isEmpty }
 
+    /// Where the latest record of a node is in ``values``.
+    package func position(of node: String) -> Int? { positions[node] }
+
     /// The latest record of a node; setting one replaces the node's earlier record.
     package subscript(node: String) -> JournalRecord? {
         get { positions[node].map { values[$0] } }

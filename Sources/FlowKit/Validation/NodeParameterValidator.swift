@@ -29,7 +29,10 @@ struct NodeParameterValidator: WorkflowValidator {
             let values = ParameterResolver(task: task, type: type, inputKind: expansion.inputKinds[node.taskIndex])
                 .resolve(in: expansion.scope(of: node, in: context), diagnostics: &diagnostics)
             let access = type.fileAccess(values)
-            if !usesItem[node.taskIndex] {
+            if usesItem[node.taskIndex] {
+                context.resolvedNodes?.record(
+                    node: index, taskIndex: node.taskIndex, task: task, type: type, values: values)
+            } else {
                 checked[node.taskIndex] = true
                 if access != .none { sharedFiles[node.taskIndex] = (access, values) }
             }
