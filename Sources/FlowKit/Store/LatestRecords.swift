@@ -35,10 +35,11 @@ package struct LatestRecords: Sendable, ExpressibleByDictionaryLiteral {
                 }
                 return
             }
-            if let position = positions[node] {
+            // One hash for a node not seen yet, as most of a journal's are: the old position is put back.
+            if let position = positions.updateValue(values.count, forKey: node) {
+                positions[node] = position
                 values[position] = newValue
             } else {
-                positions[node] = values.count
                 values.append(newValue)
             }
         }
