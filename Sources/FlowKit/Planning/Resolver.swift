@@ -88,7 +88,7 @@ enum Resolver {
     ) -> Value {
         switch node.content {
         case .scalar(let text, let style):
-            guard text.contains("${") else { return asText ? .string(text) : node.value }
+            guard Interpolation.mayReference(text) else { return asText ? .string(text) : node.value }
             let start = node.textStart(style)
             let key = ParsedTexts.Location(text: text, start: start)
             let interpolation: Interpolation
