@@ -63,7 +63,7 @@ import Testing
         #expect(CountedText.count("shared-\(tag)") == 2)
     }
 
-    @Test func theStoreReadsThePlannedValuesOnceForItsKeysAndOutputPaths() throws {
+    @Test func theStoreKeysNodesFromWhatValidationResolvedWithoutReadingTheirValuesAgain() throws {
         let tag = UUID().uuidString
         let plan = try TestWorkflow.plan(
             """
@@ -73,8 +73,9 @@ import Testing
             """, registry: TaskRegistry.builtIn.adding(LabelTask()))
         let decisions = UpToDate(plan: plan, records: [:], settings: .init(optimize: true))
         #expect(decisions.keys.count == 2)
-        // One read each when planning, one when the store resolves the node for its key and output path.
-        #expect(["x", "y"].map { CountedText.count("\($0)-\(tag)") } == [2, 2])
+        // One read each when planning; the store's keys and output paths come from what validation kept.
+        #expect(["x", "y"].map { CountedText.count("\($0)-\(tag)") } == [1, 1])
+        #expect(decisions.outputPaths == ["x-\(tag)", "y-\(tag)"])
     }
 
     @Test func changingAValueDropsTheDecodedParameters() throws {

@@ -77,7 +77,7 @@ package struct Interpolation: Sendable {
     ///   - diagnostics: Where malformed references are reported.
     package init(parsing text: String, at location: SourceLocation, diagnostics: inout Diagnostics) {
         segments = []
-        guard text.contains("${") else {
+        guard Self.mayReference(text) else {
             segments = [.text(text)]
             return
         }
@@ -123,6 +123,17 @@ package struct Interpolation: Sendable {
             index = close + 1
         }
         if !literal.isEmpty || segments.isEmpty { segments.append(.text(String(literal))) }
+    }
+
+    /// Whether `text` holds a `${`, and so may hold a reference: its bytes scanned, where Foundation's
+    /// `contains` would bridge every parameter value of every node to `NSString`.
+    static func mayReference(_ text: String) -> Bool {
+        var previous: UInt8 = 0
+        for byte in text.utf8 {
+            if previous == UInt8(ascii: "$") && byte == UInt8(ascii: "{") { return true }
+            previous = byte
+        }
+        return false
     }
 
     private static func reference(named body: String) -> Reference? {

@@ -45,6 +45,9 @@ public struct Plan: Sendable {
     /// Each task's parameters when every node of it has the same (none mentions `${item…}`), by task index:
     /// resolved and checked once, when planning; `nil` for tasks whose nodes resolve their own.
     let sharedParameters: [ParameterValues?]
+    /// What validation resolved of the other tasks' nodes that the store's keys need (``ResolvedNodes``); `nil`
+    /// where it kept none, and the store resolves each node's parameters again.
+    var resolvedNodes: ResolvedNodes?
     /// The `--target`s the plan was cut down to, when it has lists made at run time: cut again once they are known.
     package internal(set) var targets: [String] = []
 
@@ -121,6 +124,7 @@ public struct Plan: Sendable {
         var copy = self
         copy.nodes = nodes.map { self.nodes[$0] }
         copy.graph = graph.restricted(to: nodes)
+        copy.resolvedNodes = resolvedNodes?.restricted(to: nodes)
         return copy
     }
 }

@@ -89,7 +89,8 @@ struct Planner {
 
     /// The plan of a workflow the pass found nothing wrong with: every task's type and queue resolved once, so a
     /// plan holds no name the runner could fail to find, and the parameters its nodes share resolved once.
-    func plan(_ expansion: Expansion, diagnostics: inout Diagnostics) -> Plan? {
+    /// - Parameter resolvedNodes: What validation resolved of each node for the store's keys.
+    func plan(_ expansion: Expansion, resolvedNodes: ResolvedNodes? = nil, diagnostics: inout Diagnostics) -> Plan? {
         let workflow = context.workflow
         var types: [any TaskType] = []
         var queueIndices: [Int] = []
@@ -117,7 +118,8 @@ struct Planner {
         return Plan(
             workflow: workflow, registry: context.registry, environment: context.environment,
             params: expansion.params, nodes: expansion.nodes, graph: expansion.graph, inputKinds: expansion.inputKinds,
-            taskTypes: types, queueIndices: queueIndices, sharedParameters: sharedParameters)
+            taskTypes: types, queueIndices: queueIndices, sharedParameters: sharedParameters,
+            resolvedNodes: resolvedNodes)
     }
 
     private func domain(of task: TaskSpec, domains: [Domain?], scope: Scope, diagnostics: inout Diagnostics) -> Domain?

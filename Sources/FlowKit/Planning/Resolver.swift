@@ -57,25 +57,50 @@ enum Resolver {
     /// - Parameter asText: Take unquoted scalars as the text written (`1.10`, `007`, `null` stay as written)
     ///   rather than typing them by YAML's core schema: for values that are text to whoever reads them, such as a
     ///   program's arguments.
+    ///   - parsed: Where the texts already parsed are kept, to resolve many nodes' values without parsing each
+    ///     node's again.
     static func resolveIfComplete(
-        _ node: YAMLNode, in scope: Scope, asText: Bool = false, diagnostics: inout Diagnostics
+        _ node: YAMLNode, in scope: Scope, asText: Bool = false, parsed: ParsedTexts? = nil,
+        diagnostics: inout Diagnostics
     ) -> Value? {
         var unresolved = false
-        let value = resolve(node, in: scope, asText: asText, diagnostics: &diagnostics, unresolved: &unresolved)
+        let value = resolve(
+            node, in: scope, asText: asText, parsed: parsed, diagnostics: &diagnostics, unresolved: &unresolved)
         return unresolved ? nil : value
     }
 
+    /// The interpolations of a workflow's texts, each parsed once for all the nodes that resolve it: kept only
+    /// when parsing found nothing wrong, so a problem is reported as it is without it.
+    final class ParsedTexts {
+        fileprivate var parsed: [Location: Interpolation] = [:]
+
+        /// A text where it is written: one text may be written in several places, whose references differ by
+        /// their locations.
+        fileprivate struct Location: Hashable {
+            var text: String
+            var start: SourceLocation
+        }
+    }
+
     private static func resolve(
-        _ node: YAMLNode, in scope: Scope, asText: Bool = false, diagnostics: inout Diagnostics,
-        unresolved: inout Bool
+        _ node: YAMLNode, in scope: Scope, asText: Bool = false, parsed: ParsedTexts? = nil,
+        diagnostics: inout Diagnostics, unresolved: inout Bool
     ) -> Value {
         switch node.content {
         case .scalar(let text, let style):
-            guard text.contains("${") else { return asText ? .string(text) : node.value }
-            var parseProblems = Diagnostics()
-            let interpolation = Interpolation(parsing: text, at: node.textStart(style), diagnostics: &parseProblems)
-            if parseProblems.hasErrors { unresolved = true }
-            diagnostics.append(contentsOf: parseProblems)
+            guard Interpolation.mayReference(text) else { return asText ? .string(text) : node.value }
+            let start = node.textStart(style)
+            let key = ParsedTexts.Location(text: text, start: start)
+            let interpolation: Interpolation
+            if let known = parsed?.parsed[key] {
+                interpolation = known
+            } else {
+                var parseProblems = Diagnostics()
+                interpolation = Interpolation(parsing: text, at: start, diagnostics: &parseProblems)
+                if parseProblems.hasErrors { unresolved = true }
+                if parseProblems.all.isEmpty { parsed?.parsed[key] = interpolation }
+                diagnostics.append(contentsOf: parseProblems)
+            }
             if let (reference, location) = interpolation.wholeReference {
                 guard let value = value(of: reference, at: location, in: scope, diagnostics: &diagnostics) else {
                     unresolved = true
@@ -99,7 +124,9 @@ enum Resolver {
         case .sequence(let items):
             return .list(
                 items.map {
-                    resolve($0, in: scope, asText: asText, diagnostics: &diagnostics, unresolved: &unresolved)
+                    resolve(
+                        $0, in: scope, asText: asText, parsed: parsed, diagnostics: &diagnostics,
+                        unresolved: &unresolved)
                 })
         case .mapping(let pairs):
             return .map(
@@ -108,7 +135,8 @@ enum Resolver {
                         (
                             $0.key.scalar ?? "",
                             resolve(
-                                $0.value, in: scope, asText: asText, diagnostics: &diagnostics, unresolved: &unresolved)
+                                $0.value, in: scope, asText: asText, parsed: parsed, diagnostics: &diagnostics,
+                                unresolved: &unresolved)
                         )
                     },
                     uniquingKeysWith: { first, _ in first }))
@@ -175,7 +203,7 @@ enum Resolver {
     /// without backslashes.
     static func safeName(_ text: String) -> String {
         var name = text.split(separator: "/").last.map(String.init) ?? ""
-        name = name.replacingOccurrences(of: "\\", with: "_")
+        if name.utf8.contains(UInt8(ascii: "\\")) { name = name.replacingOccurrences(of: "\\", with: "_") }
         if name.isEmpty || name == "." || name == ".." || name.hasPrefix("..") {
             name = "_" + name.replacingOccurrences(of: ".", with: "_")
         }

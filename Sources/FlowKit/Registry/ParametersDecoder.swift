@@ -31,8 +31,7 @@ struct ParametersDecoder: Decoder {
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             let name = key.stringValue
             let decoder = ParameterValueDecoder(
-                name: name, value: values[name] ?? defaults[name], location: values.location(of: name),
-                codingPath: [key])
+                name: name, value: values[name] ?? defaults[name], location: values.location(of: name), key: key)
             return try T(from: decoder)
         }
 
@@ -69,7 +68,10 @@ struct ParameterValueDecoder: Decoder {
     let name: String
     let value: Value?
     let location: SourceLocation?
-    let codingPath: [any CodingKey]
+    /// The parameter's key: its coding path is made only when an error names it, not for every parameter of
+    /// every node.
+    let key: any CodingKey
+    var codingPath: [any CodingKey] { [key] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {

@@ -45,6 +45,11 @@ extension TaskParameters {
 
     /// The parameters of one node, or `nil` when a required one is missing (a workflow still being validated).
     public init?(complete values: ParameterValues) {
+        // Read only when complete, and dropped when a value changes.
+        if let decoded = values.decoded as? Self {
+            self = decoded
+            return
+        }
         guard Self.declarations.allSatisfy({ !$0.isRequired || values[$0.name] != nil }) else { return nil }
         self.init(values)
     }

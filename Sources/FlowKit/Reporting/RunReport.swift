@@ -132,7 +132,7 @@ public struct RunReport: Sendable, Decodable {
     }
 
     /// The same report, each node with its store key (`nil` for a node without one, a `noop`'s).
-    package func keyed(by keys: [String?]) -> RunReport {
+    package func keyed(by keys: [NodeKey?]) -> RunReport {
         var keyed = RunReport(
             workflow: workflow, path: path, startedAt: startedAt, duration: duration, interrupted: interrupted,
             nodes: nodes.keyed(by: keys), queueLimits: queueLimits)
@@ -269,13 +269,13 @@ extension RunReport {
         }
 
         /// The same nodes, each with its store key (``RunReport/Node/key``).
-        package func keyed(by keys: [String?]) -> Nodes {
+        package func keyed(by keys: [NodeKey?]) -> Nodes {
             let node = self.node
             return Nodes(
                 count: count,
                 node: { position in
                     var made = node(position)
-                    made.key = keys[position]
+                    made.key = keys[position]?.hex
                     return made
                 }, status: status, continuesOnError: continuesOnError)
         }

@@ -120,7 +120,7 @@ public final class PreparedRun: Sendable {
                 }
             }
             store.close { bucket?.store.publish(store) }
-            report = report.keyed(by: store.keys(decisions).map { $0?.hex })
+            report = report.keyed(by: store.keys(decisions))
             if let previews { report = CachedArtifacts.add(to: report, decisions: decisions, previews: previews) }
         }
         let finished = try finishPart(report)

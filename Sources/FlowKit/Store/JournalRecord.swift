@@ -26,12 +26,22 @@ package struct JournalRecord: Sendable, Equatable {
     /// The file and the value a node left, held apart from its record.
     private final class Kept: Sendable {
         let output: OutputRecord?
-        let blob: BlobReference?
+        /// Boxed apart again: most nodes that leave something wrote a file and keep no value, and a box with
+        /// room for both would be half again as large (100,000 `write` records hold 16 MB less).
+        private let storedBlob: StoredBlob?
+
+        var blob: BlobReference? { storedBlob?.reference }
 
         init?(output: OutputRecord?, blob: BlobReference?) {
             guard output != nil || blob != nil else { return nil }
             self.output = output
-            self.blob = blob
+            storedBlob = blob.map(StoredBlob.init)
+        }
+
+        private final class StoredBlob: Sendable {
+            let reference: BlobReference
+
+            init(_ reference: BlobReference) { self.reference = reference }
         }
     }
 
@@ -91,13 +101,43 @@ package struct OutputRecord: Sendable, Equatable {
     /// Its size, modification time and inode.
     package var stamp: FileStamp
     /// SHA-256 of its content, hex; for an object in a bucket, its `ETag` (the server's digest of it).
-    package var sha256: String
+    package var sha256: String {
+        get { digest.text }
+        set { digest = Digest(newValue) }
+    }
+    /// ``sha256`` as its 32 bytes when it is 64 lowercase hex digits (a file's), else as written (an `ETag`): the
+    /// records of 100,000 written files keep no string per digest.
+    private var digest: Digest
 
     /// Creates an output record.
     package init(path: String, stamp: FileStamp, sha256: String) {
         self.path = path
         self.stamp = stamp
-        self.sha256 = sha256
+        digest = Digest(sha256)
+    }
+
+    private enum Digest: Sendable, Equatable {
+        /// The bytes of a SHA-256 written as lowercase hex, held as a key holds its digest.
+        case bytes(NodeKey)
+        case text(String)
+
+        init(_ text: String) {
+            let isLowercaseHex =
+                text.utf8.count == 64
+                && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+            if isLowercaseHex, let bytes = NodeKey(hex: text) {
+                self = .bytes(bytes)
+            } else {
+                self = .text(text)
+            }
+        }
+
+        var text: String {
+            switch self {
+            case .bytes(let bytes): bytes.hex
+            case .text(let text): text
+            }
+        }
     }
 }
 

@@ -21,6 +21,9 @@ package struct LatestRecords: Sendable, ExpressibleByDictionaryLiteral {
     /// Whether no node has a record.
     package var isEmpty: Bool { values.isEmpty }
 
+    /// Where the latest record of a node is in ``values``.
+    package func position(of node: String) -> Int? { positions[node] }
+
     /// The latest record of a node; setting one replaces the node's earlier record.
     package subscript(node: String) -> JournalRecord? {
         get { positions[node].map { values[$0] } }
@@ -32,10 +35,11 @@ package struct LatestRecords: Sendable, ExpressibleByDictionaryLiteral {
                 }
                 return
             }
-            if let position = positions[node] {
+            // One hash for a node not seen yet, as most of a journal's are: the old position is put back.
+            if let position = positions.updateValue(values.count, forKey: node) {
+                positions[node] = position
                 values[position] = newValue
             } else {
-                positions[node] = values.count
                 values.append(newValue)
             }
         }

@@ -34,3 +34,35 @@ extension TaskType {
         return (outputPath(parameters), sourceIdentity(parameters, directory: directory, cache: cache))
     }
 }
+
+/// A task type whose source, when it is a local file, its parameters name without reading anything (`fetch` of a
+/// path): validation keeps that path (``ResolvedNodes``), and the store takes the file's identity from it.
+package protocol LocalSourceFile: TaskType {
+    /// The local file a node with these parameters reads, resolved against `directory`; `nil` when its source is
+    /// elsewhere (an http(s) URL, an object in a bucket). Where it is a path, ``TaskType/sourceIdentity(_:directory:cache:)``
+    /// must be that file's (``SourceIdentity/file(atPath:byContent:)``).
+    func sourceFile(_ parameters: Parameters, directory: String) -> String?
+}
+
+extension TaskType {
+    /// What the store's keys need of a node's parameters that they alone decide, from one decoding: the file it
+    /// writes, as written (``outputPath(_:)``), and what it reads (``ResolvedNodes/Source``). A type that is no
+    /// ``LocalSourceFile`` is asked for its source identity, to learn whether it has one.
+    func plannedFacts(_ values: ParameterValues, directory: String)
+        -> (outputPath: String?, source: ResolvedNodes.Source)
+    {
+        guard let parameters = Parameters(complete: values) else { return (nil, .none) }
+        if let file = (self as? any LocalSourceFile)?.sourceFile(values, directory: directory) {
+            return (outputPath(parameters), .file(file))
+        }
+        let hasSource = sourceIdentity(parameters, directory: directory, cache: nil) != nil
+        return (outputPath(parameters), hasSource ? .other : .none)
+    }
+}
+
+extension LocalSourceFile {
+    /// ``sourceFile(_:directory:)`` of parameters as the plan holds them.
+    func sourceFile(_ values: ParameterValues, directory: String) -> String? {
+        Parameters(complete: values).flatMap { sourceFile($0, directory: directory) }
+    }
+}

@@ -64,7 +64,11 @@ extension UpToDate {
                 }
                 let task = tasks[node.taskIndex]
                 // Parameters that do not depend on the item are resolved, encoded and identified once per task.
-                let resolved = task.sharedParameters ?? task.resolve(plan.parameters(of: node), options: options)
+                let resolved =
+                    task.sharedParameters
+                    ?? plan.resolvedNodes?.node(index, of: node.taskIndex).map {
+                        task.resolve($0, options: options) { plan.parameters(of: node) }
+                    } ?? task.resolve(plan.parameters(of: node), options: options)
                 let source = revalidated[index] ?? resolved.source
                 var keyedSource = source?.description
                 if let source, source.changesEveryRun {

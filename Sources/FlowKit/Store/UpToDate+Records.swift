@@ -1,25 +1,36 @@
 extension UpToDate {
     /// The store's record of each node that its decision used, looked up rather than copied: a node's own latest
     /// record, or a result of the same key another node recorded (``RunStore/record(withKey:)``). Only the latter
-    /// are held here; an unchanged rerun of 200,000 nodes keeps no table of its own.
+    /// are held here; of an unchanged rerun of 200,000 nodes it keeps only where their records are (4 bytes a node).
     package struct Records: Sendable {
         /// The store's latest record per node id (shared with the store, not copied).
         private let latest: LatestRecords
-        /// The plan's nodes, whose ids the records are found by (shared with the plan, not copied).
-        private let nodes: [PlannedNode]
+        /// Where each node's own latest record is in ``LatestRecords/values``, by node index, or -1: its id is
+        /// looked up once, and the decisions, which ask for a node's record several times, find it by position.
+        /// Empty when the store holds no record.
+        private let positions: [Int32]
         /// The nodes whose own record has another key and which a result of their key serves, by node index.
         package private(set) var foundByKey: [Int: JournalRecord]
 
-        init(latest: LatestRecords, nodes: [PlannedNode], foundByKey: [Int: JournalRecord] = [:]) {
+        init(latest: LatestRecords, nodes: [PlannedNode]) {
+            self.init(
+                latest: latest,
+                positions: latest.isEmpty
+                    ? [] : nodes.map { latest.position(of: $0.id).flatMap(Int32.init(exactly:)) ?? -1 },
+                foundByKey: [:])
+        }
+
+        private init(latest: LatestRecords, positions: [Int32], foundByKey: [Int: JournalRecord]) {
             self.latest = latest
-            self.nodes = nodes
+            self.positions = positions
             self.foundByKey = foundByKey
         }
 
         /// The record of the node at `index`; `nil` when the store has none.
         package subscript(index: Int) -> JournalRecord? {
-            if let found = foundByKey[index] { return found }
-            return latest.isEmpty ? nil : latest[nodes[index].id]
+            if !foundByKey.isEmpty, let found = foundByKey[index] { return found }
+            guard !positions.isEmpty, positions[index] >= 0 else { return nil }
+            return latest.values[Int(positions[index])]
         }
 
         /// Notes that the result `record`, of the node's key, serves the node at `index`.
@@ -31,7 +42,8 @@ extension UpToDate {
         func restricted(to indices: [Int]) -> Records {
             var found: [Int: JournalRecord] = [:]
             for (newIndex, oldIndex) in indices.enumerated() { found[newIndex] = foundByKey[oldIndex] }
-            return Records(latest: latest, nodes: indices.map { nodes[$0] }, foundByKey: found)
+            return Records(
+                latest: latest, positions: positions.isEmpty ? [] : indices.map { positions[$0] }, foundByKey: found)
         }
     }
 }

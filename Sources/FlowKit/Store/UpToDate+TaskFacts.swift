@@ -150,10 +150,31 @@ extension UpToDate {
                 }
             }
             let facts = type.storeFacts(parameters, directory: directory, cache: cache)
+            return resolved(
+                canonical, outputPath: facts.outputPath.map { NodeContext.resolve($0, in: directory) },
+                source: facts.source, options: options)
+        }
+
+        /// A node's key facts from what validation resolved of it (``ResolvedNodes``): only a source that is
+        /// not a local file makes its parameters be resolved again (`parameters`), for its type to identify it.
+        func resolve(
+            _ node: ResolvedNodes.Node, options: [String], parameters: () -> ParameterValues
+        ) -> Resolved {
+            let source: SourceIdentity? =
+                switch node.source {
+                case .none: nil
+                case .file(let path): .file(atPath: path, byContent: cache == .content)
+                case .other: type.storeFacts(parameters(), directory: directory, cache: cache).source
+                }
+            return resolved(node.parameters, outputPath: node.outputPath, source: source, options: options)
+        }
+
+        private func resolved(
+            _ canonical: [NodeKeyInputs.Parameter], outputPath: String?, source: SourceIdentity?, options: [String]
+        ) -> Resolved {
             var scratch = ByteWriter()
             return Resolved(
-                canonical: canonical, outputPath: facts.outputPath.map { NodeContext.resolve($0, in: directory) },
-                source: facts.source,
+                canonical: canonical, outputPath: outputPath, source: source,
                 keyPrefix: NodeKeyInputs.keyPrefix(
                     type: typeName, implementation: implementation, options: options, parameters: canonical,
                     encodingIn: &scratch))

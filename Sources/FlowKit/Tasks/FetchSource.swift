@@ -22,12 +22,11 @@ enum FetchSource: Equatable {
     static func parse(
         _ written: String, directory: String, failure: (NodeFailure.Code, String) -> NodeFailure
     ) -> Result<FetchSource, NodeFailure> {
-        let text = written.trimmingCharacters(in: .whitespaces)
+        let text = trimmed(written)
         guard !text.isEmpty else {
             return .failure(failure(.invalidInput, "fetch needs a non-empty 'url'"))
         }
-        let lowered = text.lowercased()
-        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
+        if hasPrefix(text, lowercased: "http://") || hasPrefix(text, lowercased: "https://") {
             guard let url = URL(string: text), let host = url.host, !host.isEmpty else {
                 return .failure(failure(.invalidInput, "'\(written)' is not a valid URL"))
             }
@@ -39,7 +38,7 @@ enum FetchSource: Equatable {
             }
             return .success(.s3(location))
         }
-        if lowered.hasPrefix("file:") {
+        if hasPrefix(text, lowercased: "file:") {
             guard let url = URL(string: text), url.scheme?.lowercased() == "file" else {
                 return .failure(failure(.invalidInput, "'\(written)' is not a valid file URL"))
             }
@@ -64,6 +63,27 @@ enum FetchSource: Equatable {
         return .success(.file(NodeContext.resolve(text, in: directory)))
     }
 
+    /// `text` without the white space around it: itself, made without Foundation, when there is none (the
+    /// paths of a 100,000-item glob).
+    static func trimmed(_ text: String) -> String {
+        guard let first = text.unicodeScalars.first, let last = text.unicodeScalars.last,
+            CharacterSet.whitespaces.contains(first) || CharacterSet.whitespaces.contains(last)
+        else { return text }
+        return text.trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Whether `text` starts with `prefix` (lowercase ASCII) in any case, as `text.lowercased().hasPrefix(prefix)`
+    /// says for such a prefix, without making the lowercased copy.
+    private static func hasPrefix(_ text: String, lowercased prefix: StaticString) -> Bool {
+        let utf8 = text.utf8
+        guard utf8.count >= prefix.utf8CodeUnitCount else { return false }
+        return prefix.withUTF8Buffer { expected in
+            zip(utf8, expected).allSatisfy { byte, wanted in
+                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 == wanted : byte == wanted
+            }
+        }
+    }
+
     /// The local path a `url` names as written (relative to the workflow's folder), or `nil` for an http(s) or s3
     /// URL or one that ``parse(_:directory:failure:)`` refuses.
     static func localPath(_ written: String) -> String? {
@@ -74,7 +94,7 @@ enum FetchSource: Equatable {
 
     /// The scheme of `text` when it has the `scheme://` shape, so `ftp://x` is refused while `a:b.jpg` stays a path.
     private static func schemeOfURL(_ text: String) -> String? {
-        guard let range = text.range(of: "://") else { return nil }
+        guard text.utf8.contains(UInt8(ascii: ":")), let range = text.range(of: "://") else { return nil }
         let scheme = text[..<range.lowerBound]
         guard let first = scheme.first, first.isLetter,
             scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." })

@@ -2,7 +2,7 @@ import Foundation
 
 /// `fetch`: reads bytes from an http(s) URL, an `s3://bucket/key` object, a file URL or a path relative to the
 /// workflow file.
-package struct FetchTask: TaskType {
+package struct FetchTask: LocalSourceFile {
     /// How many redirects one fetch follows before it fails.
     package static let maxRedirects = 5
 
@@ -33,7 +33,7 @@ package struct FetchTask: TaskType {
             }
             // S3 requests are signed over their headers and sent as S3 defines them: extra headers would change
             // nothing the user wants, or break the signature.
-            if S3Location.isS3(url.trimmingCharacters(in: .whitespaces)), let headers, !headers.isEmpty {
+            if let headers, !headers.isEmpty, S3Location.isS3(FetchSource.trimmed(url)) {
                 diagnostics.error(
                     "'headers' apply to http(s) fetches; an s3:// fetch sends only its signed S3 request",
                     at: $headers.location,
@@ -56,6 +56,11 @@ package struct FetchTask: TaskType {
         case .success(.s3(let location)): return S3Fetch.identity(of: location)
         case .failure: return nil
         }
+    }
+
+    package func sourceFile(_ parameters: Parameters, directory: String) -> String? {
+        guard case .success(.file(let path)) = source(parameters, directory: directory) else { return nil }
+        return path
     }
 
     /// Asks the server whether the version the store recorded (its `ETag`, `Last-Modified` or body hash) is

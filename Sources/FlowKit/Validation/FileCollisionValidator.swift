@@ -32,6 +32,8 @@ struct FileCollisionValidator {
     private let definitions: [String: String]
     /// The default store's folder, by key: nothing of it is an output.
     private let store: String
+    /// ``store`` with a slash after it: what the keys of the files in it start with.
+    private let storePrefix: String
 
     init(nodes: [PlannedNode], workflow: Workflow) {
         self.nodes = nodes
@@ -49,6 +51,7 @@ struct FileCollisionValidator {
         }
         self.definitions = definitions
         store = FilePaths.normalised(".flowrun", in: base)
+        storePrefix = store + "/"
     }
 
     /// Records the files of one node.
@@ -57,12 +60,14 @@ struct FileCollisionValidator {
     ) {
         for file in access.reads {
             let key = FilePaths.normalised(file.path, in: base)
-            if readers[key] == nil { readers[key] = Use(node: node, location: locations.location(of: file.parameter)) }
+            // The first reader is kept: put back when there was one.
+            let use = Use(node: node, location: locations.location(of: file.parameter))
+            if let first = readers.updateValue(use, forKey: key) { readers[key] = first }
         }
         for file in access.writes {
             let key = FilePaths.normalised(file.path, in: base)
             let use = Use(node: node, location: locations.location(of: file.parameter))
-            if let role = definitions[key] ?? (key == store || key.hasPrefix(store + "/") ? "inside the store" : nil) {
+            if let role = definitions[key] ?? (key == store || key.hasPrefix(storePrefix) ? "inside the store" : nil) {
                 diagnostics.error(
                     "'\(id(node))' writes '\(shown(file.path))', which is \(role)",
                     at: use.location ?? taskLocation(node),
@@ -70,10 +75,8 @@ struct FileCollisionValidator {
                 continue
             }
             pendingWrites.append((key, file.path, use))
-            guard let first = writers[key] else {
-                writers[key] = use
-                continue
-            }
+            guard let first = writers.updateValue(use, forKey: key) else { continue }
+            writers[key] = first
             reportCollision(first, use, display: shown(file.path), diagnostics: &diagnostics)
         }
     }

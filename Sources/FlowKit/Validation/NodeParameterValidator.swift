@@ -14,6 +14,7 @@ struct NodeParameterValidator: WorkflowValidator {
         // Tasks whose values do not mention the item that name files, with them.
         var sharedFiles: [Int: (access: FileAccess, values: ParameterValues)] = [:]
         var files = FileCollisionValidator(nodes: expansion.nodes, workflow: context.workflow)
+        let parsed = Resolver.ParsedTexts()
         for (index, node) in expansion.nodes.enumerated() {
             hasNodes[node.taskIndex] = true
             // Every node of such a task writes the same files: recorded per node, so a forEach task writing one
@@ -27,10 +28,15 @@ struct NodeParameterValidator: WorkflowValidator {
             let task = tasks[node.taskIndex]
             guard let type = context.type(of: task) else { continue }
             let scope = expansion.scope(of: node, in: context)
-            let values = ParameterResolver(task: task, type: type, inputKind: expansion.inputKinds[node.taskIndex])
-                .resolve(in: scope, diagnostics: &diagnostics)
+            let values = ParameterResolver(
+                task: task, type: type, inputKind: expansion.inputKinds[node.taskIndex], parsed: parsed
+            )
+            .resolve(in: scope, diagnostics: &diagnostics)
             let access = type.fileAccess(values)
-            if !usesItem[node.taskIndex] {
+            if usesItem[node.taskIndex] {
+                context.resolvedNodes?.record(
+                    node: index, taskIndex: node.taskIndex, task: task, type: type, values: values)
+            } else {
                 checked[node.taskIndex] = true
                 if access != .none { sharedFiles[node.taskIndex] = (access, values) }
             }

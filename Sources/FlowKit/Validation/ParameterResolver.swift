@@ -7,6 +7,8 @@ struct ParameterResolver {
     let type: any TaskType
     /// What the task reads (see ``ParameterValues/inputKind``).
     var inputKind: ProviderKind?
+    /// The texts already parsed, when many nodes of the task are resolved.
+    var parsed: Resolver.ParsedTexts? = nil
 
     /// - Parameter checkingTheWhole: Whether to run the type's checks of the values as a whole
     ///   (``TaskType/validate(parameters:task:)``); a node validation already checked needs only its values.
@@ -23,7 +25,7 @@ struct ParameterResolver {
                 let asText = spec.type.takesText && !pair.value.isNullScalar
                 guard
                     let value = Resolver.resolveIfComplete(
-                        pair.value, in: scope, asText: asText, diagnostics: &diagnostics)
+                        pair.value, in: scope, asText: asText, parsed: parsed, diagnostics: &diagnostics)
                 else { continue }
                 switch spec.check(value) {
                 case .success(let checked):

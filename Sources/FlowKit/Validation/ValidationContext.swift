@@ -17,6 +17,9 @@ struct ValidationContext {
     /// The lists made at run time (`forEach: { from: TASK }`) known so far, by the fan-out's task index; a fan-out
     /// whose list is not known expands to no nodes.
     var runTimeItems: [Int: [ForEachItem]] = [:]
+    /// Where ``NodeParameterValidator`` keeps what it resolved of each node for the store's keys, once the
+    /// expansion is known; the plan takes it (``Plan/resolvedNodes``).
+    var resolvedNodes: ResolvedNodes.Builder?
 
     init(workflow: Workflow, registry: TaskRegistry, environment: [String: String]) {
         self.workflow = workflow

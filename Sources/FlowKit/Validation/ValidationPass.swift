@@ -36,10 +36,13 @@ enum ValidationPass {
         let planner = Planner(context: context)
         guard let expansion = planner.expand(diagnostics: &diagnostics) else { return nil }
         context.expansion = expansion
+        let resolved = ResolvedNodes.Builder(
+            taskCount: workflow.tasks.count, nodeCount: expansion.nodes.count, directory: workflow.directory)
+        context.resolvedNodes = resolved
         for validator in validators where validator.stage == .nodes {
             validator.validate(context, into: &diagnostics)
         }
         guard !diagnostics.hasErrors else { return nil }
-        return planner.plan(expansion, diagnostics: &diagnostics)
+        return planner.plan(expansion, resolvedNodes: resolved.build(), diagnostics: &diagnostics)
     }
 }

@@ -1,0 +1,176 @@
+/// What validation resolved of each node's parameters that the store's keys need, for the tasks whose parameters
+/// mention the item: the store keys every node from it instead of resolving, decoding and checking each node's
+/// parameters a second time.
+///
+/// Kept compact: per task, its parameters that do not mention the item, canonically encoded once; per node, only
+/// the canonical values of those that do, the file it writes and the local file it reads, in one byte array
+/// (about 45 bytes a node for `fetch → write`). What a source file holds is not kept: its identity is taken when
+/// the store decides, as a plan may run again after files changed.
+package struct ResolvedNodes: Sendable {
+    /// A task's parameters in key order (``NodeKeyInputs/parameters``): those the same for all its nodes with
+    /// their canonical values, the others by their place in each node's bytes.
+    struct Template: Sendable {
+        enum Entry: Sendable {
+            case shared(NodeKeyInputs.Parameter)
+            case perNode(name: String, type: ParameterSpec.ValueType)
+        }
+        var entries: [Entry]
+        /// How many ``Entry/perNode(name:)`` entries there are: each node's bytes start with that many values.
+        var perNodeCount: Int
+    }
+
+    /// The local file a node reads, as its type names it before anything is read (``LocalSourceFile``).
+    enum Source: Equatable {
+        /// It reads nothing from outside the workflow.
+        case none
+        /// It reads this file.
+        case file(String)
+        /// It reads something else (an http(s) URL, an object in a bucket): the store asks its type.
+        case other
+    }
+
+    /// One node's facts.
+    struct Node {
+        var parameters: [NodeKeyInputs.Parameter]
+        var outputPath: String?
+        var source: Source
+    }
+
+    /// By task index; `nil` for a task whose nodes share their parameters (``Plan/sharedParameters``) or were
+    /// not resolved one by one.
+    private var templates: [Template?]
+    /// Every node's bytes, one after the other: the values of its template's per-node entries, its output path
+    /// and its source (``ByteWriter``).
+    private var bytes: [UInt8]
+    /// Where each node's bytes start, by node index, and where the last ends.
+    private var starts: [UInt32]
+
+    /// The facts of the node at `index` of task `taskIndex`; `nil` when validation kept none for it.
+    func node(_ index: Int, of taskIndex: Int) -> Node? {
+        guard let template = templates[taskIndex], index + 1 < starts.count else { return nil }
+        var reader = ByteReader(bytes[Int(starts[index])..<Int(starts[index + 1])])
+        var values: [String?] = []
+        values.reserveCapacity(template.perNodeCount)
+        for _ in 0..<template.perNodeCount {
+            guard let value = reader.optionalString() else { return nil }
+            values.append(value)
+        }
+        guard let outputPath = reader.optionalString(), let sourceKind = reader.count() else { return nil }
+        let source: Source
+        switch sourceKind {
+        case 0: source = .none
+        case 1:
+            guard let path = reader.string() else { return nil }
+            source = .file(path)
+        default: source = .other
+        }
+        var parameters: [NodeKeyInputs.Parameter] = []
+        parameters.reserveCapacity(template.entries.count)
+        var next = 0
+        for entry in template.entries {
+            switch entry {
+            case .shared(let parameter): parameters.append(parameter)
+            case .perNode(let name, _):
+                if let value = values[next] { parameters.append(.init(name: name, value: value)) }
+                next += 1
+            }
+        }
+        return Node(parameters: parameters, outputPath: outputPath, source: source)
+    }
+
+    /// The facts of some nodes, by their new indices (``Plan/restricted(to:)``).
+    func restricted(to nodes: [Int]) -> ResolvedNodes {
+        var copy = self
+        copy.bytes = []
+        copy.starts = [0]
+        copy.starts.reserveCapacity(nodes.count + 1)
+        for index in nodes {
+            copy.bytes.append(contentsOf: bytes[Int(starts[index])..<Int(starts[index + 1])])
+            copy.starts.append(UInt32(copy.bytes.count))
+        }
+        return copy
+    }
+
+    /// Collects the facts node by node, as ``NodeParameterValidator`` resolves them (a class: validators read
+    /// their context by value, and this is what the node checks hand to the plan).
+    final class Builder {
+        private var templates: [Template?]
+        private var writer = ByteWriter()
+        private var starts: [UInt32]
+        /// The first node whose start is not known yet: nodes not recorded (those of tasks that share their
+        /// parameters) have no bytes, and start where the next recorded node does.
+        private var nextStart = 0
+        private let directory: String
+        /// Set when the bytes would outgrow their 32-bit offsets: no facts are kept then.
+        private var overflowed = false
+
+        init(taskCount: Int, nodeCount: Int, directory: String) {
+            templates = [Template?](repeating: nil, count: taskCount)
+            starts = [UInt32](repeating: 0, count: nodeCount + 1)
+            self.directory = directory
+        }
+
+        /// Notes a node's parameters, resolved and checked; nodes come in plan order.
+        func record(
+            node index: Int, taskIndex: Int, task: TaskSpec, type: any TaskType, values: ParameterValues
+        ) {
+            guard !overflowed else { return }
+            let template = templates[taskIndex] ?? makeTemplate(taskIndex, task: task, type: type, values: values)
+            let start = UInt32(writer.bytes.count)
+            while nextStart <= index {
+                starts[nextStart] = start
+                nextStart += 1
+            }
+            for entry in template.entries {
+                guard case .perNode(let name, let valueType) = entry else { continue }
+                writer.optionalString(values[name].map { NodeKeyInputs.canonical($0, as: valueType) })
+            }
+            let facts = type.plannedFacts(values, directory: directory)
+            writer.optionalString(facts.outputPath.map { NodeContext.resolve($0, in: directory) })
+            switch facts.source {
+            case .none: writer.count(0)
+            case .file(let path):
+                writer.count(1)
+                writer.string(path)
+            case .other: writer.count(2)
+            }
+            if writer.bytes.count >= UInt32.max { overflowed = true }
+        }
+
+        private func makeTemplate(_ taskIndex: Int, task: TaskSpec, type: any TaskType, values: ParameterValues)
+            -> Template
+        {
+            var ignored = Diagnostics()
+            var perNode: [String: ParameterSpec.ValueType] = [:]
+            for spec in type.parameters {
+                guard let pair = task.parameters[spec.name],
+                    ReferenceScanner.references(in: pair.value, diagnostics: &ignored).contains(where: {
+                        $0.0.needsItem
+                    })
+                else { continue }
+                perNode[spec.name] = spec.type
+            }
+            let names = Set(values.names).union(perNode.keys).sorted()
+            let template = Template(
+                entries: names.map { name in
+                    if let valueType = perNode[name] { return .perNode(name: name, type: valueType) }
+                    let value = values[name] ?? .null
+                    return .shared(
+                        .init(name: name, value: NodeKeyInputs.canonical(value, as: type.parameter(named: name)?.type)))
+                },
+                perNodeCount: perNode.count)
+            templates[taskIndex] = template
+            return template
+        }
+
+        /// The facts collected; none when there were too many to address.
+        func build() -> ResolvedNodes? {
+            guard !overflowed else { return nil }
+            while nextStart < starts.count {
+                starts[nextStart] = UInt32(writer.bytes.count)
+                nextStart += 1
+            }
+            return ResolvedNodes(templates: templates, bytes: writer.bytes, starts: starts)
+        }
+    }
+}
