@@ -44,6 +44,28 @@ enum Fixtures {
     }
 }
 
+/// A program a workflow starts that writes its pid to a file (`echo $$ > NAME; exec …`), seen from the test.
+struct ProgramPID {
+    let pid: pid_t
+
+    /// Waits up to 60 s for the file to hold a whole line.
+    /// - Throws: When the program never wrote it.
+    init(file path: String) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline, (try? String(contentsOfFile: path, encoding: .utf8))?.last != "\n" {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        pid = try #require(Int32((try String(contentsOfFile: path, encoding: .utf8)).dropLast()), "it never started")
+    }
+
+    /// Whether the program has ended, waiting up to 5 s for it to.
+    func ended() async -> Bool {
+        let gone = ContinuousClock.now + .seconds(5)
+        while kill(pid, 0) == 0, ContinuousClock.now < gone { try? await Task.sleep(for: .milliseconds(20)) }
+        return kill(pid, 0) == -1 && errno == ESRCH
+    }
+}
+
 /// A started process (flowrun, or a shell that execs it) whose waits poll with `Task.sleep`.
 ///
 /// Spawned with `posix_spawn` rather than `Foundation.Process`, so that it neither takes nor gives file

@@ -154,13 +154,7 @@ import Testing
               each: { type: command, forEach: { from: list }, argv: [echo, "${item}"] }
             """)
         let child = try Child.flowrun(["flow.yaml", "--no-progress", "--report", "report.json"], in: scratch.url)
-        let pidFile = scratch.path("producer.pid")
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline, (try? String(contentsOfFile: pidFile, encoding: .utf8))?.last != "\n" {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        let producer = try #require(
-            Int32((try String(contentsOfFile: pidFile, encoding: .utf8)).dropLast()), "the producer never started")
+        let producer = try await ProgramPID(file: scratch.path("producer.pid"))
         child.signal(SIGINT)
         let result = try #require(await child.wait(timeout: .seconds(30)), "flowrun did not end after Ctrl-C")
         #expect(result.status == 130, "\(result.stdout)\(result.stderr)")
@@ -168,8 +162,6 @@ import Testing
         let report = try ReportView(scratch.path("report.json"))
         #expect(report.interrupted == true)
         #expect(report.nodes.map { "\($0["id"] ?? "?") \($0["status"] ?? "?")" } == ["list cancelled"])
-        let gone = ContinuousClock.now + .seconds(5)
-        while kill(producer, 0) == 0, ContinuousClock.now < gone { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(kill(producer, 0) == -1 && errno == ESRCH, "the producer's program is still running")
+        #expect(await producer.ended(), "the producer's program is still running")
     }
 }

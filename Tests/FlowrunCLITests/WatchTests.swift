@@ -77,13 +77,7 @@ import Testing
               each: { type: command, forEach: { from: list }, argv: [echo, "${item}"] }
             """)
         let watch = try Child.flowrun(["flow.yaml", "--watch", "--no-progress"], in: scratch.url)
-        let pidFile = scratch.path("producer.pid")
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline, (try? String(contentsOfFile: pidFile, encoding: .utf8))?.last != "\n" {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        let producer = try #require(
-            Int32((try String(contentsOfFile: pidFile, encoding: .utf8)).dropLast()), "the producer never started")
+        let producer = try await ProgramPID(file: scratch.path("producer.pid"))
         watch.signal(SIGINT)
         let result = try #require(await watch.wait(timeout: .seconds(60)), "the watch did not end after Ctrl-C")
         #expect(result.status == 130, "\(result.stdout)\(result.stderr)")
@@ -91,9 +85,7 @@ import Testing
         let lines = runLines(result.stdout)
         #expect(lines.count == 1 && lines[0].hasPrefix("run 1: 1 node: 1 cancelled in "), "\(lines)")
         #expect(lines.first?.hasSuffix(" (interrupted)") == true, "\(lines)")
-        let gone = ContinuousClock.now + .seconds(5)
-        while kill(producer, 0) == 0, ContinuousClock.now < gone { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(kill(producer, 0) == -1 && errno == ESRCH, "the producer's program is still running")
+        #expect(await producer.ended(), "the producer's program is still running")
     }
 
     @Test func watchRunsNeedsWatch() async throws {
