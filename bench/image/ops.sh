@@ -31,13 +31,7 @@ build_flowrun
 CORPUS=$(corpus "$N")
 PY=/usr/bin/python3
 LOGO=$WORK/logo.png
-$PY -c "
-from PIL import Image, ImageDraw
-im = Image.new('RGBA', (300, 120), (0, 0, 0, 0))
-d = ImageDraw.Draw(im)
-d.rounded_rectangle((0, 0, 299, 119), 24, fill=(255, 255, 255, 160))
-d.text((40, 45), 'flowrun watermark', fill=(20, 20, 20, 255))
-im.save('$LOGO')"
+$PY bench/image/ops_baseline.py logo "$LOGO"
 
 tools=(pillow)
 if [ -n "${PILLOW_SIMD_PYTHON:-}" ]; then

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """One image operation over a folder of JPEGs with Pillow or libvips (pyvips): decode → OP → JPEG q85.
 
-Usage: ops_baseline.py pillow|vips OP CORPUS OUT LOGO [--procs 2]
+Usage: ops_baseline.py pillow|vips OP CORPUS OUT LOGO [--procs 2] [--png]
+       ops_baseline.py logo PATH      (makes the 300×120 semi-transparent watermark both benchmarks use)
+With --png each output is written losslessly as STEM.png, for bench/image/ops_fidelity.sh to compare pixels.
 The operations match bench/image/ops.yaml's: crop (1:1 centre), rotate90, rotate7 (7.5° onto black), flip
 (horizontal), blur (σ 2), sharpen (σ 1, amount 1, threshold 0), overlay (LOGO at southeast, 24 px in, 60 %).
 All three tools decode in full with libjpeg-turbo's defaults (islow IDCT, fancy upsampling) and encode q85 4:2:0,
@@ -41,7 +43,7 @@ def pillow(op, src, dst, logo):
         base = im.convert("RGBA")
         base.alpha_composite(mark, (base.width - mark.width - 24, base.height - mark.height - 24))
         im = base.convert("RGB")
-    im.save(dst, quality=85)
+    im.save(dst, **({} if dst.endswith(".png") else {"quality": 85}))
 
 
 def vips(op, src, dst, logo):
@@ -69,21 +71,34 @@ def vips(op, src, dst, logo):
         mark = mark * [1, 1, 1, 0.6]
         im = im.composite2(mark, "over", x=im.width - mark.width - 24, y=im.height - mark.height - 24)
         im = im.flatten()
-    im.write_to_file(dst, Q=85)
+    im.write_to_file(dst, **({} if dst.endswith(".png") else {"Q": 85}))
+
+
+def logo(path):
+    from PIL import Image, ImageDraw
+
+    im = Image.new("RGBA", (300, 120), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(im)
+    draw.rounded_rectangle((0, 0, 299, 119), 24, fill=(255, 255, 255, 160))
+    draw.text((40, 45), "flowrun watermark", fill=(20, 20, 20, 255))
+    im.save(path)
 
 
 def work(args):
-    lib, op, src, dst, logo = args
-    (pillow if lib == "pillow" else vips)(op, src, dst, logo)
+    lib, op, src, dst, mark = args
+    (pillow if lib == "pillow" else vips)(op, src, dst, mark)
 
 
 def main():
-    lib, op, corpus, out, logo = sys.argv[1:6]
+    if sys.argv[1] == "logo":
+        return logo(sys.argv[2])
+    lib, op, corpus, out, mark = sys.argv[1:6]
     procs = int(sys.argv[sys.argv.index("--procs") + 1]) if "--procs" in sys.argv else 2
     if lib == "vips":
         os.environ["VIPS_CONCURRENCY"] = "1"
     os.makedirs(out, exist_ok=True)
-    jobs = [(lib, op, os.path.join(corpus, f), os.path.join(out, f), logo) for f in sorted(os.listdir(corpus))]
+    name = (lambda f: os.path.splitext(f)[0] + ".png") if "--png" in sys.argv else (lambda f: f)
+    jobs = [(lib, op, os.path.join(corpus, f), os.path.join(out, name(f)), mark) for f in sorted(os.listdir(corpus))]
     with multiprocessing.Pool(procs) as pool:
         pool.map(work, jobs, chunksize=4)
 
