@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Cancels a session's run from the moment ``RunSession/prepare()`` starts: a workflow with lists made at run
-/// time runs its producers while preparing (``RunTimeLists``), before the ``PreparedRun`` and its runner exist.
+/// time runs its producers while preparing, before the ``PreparedRun`` and its runner exist.
 /// Give one to ``SessionOptions/cancellation``; ``cancel()`` reaches every runner of the session, those started
 /// before the call and those started after it. Use one per run: it holds on to the runners it reaches.
 public final class RunCancellation: Sendable {
