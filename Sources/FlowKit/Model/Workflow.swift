@@ -47,6 +47,21 @@ package struct Workflow: Sendable {
     package func taskIndex() -> [String: Int] {
         Dictionary(tasks.enumerated().map { ($0.element.id.value, $0.offset) }, uniquingKeysWith: { first, _ in first })
     }
+
+    /// The tasks whose nodes are the items of the list a fan-out task makes: the fan-out and every task that
+    /// depends on one of them without gathering.
+    func tasksOverList(of fanOut: Int) -> Set<Int> {
+        let taskIndex = taskIndex()
+        var over = Set<Int>()
+        var stack = [fanOut]
+        while let task = stack.popLast() {
+            guard over.insert(task).inserted else { continue }
+            for (index, other) in tasks.enumerated() where !other.gather {
+                if other.dependsOn.contains(where: { taskIndex[$0.value] == task }) { stack.append(index) }
+            }
+        }
+        return over
+    }
 }
 
 /// The tasks a `uses:` task imported from a pipeline file.

@@ -48,6 +48,9 @@ public struct Plan: Sendable {
     /// What validation resolved of the other tasks' nodes that the store's keys need (``ResolvedNodes``); `nil`
     /// where it kept none, and the store resolves each node's parameters again.
     var resolvedNodes: ResolvedNodes?
+    /// The tasks whose items come from a list made at run time, by task index: validation never saw their nodes,
+    /// so their write paths are held to their folders as each node resolves its parameters.
+    var tasksOverRunTimeLists: Set<Int> = []
     /// The `--target`s the plan was cut down to, when it has lists made at run time: cut again once they are known.
     package internal(set) var targets: [String] = []
 
@@ -86,10 +89,11 @@ public struct Plan: Sendable {
         .resolve(in: scope, diagnostics: &diagnostics)
         // Items of a list made at run time were not there when the plan was validated: held here to the folders
         // their write paths name, as validation holds the others.
+        guard tasksOverRunTimeLists.contains(node.taskIndex) else { return values }
         for file in taskTypes[node.taskIndex].fileAccess(values).writes {
             guard let template = task(of: node).parameters[file.parameter]?.value else { continue }
-            ItemPathContainment.check(
-                file.path, template: template, node: node.id, in: scope, diagnostics: &diagnostics)
+            ItemPathContainment(template: template, in: scope)?.check(
+                file.path, node: node.id, diagnostics: &diagnostics)
         }
         return values
     }

@@ -119,7 +119,10 @@ struct Planner {
             workflow: workflow, registry: context.registry, environment: context.environment,
             params: expansion.params, nodes: expansion.nodes, graph: expansion.graph, inputKinds: expansion.inputKinds,
             taskTypes: types, queueIndices: queueIndices, sharedParameters: sharedParameters,
-            resolvedNodes: resolvedNodes)
+            resolvedNodes: resolvedNodes,
+            tasksOverRunTimeLists: workflow.tasks.indices.reduce(into: []) { over, index in
+                if workflow.tasks[index].forEach?.producer != nil { over.formUnion(workflow.tasksOverList(of: index)) }
+            })
     }
 
     private func domain(of task: TaskSpec, domains: [Domain?], scope: Scope, diagnostics: inout Diagnostics) -> Domain?

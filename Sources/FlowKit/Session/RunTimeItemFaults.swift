@@ -91,20 +91,3 @@ struct RunTimeItemFaults {
         return plan.taskTypes[node.taskIndex].outputPath(parameters)
     }
 }
-
-extension Workflow {
-    /// The tasks whose nodes are the items of the list a fan-out task makes: the fan-out and every task that
-    /// depends on one of them without gathering.
-    func tasksOverList(of fanOut: Int) -> Set<Int> {
-        let taskIndex = taskIndex()
-        var over = Set<Int>()
-        var stack = [fanOut]
-        while let task = stack.popLast() {
-            guard over.insert(task).inserted else { continue }
-            for (index, other) in tasks.enumerated() where !other.gather {
-                if other.dependsOn.contains(where: { taskIndex[$0.value] == task }) { stack.append(index) }
-            }
-        }
-        return over
-    }
-}

@@ -3,13 +3,16 @@
 /// `out`, next to — or over — the workflow's own files. `${item.rel}` and `${item.dir}` are refused where they are
 /// resolved and `${item.name}` and `${item.stem}` are single names; this covers the references that carry the
 /// item's text as it is.
-enum ItemPathContainment {
-    /// Reports `path`, the resolved value of `template`, when it leaves the folder that the text before the
-    /// template's first item reference names. A template that starts with the item names no folder of its own.
-    static func check(
-        _ path: String, template: YAMLNode, node: String, in scope: Scope, diagnostics: inout Diagnostics
-    ) {
-        guard case .scalar(let text, let style) = template.content, text.contains("${") else { return }
+struct ItemPathContainment {
+    /// The folder the text before the template's first item reference names, normalised.
+    let folder: String
+    /// Where that item reference is written.
+    let itemReference: SourceLocation
+
+    /// The folder `template` holds its items to; `nil` when it names none before its first item reference (or
+    /// has none). The folder depends only on the task's own values, so one serves every node of the task.
+    init?(template: YAMLNode, in scope: Scope) {
+        guard case .scalar(let text, let style) = template.content, text.contains("${") else { return nil }
         var ignored = Diagnostics()
         let interpolation = Interpolation(parsing: text, at: template.textStart(style), diagnostics: &ignored)
         var prefix = ""
@@ -26,10 +29,15 @@ enum ItemPathContainment {
             }
             if itemReference != nil { break }
         }
-        guard let itemReference, let slash = prefix.lastIndex(of: "/") else { return }
-        let folder = FilePaths.normalised(String(prefix[...slash]), in: ".")
+        guard let itemReference, let slash = prefix.lastIndex(of: "/") else { return nil }
+        self.folder = FilePaths.normalised(String(prefix[...slash]), in: ".")
+        self.itemReference = itemReference
+    }
+
+    /// Reports `path`, a node's resolved value of the template, when it leaves ``folder``.
+    func check(_ path: String, node: String, diagnostics: inout Diagnostics) {
         let target = FilePaths.normalised(path, in: ".")
-        guard !isInside(target, folder) else { return }
+        guard !Self.isInside(target, folder) else { return }
         diagnostics.error(
             "'\(node)' would write '\(target)', outside '\(folder)', the folder its path names", at: itemReference,
             hint: "the item is an absolute path or names '..': use ${item.rel} or ${item.name}, or list paths below "

@@ -5,6 +5,12 @@
 struct NodeParameterValidator: WorkflowValidator {
     var stage: ValidationStage { .nodes }
 
+    /// A parameter of a task that names a file the task writes.
+    private struct WrittenParameter: Hashable {
+        let task: Int
+        let parameter: String
+    }
+
     func validate(_ context: ValidationContext, into diagnostics: inout Diagnostics) {
         guard let expansion = context.expansion else { return }
         let tasks = context.workflow.tasks
@@ -15,6 +21,8 @@ struct NodeParameterValidator: WorkflowValidator {
         var sharedFiles: [Int: (access: FileAccess, values: ParameterValues)] = [:]
         var files = FileCollisionValidator(nodes: expansion.nodes, workflow: context.workflow)
         let parsed = Resolver.ParsedTexts()
+        // The folder each written path holds its items to, found once per task and parameter.
+        var containments: [WrittenParameter: ItemPathContainment?] = [:]
         for (index, node) in expansion.nodes.enumerated() {
             hasNodes[node.taskIndex] = true
             // Every node of such a task writes the same files: recorded per node, so a forEach task writing one
@@ -42,8 +50,15 @@ struct NodeParameterValidator: WorkflowValidator {
             }
             for file in access.writes {
                 guard let template = task.parameters[file.parameter]?.value else { continue }
-                ItemPathContainment.check(
-                    file.path, template: template, node: node.id, in: scope, diagnostics: &diagnostics)
+                let key = WrittenParameter(task: node.taskIndex, parameter: file.parameter)
+                let containment: ItemPathContainment?
+                if let known = containments[key] {
+                    containment = known
+                } else {
+                    containment = ItemPathContainment(template: template, in: scope)
+                    containments[key] = containment
+                }
+                containment?.check(file.path, node: node.id, diagnostics: &diagnostics)
             }
             if access != .none { files.record(access, of: index, locations: values, diagnostics: &diagnostics) }
         }
