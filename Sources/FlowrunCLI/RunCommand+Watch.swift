@@ -17,7 +17,7 @@ extension RunCommand {
                 }
             },
             session: { RunSession(plan: $0, options: options) },
-            extraFiles: workflow.envFiles)
+            extraFiles: workflow.envFiles, settle: watchSettle ?? WorkflowWatch.defaultSettle)
         let interrupted = LockedBox(false)
         signals.watching {
             interrupted.withLock { $0 = true }

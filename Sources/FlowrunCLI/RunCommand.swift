@@ -61,6 +61,13 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("With --watch: stop after N runs.", valueName: "N"))
     var watchRuns: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "With --watch: how long what it watches must stay quiet before the next run, so a burst of new files is "
+                + "one run (\(WorkflowWatch.defaultSettle.shortDescription) unless given).", valueName: "DURATION"),
+        transform: parseWatchSettle)
+    var watchSettle: Duration?
+
     func validate() throws {
         if quiet && verbose { throw ValidationError("--quiet and --verbose exclude each other") }
         if let maxConcurrent, !(1...QueueSpec.maxConcurrentLimit).contains(maxConcurrent) {
@@ -69,6 +76,7 @@ struct RunCommand: ParsableCommand {
         }
         if let watchRuns, watchRuns < 1 { throw ValidationError("--watch-runs must be at least 1") }
         if watchRuns != nil && !watch { throw ValidationError("--watch-runs needs --watch") }
+        if watchSettle != nil && !watch { throw ValidationError("--watch-settle needs --watch") }
         if watch && dryRun { throw ValidationError("--watch and --dry-run exclude each other") }
         if store.checkSources && !dryRun {
             throw ValidationError("--check-sources is for --dry-run: a run always asks the servers of http(s) sources")
@@ -146,4 +154,14 @@ struct RunCommand: ParsableCommand {
             logger.debug("\(message)", metadata: ["queue": "\(event.queue)"])
         }
     }
+}
+
+/// `--watch-settle`'s value: a duration as workflows write them (`100ms`, `1.5s`), from 10 ms to 5 s (a watch
+/// that stays busy runs after 10 s however long it would settle).
+private func parseWatchSettle(_ text: String) throws -> Duration {
+    guard let settle = Duration.parse(workflowText: text), settle >= .milliseconds(10), settle <= .seconds(5) else {
+        // argument-parser names the option and the value before this.
+        throw ValidationError("expected a duration from 10ms to 5s, such as 100ms")
+    }
+    return settle
 }

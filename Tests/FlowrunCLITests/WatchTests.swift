@@ -94,6 +94,43 @@ import Testing
         #expect(result.stderr.contains("--watch-runs needs --watch"))
     }
 
+    @Test func watchSettleNeedsWatch() async throws {
+        let result = try await Child.runFlowrun(["flow.yaml", "--watch-settle", "1s"], in: scratch.url)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--watch-settle needs --watch"))
+    }
+
+    @Test(arguments: ["0ms", "9ms", "5.1s", "100", "-1s", "fast", "1e3ms"])
+    func aWatchSettleOutOfRangeIsRefused(_ value: String) async throws {
+        let result = try await Child.runFlowrun(["flow.yaml", "--watch", "--watch-settle=\(value)"], in: scratch.url)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr.hasPrefix(
+                "Error: The value '\(value)' is invalid for '--watch-settle <DURATION>': expected a duration from "
+                    + "10ms to 5s, such as 100ms\n"),
+            "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("out")), "it ran")
+    }
+
+    /// Two photos a second apart are one run with a settle of 3 s; the default 200 ms would make them two.
+    @Test func aLongerSettleMakesFilesASecondApartOneRun() async throws {
+        let watch = try Child.flowrun(
+            ["flow.yaml", "--watch", "--watch-runs", "2", "--watch-settle", "3s", "--no-progress"], in: scratch.url)
+        #expect(await watch.waitForStdout(containing: "run 1:"))
+        // A program of its own writes them, so a busy test pool cannot stretch the second apart.
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = ["-c", "echo c > photos/c.jpg; sleep 1; echo d > photos/d.jpg"]
+        writer.currentDirectoryURL = scratch.url
+        try writer.run()
+        let result = try #require(await watch.wait())
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            runLines(result.stdout).last
+                == "run 2 after 2 changes (photos/c.jpg, photos/d.jpg): 8 nodes: 4 succeeded, 4 cached in "
+                + durationIn(result.stdout, run: 2))
+    }
+
     /// The duration a run line ends with ("12ms", "1.20s"), which the goldens cannot know.
     private func durationIn(_ stdout: String, run: Int) -> String {
         let line = stdout.split(separator: "\n").first { $0.contains("] run \(run)") } ?? ""

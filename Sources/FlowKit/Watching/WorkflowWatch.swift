@@ -59,6 +59,10 @@ public final class WorkflowWatch: Sendable {
         var watcher: FileWatcher?
     }
 
+    /// How long what a watch watches must stay quiet after a change before the next run, unless it is given
+    /// another: long enough that a copy of many files is one run, short enough to feel immediate.
+    public static let defaultSettle = Duration.milliseconds(200)
+
     /// Creates a watch.
     /// - Parameters:
     ///   - path: The workflow file, watched even while it does not load.
@@ -73,7 +77,7 @@ public final class WorkflowWatch: Sendable {
         load: @escaping @Sendable (String) -> WorkflowLoader.LoadResult,
         session: @escaping @Sendable (Plan) -> RunSession,
         extraFiles: [String] = [],
-        settle: Duration = .milliseconds(200)
+        settle: Duration = defaultSettle
     ) {
         self.path = path
         self.load = load
