@@ -44,7 +44,8 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     public init(plan: Plan, options: RunOptions = RunOptions()) {
         self.plan = plan
         self.options = options
-        let queues = QueueSet(workflow: plan.workflow, defaultLimit: options.maxConcurrentDefault)
+        let queues =
+            options.sharedQueues ?? QueueSet(workflow: plan.workflow, defaultLimit: options.maxConcurrentDefault)
         self.queues = queues
         self.failFast = options.failFast ?? plan.workflow.failFast
         let queueNames = Array(plan.workflow.queues.keys)

@@ -25,7 +25,9 @@ struct RunTimeLists {
         let producers = producerNodes()
         let first = firstPhaseNodes(producers: producers.values)
         let position = Dictionary(uniqueKeysWithValues: first.enumerated().map { ($1, $0) })
-        var (firstReport, outputs) = try runFirstPhase(first, producers: producers, position: position)
+        let streamed = streamingFanOut(producers)
+        var (firstReport, outputs, started) = try runFirstPhase(
+            first, producers: producers, position: position, streaming: streamed)
 
         var lists: [Int: [ForEachItem]] = [:]
         var duplicates: [Int: [Int: RunTimeItems.Duplicate]] = [:]
@@ -47,11 +49,19 @@ struct RunTimeLists {
             }
         }
         firstReport = Self.marking(firstReport, failed: listFailures)
+        // Items that started while their producer ran keep their results, whatever became of the rest of the list.
+        var incompleteList: String?
+        if let fanOut = streamed, let started, !started.reports.isEmpty, lists[fanOut] == nil {
+            let producer = firstReport.nodes[position[producers[fanOut] ?? 0] ?? 0]
+            incompleteList = "'\(producer.id)' \(producer.status.rawValue)" + (producer.cause.map { ": \($0)" } ?? "")
+            lists[fanOut] = started.list.items
+            duplicates[fanOut] = started.list.duplicates
+        }
         // A first phase that was interrupted, or failed fast, starts nothing more: the second runs none of its own.
         let failsFast = options.run.failFast ?? plan.workflow.failFast
         let second =
             firstReport.interrupted || (failsFast && firstReport.exitCode != 0) || options.part == .lists
-            ? plan.restricted(to: first) : try replanned(with: lists)
+            ? try alreadyRun(first, started: started, lists: lists) : try replanned(with: lists)
         let emptyLists = Set(lists.lazy.filter { $0.value.isEmpty }.map(\.key))
         lists.removeAll()  // the plan has the items now
         let part = try secondPart(of: second)
@@ -77,30 +87,88 @@ struct RunTimeLists {
                 if let at = partIndex[second.nodes[index].id] { earlier[at] = .failure(failure) }
             }
         }
-        let (finishedFirst, firstRecords) = (firstReport, records)
-        let secondPart = SessionPart(part) { report in report.following(finishedFirst, records: firstRecords) }
+        var skipping = Self.gathersOverNoItems(part.plan, emptyLists: emptyLists)
+        var earlierRecords = records.mapValues { RunReport.EarlierRecord(report: 0, at: $0) }
+        if let started {
+            for (index, node) in part.plan.nodes.enumerated() {
+                guard var record = started.records[node.id] else { continue }
+                let ran = started.reports[record.report].nodes[record.at]
+                earlier[index] =
+                    ran.status.isDone
+                    ? .success(started.outputs[node.id] ?? DataPayload(Data(), source: node.id))
+                    : .failure(NodeFailure(.upstream, ran.cause ?? "\(ran.status.rawValue)", node: node.id))
+                record.report += 1
+                earlierRecords[index] = record
+            }
+            if let fanOut = streamed, let incompleteList {
+                skipping.merge(
+                    Self.skippedAfterIncompleteList(
+                        part.plan, fanOut: fanOut, started: started, failure: incompleteList)
+                ) { _, incomplete in incomplete }
+            }
+        }
+        let (earlierReports, finishedRecords) = ([firstReport] + (started?.reports ?? []), earlierRecords)
+        let secondPart = SessionPart(part) { report in report.following(earlierReports, records: finishedRecords) }
         return PreparedRun(
             part: secondPart,
             opened: options.part == .lists ? nil : try SessionStore(options: options).open(secondPart),
-            options: options.run, bucket: bucket, earlier: earlier,
-            skipping: Self.gathersOverNoItems(secondPart.plan, emptyLists: emptyLists))
+            options: options.run, bucket: bucket, earlier: earlier, skipping: skipping)
+    }
+
+    /// The plan of the nodes that already ran: the first phase's, and the items that started while their producer
+    /// ran (with the list they were planned with).
+    private func alreadyRun(_ first: [Int], started: StreamedList.Started?, lists: [Int: [ForEachItem]])
+        throws(SessionError) -> Plan
+    {
+        guard let started, !started.records.isEmpty else { return plan.restricted(to: first) }
+        let firstIDs = Set(first.map { plan.nodes[$0].id })
+        let whole = try replanned(with: lists)
+        return whole.restricted(
+            to: whole.nodes.indices.filter {
+                firstIDs.contains(whole.nodes[$0].id) || started.records[whole.nodes[$0].id] != nil
+            })
     }
 
     /// Runs the producers and what they need (`first`, by index in ``plan``), the store keeping the producers'
     /// outputs; returns its report and the outputs the second phase reads, by position in `first`. Its store is
     /// let go of before the second phase opens it again.
-    private func runFirstPhase(_ first: [Int], producers: [Int: Int], position: [Int: Int]) throws(SessionError)
-        -> (RunReport, [Int: any Sendable])
+    /// With `streaming`, the items of that fan-out's list start as its producer prints them, and what they ran
+    /// comes back too; the store stays open until they have ended.
+    private func runFirstPhase(_ first: [Int], producers: [Int: Int], position: [Int: Int], streaming: Int?)
+        throws(SessionError) -> (RunReport, [Int: any Sendable], StreamedList.Started?)
     {
         let keep = Set(producers.values.compactMap { position[$0] })
         let journal = listsJournal
         let part = SessionPart(plan: plan.restricted(to: first), journal: journal, keepValues: keep) { $0 }
+        let opened = try SessionStore(options: options).open(part)
+        var runOptions = options.run
+        var streamed: StreamedList?
+        if let fanOut = streaming, let producer = producers[fanOut].flatMap({ position[$0] }) {
+            let shared = StreamedList.Shared(
+                store: opened?.0,
+                queues: QueueSet(workflow: plan.workflow, defaultLimit: runOptions.maxConcurrentDefault),
+                outputs: OutputLedger())
+            let list = StreamedList(fanOut: fanOut, lists: self, shared: shared)
+            runOptions.sharedQueues = shared.queues
+            runOptions.sharedOutputs = shared.outputs
+            runOptions.outputChunks = [producer: { list.take($0) }]
+            streamed = list
+        }
         let run = PreparedRun(
-            part: part, opened: try SessionStore(options: options).open(part), options: options.run,
-            bucket: journal == nil ? nil : bucket, capturing: keep.union(readLater(first).compactMap { position[$0] }))
+            part: part, opened: opened, options: runOptions, bucket: journal == nil ? nil : bucket,
+            capturing: keep.union(readLater(first).compactMap { position[$0] }), closesStore: streamed == nil)
         options.cancellation?.cover(run.runner)
-        let report = try run.run()
-        return (report, run.capturedOutputs)
+        let report: RunReport
+        do {
+            report = try run.run()
+        } catch {
+            _ = streamed?.finish()
+            if streamed != nil { opened?.0.close() }
+            throw error
+        }
+        let started = streamed?.finish()
+        if streamed != nil { opened?.0.close() }
+        return (report, run.capturedOutputs, started)
     }
 
     /// The gathers over a list that came out empty, with the cause they are skipped for: the fan-out's tasks have
