@@ -47,6 +47,8 @@ public struct RunOptions: Sendable {
     var sharedQueues: QueueSet?
     /// The ledger of the files written, when runners share one, so no runner's node replaces another's file.
     var sharedOutputs: OutputLedger?
+    /// When the run started, when runners share its clock: their reports' spans are then on one time line.
+    var sharedOrigin: RunOrigin?
 
     /// Creates options.
     public init(
@@ -62,6 +64,17 @@ public struct RunOptions: Sendable {
         self.previews = previews
         self.logger = logger
         self.observer = observer
+    }
+}
+
+/// The instant a run's report counts from: its date, and the same instant on the run's clock.
+struct RunOrigin: Sendable {
+    let date: Date
+    let seconds: Double
+
+    init(clock: any RunClock) {
+        date = Date()
+        seconds = clock.nowSeconds
     }
 }
 

@@ -45,6 +45,7 @@ final class ItemBatch: Sendable {
         var options = lists.options.run
         options.sharedQueues = shared.queues
         options.sharedOutputs = shared.outputs
+        options.sharedOrigin = shared.origin
         let readLater = Set(lists.readAfterItems(fanOut: fanOut, in: batch))
         self.readLater = readLater
         nodeIDs = batch.nodes.map(\.id)

@@ -147,10 +147,11 @@ struct RunTimeLists {
             let shared = StreamedList.Shared(
                 store: opened?.0,
                 queues: QueueSet(workflow: plan.workflow, defaultLimit: runOptions.maxConcurrentDefault),
-                outputs: OutputLedger())
+                outputs: OutputLedger(), origin: RunOrigin(clock: runOptions.clock))
             let list = StreamedList(fanOut: fanOut, lists: self, shared: shared)
             runOptions.sharedQueues = shared.queues
             runOptions.sharedOutputs = shared.outputs
+            runOptions.sharedOrigin = shared.origin
             runOptions.outputChunks = [producer: { list.take($0) }]
             streamed = list
         }

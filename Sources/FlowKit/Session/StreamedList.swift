@@ -11,11 +11,12 @@ import Synchronization
 /// plan fails it.
 final class StreamedList: Sendable {
     /// What the producer's run shares with the batches: its store (open, locked, closed after them), its queues
-    /// (each queue's limit holds across all) and its ledger of written files.
+    /// (each queue's limit holds across all), its ledger of written files and its clock's origin.
     struct Shared: Sendable {
         var store: RunStore?
         var queues: QueueSet
         var outputs: OutputLedger
+        var origin: RunOrigin
     }
 
     private struct State {

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+/// A shell snippet for a producer that waits, up to five minutes, for files its items' consumers create: the
+/// run gets past it only if those consumers started while the producer still ran. It fails the producer with
+/// status 9 when the files never come.
+enum StreamingProducer {
+    static func waitFor(_ files: String...) -> String {
+        let present = files.map { "test -e \($0)" }.joined(separator: " && ")
+        return "i=0; until \(present); do i=$((i+1)); test $i -lt 3000 || exit 9; sleep 0.1; done"
+    }
+}
+
+/// Lists made at run time stream (`forEach: { from: TASK }` over lines): each item starts as soon as its line is
+/// printed, while the producer still runs, and the run is the same as if the items had waited for the whole list.
+@Suite struct RunTimeListStreamingCLITests {
+    let scratch: Scratch
+
+    init() throws {
+        scratch = try Scratch()
+    }
+
+    private func run() async throws -> (Flowrun.Result, ReportView) {
+        let result = try await Child.runFlowrun(
+            ["flow.yaml", "--no-progress", "--report", "report.json"], in: scratch.url)
+        return (result, try ReportView(scratch.path("report.json")))
+    }
+
+    private func statuses(_ report: ReportView) -> [String] {
+        report.nodes.map { "\($0["id"] ?? "?") \($0["status"] ?? "?")" }
+    }
+
+    @Test(.timeLimit(.minutes(6))) func anItemStartsWhileItsProducerStillRuns() async throws {
+        try scratch.write(
+            "flow.yaml",
+            #"""
+            version: 1
+            tasks:
+              list: { type: command, argv: [sh, -c, "echo a; \#(StreamingProducer.waitFor("a.started")); echo b"] }
+              each: { type: command, forEach: { from: list }, argv: [touch, "${item}.started"] }
+              all: { type: command, gather: true, dependsOn: each, argv: [sh, -c, "ls *.started > all.txt"] }
+            """#)
+        let (result, report) = try await run()
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(statuses(report) == ["list succeeded", "each[a] succeeded", "each[b] succeeded", "all succeeded"])
+        #expect(try String(contentsOfFile: scratch.path("all.txt"), encoding: .utf8) == "a.started\nb.started\n")
+    }
+
+    /// The items that started while the producer ran are found in the store by key like any item: a rerun after
+    /// one new line runs that line's chain alone. The producer ends once the item `wait.txt` names has started.
+    @Test(.timeLimit(.minutes(6))) func aRerunAfterOneNewLineRunsThatLinesChainAlone() async throws {
+        try scratch.write(
+            "flow.yaml",
+            #"""
+            version: 1
+            tasks:
+              list: { type: command, argv: [sh, -c, "cat names.txt; w=$(cat wait.txt); \#(StreamingProducer.waitFor("$w.seen"))"] }
+              each: { type: command, cache: true, forEach: { from: list }, argv: [sh, -c, 'touch "$0.seen"; echo "$0"', "${item}"] }
+              shout: { type: command, cache: true, dependsOn: each, stdin: true, argv: [tr, a-z, A-Z] }
+              all: { type: command, gather: true, dependsOn: shout, stdin: true, argv: [sh, -c, "cat > all.txt"] }
+            """#)
+        try scratch.write("names.txt", "a\nb\n")
+        try scratch.write("wait.txt", "a")
+        let (cold, _) = try await run()
+        #expect(cold.status == 0, "\(cold.stdout)\(cold.stderr)")
+        try scratch.write("names.txt", "a\nc\nb\n")
+        try scratch.write("wait.txt", "c")
+        let (result, report) = try await run()
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(
+            statuses(report) == [
+                "list succeeded", "each[a] cached", "each[c] succeeded", "each[b] cached", "shout[a] cached",
+                "shout[c] succeeded", "shout[b] cached", "all succeeded",
+            ])
+        #expect(try String(contentsOfFile: scratch.path("all.txt"), encoding: .utf8) == "A\nC\nB\n")
+    }
+}
