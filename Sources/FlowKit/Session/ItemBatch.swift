@@ -54,18 +54,16 @@ final class ItemBatch: Sendable {
             capturing: readLater, earlier: earlier, closesStore: false)
     }
 
-    /// Starts the batch on a thread of its own (a runner blocks the thread it runs on), covered by the
-    /// session's cancellation.
+    /// Starts the batch, covered by the session's cancellation. It holds no thread while its nodes run, so a
+    /// producer that prints its lines slowly, each a batch, does not hold a thread per line.
     func start(cancellation: RunCancellation?) {
         cancellation?.cover(run.runner)
         ended.enter()
-        let thread = Thread { [self] in
+        Task { [self] in
             // Without a bucket, finishing a run throws nothing.
-            if let report = try? run.run() { finished.withLock { $0 = (report, run.capturedOutputs) } }
+            if let report = try? await run.run() { finished.withLock { $0 = (report, run.capturedOutputs) } }
             ended.leave()
         }
-        thread.name = "flowrun.items"
-        thread.start()
     }
 
     /// Waits for the batch to end, and gives its report and the outputs that nodes after it read, by position.

@@ -103,7 +103,9 @@ struct RunTimeLists {
             if let fanOut = streamed, let incompleteList {
                 skipping.merge(
                     Self.skippedAfterIncompleteList(
-                        part.plan, fanOut: fanOut, started: started, failure: incompleteList)
+                        part.plan, fanOut: fanOut, started: started, failure: incompleteList
+                    )
+                    .filter { earlier[$0.key] == nil }  // an item that failed before it could run says why
                 ) { _, incomplete in incomplete }
             }
         }
