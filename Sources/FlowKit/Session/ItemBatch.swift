@@ -46,7 +46,8 @@ final class ItemBatch: Sendable {
         options.sharedQueues = shared.queues
         options.sharedOutputs = shared.outputs
         options.sharedOrigin = shared.origin
-        let readLater = Set(lists.readAfterItems(fanOut: fanOut, in: batch))
+        let readTasks = lists.tasksReadAfterItems(fanOut: fanOut)
+        let readLater = Set(batch.nodes.indices.filter { readTasks.contains(batch.nodes[$0].taskIndex) })
         self.readLater = readLater
         nodeIDs = batch.nodes.map(\.id)
         run = PreparedRun(

@@ -26,10 +26,9 @@ extension RunTimeLists {
         return fanOut
     }
 
-    /// The positions in `batch` (a plan of items of `fanOut`'s list) of the nodes whose outputs a node after the
-    /// items reads: those of a task a gather depends on.
-    func readAfterItems(fanOut: Int, in batch: Plan) -> [Int] {
-        let workflow = batch.workflow
+    /// The tasks over `fanOut`'s list whose outputs a node after the items reads: those a gather depends on.
+    func tasksReadAfterItems(fanOut: Int) -> Set<Int> {
+        let workflow = plan.workflow
         let over = workflow.tasksOverList(of: fanOut)
         let taskIndex = workflow.taskIndex()
         var read = Set<Int>()
@@ -38,7 +37,7 @@ extension RunTimeLists {
                 if let dependency = taskIndex[entry.value], over.contains(dependency) { read.insert(dependency) }
             }
         }
-        return batch.nodes.indices.filter { read.contains(batch.nodes[$0].taskIndex) }
+        return read
     }
 
     /// The nodes of the second phase that end `skipped` because the list's producer did not give a whole list

@@ -89,16 +89,23 @@ struct RunTimeLists {
         }
         var skipping = Self.gathersOverNoItems(part.plan, emptyLists: emptyLists)
         var earlierRecords = records.mapValues { RunReport.EarlierRecord(report: 0, at: $0) }
+        var settled = Set<Int>()
         if let started {
+            let read = streamed.map(tasksReadAfterItems(fanOut:)) ?? []
             for (index, node) in part.plan.nodes.enumerated() {
-                guard var record = started.records[node.id] else { continue }
+                guard let record = started.records[node.id] else { continue }
+                // The first phase's report comes before the batches'.
+                earlierRecords[index] = RunReport.EarlierRecord(report: record.report + 1, at: record.at)
+                // Only what a gather reads is restored; the others end at once, their records from their batch.
+                guard read.contains(node.taskIndex) else {
+                    settled.insert(index)
+                    continue
+                }
                 let ran = started.reports[record.report].nodes[record.at]
                 earlier[index] =
                     ran.status.isDone
                     ? .success(started.outputs[node.id] ?? DataPayload(Data(), source: node.id))
                     : .failure(NodeFailure(.upstream, ran.cause ?? "\(ran.status.rawValue)", node: node.id))
-                record.report += 1
-                earlierRecords[index] = record
             }
             if let fanOut = streamed, let incompleteList {
                 skipping.merge(
@@ -114,7 +121,7 @@ struct RunTimeLists {
         return PreparedRun(
             part: secondPart,
             opened: options.part == .lists ? nil : try SessionStore(options: options).open(secondPart),
-            options: options.run, bucket: bucket, earlier: earlier, skipping: skipping)
+            options: options.run, bucket: bucket, earlier: earlier, settled: settled, skipping: skipping)
     }
 
     /// The plan of the nodes that already ran: the first phase's, and the items that started while their producer
