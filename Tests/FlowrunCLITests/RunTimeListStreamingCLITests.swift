@@ -74,4 +74,35 @@ enum StreamingProducer {
             ])
         #expect(try String(contentsOfFile: scratch.path("all.txt"), encoding: .utf8) == "A\nC\nB\n")
     }
+
+    /// Faults are decided in list order whatever batch an item arrives in: the second `b`, and `a`'s write of the
+    /// file `b` wrote, fail naming the earlier item, though `b` ran before `a` was printed.
+    @Test(.timeLimit(.minutes(6))) func aLaterBatchsDuplicateAndCollidingWriteFailAsInTheWholeList() async throws {
+        try scratch.write(
+            "flow.yaml",
+            #"""
+            version: 1
+            tasks:
+              list: { type: command, argv: [sh, -c, "echo b; \#(StreamingProducer.waitFor("out/one.txt")); echo a; echo b"] }
+              each: { type: command, forEach: { from: list }, argv: [echo, "${item}"] }
+              save: { type: write, dependsOn: each, path: out/one.txt }
+            """#)
+        let (result, report) = try await run()
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        let nodes = report.nodes.map { node in
+            "\(node["id"] ?? "?") \(node["status"] ?? "?")" + ((node["cause"] as? String).map { ": \($0)" } ?? "")
+        }
+        let duplicate =
+            "item 2 of the list of 'each' from 'list' has the key 'b', as item 0 has ('each[b]' runs): an item is "
+            + "known by its key; give each item a key of its own"
+        #expect(
+            nodes == [
+                "list succeeded", "each[b] succeeded", "each[a] succeeded", "each[b#2] failed: \(duplicate)",
+                "save[b] succeeded",
+                "save[a] failed: refusing to write 'out/one.txt', which 'save[b]' writes in this run: give each item "
+                    + "its own path",
+                "save[b#2] skipped: upstream each[b#2] failed: \(duplicate)",
+            ])
+        #expect(try String(contentsOfFile: scratch.path("out/one.txt"), encoding: .utf8) == "b\n")
+    }
 }
