@@ -65,4 +65,18 @@ extension RunTimeLists {
         }
         return skipped
     }
+
+    /// The plan of the nodes that already ran: the first phase's, and the items that started while their producer
+    /// ran (with the list they were planned with).
+    func alreadyRun(_ first: [Int], started: StreamedList.Started?, lists: [Int: [ForEachItem]])
+        throws(SessionError) -> Plan
+    {
+        guard let started, !started.records.isEmpty else { return plan.restricted(to: first) }
+        let firstIDs = Set(first.map { plan.nodes[$0].id })
+        let whole = try replanned(with: lists)
+        return whole.restricted(
+            to: whole.nodes.indices.filter {
+                firstIDs.contains(whole.nodes[$0].id) || started.records[whole.nodes[$0].id] != nil
+            })
+    }
 }

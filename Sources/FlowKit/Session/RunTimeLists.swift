@@ -51,8 +51,10 @@ struct RunTimeLists {
         firstReport = Self.marking(firstReport, failed: listFailures)
         // Items that started while their producer ran keep their results, whatever became of the rest of the list.
         var incompleteList: String?
-        if let fanOut = streamed, let started, !started.reports.isEmpty, lists[fanOut] == nil {
-            let producer = firstReport.nodes[position[producers[fanOut] ?? 0] ?? 0]
+        if let fanOut = streamed, let started, !started.reports.isEmpty, lists[fanOut] == nil,
+            let at = producers[fanOut].flatMap({ position[$0] })
+        {
+            let producer = firstReport.nodes[at]
             incompleteList = "'\(producer.id)' \(producer.status.rawValue)" + (producer.cause.map { ": \($0)" } ?? "")
             lists[fanOut] = started.list.items
             duplicates[fanOut] = started.list.duplicates
@@ -124,20 +126,6 @@ struct RunTimeLists {
             options: options.run, bucket: bucket, earlier: earlier, settled: settled, skipping: skipping)
     }
 
-    /// The plan of the nodes that already ran: the first phase's, and the items that started while their producer
-    /// ran (with the list they were planned with).
-    private func alreadyRun(_ first: [Int], started: StreamedList.Started?, lists: [Int: [ForEachItem]])
-        throws(SessionError) -> Plan
-    {
-        guard let started, !started.records.isEmpty else { return plan.restricted(to: first) }
-        let firstIDs = Set(first.map { plan.nodes[$0].id })
-        let whole = try replanned(with: lists)
-        return whole.restricted(
-            to: whole.nodes.indices.filter {
-                firstIDs.contains(whole.nodes[$0].id) || started.records[whole.nodes[$0].id] != nil
-            })
-    }
-
     /// Runs the producers and what they need (`first`, by index in ``plan``), the store keeping the producers'
     /// outputs; returns its report and the outputs the second phase reads, by position in `first`. Its store is
     /// let go of before the second phase opens it again.
@@ -168,17 +156,10 @@ struct RunTimeLists {
             part: part, opened: opened, options: runOptions, bucket: journal == nil ? nil : bucket,
             capturing: keep.union(readLater(first).compactMap { position[$0] }), closesStore: streamed == nil)
         options.cancellation?.cover(run.runner)
-        let report: RunReport
-        do {
-            report = try run.run()
-        } catch {
-            _ = streamed?.finish()
-            if streamed != nil { opened?.0.close() }
-            throw error
-        }
+        let report = Result { () throws(SessionError) in try run.run() }
         let started = streamed?.finish()
         if streamed != nil { opened?.0.close() }
-        return (report, run.capturedOutputs, started)
+        return (try report.get(), run.capturedOutputs, started)
     }
 
     /// The gathers over a list that came out empty, with the cause they are skipped for: the fan-out's tasks have
