@@ -163,7 +163,7 @@ import Testing
             #"""
             version: 1
             tasks:
-              list: { type: command, argv: [sh, -c, "echo a; \#(StreamingProducer.waitFor("a.done")); echo $$ > producer.pid; exec sleep 300"] }
+              list: { type: command, argv: [sh, -c, "echo a; \#(StreamingProducer.waitFor("a.done")); sleep 5; echo $$ > producer.pid; exec sleep 300"] }
               each: { type: command, forEach: { from: list }, argv: [touch, "${item}.done"] }
             """#)
         let child = try Child.flowrun(["flow.yaml", "--no-progress", "--report", "report.json"], in: scratch.url)
@@ -174,7 +174,8 @@ import Testing
         #expect(result.stdout.contains("2 nodes: 1 succeeded, 1 cancelled"), "\(result.stdout)")
         let report = try ReportView(scratch.path("report.json"))
         #expect(report.interrupted == true)
-        // The item started while its producer ran: it keeps its result.
+        // The item ran while its producer ran (which waited for its file, then five seconds for its node to end, before
+        // Ctrl-C): it keeps its result.
         #expect(
             report.nodes.map { "\($0["id"] ?? "?") \($0["status"] ?? "?")" } == ["list cancelled", "each[a] succeeded"])
         #expect(await producer.ended(), "the producer's program is still running")

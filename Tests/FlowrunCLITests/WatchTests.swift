@@ -66,15 +66,15 @@ import Testing
     }
 
     /// The producer of a list made at run time runs while a cycle's session prepares, before its runner exists:
-    /// Ctrl-C reaches it there too, instead of waiting for it to end on its own. Its item started while it ran (the
-    /// producer waits for it) and keeps its result.
+    /// Ctrl-C reaches it there too, instead of waiting for it to end on its own. Its item ran while it ran (the
+    /// producer waits for the item's file, then five seconds for its node to end) and keeps its result.
     @Test(.timeLimit(.minutes(6))) func ctrlCWhileAProducerRunsInAWatchStopsIt() async throws {
         try scratch.write(
             "flow.yaml",
             #"""
             version: 1
             tasks:
-              list: { type: command, argv: [sh, -c, "echo a; \#(StreamingProducer.waitFor("a.done")); echo $$ > producer.pid; exec sleep 300"] }
+              list: { type: command, argv: [sh, -c, "echo a; \#(StreamingProducer.waitFor("a.done")); sleep 5; echo $$ > producer.pid; exec sleep 300"] }
               each: { type: command, forEach: { from: list }, argv: [touch, "${item}.done"] }
             """#)
         let watch = try Child.flowrun(["flow.yaml", "--watch", "--no-progress"], in: scratch.url)
