@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A shell snippet for a producer that waits, up to five minutes, for files its items' consumers create: the
 /// run gets past it only if those consumers started while the producer still ran. It fails the producer with
 /// status 9 when the files never come.
@@ -104,5 +108,30 @@ enum StreamingProducer {
                 "save[b#2] skipped: upstream each[b#2] failed: \(duplicate)",
             ])
         #expect(try String(contentsOfFile: scratch.path("out/one.txt"), encoding: .utf8) == "b\n")
+    }
+
+    /// Ctrl-C while an item runs beside its producer cancels both: each program is stopped, and the run ends with
+    /// the summary.
+    @Test(.timeLimit(.minutes(6))) func ctrlCWhileAnItemRunsBesideItsProducerStopsBoth() async throws {
+        try scratch.write(
+            "flow.yaml",
+            #"""
+            version: 1
+            tasks:
+              list: { type: command, argv: [sh, -c, "echo a; \#(StreamingProducer.waitFor("a.pid")); echo $$ > producer.pid; exec sleep 300"] }
+              each: { type: command, forEach: { from: list }, argv: [sh, -c, 'echo $$ > "$0.pid"; exec sleep 300', "${item}"] }
+            """#)
+        let child = try Child.flowrun(["flow.yaml", "--no-progress", "--report", "report.json"], in: scratch.url)
+        let producer = try await ProgramPID(file: scratch.path("producer.pid"))
+        let item = try await ProgramPID(file: scratch.path("a.pid"))
+        child.signal(SIGINT)
+        let result = try #require(await child.wait(timeout: .seconds(30)), "flowrun did not end after Ctrl-C")
+        #expect(result.status == 130, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("2 nodes: 2 cancelled"), "\(result.stdout)")
+        let report = try ReportView(scratch.path("report.json"))
+        #expect(report.interrupted == true)
+        #expect(statuses(report) == ["list cancelled", "each[a] cancelled"])
+        #expect(await producer.ended(), "the producer's program is still running")
+        #expect(await item.ended(), "the item's program is still running")
     }
 }
