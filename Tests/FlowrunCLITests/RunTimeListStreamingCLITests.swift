@@ -134,4 +134,23 @@ enum StreamingProducer {
         #expect(await producer.ended(), "the producer's program is still running")
         #expect(await item.ended(), "the item's program is still running")
     }
+
+    /// Items whose nodes have one key (their task does not read the item) all run in a cold run, as with the whole
+    /// list: an item that arrives later is not found by the key an earlier item's batch recorded in this run. (The
+    /// last line, without a newline, is known only with the whole list.)
+    @Test(.timeLimit(.minutes(6))) func aLaterItemIsNotFoundByTheKeyAnEarlierItemRecordedInTheSameRun() async throws {
+        try FileManager.default.createDirectory(atPath: scratch.path("done"), withIntermediateDirectories: true)
+        try scratch.write(
+            "flow.yaml",
+            #"""
+            version: 1
+            tasks:
+              list: { type: command, argv: [sh, -c, "echo 1; \#(StreamingProducer.waitFor("done/0")); printf 2"] }
+              each: { type: command, cache: true, forEach: { from: list }, argv: [sh, -c, 'touch "done/$(ls done | wc -l)"'] }
+            """#)
+        let (result, report) = try await run()
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(statuses(report) == ["list succeeded", "each[1] succeeded", "each[2] succeeded"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("done")).sorted() == ["0", "1"])
+    }
 }

@@ -61,12 +61,18 @@ struct RunTimeLists {
         }
         // A first phase that was interrupted, or failed fast, starts nothing more: the second runs none of its own.
         let failsFast = options.run.failFast ?? plan.workflow.failFast
-        let second =
-            firstReport.interrupted || (failsFast && firstReport.exitCode != 0) || options.part == .lists
-            ? try alreadyRun(first, started: started, lists: lists) : try replanned(with: lists)
+        let stopsHere = firstReport.interrupted || (failsFast && firstReport.exitCode != 0) || options.part == .lists
+        let second: Plan
+        let part: SessionPart
+        do {
+            second = stopsHere ? try alreadyRun(first, started: started, lists: lists) : try replanned(with: lists)
+            part = try secondPart(of: second)
+        } catch {
+            started?.store?.close()  // what the batches recorded is kept
+            throw error
+        }
         let emptyLists = Set(lists.lazy.filter { $0.value.isEmpty }.map(\.key))
         lists.removeAll()  // the plan has the items now
-        let part = try secondPart(of: second)
         var earlier: [Int: Result<any Sendable, NodeFailure>] = [:]
         var records: [Int: Int] = [:]
         let firstIDs = Dictionary(uniqueKeysWithValues: first.enumerated().map { (plan.nodes[$1].id, $0) })
@@ -120,9 +126,14 @@ struct RunTimeLists {
         }
         let (earlierReports, finishedRecords) = ([firstReport] + (started?.reports ?? []), earlierRecords)
         let secondPart = SessionPart(part) { report in report.following(earlierReports, records: finishedRecords) }
+        let opened: (RunStore, UpToDate)?
+        if let store = started?.store?.handedOverToTheLastPlan() {
+            opened = (store, SessionStore(options: options).decide(secondPart, in: store))
+        } else {
+            opened = options.part == .lists ? nil : try SessionStore(options: options).open(secondPart)
+        }
         return PreparedRun(
-            part: secondPart,
-            opened: options.part == .lists ? nil : try SessionStore(options: options).open(secondPart),
+            part: secondPart, opened: opened,
             options: options.run, bucket: bucket, earlier: earlier, settled: settled, skipping: skipping)
     }
 
@@ -157,8 +168,11 @@ struct RunTimeLists {
             capturing: keep.union(readLater(first).compactMap { position[$0] }), closesStore: streamed == nil)
         options.cancellation?.cover(run.runner)
         let report = Result { () throws(SessionError) in try run.run() }
-        let started = streamed?.finish()
-        if streamed != nil { opened?.0.close() }
+        var started = streamed?.finish()
+        if started?.reports.isEmpty == true || (started != nil && (try? report.get()) == nil) {
+            opened?.0.close()  // no batch ran: the second phase opens the store as without streaming
+            started?.store = nil
+        }
         return (try report.get(), run.capturedOutputs, started)
     }
 

@@ -133,7 +133,7 @@ final class StreamedList: Sendable {
             state.printed = Data()
             return (state.batches, state.list)
         }
-        var started = Started(list: list)
+        var started = Started(store: shared.store, list: list)
         for batch in batches {
             guard let (report, outputs) = batch.wait() else { continue }
             let at = started.reports.count
@@ -148,6 +148,10 @@ final class StreamedList: Sendable {
 
     /// What the batches of a list ran.
     struct Started {
+        /// The store they journaled into, open and locked while batches ran: the second phase decides with what
+        /// it held before the run — not with the batches' records, so an item the batches did not run is not
+        /// found by the key of one they did — and closes it.
+        var store: RunStore?
         /// The items of the list they were planned with (the first ones), those that started and the duplicates
         /// among them, which did not.
         var list: RunTimeItems.List

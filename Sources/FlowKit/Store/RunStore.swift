@@ -121,12 +121,21 @@ package final class RunStore: Sendable {
     package func sharedForAnotherPlan() -> RunStore {
         RunStore(
             directory: directory, name: name, latest: latest, recordedUntil: recordedUntil, recordCount: recordCount,
-            journalStart: journalStart, writer: writer, warn: warn)
+            journalStart: journalStart, lock: nil, writer: writer, warn: warn)
+    }
+
+    /// The same open store, for the last plan of a run made of several: it decides with what the store held when
+    /// opened (not with what the run's earlier plans recorded since), and closing it closes the journal and lets
+    /// go of the lock. Nothing else may use the store after it.
+    package func handedOverToTheLastPlan() -> RunStore {
+        RunStore(
+            directory: directory, name: name, latest: latest, recordedUntil: recordedUntil, recordCount: recordCount,
+            journalStart: journalStart, lock: lock, writer: writer, warn: warn)
     }
 
     private init(
         directory: String, name: String, latest: LatestRecords, recordedUntil: Int64?, recordCount: Int,
-        journalStart: Int, writer: JournalWriter?, warn: (@Sendable (String) -> Void)?
+        journalStart: Int, lock: StoreLock?, writer: JournalWriter?, warn: (@Sendable (String) -> Void)?
     ) {
         self.directory = directory
         self.name = name
@@ -137,7 +146,7 @@ package final class RunStore: Sendable {
         self.recordCount = recordCount
         self.journalStart = journalStart
         damage = nil
-        lock = nil
+        self.lock = lock
         self.writer = writer
     }
 
