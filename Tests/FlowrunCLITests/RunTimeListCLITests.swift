@@ -96,8 +96,35 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: scratch.path("all.txt")))
     }
 
-    @Test func aProducerThatFailsAfterPrintingItemsRunsNoneOfThem() async throws {
-        try writeFlow(producer: #"[sh, -c, "echo a; echo b; exit 3"]"#)
+    /// Lines stream: the items that started before the producer failed keep their results, and the gather over the
+    /// list does not run (but the one with `runIf: always`). The producer fails only once both items have ended.
+    @Test func aProducerThatFailsAfterItsLinesStartedKeepsThoseItemsAndSkipsTheGather() async throws {
+        try scratch.write(
+            "flow.yaml",
+            #"""
+            version: 1
+            tasks:
+              list: { type: command, argv: [sh, -c, "echo a; echo b; \#(StreamingProducer.waitFor("a.done", "b.done")); exit 3"] }
+              each: { type: command, cache: true, forEach: { from: list }, argv: [sh, -c, 'touch "$0.done"', "${item}"] }
+              all: { type: command, gather: true, dependsOn: each, stdin: true, argv: [sh, -c, "cat > all.txt"] }
+              always: { type: command, gather: true, runIf: always, dependsOn: each, argv: [echo, done] }
+            """#)
+        let (result, report) = try await run()
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(
+            statuses(report) == [
+                "list failed", "each[a] succeeded", "each[b] succeeded", "all skipped", "always succeeded",
+            ])
+        #expect(report.cause("list") == "'sh' exited with status 3 (nothing on standard error)")
+        #expect(
+            report.cause("all")
+                == "the list of 'each' from 'list' is not whole: 'list' failed: 'sh' exited with status 3 (nothing on standard error)"
+        )
+    }
+
+    /// A JSON list is read once its producer has ended: a producer that fails after printing one runs none of it.
+    @Test func aProducerThatFailsAfterPrintingAJSONListRunsNoneOfIt() async throws {
+        try writeFlow(producer: #"[sh, -c, "echo '[\"a\", \"b\"]'; sleep 1; exit 3"]"#)
         let (result, report) = try await run()
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         #expect(statuses(report) == ["list failed", "all skipped", "always succeeded"])

@@ -114,22 +114,32 @@ import Testing
         #expect(try String(contentsOfFile: scratch.path("out/one.txt"), encoding: .utf8) == "a\n")
     }
 
-    @Test func aProducerThatFailsAfterPrintingItemsIsNotTrustedAndARerunRunsItAgain() async throws {
+    /// Lines stream: the items that ran before the producer failed keep their results (a rerun finds them in the
+    /// store), the gather over the list runs only with `runIf: always`, and the producer is not trusted: a rerun
+    /// runs it again. It fails only once both items have written their files.
+    @Test(.timeLimit(.minutes(6))) func aProducerThatFailsAfterItsItemsRanKeepsThemAndARerunRunsItAgain()
+        async throws
+    {
+        let cause = "'sh' exited with status 3 (nothing on standard error)"
         try scratch.write(
             "flow.yaml",
-            """
+            #"""
             version: 1
             tasks:
-              list: { type: command, cache: true, argv: [sh, -c, "echo a; echo b; test -e ready || exit 3"] }
-              each: { type: command, cache: true, forEach: { from: list }, argv: [echo, "${item}"] }
+              list: { type: command, cache: true, argv: [sh, -c, "echo a; echo b; \#(StreamingProducer.waitFor("a.done", "b.done")); test -e ready || exit 3"] }
+              each: { type: command, cache: true, forEach: { from: list }, argv: [sh, -c, 'echo "$0" > "$0.part" && mv "$0.part" "$0.done"', "${item}"] }
               all: { type: command, gather: true, runIf: always, dependsOn: each, argv: [echo, done] }
-            """)
+              index: { type: command, gather: true, dependsOn: each, argv: [echo, done] }
+            """#)
         #expect(
             try await outcome() == """
                 exit 1
-                list failed: 'sh' exited with status 3 (nothing on standard error)
+                list failed: \(cause)
+                each[a] succeeded
+                each[b] succeeded
                 all succeeded
-                flow.yaml:3:3: error: list failed: 'sh' exited with status 3 (nothing on standard error)
+                index skipped: the list of 'each' from 'list' is not whole: 'list' failed: \(cause)
+                flow.yaml:3:3: error: list failed: \(cause)
 
                 """)
         try scratch.write("ready", "")
@@ -137,9 +147,10 @@ import Testing
             try await outcome() == """
                 exit 0
                 list succeeded
-                each[a] succeeded
-                each[b] succeeded
+                each[a] cached
+                each[b] cached
                 all succeeded
+                index succeeded
 
                 """)
     }
@@ -149,21 +160,24 @@ import Testing
     @Test(.timeLimit(.minutes(6))) func ctrlCWhileTheProducerRunsStopsItAndEndsWithTheSummary() async throws {
         try scratch.write(
             "flow.yaml",
-            """
+            #"""
             version: 1
             tasks:
-              list: { type: command, argv: [sh, -c, "echo a; echo $$ > producer.pid; exec sleep 300"] }
-              each: { type: command, forEach: { from: list }, argv: [echo, "${item}"] }
-            """)
+              list: { type: command, argv: [sh, -c, "echo a; \#(StreamingProducer.waitFor("a.done")); sleep 5; echo $$ > producer.pid; exec sleep 300"] }
+              each: { type: command, forEach: { from: list }, argv: [touch, "${item}.done"] }
+            """#)
         let child = try Child.flowrun(["flow.yaml", "--no-progress", "--report", "report.json"], in: scratch.url)
         let producer = try await ProgramPID(file: scratch.path("producer.pid"))
         child.signal(SIGINT)
         let result = try #require(await child.wait(timeout: .seconds(30)), "flowrun did not end after Ctrl-C")
         #expect(result.status == 130, "\(result.stdout)\(result.stderr)")
-        #expect(result.stdout.contains("1 node: 1 cancelled"), "\(result.stdout)")
+        #expect(result.stdout.contains("2 nodes: 1 succeeded, 1 cancelled"), "\(result.stdout)")
         let report = try ReportView(scratch.path("report.json"))
         #expect(report.interrupted == true)
-        #expect(report.nodes.map { "\($0["id"] ?? "?") \($0["status"] ?? "?")" } == ["list cancelled"])
+        // The item ran while its producer ran (which waited for its file, then five seconds for its node to end, before
+        // Ctrl-C): it keeps its result.
+        #expect(
+            report.nodes.map { "\($0["id"] ?? "?") \($0["status"] ?? "?")" } == ["list cancelled", "each[a] succeeded"])
         #expect(await producer.ended(), "the producer's program is still running")
     }
 }

@@ -18,16 +18,27 @@ import Testing
         let lane: Int
     }
 
-    @Test func twoThousandItemsOnAQueueOfOneSlotNeverOverlap() async throws {
+    /// Also while the items stream: the producer prints half the list, waits until the first item has run, then
+    /// prints the rest, so the items run in batches beside it, on the same queue.
+    @Test(.timeLimit(.minutes(6)), arguments: [false, true])
+    func twoThousandItemsOnAQueueOfOneSlotNeverOverlap(streaming: Bool) async throws {
         let count = 2_000
+        let producer =
+            streaming
+            ? #"[sh, -c, "seq 1 1000; \#(StreamingProducer.waitFor("done/1")); seq 1001 \#(count)"]"#
+            : "[seq, 1, \(count)]"
+        let item =
+            streaming
+            ? #"type: command, argv: [touch, "done/${item}"]"# : "type: sleep, duration: 1ms"
+        try FileManager.default.createDirectory(atPath: scratch.path("done"), withIntermediateDirectories: true)
         try scratch.write(
             "flow.yaml",
             """
             version: 1
             queues: { one: { maxConcurrent: 1 } }
             tasks:
-              list: { type: command, argv: [seq, 1, \(count)] }
-              each: { type: sleep, forEach: { from: list }, duration: 1ms, queue: one }
+              list: { type: command, argv: \(producer) }
+              each: { \(item), forEach: { from: list }, queue: one }
             """)
         let result = try await Child.runFlowrun(
             ["flow.yaml", "--no-progress", "--report", "report.json"], in: scratch.url)
@@ -48,5 +59,10 @@ import Testing
         #expect(attempts.filter { $0.lane != 0 }.map(\.node) == [])
         let overlapping = zip(attempts, attempts.dropFirst()).filter { $1.start < $0.end }
         #expect(overlapping.map { "\($0.node) and \($1.node)" } == [], "attempts overlap on a queue of one slot")
+        if streaming {
+            let producerEnd = try #require(
+                (report.node("list")?["spans"] as? [[String: Any]])?.last?["end"] as? Double)
+            #expect(try #require(attempts.first { $0.node == "each[1]" }).start < producerEnd)
+        }
     }
 }

@@ -66,16 +66,17 @@ import Testing
     }
 
     /// The producer of a list made at run time runs while a cycle's session prepares, before its runner exists:
-    /// Ctrl-C reaches it there too, instead of waiting for it to end on its own.
-    @Test(.timeLimit(.minutes(3))) func ctrlCWhileAProducerRunsInAWatchStopsIt() async throws {
+    /// Ctrl-C reaches it there too, instead of waiting for it to end on its own. Its item ran while it ran (the
+    /// producer waits for the item's file, then five seconds for its node to end) and keeps its result.
+    @Test(.timeLimit(.minutes(6))) func ctrlCWhileAProducerRunsInAWatchStopsIt() async throws {
         try scratch.write(
             "flow.yaml",
-            """
+            #"""
             version: 1
             tasks:
-              list: { type: command, argv: [sh, -c, "echo a; echo $$ > producer.pid; exec sleep 300"] }
-              each: { type: command, forEach: { from: list }, argv: [echo, "${item}"] }
-            """)
+              list: { type: command, argv: [sh, -c, "echo a; \#(StreamingProducer.waitFor("a.done")); sleep 5; echo $$ > producer.pid; exec sleep 300"] }
+              each: { type: command, forEach: { from: list }, argv: [touch, "${item}.done"] }
+            """#)
         let watch = try Child.flowrun(["flow.yaml", "--watch", "--no-progress"], in: scratch.url)
         let producer = try await ProgramPID(file: scratch.path("producer.pid"))
         watch.signal(SIGINT)
@@ -83,7 +84,7 @@ import Testing
         #expect(result.status == 130, "\(result.stdout)\(result.stderr)")
         #expect(result.stderr == "\ninterrupted: cancelling (press Ctrl-C again to exit now)\n")
         let lines = runLines(result.stdout)
-        #expect(lines.count == 1 && lines[0].hasPrefix("run 1: 1 node: 1 cancelled in "), "\(lines)")
+        #expect(lines.count == 1 && lines[0].hasPrefix("run 1: 2 nodes: 1 succeeded, 1 cancelled in "), "\(lines)")
         #expect(lines.first?.hasSuffix(" (interrupted)") == true, "\(lines)")
         #expect(await producer.ended(), "the producer's program is still running")
     }

@@ -2,12 +2,15 @@
 # A list made at run time at scale: a `command` prints N lines (100,000 by default), and each is an item of a cheap
 # consumer — a `noop`, or a `fetch → write` copy of a small file that the store remembers. Runs, each timed as a
 # whole process with its peak RSS (/usr/bin/time -v), beside the same items from a list file ({ file: LIST }):
-#   noop            `seq N` into a noop per item, no store
+#   noop            `seq N` into a noop per item, no store; the items stream (each starts once its line is printed)
+#   noop whole      the same with `failFast: true`, which reads the whole list before any item starts (as every
+#                   list did before lines streamed)
+#   paced           a producer that prints the N lines in 10 parts, 0.2 s apart, into a noop per item: streamed,
+#                   and whole (`failFast: true`)
 #   copy cold       a fresh store: the producer, then every item's chain
 #   copy unchanged  the same list again: the producer runs, every item is found in the store
 #   copy one-new    the producer prints one more line: that item's chain runs alone
-# Then the time until the first consumer started after the producer began, from the trace: the producer runs to
-# its end before the items start (lines are not streamed to consumers yet), so it is at least the producer's time.
+# Then, from the paced producer's trace, when the first consumer started and when the producer ended.
 #
 #   bench/lists/run-time.sh [N]
 set -euo pipefail
@@ -24,6 +27,15 @@ tasks:
   list: { type: command, argv: [seq, "$N"] }
   each: { type: noop, forEach: { from: list } }
 YAML
+sed 's/^name: run-time-noop$/name: run-time-noop-whole\nfailFast: true/' "$WORK/noop.yaml" >"$WORK/noop-whole.yaml"
+cat >"$WORK/paced.yaml" <<YAML
+version: 1
+name: run-time-paced
+tasks:
+  list: { type: command, argv: [awk, 'BEGIN { for (i = 1; i <= $N; i++) { print i; if (i % ($N / 10) == 0) { fflush(); system("sleep 0.2") } } }'] }
+  each: { type: noop, forEach: { from: list } }
+YAML
+sed 's/^name: run-time-paced$/name: run-time-paced-whole\nfailFast: true/' "$WORK/paced.yaml" >"$WORK/paced-whole.yaml"
 cat >"$WORK/static-noop.yaml" <<'YAML'
 version: 1
 name: static-noop
@@ -68,8 +80,11 @@ measure() {  # label, workflow, then flowrun arguments → seconds and peak RSS 
     END { printf "%-16s %7.2f s  %6.0f MB\n", label, s, rss }' "$WORK/time"
 }
 
-measure "noop" noop.yaml --no-cache --trace trace.json
+measure "noop" noop.yaml --no-cache
+measure "noop whole" noop-whole.yaml --no-cache
 measure "static noop" static-noop.yaml --no-cache
+measure "paced" paced.yaml --no-cache --trace trace.json
+measure "paced whole" paced-whole.yaml --no-cache
 measure "copy cold" copy.yaml
 measure "static copy cold" static-copy.yaml
 measure "copy unchanged" copy.yaml
@@ -87,6 +102,6 @@ events = events["traceEvents"] if isinstance(events, dict) else events
 spans = [e for e in events if e.get("ph") == "X"]
 producer = next(e for e in spans if e.get("name") == "list")
 first = min(e["ts"] for e in spans if e.get("name", "").startswith("each["))
-print(f"first consumer   {(first - producer['ts']) / 1000:.1f} ms after the producer started; "
+print(f"paced: first consumer {(first - producer['ts']) / 1000:.1f} ms after the producer started; "
       f"producer ran {producer['dur'] / 1000:.1f} ms")
 PY

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// Everything an operation knows about the node it runs: identity, item, parameters and run options.
@@ -98,6 +99,12 @@ public struct NodeContext: Sendable {
         set { update { $0.logger = newValue } }
     }
 
+    /// What takes the node's standard output while it runs, when the run wants it then (the producer of a list
+    /// that streams, ``RunOptions/outputChunks``); `nil` for every other node.
+    package var outputChunks: (@Sendable (Data) -> Void)? {
+        read(\.outputChunks) { nodes, index, _ in nodes.outputChunks[index] }
+    }
+
     /// A downstream node, as seen by its upstream.
     public struct Consumer: Sendable {
         /// The consumer's task type, whose declared capabilities (protocols such as FlowImaging's
@@ -164,6 +171,7 @@ public struct NodeContext: Sendable {
         var previews: Bool
         var outputs: OutputLedger
         var logger: Logger
+        var outputChunks: (@Sendable (Data) -> Void)? = nil
     }
 
     /// Immutable, so sharing it between copies needs no lock; a setter makes a new one.

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// What every ``NodeContext`` of a run reads its fields from: the plan and the run options, shared by all of
@@ -7,14 +8,18 @@ final class PlannedNodes: Sendable {
     let optimize: Bool
     let previews: Bool
     let logger: Logger
-    /// The files this run's nodes have written.
-    let outputs = OutputLedger()
+    /// The files this run's nodes have written (and those of the runs that share the ledger).
+    let outputs: OutputLedger
+    /// What takes the standard output of the nodes that stream it (``RunOptions/outputChunks``).
+    let outputChunks: [Int: @Sendable (Data) -> Void]
 
     init(plan: Plan, options: RunOptions) {
         self.plan = plan
         optimize = options.optimize
         previews = options.previews
         logger = options.logger
+        outputs = options.sharedOutputs ?? OutputLedger()
+        outputChunks = options.outputChunks
     }
 
     /// The task a node comes from.
@@ -47,7 +52,7 @@ final class PlannedNodes: Sendable {
             inputTaskID: plan.workflow.tasks[taskIndex].input?.value, attempt: attempt,
             workflowDirectory: plan.workflow.directory, location: plan.workflow.tasks[taskIndex].location,
             consumers: { self.consumers(of: index) }, optimize: optimize, previews: previews, outputs: outputs,
-            logger: logger)
+            logger: logger, outputChunks: outputChunks[index])
         return (fields, diagnostics.hasErrors ? NodeFailure(invalidParameters: diagnostics, node: fields.nodeID) : nil)
     }
 }

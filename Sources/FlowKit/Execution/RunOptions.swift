@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// How to run a plan.
@@ -38,6 +39,16 @@ public struct RunOptions: Sendable {
     /// without some of its inputs (`runIf: always` after a failure), or read such a result, is partial. Keep it
     /// cheap.
     var nodeSucceeded: (@Sendable (_ index: Int, _ operation: FlowOperation, _ isWhole: Bool) -> Void)?
+    /// The nodes whose standard output is wanted while they run (the producers of lists that stream), by index in
+    /// ``Plan/nodes``, each with what takes every chunk as it arrives, from the thread that read it.
+    var outputChunks: [Int: @Sendable (Data) -> Void] = [:]
+    /// The queues to run on, when runners share them (the item batches of a list that streams run beside the
+    /// run of its producer, and every queue's limit holds across all of them); `nil` makes the runner its own.
+    var sharedQueues: QueueSet?
+    /// The ledger of the files written, when runners share one, so no runner's node replaces another's file.
+    var sharedOutputs: OutputLedger?
+    /// When the run started, when runners share its clock: their reports' spans are then on one time line.
+    var sharedOrigin: RunOrigin?
 
     /// Creates options.
     public init(
@@ -53,6 +64,17 @@ public struct RunOptions: Sendable {
         self.previews = previews
         self.logger = logger
         self.observer = observer
+    }
+}
+
+/// The instant a run's report counts from: its date, and the same instant on the run's clock.
+struct RunOrigin: Sendable {
+    let date: Date
+    let seconds: Double
+
+    init(clock: any RunClock) {
+        date = Date()
+        seconds = clock.nowSeconds
     }
 }
 

@@ -35,7 +35,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     private let signalled = Atomic<Bool>(false)
     /// Whether `run()` was called: a runner runs its plan once.
     private let claimed = Atomic<Bool>(false)
-    private let startedAt = Date()
+    private let startedAt: Date
     private let originSeconds: Double
     /// The nodes restored from the store (``RunOptions/restoredNodes``).
     private let restored: Set<Int>
@@ -44,7 +44,8 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     public init(plan: Plan, options: RunOptions = RunOptions()) {
         self.plan = plan
         self.options = options
-        let queues = QueueSet(workflow: plan.workflow, defaultLimit: options.maxConcurrentDefault)
+        let queues =
+            options.sharedQueues ?? QueueSet(workflow: plan.workflow, defaultLimit: options.maxConcurrentDefault)
         self.queues = queues
         self.failFast = options.failFast ?? plan.workflow.failFast
         let queueNames = Array(plan.workflow.queues.keys)
@@ -53,7 +54,9 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
             RunState(
                 plan: plan, queueLimits: queueNames.map { queues.limits[$0] ?? 1 },
                 recordsEvents: options.observer != nil))
-        self.originSeconds = options.clock.nowSeconds
+        let origin = options.sharedOrigin ?? RunOrigin(clock: options.clock)
+        self.startedAt = origin.date
+        self.originSeconds = origin.seconds
         self.restored = Set(options.restoredNodes)
     }
 

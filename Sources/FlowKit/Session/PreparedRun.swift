@@ -25,13 +25,20 @@ public final class PreparedRun: Sendable {
     ///   - capturing: Nodes whose outputs ``capturedOutputs`` keeps: what they made, or what the store replays.
     ///   - earlier: Outcomes of nodes an earlier phase of the run decided, by node index: they are restored with
     ///     them instead of running or being decided by the store.
+    ///   - settled: Nodes an earlier phase of the run ran whose outcomes no node of this one reads, by node index:
+    ///     they end at once, neither run nor restored (their records come from that phase's report).
     ///   - skipping: Nodes that end `skipped` without running, with the cause, by node index.
+    ///   - closesStore: Whether the run closes the store at its end: not when other runs share it (their owner
+    ///     closes it once they have all ended).
     init(
         part: SessionPart, opened: (RunStore, UpToDate)?, options: RunOptions,
         bucket: (store: BucketStore, workflowPath: String)? = nil, capturing: Set<Int> = [],
-        earlier: [Int: Result<any Sendable, NodeFailure>] = [:], skipping: [Int: String] = [:]
+        earlier: [Int: Result<any Sendable, NodeFailure>] = [:], settled: Set<Int> = [],
+        skipping: [Int: String] = [:],
+        closesStore: Bool = true
     ) {
         self.bucket = bucket
+        self.closesStore = closesStore
         let plan = part.plan
         var options = options
         options.skippedNodes = skipping
@@ -67,6 +74,10 @@ public final class PreparedRun: Sendable {
                     captured.withLock { $0[index] = output }
                 }
             }
+        }
+        if !settled.isEmpty {
+            options.restoredNodes.removeAll { settled.contains($0) }
+            options.cachedNodes = (options.cachedNodes.filter { !settled.contains($0) } + settled).sorted()
         }
         if !earlier.isEmpty {
             options.cachedNodes.removeAll { earlier[$0] != nil }
@@ -109,6 +120,7 @@ public final class PreparedRun: Sendable {
     /// date (read back from it). A node that failed, or whose stored output cannot be read, has none.
     var capturedOutputs: [Int: any Sendable] { captured.withLock { $0 } }
     private let capturing: Set<Int>
+    private let closesStore: Bool
 
     private func finish(_ report: RunReport) throws(SessionError) -> RunReport {
         var report = report
@@ -119,7 +131,7 @@ public final class PreparedRun: Sendable {
                     captured.withLock { $0[index] = output }
                 }
             }
-            store.close { bucket?.store.publish(store) }
+            if closesStore { store.close { bucket?.store.publish(store) } }
             report = report.keyed(by: store.keys(decisions))
             if let previews { report = CachedArtifacts.add(to: report, decisions: decisions, previews: previews) }
         }

@@ -25,7 +25,9 @@ struct RunTimeLists {
         let producers = producerNodes()
         let first = firstPhaseNodes(producers: producers.values)
         let position = Dictionary(uniqueKeysWithValues: first.enumerated().map { ($1, $0) })
-        var (firstReport, outputs) = try runFirstPhase(first, producers: producers, position: position)
+        let streamed = streamingFanOut(producers)
+        var (firstReport, outputs, started) = try runFirstPhase(
+            first, producers: producers, position: position, streaming: streamed)
 
         var lists: [Int: [ForEachItem]] = [:]
         var duplicates: [Int: [Int: RunTimeItems.Duplicate]] = [:]
@@ -47,14 +49,30 @@ struct RunTimeLists {
             }
         }
         firstReport = Self.marking(firstReport, failed: listFailures)
+        // Items that started while their producer ran keep their results, whatever became of the rest of the list.
+        var incompleteList: String?
+        if let fanOut = streamed, let started, !started.reports.isEmpty, lists[fanOut] == nil,
+            let at = producers[fanOut].flatMap({ position[$0] })
+        {
+            let producer = firstReport.nodes[at]
+            incompleteList = "'\(producer.id)' \(producer.status.rawValue)" + (producer.cause.map { ": \($0)" } ?? "")
+            lists[fanOut] = started.list.items
+            duplicates[fanOut] = started.list.duplicates
+        }
         // A first phase that was interrupted, or failed fast, starts nothing more: the second runs none of its own.
         let failsFast = options.run.failFast ?? plan.workflow.failFast
-        let second =
-            firstReport.interrupted || (failsFast && firstReport.exitCode != 0) || options.part == .lists
-            ? plan.restricted(to: first) : try replanned(with: lists)
+        let stopsHere = firstReport.interrupted || (failsFast && firstReport.exitCode != 0) || options.part == .lists
+        let second: Plan
+        let part: SessionPart
+        do {
+            second = stopsHere ? try alreadyRun(first, started: started, lists: lists) : try replanned(with: lists)
+            part = try secondPart(of: second)
+        } catch {
+            started?.store?.close()  // what the batches recorded is kept
+            throw error
+        }
         let emptyLists = Set(lists.lazy.filter { $0.value.isEmpty }.map(\.key))
         lists.removeAll()  // the plan has the items now
-        let part = try secondPart(of: second)
         var earlier: [Int: Result<any Sendable, NodeFailure>] = [:]
         var records: [Int: Int] = [:]
         let firstIDs = Dictionary(uniqueKeysWithValues: first.enumerated().map { (plan.nodes[$1].id, $0) })
@@ -77,30 +95,85 @@ struct RunTimeLists {
                 if let at = partIndex[second.nodes[index].id] { earlier[at] = .failure(failure) }
             }
         }
-        let (finishedFirst, firstRecords) = (firstReport, records)
-        let secondPart = SessionPart(part) { report in report.following(finishedFirst, records: firstRecords) }
+        var skipping = Self.gathersOverNoItems(part.plan, emptyLists: emptyLists)
+        var earlierRecords = records.mapValues { RunReport.EarlierRecord(report: 0, at: $0) }
+        var settled = Set<Int>()
+        if let started {
+            let read = streamed.map(tasksReadAfterItems(fanOut:)) ?? []
+            for (index, node) in part.plan.nodes.enumerated() {
+                guard let record = started.records[node.id] else { continue }
+                // The first phase's report comes before the batches'.
+                earlierRecords[index] = RunReport.EarlierRecord(report: record.report + 1, at: record.at)
+                // Only what a gather reads is restored; the others end at once, their records from their batch.
+                guard read.contains(node.taskIndex) else {
+                    settled.insert(index)
+                    continue
+                }
+                let ran = started.reports[record.report].nodes[record.at]
+                earlier[index] =
+                    ran.status.isDone
+                    ? .success(started.outputs[node.id] ?? DataPayload(Data(), source: node.id))
+                    : .failure(NodeFailure(.upstream, ran.cause ?? "\(ran.status.rawValue)", node: node.id))
+            }
+            if let fanOut = streamed, let incompleteList {
+                skipping.merge(
+                    Self.skippedAfterIncompleteList(
+                        part.plan, fanOut: fanOut, started: started, failure: incompleteList
+                    )
+                    .filter { earlier[$0.key] == nil }  // an item that failed before it could run says why
+                ) { _, incomplete in incomplete }
+            }
+        }
+        let (earlierReports, finishedRecords) = ([firstReport] + (started?.reports ?? []), earlierRecords)
+        let secondPart = SessionPart(part) { report in report.following(earlierReports, records: finishedRecords) }
+        let opened: (RunStore, UpToDate)?
+        if let store = started?.store?.handedOverToTheLastPlan() {
+            opened = (store, SessionStore(options: options).decide(secondPart, in: store))
+        } else {
+            opened = options.part == .lists ? nil : try SessionStore(options: options).open(secondPart)
+        }
         return PreparedRun(
-            part: secondPart,
-            opened: options.part == .lists ? nil : try SessionStore(options: options).open(secondPart),
-            options: options.run, bucket: bucket, earlier: earlier,
-            skipping: Self.gathersOverNoItems(secondPart.plan, emptyLists: emptyLists))
+            part: secondPart, opened: opened,
+            options: options.run, bucket: bucket, earlier: earlier, settled: settled, skipping: skipping)
     }
 
     /// Runs the producers and what they need (`first`, by index in ``plan``), the store keeping the producers'
     /// outputs; returns its report and the outputs the second phase reads, by position in `first`. Its store is
     /// let go of before the second phase opens it again.
-    private func runFirstPhase(_ first: [Int], producers: [Int: Int], position: [Int: Int]) throws(SessionError)
-        -> (RunReport, [Int: any Sendable])
+    /// With `streaming`, the items of that fan-out's list start as its producer prints them, and what they ran
+    /// comes back too; the store stays open until they have ended.
+    private func runFirstPhase(_ first: [Int], producers: [Int: Int], position: [Int: Int], streaming: Int?)
+        throws(SessionError) -> (RunReport, [Int: any Sendable], StreamedList.Started?)
     {
         let keep = Set(producers.values.compactMap { position[$0] })
         let journal = listsJournal
         let part = SessionPart(plan: plan.restricted(to: first), journal: journal, keepValues: keep) { $0 }
+        let opened = try SessionStore(options: options).open(part)
+        var runOptions = options.run
+        var streamed: StreamedList?
+        if let fanOut = streaming, let producer = producers[fanOut].flatMap({ position[$0] }) {
+            let shared = StreamedList.Shared(
+                store: opened?.0,
+                queues: QueueSet(workflow: plan.workflow, defaultLimit: runOptions.maxConcurrentDefault),
+                outputs: OutputLedger(), origin: RunOrigin(clock: runOptions.clock))
+            let list = StreamedList(fanOut: fanOut, lists: self, shared: shared)
+            runOptions.sharedQueues = shared.queues
+            runOptions.sharedOutputs = shared.outputs
+            runOptions.sharedOrigin = shared.origin
+            runOptions.outputChunks = [producer: { list.take($0) }]
+            streamed = list
+        }
         let run = PreparedRun(
-            part: part, opened: try SessionStore(options: options).open(part), options: options.run,
-            bucket: journal == nil ? nil : bucket, capturing: keep.union(readLater(first).compactMap { position[$0] }))
+            part: part, opened: opened, options: runOptions, bucket: journal == nil ? nil : bucket,
+            capturing: keep.union(readLater(first).compactMap { position[$0] }), closesStore: streamed == nil)
         options.cancellation?.cover(run.runner)
-        let report = try run.run()
-        return (report, run.capturedOutputs)
+        let report = Result { () throws(SessionError) in try run.run() }
+        var started = streamed?.finish()
+        if started?.reports.isEmpty == true || (started != nil && (try? report.get()) == nil) {
+            opened?.0.close()  // no batch ran: the second phase opens the store as without streaming
+            started?.store = nil
+        }
+        return (try report.get(), run.capturedOutputs, started)
     }
 
     /// The gathers over a list that came out empty, with the cause they are skipped for: the fan-out's tasks have

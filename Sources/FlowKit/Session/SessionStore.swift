@@ -58,6 +58,13 @@ struct SessionStore {
             return nil
         }
         warnAboutDamage(store)
+        return (store, decide(part, in: store))
+    }
+
+    /// Decides what of a part is up to date in a store open for a run, adopts the results found by key and
+    /// removes the temporaries of the part's writes that a killed run left.
+    func decide(_ part: SessionPart, in store: RunStore) -> UpToDate {
+        let plan = part.plan
         let records = records(of: part, in: store)
         let settings = settings(store, keepValues: part.keepValues)
         let decisions = UpToDate(
@@ -66,7 +73,7 @@ struct SessionStore {
         warnAboutBlobs(decisions)
         store.adoptResultsFoundByKey(plan, decisions: decisions)
         WriteTemporaries.removeStale(of: decisions.outputPaths)
-        return (store, decisions)
+        return decisions
     }
 
     /// Opens the store for a gather phase that reads values the shards made: decides over the whole plan, with

@@ -115,6 +115,41 @@ package final class RunStore: Sendable {
         }
     }
 
+    /// The same open store, for another plan run beside this one's (an item batch of a list that streams): it
+    /// appends to the same journal and holds no lock of its own, and keeps its own revised keys, which are by
+    /// node index in its plan. Its owner closes the store once every run sharing it has ended.
+    package func sharedForAnotherPlan() -> RunStore {
+        RunStore(
+            directory: directory, name: name, latest: latest, recordedUntil: recordedUntil, recordCount: recordCount,
+            journalStart: journalStart, lock: nil, writer: writer, warn: warn)
+    }
+
+    /// The same open store, for the last plan of a run made of several: it decides with what the store held when
+    /// opened (not with what the run's earlier plans recorded since), and closing it closes the journal and lets
+    /// go of the lock. Nothing else may use the store after it.
+    package func handedOverToTheLastPlan() -> RunStore {
+        RunStore(
+            directory: directory, name: name, latest: latest, recordedUntil: recordedUntil, recordCount: recordCount,
+            journalStart: journalStart, lock: lock, writer: writer, warn: warn)
+    }
+
+    private init(
+        directory: String, name: String, latest: LatestRecords, recordedUntil: Int64?, recordCount: Int,
+        journalStart: Int, lock: StoreLock?, writer: JournalWriter?, warn: (@Sendable (String) -> Void)?
+    ) {
+        self.directory = directory
+        self.name = name
+        blobs = BlobStore(storeDirectory: directory)
+        self.warn = warn
+        self.latest = latest
+        self.recordedUntil = recordedUntil
+        self.recordCount = recordCount
+        self.journalStart = journalStart
+        damage = nil
+        self.lock = lock
+        self.writer = writer
+    }
+
     /// Reads a store without locking or writing it (dry runs, `explain`, `cache status`).
     package static func read(directory: String, name: String) -> RunStore {
         RunStore(

@@ -143,12 +143,15 @@ final class CommandRun: Sendable {
             }
             group.addTask { [self] in
                 var collected = Data()
+                let streamed = context.outputChunks
                 for try await chunk in execution.standardOutput {
+                    let start = collected.count
                     chunk.withUnsafeBytes { collected.append(contentsOf: $0) }
                     if collected.count > maxOutputBytes {
                         stop()
                         throw Stop.overflowed
                     }
+                    streamed?(collected[start...])
                 }
                 return Output(stdout: collected)
             }
