@@ -7,6 +7,8 @@
 #                   list did before lines streamed)
 #   paced           a producer that prints the N lines in 10 parts, 0.2 s apart, into a noop per item: streamed,
 #                   and whole (`failFast: true`)
+#   trickle         a producer that prints N/10 lines one at a time, 0.2 ms apart, into a noop per item: streamed,
+#                   and whole — what planning batches costs when lines come one by one (its CPU time is the figure)
 #   copy cold       a fresh store: the producer, then every item's chain
 #   copy unchanged  the same list again: the producer runs, every item is found in the store
 #   copy one-new    the producer prints one more line: that item's chain runs alone
@@ -36,6 +38,14 @@ tasks:
   each: { type: noop, forEach: { from: list } }
 YAML
 sed 's/^name: run-time-paced$/name: run-time-paced-whole\nfailFast: true/' "$WORK/paced.yaml" >"$WORK/paced-whole.yaml"
+cat >"$WORK/trickle.yaml" <<YAML
+version: 1
+name: run-time-trickle
+tasks:
+  list: { type: command, argv: [python3, -c, "import time\nfor i in range($((N / 10))): print(i, flush=True); time.sleep(0.0002)"] }
+  each: { type: noop, forEach: { from: list } }
+YAML
+sed 's/^name: run-time-trickle$/name: run-time-trickle-whole\nfailFast: true/' "$WORK/trickle.yaml" >"$WORK/trickle-whole.yaml"
 cat >"$WORK/static-noop.yaml" <<'YAML'
 version: 1
 name: static-noop
@@ -70,14 +80,15 @@ with open(f"{work}/names.txt", "w") as names:
             names.write(f"in/f{i:06d}.txt\n")
 PY
 
-measure() {  # label, workflow, then flowrun arguments → seconds and peak RSS of the whole process
+measure() {  # label, workflow, then flowrun arguments → seconds, CPU seconds and peak RSS of the whole process
   local label=$1 workflow=$2; shift 2
   (cd "$WORK" && /usr/bin/time -v -o "$WORK/time" "$FLOWRUN" "$workflow" --no-progress --quiet "$@" \
     >/dev/null 2>"$WORK/stderr") || { cat "$WORK/stderr" >&2; exit 1; }
   awk -v label="$label" '
     /Elapsed \(wall clock\)/ { n = split($NF, p, ":"); s = p[n] + (n > 1 ? 60 * p[n - 1] : 0) }
+    /User time|System time/ { cpu += $NF }
     /Maximum resident set size/ { rss = $NF / 1024 }
-    END { printf "%-16s %7.2f s  %6.0f MB\n", label, s, rss }' "$WORK/time"
+    END { printf "%-16s %7.2f s  %7.2f s CPU  %6.0f MB\n", label, s, cpu, rss }' "$WORK/time"
 }
 
 measure "noop" noop.yaml --no-cache
@@ -85,6 +96,8 @@ measure "noop whole" noop-whole.yaml --no-cache
 measure "static noop" static-noop.yaml --no-cache
 measure "paced" paced.yaml --no-cache --trace trace.json
 measure "paced whole" paced-whole.yaml --no-cache
+measure "trickle" trickle.yaml --no-cache
+measure "trickle whole" trickle-whole.yaml --no-cache
 measure "copy cold" copy.yaml
 measure "static copy cold" static-copy.yaml
 measure "copy unchanged" copy.yaml

@@ -46,6 +46,8 @@ final class StreamedList: Sendable {
     private let shared: Shared
     private let state = Mutex(State())
     private let planning = DispatchGroup()
+    /// Signalled once the producer has ended, to end the planner's rest between batches.
+    private let producerEnded = DispatchSemaphore(value: 0)
 
     init(fanOut: Int, lists: RunTimeLists, shared: Shared) {
         self.fanOut = fanOut
@@ -97,6 +99,7 @@ final class StreamedList: Sendable {
                 return (state.printed.prefix(state.complete), state.started)
             }
             guard let (lines, started) = next else { return }
+            let planningStarted = ContinuousClock.now
             guard case .success(let list) = RunTimeItems.items(of: lines, keyField: nil) else {
                 // Not UTF-8 lines: the whole list fails the same way once the producer ends.
                 return stopStreaming()
@@ -114,8 +117,22 @@ final class StreamedList: Sendable {
                 if let batch { state.batches.append(batch) }
             }
             batch?.start(cancellation: lists.options.cancellation)
+            restAfterPlanning(since: planningStarted)
         }
     }
+
+    /// Waits `restPerPlanning` times as long as the batch just planned took (or until the producer ends): a batch
+    /// plans every item so far, so a producer printing a line at a time would otherwise plan n²/2 items. Resting in
+    /// proportion makes batches grow geometrically — planning takes at most a quarter of the producer's time, and
+    /// an item waits at most a few times as long as planning the list so far takes.
+    private func restAfterPlanning(since start: ContinuousClock.Instant) {
+        let rest = (ContinuousClock.now - start) * Self.restPerPlanning
+        guard rest > .milliseconds(1) else { return }
+        _ = producerEnded.wait(timeout: .now() + .nanoseconds(Int(rest / .nanoseconds(1))))
+    }
+
+    /// How many times as long as planning a batch took the planner rests before the next.
+    private static let restPerPlanning = 3
 
     private func stopStreaming() {
         state.withLock { state in
@@ -128,6 +145,7 @@ final class StreamedList: Sendable {
     /// they ran — how many items of the list they started (``Started``).
     func finish() -> Started {
         state.withLock { $0.closed = true }
+        producerEnded.signal()
         planning.wait()
         let (batches, list) = state.withLock { state in
             state.printed = Data()
