@@ -30,21 +30,20 @@ package struct NodeKey: Sendable, Hashable, CustomStringConvertible {
     /// Reads a key from the UTF-8 of 64 hex digits; `nil` for anything else.
     init?(hexDigits: some Collection<UInt8>) {
         guard hexDigits.count == 64 else { return nil }
-        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        var word: UInt64 = 0
-        for (offset, digit) in hexDigits.enumerated() {
-            guard let value = Self.value(ofHexDigit: digit) else { return nil }
-            word = word << 4 | UInt64(value)
-            guard offset % 16 == 15 else { continue }
-            switch offset / 16 {
-            case 0: words.0 = word
-            case 1: words.1 = word
-            case 2: words.2 = word
-            default: words.3 = word
+        var digits = hexDigits.makeIterator()
+        // Sixteen digits a word; no array, no division per digit (a journal read parses one key a record).
+        func word() -> UInt64? {
+            var word: UInt64 = 0
+            for _ in 0..<16 {
+                guard let digit = digits.next(), let value = Self.value(ofHexDigit: digit) else { return nil }
+                word = word << 4 | UInt64(value)
             }
-            word = 0
+            return word
         }
-        (high, upperMiddle, lowerMiddle, low) = words
+        guard let high = word(), let upperMiddle = word(), let lowerMiddle = word(), let low = word() else {
+            return nil
+        }
+        (self.high, self.upperMiddle, self.lowerMiddle, self.low) = (high, upperMiddle, lowerMiddle, low)
     }
 
     /// The digest as 64 lowercase hex digits.
@@ -65,11 +64,17 @@ package struct NodeKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     private func writeHex(into buffer: UnsafeMutableBufferPointer<UInt8>) {
-        for (index, word) in [high, upperMiddle, lowerMiddle, low].enumerated() {
-            for nibble in 0..<16 {
-                let value = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * nibble)) & 0xF
-                buffer[16 * index + nibble] = value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
-            }
+        // Word by word, with no array of the words: every record journaled writes its key and its upstream keys.
+        Self.writeHex(high, into: buffer, at: 0)
+        Self.writeHex(upperMiddle, into: buffer, at: 16)
+        Self.writeHex(lowerMiddle, into: buffer, at: 32)
+        Self.writeHex(low, into: buffer, at: 48)
+    }
+
+    private static func writeHex(_ word: UInt64, into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+        for nibble in 0..<16 {
+            let value = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * nibble)) & 0xF
+            buffer[start + nibble] = value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
         }
     }
 

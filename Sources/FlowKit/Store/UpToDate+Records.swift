@@ -12,6 +12,13 @@ extension UpToDate {
         /// The nodes whose own record has another key and which a result of their key serves, by node index.
         package private(set) var foundByKey: [Int: JournalRecord]
 
+        /// No records: a cold store.
+        init() {
+            self.init(latest: [:], positions: [], foundByKey: [:])
+        }
+
+        /// Finds each node's own latest record, looking its id up once: the keys and every pass of the decisions
+        /// then find it by position.
         init(latest: LatestRecords, nodes: [PlannedNode]) {
             self.init(
                 latest: latest,
@@ -25,6 +32,9 @@ extension UpToDate {
             self.positions = positions
             self.foundByKey = foundByKey
         }
+
+        /// Whether the store holds no record of any node.
+        var isEmpty: Bool { latest.isEmpty }
 
         /// The record of the node at `index`; `nil` when the store has none.
         package subscript(index: Int) -> JournalRecord? {
