@@ -127,6 +127,7 @@ public struct SourceIdentity: Sendable, Hashable, CustomStringConvertible {
             return SourceIdentity("file \(path) sha256 \(digest)")
         }
         guard let stamp = FileStamp(path: path) else { return SourceIdentity("file \(path) missing") }
-        return SourceIdentity("file \(path) \(stamp)")
+        // The stamp's `description`, written into the one string (a source node's key reads one each run).
+        return SourceIdentity("file \(path) size \(stamp.size) mtime \(stamp.modified) inode \(stamp.inode)")
     }
 }

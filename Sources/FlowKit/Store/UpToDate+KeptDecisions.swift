@@ -47,7 +47,7 @@ extension UpToDate {
                 }
                 // Found by key (an item that moved, a result another node made): the same work. A cold store has
                 // no record to look up.
-                if !records.isEmpty, records[index]?.key != key, let found = settings.recordWithKey?(key) {
+                if !records.isEmpty, records.key(of: index) != key, let found = settings.recordWithKey?(key) {
                     records.serve(index, with: found)
                 }
                 let readBack = settings.readValues.contains(index)

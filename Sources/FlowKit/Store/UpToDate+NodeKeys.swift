@@ -94,7 +94,7 @@ extension UpToDate {
                     source: keyedSource)
                 let key = nodeInputs.key(after: resolved.keyPrefix, encodingIn: &scratch)
                 keys.append(key)
-                if records[index]?.key != key { inputs[index] = nodeInputs }
+                if records.key(of: index) != key { inputs[index] = nodeInputs }
                 outputPaths.append(resolved.outputPath)
             }
         }

@@ -43,6 +43,14 @@ extension UpToDate {
             return latest.values[Int(positions[index])]
         }
 
+        /// The key of the record of the node at `index`, read in place: the decisions compare every node's key
+        /// with its record's, and a copy of the record would take and drop a reference to each of its parts.
+        package func key(of index: Int) -> NodeKey? {
+            if !foundByKey.isEmpty, let found = foundByKey[index] { return found.key }
+            guard !positions.isEmpty, positions[index] >= 0 else { return nil }
+            return latest.values[Int(positions[index])].key
+        }
+
         /// Notes that the result `record`, of the node's key, serves the node at `index`.
         mutating func serve(_ index: Int, with record: JournalRecord) {
             foundByKey[index] = record
