@@ -26,9 +26,11 @@ import Testing
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let file = try #require(ContentDigest.stampedFile(atPath: path))
         let expected = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
-        #expect(file.sha256 == expected)
+        #expect(file.sha256 == SHA256.hash(data: bytes))
         #expect(file.stamp == FileStamp(path: path))
         #expect(ContentDigest.ofFile(atPath: path) == expected)
+        // Recorded as its bytes, journaled as the same hex as ever.
+        #expect(OutputRecord(path: path, stamp: file.stamp, sha256: file.sha256).sha256 == expected)
     }
 
     @Test func whatIsNotARegularFileHasNoDigest() throws {

@@ -51,13 +51,13 @@ package enum ContentDigest {
     /// The digest of the regular file at `path`, read in chunks; `nil` when it cannot be read or is not a
     /// regular file (a FIFO would block the read).
     package static func ofFile(atPath path: String) -> String? {
-        stampedFile(atPath: path)?.sha256
+        stampedFile(atPath: path).map { hex($0.sha256) }
     }
 
     /// The stamp and the digest of the regular file at `path`, from one open: the stamp is the opened file's
     /// (`fstat`), taken before its bytes are read, so it is never newer than the content it goes with. `nil` as
     /// ``ofFile(atPath:)``.
-    package static func stampedFile(atPath path: String) -> (stamp: FileStamp, sha256: String)? {
+    package static func stampedFile(atPath path: String) -> (stamp: FileStamp, sha256: SHA256Digest)? {
         guard case .success(let descriptor) = RegularFile.open(path) else { return nil }
         defer { close(descriptor) }
         var info = stat()
@@ -72,7 +72,7 @@ package enum ContentDigest {
                 hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             }
         }
-        return complete ? (FileStamp(info), hex(hasher.finalize())) : nil
+        return complete ? (FileStamp(info), hasher.finalize()) : nil
     }
 
     /// How much of a file is hashed at a time.

@@ -1,3 +1,5 @@
+import Crypto
+
 /// One finished node in the store's journal: its key and what went into it, and for a node that writes a file,
 /// what it wrote.
 package struct JournalRecord: Sendable, Equatable {
@@ -114,6 +116,13 @@ package struct OutputRecord: Sendable, Equatable {
         self.path = path
         self.stamp = stamp
         digest = Digest(sha256)
+    }
+
+    /// Creates an output record of a file just digested: its digest kept as its bytes, never written out as hex.
+    package init(path: String, stamp: FileStamp, sha256 digest: SHA256Digest) {
+        self.path = path
+        self.stamp = stamp
+        self.digest = .bytes(NodeKey(digest))
     }
 
     /// An output record as the journal holds it, its digest read straight from the record's bytes.
