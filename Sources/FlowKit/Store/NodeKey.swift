@@ -29,21 +29,34 @@ package struct NodeKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads a key from the UTF-8 of 64 hex digits; `nil` for anything else.
     init?(hexDigits: some Collection<UInt8>) {
-        guard hexDigits.count == 64 else { return nil }
-        var digits = hexDigits.makeIterator()
-        // Sixteen digits a word; no array, no division per digit (a journal read parses one key a record).
-        func word() -> UInt64? {
+        guard hexDigits.count == 64,
+            let words = hexDigits.withContiguousStorageIfAvailable(Self.words(ofHexDigits:))
+                ?? Self.words(ofHexDigits: Array(hexDigits))
+        else { return nil }
+        (high, upperMiddle, lowerMiddle, low) = words
+    }
+
+    private static func words(ofHexDigits digits: [UInt8]) -> (UInt64, UInt64, UInt64, UInt64)? {
+        digits.withUnsafeBufferPointer(words(ofHexDigits:))
+    }
+
+    /// The four words of 64 hex digits; `nil` when one is not a hex digit. Without a branch per digit: a journal
+    /// read parses a key and a digest a record, and which digits are letters is a coin toss to the processor.
+    private static func words(ofHexDigits digits: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64, UInt64, UInt64)? {
+        var valid = true
+        func word(_ start: Int) -> UInt64 {
             var word: UInt64 = 0
-            for _ in 0..<16 {
-                guard let digit = digits.next(), let value = Self.value(ofHexDigit: digit) else { return nil }
-                word = word << 4 | UInt64(value)
+            for digit in digits[start..<start + 16] {
+                let decimal = digit &- UInt8(ascii: "0")
+                let letter = (digit | 0x20) &- UInt8(ascii: "a")
+                let isDecimal = decimal < 10
+                valid = valid && (isDecimal || letter < 6)
+                word = word << 4 | UInt64(isDecimal ? decimal : letter &+ 10)
             }
             return word
         }
-        guard let high = word(), let upperMiddle = word(), let lowerMiddle = word(), let low = word() else {
-            return nil
-        }
-        (self.high, self.upperMiddle, self.lowerMiddle, self.low) = (high, upperMiddle, lowerMiddle, low)
+        let words = (word(0), word(16), word(32), word(48))
+        return valid ? words : nil
     }
 
     /// The digest as 64 lowercase hex digits.
@@ -79,15 +92,6 @@ package struct NodeKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     package var description: String { hex }
-
-    private static func value(ofHexDigit digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }
 
 /// Everything that goes into a node key, kept field by field so the store can say which one changed.
