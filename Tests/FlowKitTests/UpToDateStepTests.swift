@@ -183,14 +183,16 @@ import Testing
         record.blob = BlobReference(sha256: String(repeating: "2", count: 64), size: 4)
         var blobs = UpToDate.BlobCheck(blobs: blobStore)
         let first = UpToDate.KeptDecisions(
-            plan: plan, tasks: tasks, keys: keys, latest: ["a": record], settings: settings, rerunBy: [],
+            plan: plan, tasks: tasks, keys: keys, records: .init(latest: ["a": record], nodes: plan.nodes),
+            settings: settings, rerunBy: [],
             blobs: &blobs)
         #expect(first.causes == [nil, .notCached("never reused without `cache: true` (side effects)")])
         #expect(first.restored == [0])
         let firstPassAsked = blobs.checkPending()
         #expect(firstPassAsked)
         let second = UpToDate.KeptDecisions(
-            plan: plan, tasks: tasks, keys: keys, latest: ["a": record], settings: settings, rerunBy: [],
+            plan: plan, tasks: tasks, keys: keys, records: .init(latest: ["a": record], nodes: plan.nodes),
+            settings: settings, rerunBy: [],
             blobs: &blobs)
         #expect(second.restored.isEmpty)
         #expect(second.unusable.count == 1 && second.unusable[0].hasPrefix("a: "))

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What a rerun costs against what changed, at scale: N items (100,000 by default) of `fetch → write`, each a small
-# text file copied to out/. Runs, each timed as a whole process with its peak RSS (/usr/bin/time -v):
+# text file copied to out/. Runs, each timed as a whole process with its CPU time (user + system) and peak RSS
+# (/usr/bin/time -v):
 #   cold       a fresh store, everything runs
 #   unchanged  nothing changed: nothing runs
 #   one-edit   one input edited: its two nodes run
@@ -37,8 +38,9 @@ measure() {  # label, then flowrun arguments → seconds and peak RSS of the who
     >/dev/null 2>"$WORK/stderr") || { cat "$WORK/stderr" >&2; exit 1; }
   awk -v label="$label" '
     /Elapsed \(wall clock\)/ { n = split($NF, p, ":"); s = p[n] + (n > 1 ? 60 * p[n - 1] : 0) }
+    /User time \(seconds\)|System time \(seconds\)/ { cpu += $NF }
     /Maximum resident set size/ { rss = $NF / 1024 }
-    END { printf "%-10s %7.2f s  %6.0f MB\n", label, s, rss }' "$WORK/time"
+    END { printf "%-10s %7.2f s  CPU %6.2f s  %6.0f MB\n", label, s, cpu, rss }' "$WORK/time"
 }
 
 measure cold

@@ -51,17 +51,32 @@ package enum ContentDigest {
     /// The digest of the regular file at `path`, read in chunks; `nil` when it cannot be read or is not a
     /// regular file (a FIFO would block the read).
     package static func ofFile(atPath path: String) -> String? {
-        guard case .success(let descriptor) = RegularFile.open(path) else { return nil }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        defer { try? handle.close() }
-        var hasher = SHA256()
-        do {
-            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(data: chunk) }
-        } catch {
-            return nil
-        }
-        return hex(hasher.finalize())
+        stampedFile(atPath: path).map { hex($0.sha256) }
     }
+
+    /// The stamp and the digest of the regular file at `path`, from one open: the stamp is the opened file's
+    /// (`fstat`), taken before its bytes are read, so it is never newer than the content it goes with. `nil` as
+    /// ``ofFile(atPath:)``.
+    package static func stampedFile(atPath path: String) -> (stamp: FileStamp, sha256: SHA256Digest)? {
+        guard case .success(let descriptor) = RegularFile.open(path) else { return nil }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        var hasher = SHA256()
+        // One scratch buffer for the whole file (on the stack where it fits), not a `Data` per chunk.
+        let complete = withUnsafeTemporaryAllocation(byteCount: chunkBytes, alignment: 16) { buffer in
+            while true {
+                let count = read(descriptor, buffer.baseAddress, buffer.count)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return count == 0 }
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            }
+        }
+        return complete ? (FileStamp(info), hasher.finalize()) : nil
+    }
+
+    /// How much of a file is hashed at a time.
+    private static let chunkBytes = 64 << 10
 
     /// The digest of some bytes.
     package static func of(_ bytes: some DataProtocol) -> String {
@@ -112,6 +127,7 @@ public struct SourceIdentity: Sendable, Hashable, CustomStringConvertible {
             return SourceIdentity("file \(path) sha256 \(digest)")
         }
         guard let stamp = FileStamp(path: path) else { return SourceIdentity("file \(path) missing") }
-        return SourceIdentity("file \(path) \(stamp)")
+        // The stamp's `description`, written into the one string (a source node's key reads one each run).
+        return SourceIdentity("file \(path) size \(stamp.size) mtime \(stamp.modified) inode \(stamp.inode)")
     }
 }

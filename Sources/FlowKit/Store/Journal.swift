@@ -67,10 +67,11 @@ package enum Journal {
                 if !reader.failed, reader.end > offset { contents.damage = tornTail(at: offset, of: reader.end) }
                 break
             }
-            let length = header.prefix(4).reversed().reduce(0) { $0 << 8 | Int($1) }
+            let length = Int(littleEndian(header.prefix(4)))
+            let expected = littleEndian(header.suffix(checksumLength))
             let start = offset + headerLength
             guard length <= maxRecordLength, let payload = reader.bytes(at: start, count: length),
-                checksum(payload).elementsEqual(header.suffix(checksumLength)),
+                CRC32C.checksum(payload) == expected,
                 let record = JournalRecord(decoding: payload, journal: file, offset: start, run: run)
             else {
                 contents.damage = tornTail(at: offset, of: max(reader.end, offset))
@@ -113,22 +114,20 @@ package enum Journal {
 
     private static func record(in bytes: [UInt8], at offset: Int) -> (value: JournalRecord, end: Int)? {
         guard bytes.count - offset >= headerLength else { return nil }
-        let length = bytes[offset..<offset + 4].reversed().reduce(0) { $0 << 8 | Int($1) }
+        let length = Int(littleEndian(bytes[offset..<offset + 4]))
         let start = offset + headerLength
         guard length <= maxRecordLength, bytes.count - start >= length else { return nil }
         let payload = bytes[start..<start + length]
-        guard checksum(payload).elementsEqual(bytes[offset + 4..<start]),
+        guard CRC32C.checksum(payload) == littleEndian(bytes[offset + 4..<start]),
             let record = JournalRecord(decoding: payload)
         else { return nil }
         return (record, start + length)
     }
 
-    static func checksum(_ payload: ArraySlice<UInt8>) -> [UInt8] {
-        let crc = CRC32C.checksum(payload)
-        return [
-            UInt8(truncatingIfNeeded: crc), UInt8(truncatingIfNeeded: crc >> 8),
-            UInt8(truncatingIfNeeded: crc >> 16), UInt8(truncatingIfNeeded: crc >> 24),
-        ]
+    /// The 32-bit little-endian number in four bytes of a record's header (its length or its checksum), read
+    /// without an array of its own: the journal of a huge graph has hundreds of thousands of records.
+    private static func littleEndian(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        bytes.reversed().reduce(0) { $0 << 8 | UInt32($1) }
     }
 
     /// A record framed for the file: length, checksum, payload; `nil` when its inputs are in a journal that

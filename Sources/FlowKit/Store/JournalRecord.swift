@@ -1,3 +1,5 @@
+import Crypto
+
 /// One finished node in the store's journal: its key and what went into it, and for a node that writes a file,
 /// what it wrote.
 package struct JournalRecord: Sendable, Equatable {
@@ -116,19 +118,37 @@ package struct OutputRecord: Sendable, Equatable {
         digest = Digest(sha256)
     }
 
-    private enum Digest: Sendable, Equatable {
+    /// Creates an output record of a file just digested: its digest kept as its bytes, never written out as hex.
+    package init(path: String, stamp: FileStamp, sha256 digest: SHA256Digest) {
+        self.path = path
+        self.stamp = stamp
+        self.digest = .bytes(NodeKey(digest))
+    }
+
+    /// An output record as the journal holds it, its digest read straight from the record's bytes.
+    fileprivate init(path: String, stamp: FileStamp, digest: Digest) {
+        self.path = path
+        self.stamp = stamp
+        self.digest = digest
+    }
+
+    fileprivate enum Digest: Sendable, Equatable {
         /// The bytes of a SHA-256 written as lowercase hex, held as a key holds its digest.
         case bytes(NodeKey)
         case text(String)
 
         init(_ text: String) {
+            self.init(utf8: text.utf8)
+        }
+
+        /// From the UTF-8 of the text: a journal's 64 hex digits make no string.
+        init(utf8: some Collection<UInt8>) {
             let isLowercaseHex =
-                text.utf8.count == 64
-                && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-            if isLowercaseHex, let bytes = NodeKey(hex: text) {
+                utf8.count == 64 && utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+            if isLowercaseHex, let bytes = NodeKey(hexDigits: utf8) {
                 self = .bytes(bytes)
             } else {
-                self = .text(text)
+                self = .text(String(decoding: utf8, as: UTF8.self))
             }
         }
 
@@ -204,12 +224,12 @@ extension JournalRecord {
         var output: OutputRecord?
         if hasOutput == 1 {
             guard let path = input.string(), let size = input.integer(), let modified = input.integer(),
-                let inode = input.integer(), let sha256 = input.string()
+                let inode = input.integer(), let digest = input.field().map(OutputRecord.Digest.init(utf8:))
             else { return nil }
             output = OutputRecord(
                 path: path,
                 stamp: FileStamp(size: Int64(bitPattern: size), modified: Int64(bitPattern: modified), inode: inode),
-                sha256: sha256)
+                digest: digest)
         }
         var blob: BlobReference?
         if !input.isAtEnd {
@@ -385,6 +405,13 @@ struct ByteReader {
         guard let length = count(), length <= bytes.count else { return false }
         bytes = bytes.dropFirst(length)
         return true
+    }
+
+    /// The bytes of a length-prefixed field, without copying them.
+    mutating func field() -> ArraySlice<UInt8>? {
+        guard let length = count(), length <= bytes.count else { return nil }
+        defer { bytes = bytes.dropFirst(length) }
+        return bytes.prefix(length)
     }
 
     /// A length-prefixed byte array.

@@ -29,22 +29,34 @@ package struct NodeKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads a key from the UTF-8 of 64 hex digits; `nil` for anything else.
     init?(hexDigits: some Collection<UInt8>) {
-        guard hexDigits.count == 64 else { return nil }
-        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        var word: UInt64 = 0
-        for (offset, digit) in hexDigits.enumerated() {
-            guard let value = Self.value(ofHexDigit: digit) else { return nil }
-            word = word << 4 | UInt64(value)
-            guard offset % 16 == 15 else { continue }
-            switch offset / 16 {
-            case 0: words.0 = word
-            case 1: words.1 = word
-            case 2: words.2 = word
-            default: words.3 = word
-            }
-            word = 0
-        }
+        guard hexDigits.count == 64,
+            let words = hexDigits.withContiguousStorageIfAvailable(Self.words(ofHexDigits:))
+                ?? Self.words(ofHexDigits: Array(hexDigits))
+        else { return nil }
         (high, upperMiddle, lowerMiddle, low) = words
+    }
+
+    private static func words(ofHexDigits digits: [UInt8]) -> (UInt64, UInt64, UInt64, UInt64)? {
+        digits.withUnsafeBufferPointer(words(ofHexDigits:))
+    }
+
+    /// The four words of 64 hex digits; `nil` when one is not a hex digit. Without a branch per digit: a journal
+    /// read parses a key and a digest a record, and which digits are letters is a coin toss to the processor.
+    private static func words(ofHexDigits digits: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64, UInt64, UInt64)? {
+        var valid = true
+        func word(_ start: Int) -> UInt64 {
+            var word: UInt64 = 0
+            for digit in digits[start..<start + 16] {
+                let decimal = digit &- UInt8(ascii: "0")
+                let letter = (digit | 0x20) &- UInt8(ascii: "a")
+                let isDecimal = decimal < 10
+                valid = valid && (isDecimal || letter < 6)
+                word = word << 4 | UInt64(isDecimal ? decimal : letter &+ 10)
+            }
+            return word
+        }
+        let words = (word(0), word(16), word(32), word(48))
+        return valid ? words : nil
     }
 
     /// The digest as 64 lowercase hex digits.
@@ -65,24 +77,21 @@ package struct NodeKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     private func writeHex(into buffer: UnsafeMutableBufferPointer<UInt8>) {
-        for (index, word) in [high, upperMiddle, lowerMiddle, low].enumerated() {
-            for nibble in 0..<16 {
-                let value = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * nibble)) & 0xF
-                buffer[16 * index + nibble] = value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
-            }
+        // Word by word, with no array of the words: every record journaled writes its key and its upstream keys.
+        Self.writeHex(high, into: buffer, at: 0)
+        Self.writeHex(upperMiddle, into: buffer, at: 16)
+        Self.writeHex(lowerMiddle, into: buffer, at: 32)
+        Self.writeHex(low, into: buffer, at: 48)
+    }
+
+    private static func writeHex(_ word: UInt64, into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+        for nibble in 0..<16 {
+            let value = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * nibble)) & 0xF
+            buffer[start + nibble] = value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
         }
     }
 
     package var description: String { hex }
-
-    private static func value(ofHexDigit digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }
 
 /// Everything that goes into a node key, kept field by field so the store can say which one changed.

@@ -25,8 +25,8 @@ extension RunStore {
             output = record
         } else if let path = decisions.outputPaths[index] {
             // A file that cannot be read back is not recorded as written: the next run writes it again.
-            guard let stamp = FileStamp(path: path), let digest = ContentDigest.ofFile(atPath: path) else { return }
-            output = OutputRecord(path: path, stamp: stamp, sha256: digest)
+            guard let file = ContentDigest.stampedFile(atPath: path) else { return }
+            output = OutputRecord(path: path, stamp: file.stamp, sha256: file.sha256)
         }
         var blob: BlobReference?
         if decisions.storesValue[index], let value = value as? any StorableOutput {

@@ -20,17 +20,17 @@ extension UpToDate {
         ///   - plan: The plan.
         ///   - tasks: The facts of its tasks.
         ///   - keys: Every node's key (``NodeKeys``).
-        ///   - latest: The store's latest record per node id.
+        ///   - records: Each node's own latest record in the store.
         ///   - settings: What the run asks.
         ///   - rerunBy: For each node, the task `--rerun` named that makes it run (``rerunBy(_:tasks:rerun:)``);
         ///     empty without `--rerun`.
         ///   - blobs: The blobs checked so far; those asked about and not checked yet are noted in it.
         init(
-            plan: Plan, tasks: [TaskFacts], keys: NodeKeys, latest: LatestRecords, settings: Settings,
+            plan: Plan, tasks: [TaskFacts], keys: NodeKeys, records ownRecords: Records, settings: Settings,
             rerunBy: [String?], blobs: inout BlobCheck
         ) {
             causes = [RunCause?](repeating: nil, count: plan.nodes.count)
-            records = Records(latest: latest, nodes: plan.nodes)
+            records = ownRecords
             let graph = plan.graph
             for index in plan.nodes.indices.reversed() {
                 // Keyed: every node but a stateless task's is.
@@ -47,7 +47,7 @@ extension UpToDate {
                 }
                 // Found by key (an item that moved, a result another node made): the same work. A cold store has
                 // no record to look up.
-                if !latest.isEmpty, records[index]?.key != key, let found = settings.recordWithKey?(key) {
+                if !records.isEmpty, records.key(of: index) != key, let found = settings.recordWithKey?(key) {
                     records.serve(index, with: found)
                 }
                 let readBack = settings.readValues.contains(index)

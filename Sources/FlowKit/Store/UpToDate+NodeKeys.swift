@@ -32,12 +32,13 @@ extension UpToDate {
         ///   - keepsNothing: Whether each node is of a ``StatelessTask``.
         ///   - options: The run options in every key (``NodeKeyInputs/options``).
         ///   - revalidated: The identities sources have now, where ``SourceRevalidation`` could ask.
-        ///   - latest: The store's latest record per node id: a dry run keys a source it did not ask about by the
-        ///     version recorded there.
+        ///   - records: Each node's own latest record in the store (none found by key yet): a node whose record
+        ///     has its key keeps no inputs, and a dry run keys a source it did not ask about by the version
+        ///     recorded there.
         ///   - dryRun: How a dry run keys the sources that cannot be checked ahead; `nil` for a run.
         init(
             plan: Plan, tasks: [TaskFacts], keepsNothing: [Bool], options: [String],
-            revalidated: [Int: SourceIdentity], latest: LatestRecords = [:], dryRun: DryRun? = nil
+            revalidated: [Int: SourceIdentity], records: Records = Records(), dryRun: DryRun? = nil
         ) {
             let count = plan.nodes.count
             let graph = plan.graph
@@ -75,7 +76,7 @@ extension UpToDate {
                     let isSourceNode = graph.dependencyCount(of: index) == 0
                     if isSourceNode { unverifiedSourceNodes.append(index) }
                     let unchecked = UncheckedSource(
-                        source, recorded: dryRun == nil ? nil : latest[node.id]?.inputs?.source,
+                        source, recorded: dryRun == nil ? nil : records[index]?.inputs?.source,
                         isSourceNode: isSourceNode, dryRun: dryRun, runNonce: runNonce)
                     keyedSource = unchecked.keyed
                     unverifiableSources[index] = unchecked.unverifiable
@@ -93,7 +94,7 @@ extension UpToDate {
                     source: keyedSource)
                 let key = nodeInputs.key(after: resolved.keyPrefix, encodingIn: &scratch)
                 keys.append(key)
-                if latest.isEmpty || latest[node.id]?.key != key { inputs[index] = nodeInputs }
+                if records.key(of: index) != key { inputs[index] = nodeInputs }
                 outputPaths.append(resolved.outputPath)
             }
         }

@@ -12,6 +12,13 @@ extension UpToDate {
         /// The nodes whose own record has another key and which a result of their key serves, by node index.
         package private(set) var foundByKey: [Int: JournalRecord]
 
+        /// No records: a cold store.
+        init() {
+            self.init(latest: [:], positions: [], foundByKey: [:])
+        }
+
+        /// Finds each node's own latest record, looking its id up once: the keys and every pass of the decisions
+        /// then find it by position.
         init(latest: LatestRecords, nodes: [PlannedNode]) {
             self.init(
                 latest: latest,
@@ -26,11 +33,22 @@ extension UpToDate {
             self.foundByKey = foundByKey
         }
 
+        /// Whether the store holds no record of any node.
+        var isEmpty: Bool { latest.isEmpty }
+
         /// The record of the node at `index`; `nil` when the store has none.
         package subscript(index: Int) -> JournalRecord? {
             if !foundByKey.isEmpty, let found = foundByKey[index] { return found }
             guard !positions.isEmpty, positions[index] >= 0 else { return nil }
             return latest.values[Int(positions[index])]
+        }
+
+        /// The key of the record of the node at `index`, read in place: the decisions compare every node's key
+        /// with its record's, and a copy of the record would take and drop a reference to each of its parts.
+        package func key(of index: Int) -> NodeKey? {
+            if !foundByKey.isEmpty, let found = foundByKey[index] { return found.key }
+            guard !positions.isEmpty, positions[index] >= 0 else { return nil }
+            return latest.values[Int(positions[index])].key
         }
 
         /// Notes that the result `record`, of the node's key, serves the node at `index`.

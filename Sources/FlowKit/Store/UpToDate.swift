@@ -132,15 +132,16 @@ package struct UpToDate: Sendable {
         let options = ["optimize=\(settings.optimize)"]
         let tasks = TaskFacts.of(plan, options: options)
         let keepsNothing = plan.nodes.map { tasks[$0.taskIndex].keepsNothing }
+        let ownRecords = Records(latest: latest, nodes: plan.nodes)
         var keys = NodeKeys(
             plan: plan, tasks: tasks, keepsNothing: keepsNothing, options: options, revalidated: [:],
-            latest: latest, dryRun: settings.dryRun)
+            records: ownRecords, dryRun: settings.dryRun)
         if let revalidate, !keys.unverifiedSourceNodes.isEmpty {
             let revalidated = revalidate(keys.unverifiedSourceNodes)
             if !revalidated.isEmpty {
                 keys = NodeKeys(
                     plan: plan, tasks: tasks, keepsNothing: keepsNothing, options: options, revalidated: revalidated,
-                    latest: latest, dryRun: settings.dryRun)
+                    records: ownRecords, dryRun: settings.dryRun)
             }
         }
         let rerunBy = KeptDecisions.rerunBy(plan, tasks: tasks, rerun: settings.rerun)
@@ -148,7 +149,7 @@ package struct UpToDate: Sendable {
         var kept: KeptDecisions
         repeat {
             kept = KeptDecisions(
-                plan: plan, tasks: tasks, keys: keys, latest: latest, settings: settings, rerunBy: rerunBy,
+                plan: plan, tasks: tasks, keys: keys, records: ownRecords, settings: settings, rerunBy: rerunBy,
                 blobs: &blobs)
         } while blobs.checkPending()
         var causes = kept.causes
