@@ -98,8 +98,9 @@ public struct ParameterInfo: Sendable, Hashable {
     public var isGiven: Bool { location != nil }
 }
 
-/// What ``TaskParameters`` reads its declarations from: every ``Parameter``, whatever its value type.
-protocol ParameterDeclaration {
+/// What ``TaskParameters`` reads its declarations from, and what the nodes of a task share of their typed
+/// parameters: every ``Parameter``, whatever its value type.
+protocol ParameterDeclaration: Sendable {
     func spec(named name: String) -> ParameterSpec
 }
 

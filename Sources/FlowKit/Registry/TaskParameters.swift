@@ -30,6 +30,26 @@ extension TaskParameters {
     /// Validation has checked the values against the declaration before any operation reads them, so a value
     /// that does not fit is a programming error (a context made by hand with the wrong values).
     public init(_ values: ParameterValues) {
+        self.init(values, reusing: [:])
+    }
+
+    /// The parameters of one node, or `nil` when a required one is missing (a workflow still being validated).
+    public init?(complete values: ParameterValues) {
+        self.init(complete: values, reusing: [:])
+    }
+
+    /// The parameters of one node, or `nil` when a required one is missing, taking those in `shared` as they are.
+    init?(complete values: ParameterValues, reusing shared: [String: any ParameterDeclaration]) {
+        // Read only when complete, and dropped when a value changes.
+        if let decoded = values.decoded as? Self {
+            self = decoded
+            return
+        }
+        guard Self.declarations.allSatisfy({ !$0.isRequired || values[$0.name] != nil }) else { return nil }
+        self.init(values, reusing: shared)
+    }
+
+    private init(_ values: ParameterValues, reusing shared: [String: any ParameterDeclaration]) {
         if let decoded = values.decoded as? Self {
             self = decoded
             return
@@ -37,21 +57,21 @@ extension TaskParameters {
         do {
             self = try Self(
                 from: ParametersDecoder(
-                    values: values, defaults: DeclarationCache.shared.declaration(of: Self.self).defaults))
+                    values: values, defaults: DeclarationCache.shared.declaration(of: Self.self).defaults,
+                    shared: shared))
         } catch {
             preconditionFailure("\(Self.self) cannot read its parameters: \(error)")
         }
     }
 
-    /// The parameters of one node, or `nil` when a required one is missing (a workflow still being validated).
-    public init?(complete values: ParameterValues) {
-        // Read only when complete, and dropped when a value changes.
-        if let decoded = values.decoded as? Self {
-            self = decoded
-            return
+    /// Each parameter of this value not named in `excluded`, by name: what the nodes of a task whose values
+    /// differ only in `excluded` share (``TaskType/decode(_:reusing:)``).
+    func parameters(excluding excluded: Set<String>) -> [String: any ParameterDeclaration] {
+        Mirror(reflecting: self).children.reduce(into: [:]) { shared, child in
+            guard let label = child.label, let parameter = child.value as? any ParameterDeclaration else { return }
+            let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
+            if !excluded.contains(name) { shared[name] = parameter }
         }
-        guard Self.declarations.allSatisfy({ !$0.isRequired || values[$0.name] != nil }) else { return nil }
-        self.init(values)
     }
 
     /// Every declared parameter, in declaration order.

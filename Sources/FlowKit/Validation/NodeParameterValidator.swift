@@ -21,6 +21,10 @@ struct NodeParameterValidator: WorkflowValidator {
         var sharedFiles: [Int: (access: FileAccess, values: ParameterValues)] = [:]
         var files = FileCollisionValidator(nodes: expansion.nodes, workflow: context.workflow)
         let parsed = Resolver.ParsedTexts()
+        // What each task's nodes share, resolved and checked with its first node.
+        var templates = [ParameterResolver.Template?](repeating: nil, count: tasks.count)
+        var nodeCounts = [Int](repeating: 0, count: tasks.count)
+        for node in expansion.nodes { nodeCounts[node.taskIndex] += 1 }
         // The folder each written path holds its items to, found once per task and parameter.
         var containments: [WrittenParameter: ItemPathContainment?] = [:]
         for (index, node) in expansion.nodes.enumerated() {
@@ -36,11 +40,22 @@ struct NodeParameterValidator: WorkflowValidator {
             let task = tasks[node.taskIndex]
             guard let type = context.type(of: task) else { continue }
             let scope = expansion.scope(of: node, in: context)
-            let values = ParameterResolver(
-                task: task, type: type, inputKind: expansion.inputKinds[node.taskIndex], parsed: parsed
-            )
-            .resolve(in: scope, diagnostics: &diagnostics)
+            let resolver = ParameterResolver(
+                task: task, type: type, inputKind: expansion.inputKinds[node.taskIndex], parsed: parsed)
+            let template: ParameterResolver.Template
+            let isFirstOfTask: Bool
+            if let known = templates[node.taskIndex] {
+                template = known
+                isFirstOfTask = false
+            } else {
+                template = resolver.template(in: scope, diagnostics: &diagnostics)
+                templates[node.taskIndex] = template
+                isFirstOfTask = true
+            }
+            let values = resolver.resolve(in: scope, from: template, diagnostics: &diagnostics)
             let access = type.fileAccess(values)
+            // The task's other nodes use as many files.
+            if isFirstOfTask { files.reserve(nodeCounts[node.taskIndex], like: access) }
             if usesItem[node.taskIndex] {
                 context.resolvedNodes?.record(
                     node: index, taskIndex: node.taskIndex, task: task, type: type, values: values)
