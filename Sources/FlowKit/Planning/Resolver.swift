@@ -198,7 +198,8 @@ enum Resolver {
     /// there is none). Found from the end, without splitting the whole text: it is asked for every item.
     static func lastComponent(of text: String) -> Substring {
         var path = Substring(text)
-        if path.contains("://"), let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) {
+        // A query or fragment first, which most paths lack; the scheme's `://` found in the bytes, not by Foundation.
+        if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }), path.utf8.contains("://".utf8) {
             path = path[..<query]
         }
         return lastPart(of: path)

@@ -47,7 +47,8 @@ struct ParametersDecoder: Decoder {
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             let name = key.stringValue
-            if let shared = source.shared[name] as? T { return shared }
+            // Cast only when found: a cast to an unspecialized `T` looks its metadata up, for every parameter.
+            if let shared = source.shared[name], let typed = shared as? T { return typed }
             return try T(from: ParameterValueDecoder(name: name, source: source))
         }
 

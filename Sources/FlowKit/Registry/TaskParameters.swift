@@ -45,8 +45,9 @@ extension TaskParameters {
             self = decoded
             return
         }
-        guard Self.declarations.allSatisfy({ !$0.isRequired || values[$0.name] != nil }) else { return nil }
-        self.init(values, reusing: shared)
+        let declaration = DeclarationCache.shared.declaration(of: Self.self)
+        guard declaration.specs.allSatisfy({ !$0.isRequired || values[$0.name] != nil }) else { return nil }
+        self.init(values, defaults: declaration.defaults, reusing: shared)
     }
 
     private init(_ values: ParameterValues, reusing shared: [String: any ParameterDeclaration]) {
@@ -54,11 +55,15 @@ extension TaskParameters {
             self = decoded
             return
         }
+        self.init(values, defaults: DeclarationCache.shared.declaration(of: Self.self).defaults, reusing: shared)
+    }
+
+    /// Reads `values` through the synthesized `Decodable` conformance, absent ones from `defaults`.
+    private init(
+        _ values: ParameterValues, defaults: [String: Value], reusing shared: [String: any ParameterDeclaration]
+    ) {
         do {
-            self = try Self(
-                from: ParametersDecoder(
-                    values: values, defaults: DeclarationCache.shared.declaration(of: Self.self).defaults,
-                    shared: shared))
+            self = try Self(from: ParametersDecoder(values: values, defaults: defaults, shared: shared))
         } catch {
             preconditionFailure("\(Self.self) cannot read its parameters: \(error)")
         }
