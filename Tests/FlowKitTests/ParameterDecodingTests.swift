@@ -78,6 +78,50 @@ import Testing
         #expect(decisions.outputPaths == ["x-\(tag)", "y-\(tag)"])
     }
 
+    /// A label that names its item, and a note that does not.
+    struct NotedTask: TaskType {
+        struct Parameters: TaskParameters {
+            @Parameter(help: "A label.") var label: CountedText
+            @Parameter(help: "A note.") var note: CountedText
+            @Parameter(help: "A count.") var count = 3
+        }
+        var name: String { "noted" }
+        var summary: String { "Reads its label and note." }
+        var consumes: InputRequirement { .anything }
+        var provides: ProviderKind? { nil }
+        func makeOperation(_ context: NodeContext) -> FlowOperation {
+            let parameters = context.parameters(as: Parameters.self)
+            _ = (parameters.label, parameters.note)
+            return NoopOperation(context: context)
+        }
+    }
+
+    @Test func whatTheNodesOfATaskShareIsReadOnceWhenPlanningNotOncePerNode() async throws {
+        let tag = UUID().uuidString
+        let line = "  each: { type: noted, label: \"${item}-\(tag)\", note: \"note-\(tag)\", forEach: [x, y, z] }"
+        let plan = try TestWorkflow.plan(
+            "version: 1\ntasks:\n\(line)\n", registry: TaskRegistry.builtIn.adding(NotedTask()))
+        // Once by validation and once by the planner, each for the whole task; each label once, by validation.
+        #expect(CountedText.count("note-\(tag)") == 2)
+        #expect(["x", "y", "z"].map { CountedText.count("\($0)-\(tag)") } == [1, 1, 1])
+
+        // Every node has the shared note as if read on its own: its value, and where it is written.
+        let noteColumn =
+            line.distance(from: line.startIndex, to: try #require(line.range(of: "\"note-")).lowerBound) + 1
+        for (index, item) in ["x", "y", "z"].enumerated() {
+            let typed = NotedTask.Parameters(plan.parameters(of: plan.nodes[index]))
+            #expect(typed.label.text == "\(item)-\(tag)")
+            #expect(typed.note.text == "note-\(tag)")
+            #expect(typed.$note.location.map { [$0.line, $0.column] } == [3, noteColumn])
+            #expect(typed.count == 3 && typed.$count.name == "count" && !typed.$count.isGiven)
+        }
+        #expect(CountedText.count("note-\(tag)") == 2)
+
+        #expect(await Runner(plan: plan).run().exitCode == 0)
+        #expect(CountedText.count("note-\(tag)") == 2)
+        #expect(["x", "y", "z"].map { CountedText.count("\($0)-\(tag)") } == [3, 3, 3])
+    }
+
     @Test func changingAValueDropsTheDecodedParameters() throws {
         let tag = UUID().uuidString
         let plan = try TestWorkflow.plan(

@@ -239,6 +239,21 @@ import Testing
         #expect(Resolver.stem(of: ".hidden") == ".hidden")
     }
 
+    /// The last part of a path is found from its end: the same part splitting the whole text gives, grapheme by
+    /// grapheme (a `/` joined to a combining mark separates nothing), and a URL's query or fragment left out.
+    @Test(arguments: [
+        "photos/1.jpg", "a//b", "a/b/", "///", "", "/", "x", "https://example.org/a/3.jpg?size=large#top",
+        "https://example.org/dir/", "file?x/y", "a/\u{301}b", "/\u{301}", "é/ç.txt", "s3://bucket/k#frag/x",
+    ])
+    func theLastComponentIsThePartSplittingGives(_ text: String) {
+        var path = Substring(text)
+        if path.contains("://"), let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) {
+            path = path[..<query]
+        }
+        #expect(Resolver.lastComponent(of: text) == path.split(separator: "/").last ?? "")
+        #expect(Resolver.safeName(text) == Resolver.safeName(String(text.split(separator: "/").last ?? "")))
+    }
+
     @Test func unexpandedTasksBetweenExpandedOnesKeepTheirIds() throws {
         let result = TestTasks.load(
             """

@@ -53,22 +53,27 @@ extension WriteTask {
         /// The background is a colour, `keep` and `strip` name what they can, an image gets a format `write` encodes
         /// and only parameters that apply to it, and data gets no encoding parameters.
         public func validate(reading input: ProviderKind?, into diagnostics: inout Diagnostics) {
-            if !background.contains("${"), RGBColor(background) == nil {
+            // Checked only when given (the default is a colour): this runs for every node of a plan.
+            if $background.isGiven, !background.contains("${"), RGBColor(background) == nil {
                 diagnostics.error(
                     "write's background '\(background)' is not a colour", at: $background.location,
                     hint: "use #rrggbb, #rgb, white or black")
             }
-            let kinds = ImageMetadata.Kind.allCases.map(\.rawValue)
-            for kind in keep ?? [] where !kinds.contains(kind) && !kind.contains("${") {
-                diagnostics.error(
-                    "write cannot keep '\(kind)'", at: $keep.location,
-                    hint: "keep takes any of \(kinds.joined(separator: ", "))")
+            if let keep {
+                let kinds = ImageMetadata.Kind.allCases.map(\.rawValue)
+                for kind in keep where !kinds.contains(kind) && !kind.contains("${") {
+                    diagnostics.error(
+                        "write cannot keep '\(kind)'", at: $keep.location,
+                        hint: "keep takes any of \(kinds.joined(separator: ", "))")
+                }
             }
-            let fields = ExifField.allCases.map(\.rawValue)
-            for field in strip ?? [] where !fields.contains(field) && !field.contains("${") {
-                diagnostics.error(
-                    "write cannot strip '\(field)'", at: $strip.location,
-                    hint: "strip takes any of \(fields.joined(separator: ", "))")
+            if let strip {
+                let fields = ExifField.allCases.map(\.rawValue)
+                for field in strip where !fields.contains(field) && !field.contains("${") {
+                    diagnostics.error(
+                        "write cannot strip '\(field)'", at: $strip.location,
+                        hint: "strip takes any of \(fields.joined(separator: ", "))")
+                }
             }
             // A `format:` that contradicts the path's image extension would put one format under another's name,
             // as JPEG bytes in `x.webp`: whoever opens the file by its name is misled.

@@ -45,6 +45,9 @@ public struct Plan: Sendable {
     /// Each task's parameters when every node of it has the same (none mentions `${item…}`), by task index:
     /// resolved and checked once, when planning; `nil` for tasks whose nodes resolve their own.
     let sharedParameters: [ParameterValues?]
+    /// What the nodes of each other task share of their parameters, by task index: resolved once, when planning,
+    /// so a node resolves only the values that mention its item; `nil` for a task planned without nodes.
+    let parameterTemplates: [ParameterResolver.Template?]
     /// What validation resolved of the other tasks' nodes that the store's keys need (``ResolvedNodes``); `nil`
     /// where it kept none, and the store resolves each node's parameters again.
     var resolvedNodes: ResolvedNodes?
@@ -83,10 +86,7 @@ public struct Plan: Sendable {
     func parameters(of node: PlannedNode, diagnostics: inout Diagnostics) -> ParameterValues {
         if let shared = sharedParameters[node.taskIndex] { return shared }
         let scope = scope(of: node)
-        let values = ParameterResolver(
-            task: task(of: node), type: taskTypes[node.taskIndex], inputKind: inputKinds[node.taskIndex]
-        )
-        .resolve(in: scope, diagnostics: &diagnostics)
+        let values = resolve(node, in: scope, checkingTheWhole: true, diagnostics: &diagnostics)
         // Items of a list made at run time were not there when the plan was validated: held here to the folders
         // their write paths name, as validation holds the others.
         guard tasksOverRunTimeLists.contains(node.taskIndex) else { return values }
@@ -104,10 +104,20 @@ public struct Plan: Sendable {
         if let shared = sharedParameters[node.taskIndex] { return shared }
         // Checked when planning: what the checks of the values as a whole would say is known, and dropped here.
         var checkedWhenPlanning = Diagnostics()
-        return ParameterResolver(
-            task: task(of: node), type: taskTypes[node.taskIndex], inputKind: inputKinds[node.taskIndex]
-        )
-        .resolve(in: scope(of: node), checkingTheWhole: false, diagnostics: &checkedWhenPlanning)
+        return resolve(node, in: scope(of: node), checkingTheWhole: false, diagnostics: &checkedWhenPlanning)
+    }
+
+    /// A node's parameters resolved from its task's template, or from what is written when planning made none.
+    private func resolve(_ node: PlannedNode, in scope: Scope, checkingTheWhole: Bool, diagnostics: inout Diagnostics)
+        -> ParameterValues
+    {
+        let resolver = ParameterResolver(
+            task: task(of: node), type: taskTypes[node.taskIndex], inputKind: inputKinds[node.taskIndex])
+        guard let template = parameterTemplates[node.taskIndex] else {
+            return resolver.resolve(in: scope, checkingTheWhole: checkingTheWhole, diagnostics: &diagnostics)
+        }
+        return resolver.resolve(
+            in: scope, from: template, checkingTheWhole: checkingTheWhole, diagnostics: &diagnostics)
     }
 
     /// The nodes in topological waves: wave 0 has no dependencies, wave n depends only on earlier waves.

@@ -50,6 +50,10 @@ struct Planner {
                     "the workflow expands to more than \(ForEachExpansion.maxItems) nodes", at: task.id.location)
                 return nil
             }
+            // Twofold at least, as the array would grow: a workflow of many small tasks is not copied once per task.
+            if nodes.capacity < nodes.count + nodeCount[taskIndex] {
+                nodes.reserveCapacity(max(nodes.count + nodeCount[taskIndex], 2 * nodes.capacity))
+            }
             var dependencies: [Int] = []
             var waitsForList = false
             for index in 0..<nodeCount[taskIndex] {
@@ -104,21 +108,27 @@ struct Planner {
             queueIndices.append(queue)
         }
         var sharedParameters = [ParameterValues?](repeating: nil, count: workflow.tasks.count)
+        var parameterTemplates = [ParameterResolver.Template?](repeating: nil, count: workflow.tasks.count)
         // Asked once per task: scanning a task's values for `${item…}` costs as much as resolving them.
         let usesItem = workflow.tasks.map(\.usesItem)
         // By index, reading only each node's task: a million-node plan is walked without copying its nodes.
         for index in expansion.nodes.indices {
             let taskIndex = expansion.nodes[index].taskIndex
-            guard sharedParameters[taskIndex] == nil, !usesItem[taskIndex] else { continue }
-            sharedParameters[taskIndex] = ParameterResolver(
-                task: workflow.tasks[taskIndex], type: types[taskIndex], inputKind: expansion.inputKinds[taskIndex]
-            )
-            .resolve(in: expansion.scope(of: expansion.nodes[index], in: context), diagnostics: &diagnostics)
+            guard sharedParameters[taskIndex] == nil, parameterTemplates[taskIndex] == nil else { continue }
+            let resolver = ParameterResolver(
+                task: workflow.tasks[taskIndex], type: types[taskIndex], inputKind: expansion.inputKinds[taskIndex])
+            let scope = expansion.scope(of: expansion.nodes[index], in: context)
+            if usesItem[taskIndex] {
+                parameterTemplates[taskIndex] = resolver.template(in: scope, diagnostics: &diagnostics)
+            } else {
+                sharedParameters[taskIndex] = resolver.resolve(in: scope, diagnostics: &diagnostics)
+            }
         }
         return Plan(
             workflow: workflow, registry: context.registry, environment: context.environment,
             params: expansion.params, nodes: expansion.nodes, graph: expansion.graph, inputKinds: expansion.inputKinds,
             taskTypes: types, queueIndices: queueIndices, sharedParameters: sharedParameters,
+            parameterTemplates: parameterTemplates,
             resolvedNodes: resolvedNodes,
             tasksOverRunTimeLists: workflow.tasks.indices.reduce(into: []) { over, index in
                 if workflow.tasks[index].forEach?.producer != nil { over.formUnion(workflow.tasksOverList(of: index)) }

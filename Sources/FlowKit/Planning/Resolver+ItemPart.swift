@@ -26,7 +26,7 @@ extension Resolver {
             let folder = rel.lastIndex(of: "/").map { String(rel[..<$0]) } ?? ""
             return contained(folder, part, item, location, &diagnostics)
         case .name:
-            return .string(safeName(lastComponent(of: path)))
+            return .string(safeName(String(lastComponent(of: path))))
         case .stem:
             return .string(stem(of: path))
         case .ext:
@@ -41,16 +41,6 @@ extension Resolver {
         guard let base, !base.isEmpty else { return path }
         let prefix = base.hasSuffix("/") ? base : base + "/"
         return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
-    }
-
-    /// The file name of a path or URL: its last component, without a URL's query.
-    private static func lastComponent(of text: String) -> String {
-        var path = Substring(text)
-        if path.contains("://"), let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) {
-            path = path[..<query]
-        }
-        while path.hasSuffix("/") { path = path.dropLast() }
-        return path.split(separator: "/").last.map(String.init) ?? ""
     }
 
     /// `text` when it stays inside the folder it is put in; else an error at the reference.

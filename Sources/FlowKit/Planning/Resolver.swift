@@ -187,22 +187,36 @@ enum Resolver {
     /// The file name of a path or URL without directory, query or extension, made safe to use in a path:
     /// never empty, `.` or `..`, never containing a `/` — so `${item.stem}` cannot escape an output folder.
     static func stem(of text: String) -> String {
-        var path = Substring(text)
-        if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }), path.contains("://") {
-            path = path[..<query]
-        }
-        while path.hasSuffix("/") { path = path.dropLast() }
-        var name = path.split(separator: "/").last.map(String.init) ?? ""
+        var name = String(lastComponent(of: text))
         if let dot = name.lastIndex(of: "."), dot != name.startIndex {
             name = String(name[..<dot])
         }
         return safeName(name)
     }
 
+    /// The last non-empty `/`-separated part of a path or URL, without a URL's query or fragment (empty when
+    /// there is none). Found from the end, without splitting the whole text: it is asked for every item.
+    static func lastComponent(of text: String) -> Substring {
+        var path = Substring(text)
+        // A query or fragment first, which most paths lack; the scheme's `://` found in the bytes, not by Foundation.
+        if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }), path.utf8.contains("://".utf8) {
+            path = path[..<query]
+        }
+        return lastPart(of: path)
+    }
+
+    /// What `text.split(separator: "/").last ?? ""` is, found from the end.
+    private static func lastPart(of text: Substring) -> Substring {
+        var text = text
+        while text.hasSuffix("/") { text = text.dropLast() }
+        guard let slash = text.lastIndex(of: "/") else { return text }
+        return text[text.index(after: slash)...]
+    }
+
     /// A name made safe to use as one path component: its last `/`-separated part, never empty, `.` or `..`,
     /// without backslashes.
     static func safeName(_ text: String) -> String {
-        var name = text.split(separator: "/").last.map(String.init) ?? ""
+        var name = String(lastPart(of: Substring(text)))
         if name.utf8.contains(UInt8(ascii: "\\")) { name = name.replacingOccurrences(of: "\\", with: "_") }
         if name.isEmpty || name == "." || name == ".." || name.hasPrefix("..") {
             name = "_" + name.replacingOccurrences(of: ".", with: "_")

@@ -15,48 +15,51 @@
 /// The projected value (`$intensity`) tells where the value was written, for diagnostics.
 @propertyWrapper
 public struct Parameter<Wrapped: ParameterValue>: Sendable {
+    // The stored properties and the members below are inlinable so that a task's `Parameters`, in its own module,
+    // make and read them specialized: each node's parameters are made and read many times in a 100,000-item plan.
+
     /// What `flowrun tasks` and the schema say about the parameter.
-    let help: String
+    @usableFromInline let help: String
     /// The inclusive range of a number, if limited; an upper bound of `Double(Int.max)` means none.
-    let range: ClosedRange<Double>?
+    @usableFromInline let range: ClosedRange<Double>?
     /// The value, once read from a workflow; otherwise the declared default.
-    private var value: Wrapped?
+    @usableFromInline var value: Wrapped?
     /// The default, as declared.
-    let defaultValue: Wrapped?
+    @usableFromInline let defaultValue: Wrapped?
     /// The name and location, once read from a workflow.
-    private var info: ParameterInfo?
+    @usableFromInline var info: ParameterInfo?
 
     /// A parameter with a default.
-    public init(wrappedValue: Wrapped, help: String) {
+    @inlinable public init(wrappedValue: Wrapped, help: String) {
         self.init(value: wrappedValue, help: help, range: nil)
     }
 
     /// A number with a default and an inclusive range.
-    public init(wrappedValue: Wrapped, help: String, range: ClosedRange<Double>) {
+    @inlinable public init(wrappedValue: Wrapped, help: String, range: ClosedRange<Double>) {
         self.init(value: wrappedValue, help: help, range: range)
     }
 
     /// A number with a default and a lower bound.
-    public init(wrappedValue: Wrapped, help: String, range: PartialRangeFrom<Double>) {
+    @inlinable public init(wrappedValue: Wrapped, help: String, range: PartialRangeFrom<Double>) {
         self.init(value: wrappedValue, help: help, range: range.lowerBound...Double(Int.max))
     }
 
     /// A parameter without a default: required, or `nil` when absent if its type is optional.
-    public init(help: String) {
+    @inlinable public init(help: String) {
         self.init(value: nil, help: help, range: nil)
     }
 
     /// A number without a default, with an inclusive range.
-    public init(help: String, range: ClosedRange<Double>) {
+    @inlinable public init(help: String, range: ClosedRange<Double>) {
         self.init(value: nil, help: help, range: range)
     }
 
     /// A number without a default, with a lower bound.
-    public init(help: String, range: PartialRangeFrom<Double>) {
+    @inlinable public init(help: String, range: PartialRangeFrom<Double>) {
         self.init(value: nil, help: help, range: range.lowerBound...Double(Int.max))
     }
 
-    private init(value: Wrapped?, help: String, range: ClosedRange<Double>?) {
+    @usableFromInline init(value: Wrapped?, help: String, range: ClosedRange<Double>?) {
         self.value = value
         self.defaultValue = value
         self.help = help
@@ -64,7 +67,7 @@ public struct Parameter<Wrapped: ParameterValue>: Sendable {
     }
 
     /// The value the workflow gave, or the default.
-    public var wrappedValue: Wrapped {
+    @inlinable public var wrappedValue: Wrapped {
         get {
             guard let value = value ?? Wrapped.absent else {
                 preconditionFailure("required parameter '\(info?.name ?? "?")' read before it was given a value")
@@ -75,7 +78,7 @@ public struct Parameter<Wrapped: ParameterValue>: Sendable {
     }
 
     /// Where the parameter was written, and its name.
-    public var projectedValue: ParameterInfo {
+    @inlinable public var projectedValue: ParameterInfo {
         info ?? ParameterInfo(name: "", location: nil)
     }
 
@@ -95,11 +98,17 @@ public struct ParameterInfo: Sendable, Hashable {
     public let location: SourceLocation?
 
     /// Whether the workflow gave the parameter (rather than it being defaulted or absent).
-    public var isGiven: Bool { location != nil }
+    @inlinable public var isGiven: Bool { location != nil }
+
+    @usableFromInline init(name: String, location: SourceLocation?) {
+        self.name = name
+        self.location = location
+    }
 }
 
-/// What ``TaskParameters`` reads its declarations from: every ``Parameter``, whatever its value type.
-protocol ParameterDeclaration {
+/// What ``TaskParameters`` reads its declarations from, and what the nodes of a task share of their typed
+/// parameters: every ``Parameter``, whatever its value type.
+protocol ParameterDeclaration: Sendable {
     func spec(named name: String) -> ParameterSpec
 }
 

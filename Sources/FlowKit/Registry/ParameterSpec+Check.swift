@@ -72,14 +72,15 @@ extension TaskType {
     /// - Returns: Every problem found, located at the parameter (or the task, for a missing one).
     package func validate(parameters values: ParameterValues, task: String) -> [Diagnostic] {
         var diagnostics = Diagnostics()
-        let what = "task '\(task)' (\(name))"
+        // Made only for a message: this runs for every node.
+        func what() -> String { "task '\(task)' (\(name))" }
         var complete = true
         for spec in parameters where spec.isRequired && values[spec.name] == nil {
             complete = false
             // A value given but rejected was reported where it is written.
             guard !values.isGiven(spec.name) else { continue }
             diagnostics.error(
-                "\(what) is missing required parameter '\(spec.name)'", at: values.taskLocation,
+                "\(what()) is missing required parameter '\(spec.name)'", at: values.taskLocation,
                 hint: "add '\(spec.name):' — \(spec.summary)")
         }
         let quoted = { (keys: [String]) in keys.map { "'\($0)'" } }
@@ -89,13 +90,13 @@ extension TaskType {
                 let present = keys.filter(values.isGiven)
                 if present.count > 1 {
                     diagnostics.error(
-                        "\(what) sets \(quoted(present).joined(separator: " and ")), which exclude each other",
+                        "\(what()) sets \(quoted(present).joined(separator: " and ")), which exclude each other",
                         at: values.location(of: present[1]), hint: "keep one of: \(keys.joined(separator: ", "))")
                 }
             case .oneRequired(let keys):
                 if !keys.contains(where: values.isGiven) {
                     diagnostics.error(
-                        "\(what) needs one of \(quoted(keys).joined(separator: ", "))", at: values.taskLocation,
+                        "\(what()) needs one of \(quoted(keys).joined(separator: ", "))", at: values.taskLocation,
                         hint: "add one of: \(keys.joined(separator: ", "))")
                 }
             case .requires(let key, let others):

@@ -21,14 +21,14 @@ public protocol ParameterValue: Sendable {
 }
 
 extension ParameterValue {
-    public static var isOptional: Bool { false }
-    public static var absent: Self? { nil }
+    @inlinable public static var isOptional: Bool { false }
+    @inlinable public static var absent: Self? { nil }
 }
 
 extension Optional: ParameterValue where Wrapped: ParameterValue {
     public static var parameterType: ParameterSpec.ValueType { Wrapped.parameterType }
-    public static var isOptional: Bool { true }
-    public static var absent: Self? { .some(nil) }
+    @inlinable public static var isOptional: Bool { true }
+    @inlinable public static var absent: Self? { .some(nil) }
     public init?(parameter value: Value) {
         guard let wrapped = Wrapped(parameter: value) else { return nil }
         self = wrapped

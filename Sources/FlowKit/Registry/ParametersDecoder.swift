@@ -2,14 +2,32 @@
 /// `Decodable` conformance, which asks for each ``Parameter`` by its property's name — as swift-argument-parser
 /// reads `@Option`s — so the declaration is the only place a name is written.
 struct ParametersDecoder: Decoder {
-    let values: ParameterValues
-    /// The declared defaults, read where `values` has none.
-    let defaults: [String: Value]
+    /// What every parameter reads from, held once for all of them.
+    final class Source: Sendable {
+        let values: ParameterValues
+        /// The declared defaults, read where `values` has none.
+        let defaults: [String: Value]
+        /// Parameters already read, by name, taken as they are: those the nodes of a task share.
+        let shared: [String: any ParameterDeclaration]
+
+        init(values: ParameterValues, defaults: [String: Value], shared: [String: any ParameterDeclaration]) {
+            self.values = values
+            self.defaults = defaults
+            self.shared = shared
+        }
+    }
+
+    let source: Source
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
+    /// - Parameter shared: Parameters already read, taken instead of reading them again from `values`.
+    init(values: ParameterValues, defaults: [String: Value], shared: [String: any ParameterDeclaration] = [:]) {
+        source = Source(values: values, defaults: defaults, shared: shared)
+    }
+
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(Container(values: values, defaults: defaults))
+        KeyedDecodingContainer(Container(source: source))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw Self.unsupported(codingPath) }
@@ -22,17 +40,16 @@ struct ParametersDecoder: Decoder {
 
     /// Hands each `@Parameter` its value and location; anything else is a declaration mistake.
     private struct Container<Key: CodingKey>: KeyedDecodingContainerProtocol {
-        let values: ParameterValues
-        let defaults: [String: Value]
+        let source: Source
         var codingPath: [any CodingKey] { [] }
-        var allKeys: [Key] { values.names.compactMap { Key(stringValue: $0) } }
+        var allKeys: [Key] { source.values.names.compactMap { Key(stringValue: $0) } }
         func contains(_ key: Key) -> Bool { true }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             let name = key.stringValue
-            let decoder = ParameterValueDecoder(
-                name: name, value: values[name] ?? defaults[name], location: values.location(of: name), key: key)
-            return try T(from: decoder)
+            // Cast only when found: a cast to an unspecialized `T` looks its metadata up, for every parameter.
+            if let shared = source.shared[name], let typed = shared as? T { return typed }
+            return try T(from: ParameterValueDecoder(name: name, source: source))
         }
 
         func decodeNil(forKey key: Key) throws -> Bool { throw unsupported(key) }
@@ -64,14 +81,18 @@ struct ParametersDecoder: Decoder {
 }
 
 /// The decoder one ``Parameter`` reads itself from.
+///
+/// Two words and a reference, so that handing it to a parameter as `any Decoder` fits the existential's own
+/// storage: a node's parameters are read without allocating for each.
 struct ParameterValueDecoder: Decoder {
     let name: String
-    let value: Value?
-    let location: SourceLocation?
-    /// The parameter's key: its coding path is made only when an error names it, not for every parameter of
-    /// every node.
-    let key: any CodingKey
-    var codingPath: [any CodingKey] { [key] }
+    let source: ParametersDecoder.Source
+    /// The value given, or the declared default.
+    var value: Value? { source.values[name] ?? source.defaults[name] }
+    /// Where the value was written, when it was.
+    var location: SourceLocation? { source.values.location(of: name) }
+    /// The parameter's key: made only when an error names it, not for every parameter of every node.
+    var codingPath: [any CodingKey] { [Name(stringValue: name)] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -80,5 +101,13 @@ struct ParameterValueDecoder: Decoder {
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw ParametersDecoder.unsupported(codingPath) }
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
         throw ParametersDecoder.unsupported(codingPath)
+    }
+
+    /// A parameter's name as a coding key.
+    private struct Name: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 }

@@ -30,28 +30,53 @@ extension TaskParameters {
     /// Validation has checked the values against the declaration before any operation reads them, so a value
     /// that does not fit is a programming error (a context made by hand with the wrong values).
     public init(_ values: ParameterValues) {
-        if let decoded = values.decoded as? Self {
-            self = decoded
-            return
-        }
-        do {
-            self = try Self(
-                from: ParametersDecoder(
-                    values: values, defaults: DeclarationCache.shared.declaration(of: Self.self).defaults))
-        } catch {
-            preconditionFailure("\(Self.self) cannot read its parameters: \(error)")
-        }
+        self.init(values, reusing: [:])
     }
 
     /// The parameters of one node, or `nil` when a required one is missing (a workflow still being validated).
     public init?(complete values: ParameterValues) {
+        self.init(complete: values, reusing: [:])
+    }
+
+    /// The parameters of one node, or `nil` when a required one is missing, taking those in `shared` as they are.
+    init?(complete values: ParameterValues, reusing shared: [String: any ParameterDeclaration]) {
         // Read only when complete, and dropped when a value changes.
         if let decoded = values.decoded as? Self {
             self = decoded
             return
         }
-        guard Self.declarations.allSatisfy({ !$0.isRequired || values[$0.name] != nil }) else { return nil }
-        self.init(values)
+        let declaration = DeclarationCache.shared.declaration(of: Self.self)
+        guard declaration.specs.allSatisfy({ !$0.isRequired || values[$0.name] != nil }) else { return nil }
+        self.init(values, defaults: declaration.defaults, reusing: shared)
+    }
+
+    private init(_ values: ParameterValues, reusing shared: [String: any ParameterDeclaration]) {
+        if let decoded = values.decoded as? Self {
+            self = decoded
+            return
+        }
+        self.init(values, defaults: DeclarationCache.shared.declaration(of: Self.self).defaults, reusing: shared)
+    }
+
+    /// Reads `values` through the synthesized `Decodable` conformance, absent ones from `defaults`.
+    private init(
+        _ values: ParameterValues, defaults: [String: Value], reusing shared: [String: any ParameterDeclaration]
+    ) {
+        do {
+            self = try Self(from: ParametersDecoder(values: values, defaults: defaults, shared: shared))
+        } catch {
+            preconditionFailure("\(Self.self) cannot read its parameters: \(error)")
+        }
+    }
+
+    /// Each parameter of this value not named in `excluded`, by name: what the nodes of a task whose values
+    /// differ only in `excluded` share (``TaskType/decode(_:reusing:)``).
+    func parameters(excluding excluded: Set<String>) -> [String: any ParameterDeclaration] {
+        Mirror(reflecting: self).children.reduce(into: [:]) { shared, child in
+            guard let label = child.label, let parameter = child.value as? any ParameterDeclaration else { return }
+            let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
+            if !excluded.contains(name) { shared[name] = parameter }
+        }
     }
 
     /// Every declared parameter, in declaration order.

@@ -127,8 +127,19 @@ extension TaskType {
     }
 
     /// The typed parameters of a node, or `nil` while a required one is missing.
-    package func decode(_ values: ParameterValues) -> (any TaskParameters)? {
-        Parameters(complete: values)
+    /// - Parameter shared: Parameters already read (``sharedParameters(of:excluding:)``), taken as they are.
+    func decode(_ values: ParameterValues, reusing shared: [String: any ParameterDeclaration] = [:])
+        -> (any TaskParameters)?
+    {
+        Parameters(complete: values, reusing: shared)
+    }
+
+    /// The typed parameters the nodes of a task share, read once from `values` — the task's values that do not
+    /// mention the item — leaving out those named in `perNode`, which each node reads from its own.
+    func sharedParameters(of values: ParameterValues, excluding perNode: Set<String>)
+        -> [String: any ParameterDeclaration]
+    {
+        Parameters(values).parameters(excluding: perNode)
     }
 
     /// ``fileAccess(_:)`` of a node's parameters as the plan holds them; none while a required one is missing.

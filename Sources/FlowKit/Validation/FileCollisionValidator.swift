@@ -54,6 +54,14 @@ struct FileCollisionValidator {
         storePrefix = store + "/"
     }
 
+    /// Makes room for `count` more nodes that each use as many files as `access`: the paths of a task's 100,000
+    /// nodes are hashed once, not again each time the tables grow.
+    mutating func reserve(_ count: Int, like access: FileAccess) {
+        readers.makeRoom(for: count * access.reads.count)
+        writers.makeRoom(for: count * access.writes.count)
+        pendingWrites.makeRoom(for: count * access.writes.count)
+    }
+
     /// Records the files of one node.
     mutating func record(
         _ access: FileAccess, of node: Int, locations: ParameterValues, diagnostics: inout Diagnostics
@@ -142,4 +150,21 @@ struct FileCollisionValidator {
     /// A path as messages show it: joined to the workflow's folder as given, normalised.
     private func shown(_ path: String) -> String { FilePaths.normalised(path, in: workflow.directory) }
     private func taskLocation(_ node: Int) -> SourceLocation { workflow.tasks[nodes[node].taskIndex].id.location }
+}
+
+extension Dictionary {
+    /// Room for `more` entries, growing at least twofold: a workflow of many small tasks, each making room for
+    /// its own, is not rehashed once per task.
+    fileprivate mutating func makeRoom(for more: Int) {
+        let needed = count + more
+        if capacity < needed { reserveCapacity(Swift.max(needed, 2 * capacity)) }
+    }
+}
+
+extension Array {
+    /// Room for `more` elements, growing at least twofold, as ``Dictionary/makeRoom(for:)``.
+    fileprivate mutating func makeRoom(for more: Int) {
+        let needed = count + more
+        if capacity < needed { reserveCapacity(Swift.max(needed, 2 * capacity)) }
+    }
 }

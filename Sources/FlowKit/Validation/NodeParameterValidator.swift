@@ -11,6 +11,22 @@ struct NodeParameterValidator: WorkflowValidator {
         let parameter: String
     }
 
+    /// What the nodes of one task share while they are checked, made with its first node: held by reference, so
+    /// each node reads it without copying the task.
+    private final class TaskNodes {
+        let task: TaskSpec
+        let type: any TaskType
+        let resolver: ParameterResolver
+        let template: ParameterResolver.Template
+
+        init(task: TaskSpec, type: any TaskType, resolver: ParameterResolver, template: ParameterResolver.Template) {
+            self.task = task
+            self.type = type
+            self.resolver = resolver
+            self.template = template
+        }
+    }
+
     func validate(_ context: ValidationContext, into diagnostics: inout Diagnostics) {
         guard let expansion = context.expansion else { return }
         let tasks = context.workflow.tasks
@@ -21,36 +37,54 @@ struct NodeParameterValidator: WorkflowValidator {
         var sharedFiles: [Int: (access: FileAccess, values: ParameterValues)] = [:]
         var files = FileCollisionValidator(nodes: expansion.nodes, workflow: context.workflow)
         let parsed = Resolver.ParsedTexts()
+        var taskNodes = [TaskNodes?](repeating: nil, count: tasks.count)
+        var nodeCounts = [Int](repeating: 0, count: tasks.count)
+        for node in expansion.nodes { nodeCounts[node.taskIndex] += 1 }
         // The folder each written path holds its items to, found once per task and parameter.
         var containments: [WrittenParameter: ItemPathContainment?] = [:]
-        for (index, node) in expansion.nodes.enumerated() {
-            hasNodes[node.taskIndex] = true
+        // By index, reading each node in place: a 100,000-item plan is walked without copying its nodes.
+        for index in expansion.nodes.indices {
+            let taskIndex = expansion.nodes[index].taskIndex
+            hasNodes[taskIndex] = true
             // Every node of such a task writes the same files: recorded per node, so a forEach task writing one
             // fixed path collides with itself.
-            if checked[node.taskIndex] {
-                if let (access, values) = sharedFiles[node.taskIndex] {
+            if checked[taskIndex] {
+                if let (access, values) = sharedFiles[taskIndex] {
                     files.record(access, of: index, locations: values, diagnostics: &diagnostics)
                 }
                 continue
             }
-            let task = tasks[node.taskIndex]
-            guard let type = context.type(of: task) else { continue }
-            let scope = expansion.scope(of: node, in: context)
-            let values = ParameterResolver(
-                task: task, type: type, inputKind: expansion.inputKinds[node.taskIndex], parsed: parsed
-            )
-            .resolve(in: scope, diagnostics: &diagnostics)
-            let access = type.fileAccess(values)
-            if usesItem[node.taskIndex] {
-                context.resolvedNodes?.record(
-                    node: index, taskIndex: node.taskIndex, task: task, type: type, values: values)
+            let scope = expansion.scope(of: expansion.nodes[index], in: context)
+            let shared: TaskNodes
+            let isFirstOfTask: Bool
+            if let known = taskNodes[taskIndex] {
+                shared = known
+                isFirstOfTask = false
             } else {
-                checked[node.taskIndex] = true
-                if access != .none { sharedFiles[node.taskIndex] = (access, values) }
+                let task = tasks[taskIndex]
+                guard let type = context.type(of: task) else { continue }
+                let resolver = ParameterResolver(
+                    task: task, type: type, inputKind: expansion.inputKinds[taskIndex], parsed: parsed)
+                shared = TaskNodes(
+                    task: task, type: type, resolver: resolver,
+                    template: resolver.template(in: scope, diagnostics: &diagnostics))
+                taskNodes[taskIndex] = shared
+                isFirstOfTask = true
+            }
+            let values = shared.resolver.resolve(in: scope, from: shared.template, diagnostics: &diagnostics)
+            let access = shared.type.fileAccess(values)
+            // The task's other nodes use as many files.
+            if isFirstOfTask { files.reserve(nodeCounts[taskIndex], like: access) }
+            if usesItem[taskIndex] {
+                context.resolvedNodes?.record(
+                    node: index, taskIndex: taskIndex, task: shared.task, type: shared.type, values: values)
+            } else {
+                checked[taskIndex] = true
+                if access != .none { sharedFiles[taskIndex] = (access, values) }
             }
             for file in access.writes {
-                guard let template = task.parameters[file.parameter]?.value else { continue }
-                let key = WrittenParameter(task: node.taskIndex, parameter: file.parameter)
+                guard let template = shared.task.parameters[file.parameter]?.value else { continue }
+                let key = WrittenParameter(task: taskIndex, parameter: file.parameter)
                 let containment: ItemPathContainment?
                 if let known = containments[key] {
                     containment = known
@@ -58,7 +92,7 @@ struct NodeParameterValidator: WorkflowValidator {
                     containment = ItemPathContainment(template: template, in: scope)
                     containments[key] = containment
                 }
-                containment?.check(file.path, node: node.id, diagnostics: &diagnostics)
+                containment?.check(file.path, node: expansion.nodes[index].id, diagnostics: &diagnostics)
             }
             if access != .none { files.record(access, of: index, locations: values, diagnostics: &diagnostics) }
         }

@@ -2,6 +2,9 @@ import OrderedCollections
 
 /// Resolves one node's parameters and checks them against the task type's declaration: each value's type and
 /// range (``ParameterSpec/check(_:)``), then the node's values as a whole (``TaskType/validate(parameters:task:)``).
+///
+/// What does not mention the item is the same for every node of a task: a ``Template`` resolves and checks it
+/// once, and each node resolves only the values that name its item.
 struct ParameterResolver {
     let task: TaskSpec
     let type: any TaskType
@@ -10,43 +13,93 @@ struct ParameterResolver {
     /// The texts already parsed, when many nodes of the task are resolved.
     var parsed: Resolver.ParsedTexts? = nil
 
+    /// A task's parameters as far as they are the same for all its nodes: the values that do not mention the
+    /// item, resolved, checked and defaulted, and the declarations of those that do, with what is written.
+    struct Template: Sendable {
+        fileprivate var values: [String: Value] = [:]
+        fileprivate var locations: [String: SourceLocation] = [:]
+        fileprivate var perNode: [(spec: ParameterSpec, written: YAMLNode)] = []
+        /// The typed parameters read from ``values``, for the nodes to take instead of reading each again.
+        fileprivate var typed: [String: any ParameterDeclaration] = [:]
+    }
+
+    /// The part of the task's parameters its nodes share, resolved in a scope of any of its nodes; problems with
+    /// it are reported once, here.
+    func template(in scope: Scope, diagnostics: inout Diagnostics) -> Template {
+        var template = Template()
+        for spec in type.parameters {
+            if let pair = task.parameters[spec.name] {
+                template.locations[spec.name] = pair.value.location
+                var ignored = Diagnostics()  // a reference that cannot be read is reported when it is resolved
+                if ReferenceScanner.references(in: pair.value, diagnostics: &ignored).contains(where: \.0.needsItem) {
+                    template.perNode.append((spec, pair.value))
+                } else {
+                    template.values[spec.name] = resolve(
+                        spec, written: pair.value, in: scope, diagnostics: &diagnostics)
+                }
+            } else if let defaultValue = spec.defaultValue {
+                template.values[spec.name] = defaultValue
+            }
+        }
+        // Read once for all the nodes of a task over items; a task without them has one set of values, read once.
+        if !template.perNode.isEmpty {
+            template.typed = type.sharedParameters(
+                of: ParameterValues(template.values, locations: template.locations),
+                excluding: Set(template.perNode.map(\.spec.name)))
+        }
+        return template
+    }
+
     /// - Parameter checkingTheWhole: Whether to run the type's checks of the values as a whole
     ///   (``TaskType/validate(parameters:task:)``); a node validation already checked needs only its values.
     func resolve(in scope: Scope, checkingTheWhole: Bool = true, diagnostics: inout Diagnostics) -> ParameterValues {
-        var locations: [String: SourceLocation] = [:]
-        var resolved: [String: Value] = [:]
-        for spec in type.parameters {
-            if let pair = task.parameters[spec.name] {
-                locations[spec.name] = pair.value.location
-                // A reference without a value was reported where it is written; checking the rest would only
-                // add "found null".
-                // Text parameters take what is written (`argv: [v, 1.10]` passes "1.10", not 1.1); a bare `null`
-                // or nothing at all still means no value.
-                let asText = spec.type.takesText && !pair.value.isNullScalar
-                guard
-                    let value = Resolver.resolveIfComplete(
-                        pair.value, in: scope, asText: asText, parsed: parsed, diagnostics: &diagnostics)
-                else { continue }
-                switch spec.check(value) {
-                case .success(let checked):
-                    resolved[spec.name] = checked
-                case .failure(let problem):
-                    diagnostics.error(
-                        "parameter '\(spec.name)' of task '\(task.id.value)' (\(type.name)) \(problem.message)",
-                        at: pair.value.location, suggestion: problem.suggestion,
-                        hint: Self.paramOrigin(of: pair.value, group: task.group))
-                }
-            } else if let defaultValue = spec.defaultValue {
-                resolved[spec.name] = defaultValue
-            }
+        resolve(
+            in: scope, from: template(in: scope, diagnostics: &diagnostics), checkingTheWhole: checkingTheWhole,
+            diagnostics: &diagnostics)
+    }
+
+    /// One node's parameters: the task's `template` with the values that mention the item resolved in `scope`.
+    /// - Parameter checkingTheWhole: Whether to run the type's checks of the values as a whole
+    ///   (``TaskType/validate(parameters:task:)``); a node validation already checked needs only its values.
+    func resolve(
+        in scope: Scope, from template: Template, checkingTheWhole: Bool = true, diagnostics: inout Diagnostics
+    ) -> ParameterValues {
+        var resolved = template.values
+        for (spec, written) in template.perNode {
+            resolved[spec.name] = resolve(spec, written: written, in: scope, diagnostics: &diagnostics)
         }
-        var values = ParameterValues(resolved, locations: locations)
+        var values = ParameterValues(resolved, locations: template.locations)
         values.taskLocation = task.id.location
         values.inputKind = inputKind
-        values.decoded = type.decode(values)
+        values.decoded = type.decode(values, reusing: template.typed)
         guard checkingTheWhole else { return values }
         for diagnostic in type.validate(parameters: values, task: task.id.value) { diagnostics.append(diagnostic) }
         return values
+    }
+
+    /// One written value resolved and checked against its declaration; `nil` when it cannot be.
+    private func resolve(_ spec: ParameterSpec, written: YAMLNode, in scope: Scope, diagnostics: inout Diagnostics)
+        -> Value?
+    {
+        // A reference without a value was reported where it is written; checking the rest would only add
+        // "found null".
+        // Text parameters take what is written (`argv: [v, 1.10]` passes "1.10", not 1.1); a bare `null` or
+        // nothing at all still means no value.
+        let asText = spec.type.takesText && !written.isNullScalar
+        guard
+            let value = Resolver.resolveIfComplete(
+                written, in: scope, asText: asText, parsed: parsed, diagnostics: &diagnostics)
+        else { return nil }
+        switch spec.check(value) {
+        case .success(let checked):
+            return checked
+        case .failure(let problem):
+            diagnostics.error(
+                "parameter '\(spec.name)' of task '\(task.id.value)' (\(type.name)) \(problem.message)",
+                at: written.location, suggestion: problem.suggestion,
+                hint: Self.paramOrigin(of: written, group: task.group))
+            return nil
+        }
     }
 
     /// For a value that is exactly `${params.NAME}`, a hint saying where the value really comes from — the
