@@ -52,7 +52,9 @@ struct SessionStore {
                 directory: directory(of: plan), name: journalName(plan, part: part.journal),
                 warn: { [options] in options.warn($0) })
         } catch let error as StoreError where error.isBusy {
-            throw SessionError(.storeBusy, "\(error); nothing was run")
+            // A run, unlike `cache clean`, can also go on beside the other one.
+            throw SessionError(
+                .storeBusy, "\(error), or give this run its own --state-dir (or --no-cache); nothing was run")
         } catch {
             options.warn("cannot use the store: \(error); running without it (nothing is reused or recorded)")
             return nil

@@ -67,9 +67,7 @@ package enum StoreError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .busy(let lock, let holder):
             let who = holder.map { "another flowrun (pid \($0))" } ?? "another flowrun"
-            return
-                "the store is in use by \(who) (lock \(lock)); wait for it to finish, or give this run its own "
-                + "--state-dir (or --no-cache)"
+            return "the store is in use by \(who) (lock \(lock)); wait for it to finish"
         case .posix(let what, let code):
             return "\(what): \(String(cString: strerror(code)))"
         case .refused(let path, let reason):
