@@ -153,4 +153,33 @@ enum StreamingProducer {
         #expect(statuses(report) == ["list succeeded", "each[1] succeeded", "each[2] succeeded"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("done")).sorted() == ["0", "1"])
     }
+
+    /// The events of the nodes a batch or the first phase ran are logged once, by the run that ran them: the
+    /// second phase takes their outcomes without telling of them again (it logged them `cached` after
+    /// `succeeded`, and the producer a second time).
+    @Test(.timeLimit(.minutes(6))) func eachNodesEventsAreLoggedOnce() async throws {
+        try scratch.write(
+            "flow.yaml",
+            #"""
+            version: 1
+            tasks:
+              list: { type: command, argv: [sh, -c, "echo a; \#(StreamingProducer.waitFor("a.started")); echo b"] }
+              each: { type: command, forEach: { from: list }, argv: [touch, "${item}.started"] }
+              mark: { type: command, dependsOn: each, argv: [touch, "${item}.marked"] }
+              all: { type: command, gather: true, dependsOn: each, argv: [true] }
+            """#)
+        let result = try await Child.runFlowrun(["flow.yaml", "--no-progress", "--verbose"], in: scratch.url)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        var events: [String: [String]] = [:]
+        for line in result.stderr.split(separator: "\n") {
+            guard let logged = line.split(separator: "[FlowrunCLI] ", maxSplits: 1).dropFirst().first else { continue }
+            let words = logged.split(separator: " ")
+            events[String(words[0]), default: []].append(String(words[1]))
+        }
+        let ran = ["queued", "running", "succeeded"]
+        #expect(
+            events == [
+                "list": ran, "each[a]": ran, "each[b]": ran, "mark[a]": ran, "mark[b]": ran, "all": ran,
+            ], "\(result.stderr)")
+    }
 }

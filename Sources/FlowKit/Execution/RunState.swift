@@ -81,6 +81,8 @@ struct RunState: Sendable {
     private let queueNames: [String]
     private let admissionLimit: [Int]
     private let recordsEvents: Bool
+    /// Nodes whose events are not recorded (``RunOptions/quietNodes``).
+    private let quietNodes: Set<Int>
     var nodes: [NodeRecord]
     /// Why nodes failed, were skipped or cancelled, by node index.
     var failures: [Int: NodeFailure] = [:]
@@ -121,8 +123,9 @@ struct RunState: Sendable {
     var boostCeiling = 0
     private static let statuses = NodeStatus.allCases
 
-    init(plan: Plan, queueLimits: [Int], recordsEvents: Bool) {
+    init(plan: Plan, queueLimits: [Int], recordsEvents: Bool, quietNodes: Set<Int> = []) {
         self.plan = plan
+        self.quietNodes = quietNodes
         let graph = plan.graph
         self.graph = graph
         self.recordsEvents = recordsEvents
@@ -398,7 +401,7 @@ struct RunState: Sendable {
     }
 
     func event(_ index: Int, _ effects: inout Effects, failure: NodeFailure? = nil, retryDelay: Duration? = nil) {
-        guard recordsEvents else { return }
+        guard recordsEvents, !quietNodes.contains(index) else { return }
         effects.events.append(
             RunEvent(
                 nodeID: plan.nodes[index].id, queue: queueNames[Int(graph.queue[index])], status: nodes[index].status,

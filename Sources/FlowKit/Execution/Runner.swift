@@ -53,7 +53,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         self.state = Mutex(
             RunState(
                 plan: plan, queueLimits: queueNames.map { queues.limits[$0] ?? 1 },
-                recordsEvents: options.observer != nil))
+                recordsEvents: options.observer != nil, quietNodes: options.quietNodes))
         let origin = options.sharedOrigin ?? RunOrigin(clock: options.clock)
         self.startedAt = origin.date
         self.originSeconds = origin.seconds
@@ -356,7 +356,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     }
 
     private func emit(_ index: Int, _ status: NodeStatus, attempt: Int) {
-        guard options.observer != nil else { return }
+        guard options.observer != nil, !options.quietNodes.contains(index) else { return }
         let node = plan.nodes[index]
         emit(
             RunEvent(

@@ -134,7 +134,8 @@ struct RunTimeLists {
         }
         return PreparedRun(
             part: secondPart, opened: opened,
-            options: options.run, bucket: bucket, earlier: earlier, settled: settled, skipping: skipping)
+            options: options.run, bucket: bucket, earlier: earlier, settled: settled,
+            reportedEarlier: Set(finishedRecords.keys), skipping: skipping)
     }
 
     /// Runs the producers and what they need (`first`, by index in ``plan``), the store keeping the producers'
