@@ -5,14 +5,31 @@ import Foundation
 /// The live line on a terminal's stderr: per queue done/running/queued/failed, and the elapsed time.
 final class ProgressLine: Sendable {
     private let timer = LockedBox<(any DispatchSourceTimer)?>(nil)
+    /// The runners whose nodes the line counts, the first giving the elapsed time.
+    private let runners = LockedBox<[Runner]>([])
 
-    func start(runner: Runner) {
+    /// Counts `runner`'s nodes on the line from now on; the first runner starts drawing it. A session starts
+    /// several for a list made at run time (``SessionOptions/onRunnerStart``), each counting its own nodes.
+    func add(_ runner: Runner) {
+        let first = runners.withLock { runners in
+            runners.append(runner)
+            return runners.count == 1
+        }
+        if first { start() }
+    }
+
+    private func start() {
         let source = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
         source.schedule(deadline: .now(), repeating: .milliseconds(100))
-        source.setEventHandler { [weak runner] in
-            guard let runner else { return }
+        source.setEventHandler { [runners] in
+            let all = runners.withLock { $0 }
+            guard let first = all.first else { return }
+            var progress: [String: [NodeStatus: Int]] = [:]
+            for runner in all {
+                progress.merge(runner.progress()) { $0.merging($1, uniquingKeysWith: +) }
+            }
             FileHandle.standardError.write(
-                Data(("\r\u{1B}[2K" + Terminal.visible(Self.line(runner.progress(), elapsed: runner.elapsed))).utf8))
+                Data(("\r\u{1B}[2K" + Terminal.visible(Self.line(progress, elapsed: first.elapsed))).utf8))
         }
         timer.withLock { $0 = source }
         source.resume()

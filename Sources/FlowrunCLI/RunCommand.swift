@@ -102,15 +102,15 @@ struct RunCommand: ParsableCommand {
         if watch { return try runWatching(options: options, signals: signals, terminal: terminal) }
         let cancellation = RunCancellation()
         options.cancellation = cancellation
+        // Drawn from the first runner the session starts: a list made at run time runs items while preparing.
+        let progress = (!quiet && !noProgress && terminal.stderrIsTTY && !dryRun) ? ProgressLine() : nil
+        if let progress { options.onRunnerStart = { progress.add($0) } }
         let session = RunSession(plan: try workflow.loadPlan(terminal: terminal), options: options)
         if dryRun { return try terminal.printPreview(of: session) }
         signals.preparing(cancellation)
-        let prepared = try terminal.exitOnFailure { () throws(SessionError) in try session.prepare() }
-        let progress = (!quiet && !noProgress && terminal.stderrIsTTY) ? ProgressLine() : nil
-        progress?.start(runner: prepared.runner)
         let result = try terminal.exitOnFailure { () throws(SessionError) in
             defer { progress?.stop() }
-            return try prepared.run()
+            return try session.prepare().run()
         }
 
         terminal.printPainted(SummaryTable(report: result, terminal: terminal, listAll: verbose, quiet: quiet).render())

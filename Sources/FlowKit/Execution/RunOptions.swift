@@ -28,8 +28,9 @@ public struct RunOptions: Sendable {
     /// so an output is read back only shortly before its readers run and released after them — and ends
     /// `cached`.
     var restoredNodes: [Int] = []
-    /// Nodes whose events ``observer`` does not get, by index in ``Plan/nodes``: an earlier phase of the run ran
-    /// them and told it already, and this run only takes their outcomes.
+    /// Nodes whose events ``observer`` does not get and ``Runner/progress()`` does not count, by index in
+    /// ``Plan/nodes``: an earlier phase of the run ran them and told of them already, and this run only takes their
+    /// outcomes.
     var quietNodes: Set<Int> = []
     /// The nodes decided before the run not to run, with the cause (a gather over a list made at run time that
     /// came out empty): they end `skipped`, and so do their dependents that run only after success.

@@ -81,7 +81,7 @@ struct RunState: Sendable {
     private let queueNames: [String]
     private let admissionLimit: [Int]
     private let recordsEvents: Bool
-    /// Nodes whose events are not recorded (``RunOptions/quietNodes``).
+    /// Nodes whose events are not recorded and that ``counts`` leaves out (``RunOptions/quietNodes``).
     private let quietNodes: Set<Int>
     var nodes: [NodeRecord]
     /// Why nodes failed, were skipped or cancelled, by node index.
@@ -138,7 +138,9 @@ struct RunState: Sendable {
                 pendingConsumers: Int32(graph.dependentCount(of: $0)))
         }
         counts = [Int](repeating: 0, count: queueNames.count * Self.statuses.count)
-        for queue in graph.queue { counts[Int(queue) * Self.statuses.count] += 1 }  // all pending
+        for (index, queue) in graph.queue.enumerated() where !quietNodes.contains(index) {
+            counts[Int(queue) * Self.statuses.count] += 1  // all pending
+        }
         ready = queueNames.map { _ in Heap() }
         readySources = queueNames.map { _ in Heap() }
         backlogLimit = admissionLimit.reduce(0, +)
@@ -394,9 +396,11 @@ struct RunState: Sendable {
     }
 
     mutating func setStatus(_ index: Int, _ status: NodeStatus) {
-        let base = Int(graph.queue[index]) * Self.statuses.count
-        counts[base + nodes[index].status.ordinal] -= 1
-        counts[base + status.ordinal] += 1
+        if quietNodes.isEmpty || !quietNodes.contains(index) {
+            let base = Int(graph.queue[index]) * Self.statuses.count
+            counts[base + nodes[index].status.ordinal] -= 1
+            counts[base + status.ordinal] += 1
+        }
         nodes[index].status = status
     }
 

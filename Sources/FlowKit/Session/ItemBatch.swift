@@ -55,10 +55,11 @@ final class ItemBatch: Sendable {
             capturing: readLater, earlier: earlier, closesStore: false)
     }
 
-    /// Starts the batch, covered by the session's cancellation. It holds no thread while its nodes run, so a
-    /// producer that prints its lines slowly, each a batch, does not hold a thread per line.
-    func start(cancellation: RunCancellation?) {
-        cancellation?.cover(run.runner)
+    /// Starts the batch, as a runner of the session `options` are of (its cancellation reaches it). It holds no
+    /// thread while its nodes run, so a producer that prints its lines slowly, each a batch, does not hold a
+    /// thread per line.
+    func start(in options: SessionOptions) {
+        options.starting(run.runner)
         ended.enter()
         Task { [self] in
             // Without a bucket, finishing a run throws nothing.

@@ -28,7 +28,7 @@ public final class PreparedRun: Sendable {
     ///   - settled: Nodes an earlier phase of the run ran whose outcomes no node of this one reads, by node index:
     ///     they end at once, neither run nor restored (their records come from that phase's report).
     ///   - reportedEarlier: Nodes an earlier phase of the run ran and told the observer of, by node index: their
-    ///     events are not sent again.
+    ///     events are not sent again, and this run's progress does not count them.
     ///   - skipping: Nodes that end `skipped` without running, with the cause, by node index.
     ///   - closesStore: Whether the run closes the store at its end: not when other runs share it (their owner
     ///     closes it once they have all ended).
@@ -44,7 +44,7 @@ public final class PreparedRun: Sendable {
         let plan = part.plan
         var options = options
         options.skippedNodes = skipping
-        if options.observer != nil { options.quietNodes = reportedEarlier }
+        options.quietNodes = reportedEarlier
         let captured = LockedBox<[Int: any Sendable]>([:])
         self.captured = captured
         if let (store, decisions) = opened {

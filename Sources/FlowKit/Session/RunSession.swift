@@ -81,7 +81,7 @@ public struct RunSession: Sendable {
     /// lists from the store. ``SessionOptions/cancellation`` cancels them.
     public func prepare() throws(SessionError) -> PreparedRun {
         let prepared = try makePreparedRun()
-        options.cancellation?.cover(prepared.runner)
+        options.starting(prepared.runner)
         return prepared
     }
 

@@ -167,7 +167,7 @@ struct RunTimeLists {
         let run = PreparedRun(
             part: part, opened: opened, options: runOptions, bucket: journal == nil ? nil : bucket,
             capturing: keep.union(readLater(first).compactMap { position[$0] }), closesStore: streamed == nil)
-        options.cancellation?.cover(run.runner)
+        options.starting(run.runner)
         let report = Result { () throws(SessionError) in try run.run() }
         var started = streamed?.finish()
         if started?.reports.isEmpty == true || (started != nil && (try? report.get()) == nil) {

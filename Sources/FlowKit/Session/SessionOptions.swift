@@ -22,6 +22,10 @@ public struct SessionOptions: Sendable {
     /// What cancels the session's run while it is prepared as well as while it runs (see ``RunCancellation``);
     /// without it, cancel the ``PreparedRun/runner``.
     public var cancellation: RunCancellation?
+    /// Called with each runner the session starts, as it starts, to show their progress together
+    /// (``Runner/progress()``): a run with a list made at run time starts several — its producers, each batch of
+    /// items that streamed while they ran, then the rest —, each counting only the nodes it runs.
+    public var onRunnerStart: (@Sendable (Runner) -> Void)?
     /// The part of a split run this session runs (`--shard`, `--gather`).
     package var part: SessionPart.Request = .whole
 
@@ -36,6 +40,12 @@ public struct SessionOptions: Sendable {
         self.rerun = rerun
         self.run = run
         self.onDiagnostic = onDiagnostic
+    }
+
+    /// A runner of the session starts: ``cancellation`` reaches it, and ``onRunnerStart`` is told.
+    func starting(_ runner: Runner) {
+        cancellation?.cover(runner)
+        onRunnerStart?(runner)
     }
 
     /// Tells ``onDiagnostic`` of a warning with no place in a file.

@@ -116,7 +116,7 @@ final class StreamedList: Sendable {
                 state.list = list
                 if let batch { state.batches.append(batch) }
             }
-            batch?.start(cancellation: lists.options.cancellation)
+            batch?.start(in: lists.options)
             restAfterPlanning(since: planningStarted)
         }
     }
