@@ -8,8 +8,6 @@ final class ItemBatch: Sendable {
     /// The ids of the batch's nodes, in the order of its report.
     let nodeIDs: [String]
     private let run: PreparedRun
-    /// The positions of the nodes whose outputs a node after the batch reads.
-    private let readLater: Set<Int>
     private let finished = LockedBox<(report: RunReport, outputs: [Int: any Sendable])?>(nil)
     private let ended = DispatchGroup()
 
@@ -40,19 +38,20 @@ final class ItemBatch: Sendable {
         }
         let batch = plan.restricted(to: nodes)
         let part = SessionPart(plan: batch, journal: nil) { $0 }
-        let store = shared.store?.sharedForAnotherPlan()
-        let decisions = store.map { SessionStore(options: lists.options).decide(part, in: $0) }
+        let opened = shared.store.map { owned in
+            let store = owned.sharedForAnotherPlan()
+            return (store, SessionStore(options: lists.options).decide(part, in: store))
+        }
         var options = lists.options.run
         options.sharedQueues = shared.queues
         options.sharedOutputs = shared.outputs
         options.sharedOrigin = shared.origin
         let readTasks = lists.tasksReadAfterItems(fanOut: fanOut)
+        // The outputs a node after the batch reads are kept.
         let readLater = Set(batch.nodes.indices.filter { readTasks.contains(batch.nodes[$0].taskIndex) })
-        self.readLater = readLater
         nodeIDs = batch.nodes.map(\.id)
         run = PreparedRun(
-            part: part, opened: store.flatMap { store in decisions.map { (store, $0) } }, options: options,
-            capturing: readLater, earlier: earlier, closesStore: false)
+            part: part, opened: opened, options: options, capturing: readLater, earlier: earlier, closesStore: false)
     }
 
     /// Starts the batch, as a runner of the session `options` are of (its cancellation reaches it). It holds no

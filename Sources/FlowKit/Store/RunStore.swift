@@ -118,16 +118,15 @@ package final class RunStore: Sendable {
     /// The same open store, for another plan run beside this one's (an item batch of a list that streams): it
     /// appends to the same journal and holds no lock of its own, and keeps its own revised keys, which are by
     /// node index in its plan. Its owner closes the store once every run sharing it has ended.
-    package func sharedForAnotherPlan() -> RunStore {
-        RunStore(
-            directory: directory, name: name, latest: latest, recordedUntil: recordedUntil, recordCount: recordCount,
-            journalStart: journalStart, lock: nil, writer: writer, warn: warn)
-    }
+    package func sharedForAnotherPlan() -> RunStore { sharing(lock: nil) }
 
     /// The same open store, for the last plan of a run made of several: it decides with what the store held when
     /// opened (not with what the run's earlier plans recorded since), and closing it closes the journal and lets
     /// go of the lock. Nothing else may use the store after it.
-    package func handedOverToTheLastPlan() -> RunStore {
+    package func handedOverToTheLastPlan() -> RunStore { sharing(lock: lock) }
+
+    /// The same open store — its journal, its writer and what it held when opened —, holding `lock`.
+    private func sharing(lock: StoreLock?) -> RunStore {
         RunStore(
             directory: directory, name: name, latest: latest, recordedUntil: recordedUntil, recordCount: recordCount,
             journalStart: journalStart, lock: lock, writer: writer, warn: warn)
