@@ -31,14 +31,16 @@ enum CRC32C {
         bytes.withUnsafeBytes { checksum($0) }
     }
 
-    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        guard hardware else { return tableChecksum(bytes) }
-        return cflow_crc32c_update(0xFFFF_FFFF, bytes.baseAddress, bytes.count) ^ 0xFFFF_FFFF
+    /// The checksum of `bytes`, or with `previous`, of the bytes it was the checksum of followed by these: a file
+    /// written in pieces is checked without a copy of it whole.
+    static func checksum(_ bytes: UnsafeRawBufferPointer, continuing previous: UInt32 = 0) -> UInt32 {
+        guard hardware else { return tableChecksum(bytes, continuing: previous) }
+        return cflow_crc32c_update(previous ^ 0xFFFF_FFFF, bytes.baseAddress, bytes.count) ^ 0xFFFF_FFFF
     }
 
     /// The checksum without the instruction; the same value.
-    static func tableChecksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
+    static func tableChecksum(_ bytes: UnsafeRawBufferPointer, continuing previous: UInt32 = 0) -> UInt32 {
+        var crc: UInt32 = previous ^ 0xFFFF_FFFF
         tables.withUnsafeBufferPointer { table in
             var offset = 0
             while offset + 8 <= bytes.count {

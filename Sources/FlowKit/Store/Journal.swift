@@ -27,6 +27,9 @@ package enum Journal {
         package var intactLength: Int = 0
         /// What was wrong with the rest, for one warning; `nil` when the whole file was intact.
         package var damage: String?
+        /// The index the reading started from, when asked to and it was intact and of this journal: the records
+        /// handed out are only those after what it covers.
+        var index: JournalIndex?
     }
 
     /// Reads the journal at `path` into a list of its records (``read(atPath:each:)``).
@@ -41,9 +44,16 @@ package enum Journal {
     ///
     /// The file is read in chunks and each record keeps only where its inputs are (``JournalRecord/inputs``): the
     /// memory a reading takes grows with the records' keys and outputs, not with the journal's bytes.
-    /// - Parameter each: Given every intact record, in order, and keeping what it needs of them: a run keeps one
-    ///   per node, not every record.
-    package static func read(atPath path: String, each: (JournalRecord) -> Void) -> Contents {
+    /// - Parameters:
+    ///   - start: Where to start reading records: a record's first byte (``Contents/intactLength`` of an earlier
+    ///     reading), or 0 for the first record.
+    ///   - indexed: Whether to start after what the journal's index covers (``JournalIndex``) when it has an intact
+    ///     one of this journal as it is now.
+    ///   - each: Given every intact record, in order, and keeping what it needs of them: a run keeps one per node,
+    ///     not every record.
+    package static func read(
+        atPath path: String, from start: Int = 0, indexed: Bool = false, each: (JournalRecord) -> Void
+    ) -> Contents {
         let descriptor: Int32
         switch RegularFile.open(path, owned: true) {
         case .success(let opened): descriptor = opened
@@ -53,13 +63,21 @@ package enum Journal {
         }
         let file = JournalFile(descriptor: descriptor)
         var reader = ChunkReader(descriptor: descriptor)
-        guard let start = reader.bytes(at: 0, count: magic.count) else {
+        guard let first = reader.bytes(at: 0, count: magic.count) else {
             if reader.failed { return Contents(damage: "cannot read \(path); starting without it") }
             return reader.end == 0 ? Contents() : foreign()
         }
-        guard start.elementsEqual(magic) else { return foreign() }
+        guard first.elementsEqual(magic) else { return foreign() }
         var contents = Contents()
-        var offset = magic.count
+        var offset = max(magic.count, start)
+        if indexed,
+            let index = JournalIndex.load(
+                atPath: JournalIndex.path(ofJournal: path), journal: descriptor, file: file)
+        {
+            contents.index = index
+            offset = max(offset, index.coveredLength)
+        }
+        if offset > magic.count { reader = ChunkReader(descriptor: descriptor, from: offset) }
         var run: String?
         while true {
             guard let header = reader.bytes(at: offset, count: headerLength) else {
@@ -69,17 +87,17 @@ package enum Journal {
             }
             let length = Int(littleEndian(header.prefix(4)))
             let expected = littleEndian(header.suffix(checksumLength))
-            let start = offset + headerLength
-            guard length <= maxRecordLength, let payload = reader.bytes(at: start, count: length),
+            let payloadStart = offset + headerLength
+            guard length <= maxRecordLength, let payload = reader.bytes(at: payloadStart, count: length),
                 CRC32C.checksum(payload) == expected,
-                let record = JournalRecord(decoding: payload, journal: file, offset: start, run: run)
+                let record = JournalRecord(decoding: payload, journal: file, offset: payloadStart, run: run)
             else {
                 contents.damage = tornTail(at: offset, of: max(reader.end, offset))
                 break
             }
             run = record.run
             each(record)
-            offset = start + length
+            offset = payloadStart + length
         }
         contents.intactLength = offset
         return contents
@@ -206,6 +224,9 @@ package final class JournalWriter: Sendable {
         }
         if let failure { warn(failure) }
     }
+
+    /// Whether a write failed: what the journal holds then is not all this run did.
+    var hasFailed: Bool { state.withLock { $0.failed } }
 
     /// Writes what is batched and closes the file.
     package func close() {

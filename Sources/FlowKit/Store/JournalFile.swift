@@ -20,6 +20,11 @@ final class JournalFile: Sendable {
 
     /// The bytes at `range`, or `nil` when they cannot all be read.
     func read(_ range: Range<Int>) -> [UInt8]? {
+        Self.read(descriptor, range)
+    }
+
+    /// The bytes at `range` of the file open at `descriptor`, or `nil` when they cannot all be read.
+    static func read(_ descriptor: Int32, _ range: Range<Int>) -> [UInt8]? {
         var failed = false
         let bytes = [UInt8](unsafeUninitializedCapacity: range.count) { buffer, initialized in
             initialized = 0
@@ -53,8 +58,12 @@ struct ChunkReader {
     private var atEndOfFile = false
     static let chunkBytes = 1 << 20
 
-    init(descriptor: Int32) {
+    /// A reader from the file's offset `start` on.
+    init(descriptor: Int32, from start: Int = 0) {
         self.descriptor = descriptor
+        base = start
+        end = start
+        failed = start > 0 && lseek(descriptor, off_t(start), SEEK_SET) < 0
     }
 
     /// The `count` bytes at file offset `offset` (not before what was given out last), or `nil` when the file ends

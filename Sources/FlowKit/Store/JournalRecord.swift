@@ -109,7 +109,7 @@ package struct OutputRecord: Sendable, Equatable {
     }
     /// ``sha256`` as its 32 bytes when it is 64 lowercase hex digits (a file's), else as written (an `ETag`): the
     /// records of 100,000 written files keep no string per digest.
-    private var digest: Digest
+    private(set) var digest: Digest
 
     /// Creates an output record.
     package init(path: String, stamp: FileStamp, sha256: String) {
@@ -126,13 +126,13 @@ package struct OutputRecord: Sendable, Equatable {
     }
 
     /// An output record as the journal holds it, its digest read straight from the record's bytes.
-    fileprivate init(path: String, stamp: FileStamp, digest: Digest) {
+    init(path: String, stamp: FileStamp, digest: Digest) {
         self.path = path
         self.stamp = stamp
         self.digest = digest
     }
 
-    fileprivate enum Digest: Sendable, Equatable {
+    enum Digest: Sendable, Equatable {
         /// The bytes of a SHA-256 written as lowercase hex, held as a key holds its digest.
         case bytes(NodeKey)
         case text(String)

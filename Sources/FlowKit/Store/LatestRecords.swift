@@ -1,46 +1,90 @@
 /// The store's latest record of each node, by node id: what a run decides with.
 ///
-/// Records are kept in one array in the order their nodes were first recorded, and found through a table of
-/// node id → position: a hash table of full records would hold twice their size in empty buckets, and the
-/// journal of a 100,000-item workflow has 200,000 of them.
+/// Most come from the journal's index (``JournalIndex``) and stay there as bytes: a record is decoded only when
+/// asked for, and a key read in place. The records read from the journal past the index, or set, are kept in one
+/// array in the order their nodes were first recorded, found through a table of node id → place, and hide the
+/// index's record of the same node. A record is known by its position: the index's entries first, then the array's.
 package struct LatestRecords: Sendable, ExpressibleByDictionaryLiteral {
-    private var positions: [String: Int] = [:]
-    /// The records, one per node.
-    package private(set) var values: [JournalRecord] = []
+    /// The records as of the journal's index, when it had one that was intact and current.
+    private let indexed: JournalIndex?
+    /// Where each node's record in ``added`` is.
+    private var places: [String: Int] = [:]
+    /// The records set since the index, in the order their nodes were first set; `nil` for one removed.
+    private var added: [JournalRecord?] = []
+    /// The index's entries a record in ``added`` replaced, or that were removed.
+    private var hidden: Set<Int> = []
+    /// How many records ``added`` holds (not removed).
+    private var addedCount = 0
 
     /// No records.
-    package init() {}
+    package init() {
+        indexed = nil
+    }
+
+    /// The records of an index, and none other yet.
+    init(indexed: JournalIndex?) {
+        self.indexed = indexed
+    }
 
     package init(dictionaryLiteral elements: (String, JournalRecord)...) {
+        self.init()
         for (node, record) in elements { self[node] = record }
     }
 
     /// How many nodes have a record.
-    package var count: Int { values.count }
+    package var count: Int { (indexed?.count ?? 0) - hidden.count + addedCount }
 
     /// Whether no node has a record.
-    package var isEmpty: Bool { values.isEmpty }
+    package var isEmpty: Bool { count == 0 }
 
-    /// Where the latest record of a node is in ``values``.
-    package func position(of node: String) -> Int? { positions[node] }
+    /// The index the records start from.
+    var index: JournalIndex? { indexed }
+
+    /// Where the latest record of a node is (for ``record(at:)`` and ``key(at:)``).
+    /// - Parameter previous: The position of the node looked up before, if any: nodes looked up in the order of
+    ///   their ids are found faster (``JournalIndex/entry(of:after:)``).
+    package func position(of node: String, after previous: Int? = nil) -> Int? {
+        if !places.isEmpty, let place = places[node] { return added[place] == nil ? nil : indexedCount + place }
+        guard let indexed,
+            let entry = indexed.entry(of: node, after: previous.flatMap { $0 < indexedCount ? $0 : nil }),
+            hidden.isEmpty || !hidden.contains(entry)
+        else { return nil }
+        return entry
+    }
+
+    /// The record at a position ``position(of:)`` gave; `nil` only when the index's bytes of it do not decode.
+    package func record(at position: Int) -> JournalRecord? {
+        position < indexedCount ? indexed?.record(of: position) : added[position - indexedCount]
+    }
+
+    /// The key of the record at a position ``position(of:)`` gave, read in place.
+    package func key(at position: Int) -> NodeKey? {
+        position < indexedCount ? indexed?.key(of: position) : added[position - indexedCount]?.key
+    }
+
+    /// The positions of every node's record: the index's first, then the others in the order set.
+    package var positions: [Int] {
+        (0..<indexedCount).filter { hidden.isEmpty || !hidden.contains($0) }
+            + added.indices.filter { added[$0] != nil }.map { indexedCount + $0 }
+    }
+
+    /// Every node's record, decoded (maintenance: what `cache status` counts).
+    package var values: [JournalRecord] { positions.compactMap(record(at:)) }
 
     /// The latest record of a node; setting one replaces the node's earlier record.
     package subscript(node: String) -> JournalRecord? {
-        get { positions[node].map { values[$0] } }
+        get { position(of: node).flatMap(record(at:)) }
         set {
-            guard let newValue else {
-                if let position = positions.removeValue(forKey: node) {
-                    values.remove(at: position)
-                    for (other, later) in positions where later > position { positions[other] = later - 1 }
-                }
-                return
-            }
-            // One hash for a node not seen yet, as most of a journal's are: the old position is put back.
-            if let position = positions.updateValue(values.count, forKey: node) {
-                positions[node] = position
-                values[position] = newValue
-            } else {
-                values.append(newValue)
+            let entry = indexed?.entry(of: node)
+            if let entry { hidden.insert(entry) }
+            if let place = places[node] {
+                if added[place] == nil, newValue != nil { addedCount += 1 }
+                if added[place] != nil, newValue == nil { addedCount -= 1 }
+                added[place] = newValue
+            } else if let newValue {
+                places[node] = added.count
+                added.append(newValue)
+                addedCount += 1
             }
         }
     }
@@ -54,4 +98,6 @@ package struct LatestRecords: Sendable, ExpressibleByDictionaryLiteral {
             self[record.node] = self[record.node].map { combine($0, record) } ?? record
         }
     }
+
+    private var indexedCount: Int { indexed?.count ?? 0 }
 }

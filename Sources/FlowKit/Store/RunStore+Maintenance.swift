@@ -45,6 +45,7 @@ extension RunStore {
             if !contents.records.isEmpty || contents.damage != nil { _ = try compact(contents, at: path) }
         } else if FileManager.default.fileExists(atPath: path) {
             try FileManager.default.removeItem(atPath: path)
+            unlink(JournalIndex.path(ofJournal: path))
         }
         removeUnreferencedBlobs(in: directory, holding: name + ".lock")
         withExtendedLifetime(lock) {}

@@ -86,23 +86,19 @@ package final class RunStore: Sendable {
         var count = 0
         var contents = Journal.Contents()
 
+        /// Reads the journal's index and the records past it, or the whole journal when it has no index that is
+        /// intact and current.
         init(atPath path: String) {
-            var records = LatestRecords()
+            var past = LatestRecords()
             var count = 0
-            contents = Journal.read(atPath: path) { record in
-                records[record.node] = record
+            contents = Journal.read(atPath: path, indexed: true) { record in
+                past[record.node] = record
                 count += 1
             }
-            self.records = records
-            self.count = count
+            records = LatestRecords(indexed: contents.index)
+            records.merge(past) { _, later in later }
+            self.count = count + (contents.index?.recordCount ?? 0)
             recordedUntil = FileStamp(path: path)?.modified
-        }
-
-        init(_ contents: Journal.Contents) {
-            for record in contents.records { records[record.node] = record }
-            count = contents.records.count
-            self.contents = contents
-            self.contents.records = []
         }
 
         /// Whether most records may have been superseded: compaction keeps at least one per node, so a journal
@@ -176,14 +172,16 @@ package final class RunStore: Sendable {
         BlobStore(storeDirectory: directory).removeStaleTemporaries()
         let path = journalPath(in: directory, name: name)
         var journal = Latest(atPath: path)
-        // Rare (a journal mostly superseded): read again whole, and rewritten.
+        // Rare (a journal mostly superseded): read again whole, rewritten, and read as rewritten, so that every
+        // record's inputs are where the new file has them (what its index points at).
         if journal.mayBeWorthCompacting {
             let contents = Journal.read(atPath: path)
             if Latest.worthCompacting(contents), let compacted = try? compact(contents, at: path) {
                 // Compacting writes the journal anew; what was recorded before still dates from the old one.
                 let recordedUntil = journal.recordedUntil
-                journal = Latest(compacted)
+                journal = Latest(atPath: path)
                 journal.recordedUntil = recordedUntil
+                journal.contents.damage = journal.contents.damage ?? compacted.damage
             }
         }
         let writer = try JournalWriter(path: path, intactLength: journal.contents.intactLength, warn: warn)
@@ -198,10 +196,12 @@ package final class RunStore: Sendable {
             if index == nil {
                 var made: [NodeKey: Int] = [:]
                 made.reserveCapacity(latest.count)
-                for (position, record) in latest.values.enumerated() { made[record.key] = position }
+                for position in latest.positions {
+                    if let key = latest.key(at: position) { made[key] = position }
+                }
                 index = made
             }
-            return index?[key].map { latest.values[$0] }
+            return index?[key].flatMap(latest.record(at:))
         }
     }
 
@@ -216,6 +216,7 @@ package final class RunStore: Sendable {
     package func close(beforeReleasing publish: () -> Void = {}) {
         writer?.close()
         publish()
+        if lock != nil, let writer, !writer.hasFailed { updateIndex() }
         // Only once the records are written: a run that takes the lock next reads them.
         lock?.release()
     }
@@ -257,6 +258,8 @@ package final class RunStore: Sendable {
         let file = try AtomicFile(path: path)
         try file.write(Data(bytes))
         try file.commit()
+        // Of the journal replaced: the next run that writes makes one of this.
+        unlink(JournalIndex.path(ofJournal: path))
         return Journal.Contents(records: kept, intactLength: bytes.count, damage: contents.damage)
     }
 

@@ -5,7 +5,7 @@ extension UpToDate {
     package struct Records: Sendable {
         /// The store's latest record per node id (shared with the store, not copied).
         private let latest: LatestRecords
-        /// Where each node's own latest record is in ``LatestRecords/values``, by node index, or -1: its id is
+        /// Where each node's own latest record is in ``LatestRecords`` (``LatestRecords/position(of:)``), by node index, or -1: its id is
         /// looked up once, and the decisions, which ask for a node's record several times, find it by position.
         /// Empty when the store holds no record.
         private let positions: [Int32]
@@ -17,14 +17,19 @@ extension UpToDate {
             self.init(latest: [:], positions: [], foundByKey: [:])
         }
 
-        /// Finds each node's own latest record, looking its id up once: the keys and every pass of the decisions
-        /// then find it by position.
+        /// Finds each node's own latest record, looking its id up once, in the plan's order (which the store's
+        /// index mostly follows): the keys and every pass of the decisions then find it by position.
         init(latest: LatestRecords, nodes: [PlannedNode]) {
-            self.init(
-                latest: latest,
-                positions: latest.isEmpty
-                    ? [] : nodes.map { latest.position(of: $0.id).flatMap(Int32.init(exactly:)) ?? -1 },
-                foundByKey: [:])
+            var previous: Int?
+            let positions: [Int32] =
+                latest.isEmpty
+                ? []
+                : nodes.map { node in
+                    let position = latest.position(of: node.id, after: previous)
+                    previous = position ?? previous
+                    return position.flatMap(Int32.init(exactly:)) ?? -1
+                }
+            self.init(latest: latest, positions: positions, foundByKey: [:])
         }
 
         private init(latest: LatestRecords, positions: [Int32], foundByKey: [Int: JournalRecord]) {
@@ -40,7 +45,7 @@ extension UpToDate {
         package subscript(index: Int) -> JournalRecord? {
             if !foundByKey.isEmpty, let found = foundByKey[index] { return found }
             guard !positions.isEmpty, positions[index] >= 0 else { return nil }
-            return latest.values[Int(positions[index])]
+            return latest.record(at: Int(positions[index]))
         }
 
         /// The key of the record of the node at `index`, read in place: the decisions compare every node's key
@@ -48,7 +53,7 @@ extension UpToDate {
         package func key(of index: Int) -> NodeKey? {
             if !foundByKey.isEmpty, let found = foundByKey[index] { return found.key }
             guard !positions.isEmpty, positions[index] >= 0 else { return nil }
-            return latest.values[Int(positions[index])].key
+            return latest.key(at: Int(positions[index]))
         }
 
         /// Notes that the result `record`, of the node's key, serves the node at `index`.
