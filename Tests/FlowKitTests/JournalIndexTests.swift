@@ -159,6 +159,22 @@ import Testing
         #expect(records["n7"]?.key == JournalTests.key("k7, other"))
     }
 
+    /// A run killed while it wrote the index (or compacted the journal) leaves a temporary; the next run to open
+    /// the store removes it, and the index it had is still used.
+    @Test func theTemporaryOfAKilledIndexWriteIsRemoved() throws {
+        try record(Self.records)
+        var left: [String] = []
+        for name in [FilePaths.name(of: index), FilePaths.name(of: journal)] {
+            let temporary = try WriteTemporaries.create(for: name, in: directory)
+            close(temporary.descriptor)
+            left.append(temporary.path)
+        }
+        let store = try RunStore.open(directory: directory, name: name, warn: { Issue.record("\($0)") })
+        #expect(store.latest.index != nil)
+        store.close()
+        for path in left { #expect(!FileManager.default.fileExists(atPath: path), "\(path)") }
+    }
+
     @Test func anEmptiedStoreLosesItsIndex() throws {
         try record(Self.records)
         try RunStore.clean(directory: directory, name: name, keepLast: false)

@@ -171,6 +171,10 @@ package final class RunStore: Sendable {
         let lock = try StoreLock(path: directory + "/" + name + ".lock", wait: lockWait)
         BlobStore(storeDirectory: directory).removeStaleTemporaries()
         let path = journalPath(in: directory, name: name)
+        // What a compaction or an index write killed before its rename left (``AtomicFile``).
+        WriteTemporaries.removeStale(
+            ofFilesNamed: [FilePaths.name(of: path), FilePaths.name(of: JournalIndex.path(ofJournal: path))],
+            in: directory)
         var journal = Latest(atPath: path)
         // Rare (a journal mostly superseded): read again whole, rewritten, and read as rewritten, so that every
         // record's inputs are where the new file has them (what its index points at).
