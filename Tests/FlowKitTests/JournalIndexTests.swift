@@ -85,6 +85,19 @@ import Testing
         #expect(store.latest["n3"]?.key == JournalTests.key("k3, later"))
         #expect(store.latest["absent"] == nil && store.latest.position(of: "n") == nil)
         #expect(store.record(withKey: JournalTests.key("k12"))?.node == "n12")
+        // Looked up one after another, in the index's order, in reverse, or skipping some, each node is found
+        // where it is, and an absent node after any.
+        let nodes = records.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+        for order in [nodes, nodes.reversed(), nodes.enumerated().filter { $0.offset % 3 != 1 }.map(\.element)] {
+            var previous: Int?
+            for node in order + ["absent"] {
+                let position = store.latest.position(of: node, after: previous)
+                #expect(position == store.latest.position(of: node), "\(node)")
+                previous = position ?? previous
+            }
+        }
+        #expect(store.latest.positions == Array(0..<records.count), "the index's entries by node id")
+        #expect(store.latest.positions.map { store.latest.record(at: $0)?.node } == nodes)
     }
 
     /// A run killed after its records reached the journal and before the index was written, or one that

@@ -44,12 +44,15 @@ package struct LatestRecords: Sendable, ExpressibleByDictionaryLiteral {
     /// - Parameter previous: The position of the node looked up before, if any: nodes looked up in the order of
     ///   their ids are found faster (``JournalIndex/entry(of:after:)``).
     package func position(of node: String, after previous: Int? = nil) -> Int? {
-        if !places.isEmpty, let place = places[node] { return added[place] == nil ? nil : indexedCount + place }
-        guard let indexed,
-            let entry = indexed.entry(of: node, after: previous.flatMap { $0 < indexedCount ? $0 : nil }),
+        // The index first: a node whose entry no later record hides is in nothing else, so a run whose journal has
+        // a few records past the index hashes only their nodes' ids into the table of those.
+        if let entry = indexed?.entry(of: node, after: previous.flatMap { $0 < indexedCount ? $0 : nil }),
             hidden.isEmpty || !hidden.contains(entry)
-        else { return nil }
-        return entry
+        {
+            return entry
+        }
+        guard !places.isEmpty, let place = places[node], added[place] != nil else { return nil }
+        return indexedCount + place
     }
 
     /// The record at a position ``position(of:)`` gave; `nil` only when the index's bytes of it do not decode.
