@@ -44,6 +44,7 @@ final class JournalIndex: @unchecked Sendable {
     let count: Int
     /// The journal the records' inputs are read from.
     let journal: JournalFile
+    /// The runs that recorded the entries (an entry names one by its position).
     let runs: [String]
     private let bytes: UnsafeRawBufferPointer
     private let entriesStart: Int
@@ -53,16 +54,14 @@ final class JournalIndex: @unchecked Sendable {
     /// How many bytes the records' data takes.
     let dataLength: Int
 
-    private init(
-        bytes: UnsafeRawBufferPointer, header: Header, runs: [String], runsLength: Int, journal: JournalFile
-    ) {
+    private init(bytes: UnsafeRawBufferPointer, header: Header, runs: [String], journal: JournalFile) {
         self.bytes = bytes
         coveredLength = header.coveredLength
         recordCount = header.recordCount
         count = header.entries
         self.runs = runs
         self.journal = journal
-        entriesStart = Self.headerLength + runsLength
+        entriesStart = Self.headerLength + header.runsLength
         slotsStart = entriesStart + header.entries * Self.entryLength
         slotMask = header.slots - 1
         dataStart = slotsStart + header.slots * 4
@@ -107,9 +106,7 @@ final class JournalIndex: @unchecked Sendable {
             bytes.deallocate()
             return nil
         }
-        return JournalIndex(
-            bytes: UnsafeRawBufferPointer(bytes), header: header, runs: runs, runsLength: header.runsLength,
-            journal: file)
+        return JournalIndex(bytes: UnsafeRawBufferPointer(bytes), header: header, runs: runs, journal: file)
     }
 
     /// The entry of a node, or `nil` when the index has none.
@@ -141,7 +138,7 @@ final class JournalIndex: @unchecked Sendable {
     /// The record of an entry, decoded; `nil` when its bytes do not decode (which a checksummed index of this
     /// format never has).
     func record(of entry: Int) -> JournalRecord? {
-        let run = Int(load(UInt32.self, at: entryStart(entry) + 32))
+        let run = run(of: entry)
         guard run < runs.count, var reader = dataReader(of: entry) else { return nil }
         return JournalRecord(indexed: &reader, run: runs[run], key: key(of: entry), journal: journal)
     }
@@ -183,7 +180,7 @@ final class JournalIndex: @unchecked Sendable {
         return hash
     }
 
-    /// Where the index's journal window starts: the last 64 KiB before `end`, past the magic.
+    /// The bytes of a journal an index checks it by: the last 64 KiB before `end`, after the magic.
     static func window(endingAt end: Int) -> Range<Int> {
         max(Journal.magic.count, end - windowLength)..<end
     }
