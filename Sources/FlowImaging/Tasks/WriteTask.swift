@@ -24,9 +24,11 @@ package struct WriteTask: TaskType {
 }
 
 /// The operation of ``WriteTask``.
-package final class WriteOperation: FlowOperation, FileProvider, @unchecked Sendable {
+package final class WriteOperation: FlowOperation, FileProvider, WrittenFileObserving, @unchecked Sendable {
     /// The file written, once finished.
     package var providedFile: FileOutput? { output(as: FileOutput.self) }
+    /// The stamp and digest of the file written, once finished: set before the operation finishes, read after.
+    package private(set) var writtenFile: WrittenFile?
 
     package override func execute() {
         if finishIfCancelled() { return }
@@ -68,7 +70,10 @@ package final class WriteOperation: FlowOperation, FileProvider, @unchecked Send
         do {
             let file = try AtomicFile(path: path, overwrite: parameters.overwrite, createFolders: true)
             try file.write(bytes)
+            // Taken from the open file and the bytes in hand: the store records them without reading it back.
+            let stamp = file.stamp()
             guard try file.commit(unless: { isCancelled }) else { return finish(.cancelled) }
+            writtenFile = stamp.map { WrittenFile(path: path, stamp: $0, bytes: bytes) }
             if context.previews {
                 record(Artifact(path: URL(fileURLWithPath: path).standardizedFileURL.path, preview: preview))
             }

@@ -121,6 +121,14 @@ package final class AtomicFile {
         if let failure { throw failure }
     }
 
+    /// The stamp of what was written so far (`fstat`): the file's stamp once in place, as a rename or link keeps
+    /// its inode, size and modification time. `nil` for a FIFO or device written in place.
+    package func stamp() -> FileStamp? {
+        var info = stat()
+        guard temporary != nil, fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return FileStamp(info)
+    }
+
     /// Closes the file and moves it into place, unless `isCancelled` says otherwise just before.
     /// - Returns: `false` when cancelled (the temporary is removed), `true` when the file is in place.
     @discardableResult

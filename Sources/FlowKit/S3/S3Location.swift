@@ -13,7 +13,7 @@ package struct S3Location: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `s3://bucket/key`; `nil` when `text` does not start with `s3://` (in any case) or names no bucket.
     package init?(_ text: String) {
-        guard text.count > 5, text.prefix(5).lowercased() == "s3://" else { return nil }
+        guard Self.isS3(text), text.count > 5 else { return nil }
         let rest = text.dropFirst(5)
         let bucket = rest.prefix { $0 != "/" }
         guard !bucket.isEmpty else { return nil }
@@ -23,7 +23,9 @@ package struct S3Location: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether `text` is meant as an S3 location (`s3://…`), valid or not.
     package static func isS3(_ text: String) -> Bool {
-        text.prefix(5).lowercased() == "s3://"
+        // Told apart by the first byte, making no string, for all but `s…` paths: every path a run writes is asked.
+        guard let first = text.utf8.first, first | 0x20 == UInt8(ascii: "s") else { return false }
+        return text.prefix(5).lowercased() == "s3://"
     }
 
     /// `s3://bucket/key`.

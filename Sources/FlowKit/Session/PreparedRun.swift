@@ -58,7 +58,9 @@ public final class PreparedRun: Sendable {
                 guard isWhole else { return }
                 store.journal(
                     index, of: plan, decisions: decisions, run: run, output: operation.output(as: (any Sendable).self),
-                    observedSource: (operation as? any SourceObserving)?.observedSource)
+                    observedSource: (operation as? any SourceObserving)?.observedSource,
+                    written: decisions.outputPaths[index] == nil
+                        ? nil : (operation as? any WrittenFileObserving)?.writtenFile)
                 if let previews, let preview = operation.artifact?.preview,
                     let key = store.key(of: index, decisions: decisions)
                 {

@@ -175,9 +175,17 @@ package struct NodeKeyInputs: Sendable, Equatable {
     /// The key, going on from the hash of its task's shared fields (``keyPrefix(type:implementation:options:parameters:encodingIn:)``
     /// of this node's) with its upstream keys and source, encoded in `scratch` (emptied first).
     func key(after prefix: SHA256, encodingIn scratch: inout ByteWriter) -> NodeKey {
+        Self.key(after: prefix, upstream: upstream.lazy.map(\.key), source: source, encodingIn: &scratch)
+    }
+
+    /// The key of a node's inputs from its parts alone, as ``key(after:encodingIn:)`` computes it: a node whose
+    /// record has its key needs no ``NodeKeyInputs`` made.
+    static func key(
+        after prefix: SHA256, upstream: some Collection<NodeKey>, source: String?, encodingIn scratch: inout ByteWriter
+    ) -> NodeKey {
         scratch.bytes.removeAll(keepingCapacity: true)
         scratch.count(upstream.count)
-        for link in upstream { scratch.key(link.key) }
+        for key in upstream { scratch.key(key) }
         scratch.optionalString(source)
         var hash = prefix
         scratch.bytes.withUnsafeBytes { hash.update(bufferPointer: $0) }

@@ -13,9 +13,11 @@ extension RunStore {
     ///   - output: The node's output value.
     ///   - observedSource: The version of its source the node read, when it learned one while running
     ///     (``SourceObserving``).
+    ///   - written: What the node says it wrote (``WrittenFileObserving``): a file it wrote at the node's output
+    ///     path is recorded so, without being read back.
     package func journal(
         _ index: Int, of plan: Plan, decisions: UpToDate, run: String, output value: (any Sendable)? = nil,
-        observedSource: String? = nil
+        observedSource: String? = nil, written: WrittenFile? = nil
     ) {
         guard !decisions.keepsNothing[index], let key = decisions.keys[index], let inputs = decisions.inputs(of: index)
         else { return }
@@ -23,6 +25,8 @@ extension RunStore {
         if let path = decisions.outputPaths[index], let location = S3Location(path) {
             guard let record = S3Outputs.record(of: location) else { return }
             output = record
+        } else if let path = decisions.outputPaths[index], let written, written.path == path {
+            output = OutputRecord(path: path, stamp: written.stamp, sha256: written.sha256)
         } else if let path = decisions.outputPaths[index] {
             // A file that cannot be read back is not recorded as written: the next run writes it again.
             guard let file = ContentDigest.stampedFile(atPath: path) else { return }

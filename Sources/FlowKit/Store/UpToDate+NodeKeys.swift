@@ -10,7 +10,7 @@ extension UpToDate {
         /// What went into each node's key, by node index, where the node's own latest record has another key (or
         /// none): a node whose record has its key was made of the same inputs, which the record holds, so an
         /// unchanged rerun keeps none of them (``UpToDate/inputs(of:)``).
-        var inputs: [Int: NodeKeyInputs] = [:]
+        var inputs: KeyInputsByNode
         /// Each node's key; `nil` for a node of a ``StatelessTask`` that no kept node depends on.
         var keys: [NodeKey?]
         /// The file each node writes, resolved against the workflow's folder.
@@ -44,12 +44,15 @@ extension UpToDate {
             let graph = plan.graph
             let keyed = Self.keyed(plan, keepsNothing: keepsNothing)
             let runNonce = UUID().uuidString
+            inputs = KeyInputsByNode(count: count)
             keys = []
             outputPaths = []
             unverifiableSources = [String?](repeating: nil, count: count)
             keys.reserveCapacity(count)
             outputPaths.reserveCapacity(count)
             var scratch = ByteWriter()
+            // Only the keys upstream go into a key; the ids with them only into the inputs of a node that changed.
+            var upstreamKeys: [NodeKey] = []
             for (index, node) in plan.nodes.enumerated() {
                 if !awaitingConfirmation.isEmpty {
                     graph.forEachDependency(of: index) { dependency in
@@ -82,19 +85,26 @@ extension UpToDate {
                     unverifiableSources[index] = unchecked.unverifiable
                     if unchecked.awaitsConfirmation { awaitingConfirmation[index] = index }
                 }
-                var upstream: [NodeKeyInputs.Upstream] = []
-                upstream.reserveCapacity(graph.dependencyCount(of: index))
+                upstreamKeys.removeAll(keepingCapacity: true)
                 graph.forEachDependency(of: index) { dependency in
                     // Keyed: a keyed node's dependencies are (``keyed(_:keepsNothing:)``).
-                    if let key = keys[dependency] { upstream.append(.init(node: plan.nodes[dependency].id, key: key)) }
+                    if let key = keys[dependency] { upstreamKeys.append(key) }
                 }
-                let nodeInputs = NodeKeyInputs(
-                    type: task.typeName, implementation: task.implementation, options: options,
-                    parameters: resolved.canonical, upstream: upstream,
-                    source: keyedSource)
-                let key = nodeInputs.key(after: resolved.keyPrefix, encodingIn: &scratch)
+                let key = NodeKeyInputs.key(
+                    after: resolved.keyPrefix, upstream: upstreamKeys, source: keyedSource, encodingIn: &scratch)
                 keys.append(key)
-                if records.key(of: index) != key { inputs[index] = nodeInputs }
+                if records.key(of: index) != key {
+                    var upstream: [NodeKeyInputs.Upstream] = []
+                    upstream.reserveCapacity(upstreamKeys.count)
+                    graph.forEachDependency(of: index) { dependency in
+                        if let key = keys[dependency] {
+                            upstream.append(.init(node: plan.nodes[dependency].id, key: key))
+                        }
+                    }
+                    inputs[index] = NodeKeyInputs(
+                        type: task.typeName, implementation: task.implementation, options: options,
+                        parameters: resolved.canonical, upstream: upstream, source: keyedSource)
+                }
                 outputPaths.append(resolved.outputPath)
             }
         }

@@ -61,7 +61,7 @@ package struct UpToDate: Sendable {
 
     /// What went into each node's key, by index in ``Plan/nodes``, where the node's own record has another key
     /// or none (sparse: an unchanged rerun keeps none); ``inputs(of:)`` answers for every keyed node.
-    package private(set) var inputs: [Int: NodeKeyInputs]
+    package private(set) var inputs: KeyInputsByNode
     /// Each node's key; `nil` for a node of a ``StatelessTask`` that no node the store keeps depends on: it is
     /// never journaled, and its decision needs no key.
     package private(set) var keys: [NodeKey?]
@@ -179,8 +179,7 @@ package struct UpToDate: Sendable {
         var position = [Int](repeating: -1, count: keys.count)
         for (newIndex, oldIndex) in nodes.enumerated() { position[oldIndex] = newIndex }
         var copy = self
-        copy.inputs = [:]
-        for (newIndex, oldIndex) in nodes.enumerated() { copy.inputs[newIndex] = inputs[oldIndex] }
+        copy.inputs = inputs.restricted(to: nodes)
         copy.keys = nodes.map { keys[$0] }
         copy.keepsNothing = nodes.map { keepsNothing[$0] }
         copy.causes = nodes.map { causes[$0] }

@@ -13,6 +13,13 @@ import Testing
         #expect(S3Location("s3:") == nil)
     }
 
+    @Test func whatIsMeantAsALocationIsToldByItsSchemeInEitherCase() {
+        #expect(S3Location.isS3("s3://bucket/k") && S3Location.isS3("S3://") && S3Location.isS3("s3://"))
+        #expect(!S3Location.isS3("") && !S3Location.isS3("s") && !S3Location.isS3("s3:/x"))
+        #expect(!S3Location.isS3("sx://b/k") && !S3Location.isS3("/s3://b") && !S3Location.isS3("out/s3://b"))
+        #expect(S3Location("S3://") == nil)
+    }
+
     @Test func aLocationStaysAsWrittenWhereLocalPathsAreResolved() {
         #expect(NodeContext.resolve("s3://b/k.jpg", in: "/work/flows") == "s3://b/k.jpg")
         #expect(NodeContext.resolve("out/k.jpg", in: "/work/flows") == "/work/flows/out/k.jpg")
