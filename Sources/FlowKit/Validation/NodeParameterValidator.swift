@@ -34,7 +34,7 @@ struct NodeParameterValidator: WorkflowValidator {
         var checked = [Bool](repeating: false, count: tasks.count)
         var hasNodes = [Bool](repeating: false, count: tasks.count)
         // Tasks whose values do not mention the item that name files, with them.
-        var sharedFiles: [Int: (access: FileAccess, values: ParameterValues)] = [:]
+        var sharedFiles: [Int: FileAccess] = [:]
         var files = FileCollisionValidator(nodes: expansion.nodes, workflow: context.workflow)
         let parsed = Resolver.ParsedTexts()
         var taskNodes = [TaskNodes?](repeating: nil, count: tasks.count)
@@ -49,8 +49,8 @@ struct NodeParameterValidator: WorkflowValidator {
             // Every node of such a task writes the same files: recorded per node, so a forEach task writing one
             // fixed path collides with itself.
             if checked[taskIndex] {
-                if let (access, values) = sharedFiles[taskIndex] {
-                    files.record(access, of: index, locations: values, diagnostics: &diagnostics)
+                if let access = sharedFiles[taskIndex] {
+                    files.record(access, of: index, diagnostics: &diagnostics)
                 }
                 continue
             }
@@ -80,7 +80,7 @@ struct NodeParameterValidator: WorkflowValidator {
                     node: index, taskIndex: taskIndex, task: shared.task, type: shared.type, values: values)
             } else {
                 checked[taskIndex] = true
-                if access != .none { sharedFiles[taskIndex] = (access, values) }
+                if access != .none { sharedFiles[taskIndex] = access }
             }
             for file in access.writes {
                 guard let template = shared.task.parameters[file.parameter]?.value else { continue }
@@ -94,7 +94,7 @@ struct NodeParameterValidator: WorkflowValidator {
                 }
                 containment?.check(file.path, node: expansion.nodes[index].id, diagnostics: &diagnostics)
             }
-            if access != .none { files.record(access, of: index, locations: values, diagnostics: &diagnostics) }
+            if access != .none { files.record(access, of: index, diagnostics: &diagnostics) }
         }
         files.finish(diagnostics: &diagnostics)
         // A task over a list not known yet (made at run time) has no nodes: what does not depend on its item is
