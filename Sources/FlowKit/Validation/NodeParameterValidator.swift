@@ -71,13 +71,17 @@ struct NodeParameterValidator: WorkflowValidator {
                 taskNodes[taskIndex] = shared
                 isFirstOfTask = true
             }
-            let values = shared.resolver.resolve(in: scope, from: shared.template, diagnostics: &diagnostics)
-            let access = shared.type.fileAccess(values)
+            let values = shared.resolver.resolve(
+                in: scope, from: shared.template, checkingTheWhole: false, diagnostics: &diagnostics)
+            let use = shared.type.plannedUse(
+                of: values, task: shared.task.id.value,
+                directory: usesItem[taskIndex] ? context.workflow.directory : nil, diagnostics: &diagnostics)
+            let access = use.access
             // The task's other nodes use as many files.
             if isFirstOfTask { files.reserve(nodeCounts[taskIndex], like: access) }
             if usesItem[taskIndex] {
                 context.resolvedNodes?.record(
-                    node: index, taskIndex: taskIndex, task: shared.task, type: shared.type, values: values)
+                    node: index, taskIndex: taskIndex, task: shared.task, type: shared.type, values: values, use: use)
             } else {
                 checked[taskIndex] = true
                 if access != .none { sharedFiles[taskIndex] = access }
