@@ -172,7 +172,9 @@ package struct ResolvedNodes: Sendable {
                 starts[nextStart] = UInt32(writer.bytes.count)
                 nextStart += 1
             }
-            return ResolvedNodes(templates: templates, bytes: writer.bytes, starts: starts)
+            // Copied to their size: the writer's array grew by doubling, and the plan keeps them for the run.
+            let bytes = writer.bytes.withUnsafeBufferPointer { Array($0) }
+            return ResolvedNodes(templates: templates, bytes: bytes, starts: starts)
         }
     }
 }
