@@ -71,11 +71,14 @@ struct ParameterResolver {
     func resolve(
         in scope: Scope, from template: Template, checkingTheWhole: Bool = true, diagnostics: inout Diagnostics
     ) -> ParameterValues {
-        var resolved = template.values
+        var own: [(name: String, value: Value)] = []
+        own.reserveCapacity(template.perNode.count)
         for (spec, written) in template.perNode {
-            resolved[spec.name] = resolve(spec, written: written, in: scope, diagnostics: &diagnostics)
+            if let value = resolve(spec, written: written, in: scope, diagnostics: &diagnostics) {
+                own.append((spec.name, value))
+            }
         }
-        var values = ParameterValues(resolved, locations: template.locations)
+        var values = ParameterValues(shared: template.values, own: own, locations: template.locations)
         values.taskLocation = task.id.location
         values.inputKind = inputKind
         values.decoded = template.itemParameters?.make(values) ?? type.decode(values, reusing: template.typed)
