@@ -1,3 +1,4 @@
+import FlowImaging
 import FlowKitTesting
 import Foundation
 import Synchronization
@@ -184,6 +185,17 @@ import Testing
             "version: 1\ntasks:\n  each: { type: item-label, label: \"${item}\", note: n, forEach: [a, b, c, d] }\n",
             registry: TaskRegistry.builtIn.adding(ItemLabelTask()))
         #expect(ItemLabelTask.Parameters.reads.withLock { $0 } - readsBefore == readsForTwo)
+    }
+
+    /// A built-in type that lets the item set its parameters lists every one: one left out would make each node
+    /// of a task naming the item in it read all its parameters again, silently.
+    @Test func builtInTypesThatListItemParametersListEveryParameter() {
+        func names<Type: TaskType>(of type: Type) -> (listed: Set<String>, declared: Set<String>) {
+            (Set(Type.Parameters.itemParametersByName.keys), Set(type.parameters.map(\.name)))
+        }
+        let listing = TaskRegistry.standard.all.map { names(of: $0) }.filter { !$0.listed.isEmpty }
+        #expect(listing.count >= 3)  // command, fetch and write at least
+        for (listed, declared) in listing { #expect(listed == declared) }
     }
 
     @Test func changingAValueDropsTheDecodedParameters() throws {
