@@ -48,6 +48,11 @@ extension TaskParameters {
 
     /// The parameters of one node, or `nil` when a required one is missing (a workflow still being validated).
     public init?(complete values: ParameterValues) {
+        // Asked of every node by the plan-time hooks: the parameters read when it was resolved, taken in place.
+        if case .some(let decoded) = values.decoded, let typed = decoded as? Self {
+            self = typed
+            return
+        }
         self.init(complete: values, reusing: [:])
     }
 
