@@ -1,3 +1,4 @@
+import FlowImaging
 import FlowKitTesting
 import Foundation
 import Synchronization
@@ -120,6 +121,81 @@ import Testing
         #expect(await Runner(plan: plan).run().exitCode == 0)
         #expect(CountedText.count("note-\(tag)") == 2)
         #expect(["x", "y", "z"].map { CountedText.count("\($0)-\(tag)") } == [3, 3, 3])
+    }
+
+    /// ``NotedTask`` with its label listed among the parameters an item may set.
+    struct ItemLabelTask: TaskType {
+        struct Parameters: TaskParameters {
+            @Parameter(help: "A label.") var label: CountedText
+            @Parameter(help: "A note.") var note: CountedText
+            @Parameter(help: "A count.") var count = 3
+            static var itemParameters: [ItemParameter<Self>] { [.storage(\._label)] }
+            /// How often a value of this type was read whole.
+            static let reads = Mutex(0)
+
+            enum CodingKeys: String, CodingKey { case label, note, count }
+            init() {}
+            init(from decoder: any Decoder) throws {
+                Self.reads.withLock { $0 += 1 }
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                _label = try container.decode(Parameter<CountedText>.self, forKey: .label)
+                _note = try container.decode(Parameter<CountedText>.self, forKey: .note)
+                _count = try container.decode(Parameter<Int>.self, forKey: .count)
+            }
+        }
+        var name: String { "item-label" }
+        var summary: String { "Reads its label and note." }
+        var consumes: InputRequirement { .anything }
+        var provides: ProviderKind? { nil }
+        func makeOperation(_ context: NodeContext) -> FlowOperation { NoopOperation(context: context) }
+    }
+
+    @Test func theItemSetsItsValuesInACopyOfTheTaskParametersReadOnce() throws {
+        ItemLabelTask.Parameters.reads.withLock { $0 = 0 }
+        let tag = UUID().uuidString
+        let line = "  each: { type: item-label, label: \"${item}-\(tag)\", note: \"note-\(tag)\", forEach: [x, y] }"
+        let plan = try TestWorkflow.plan(
+            "version: 1\ntasks:\n\(line)\n", registry: TaskRegistry.builtIn.adding(ItemLabelTask()))
+        let readsForTwo = ItemLabelTask.Parameters.reads.withLock { $0 }
+        #expect(CountedText.count("note-\(tag)") == 2)
+        #expect(["x", "y"].map { CountedText.count("\($0)-\(tag)") } == [1, 1])
+
+        // Each node's parameters as set are those read whole from its values: values, names and locations.
+        let column = { (text: String) in
+            line.distance(from: line.startIndex, to: line.range(of: text)!.lowerBound) + 1
+        }
+        for (index, item) in ["x", "y"].enumerated() {
+            let values = plan.parameters(of: plan.nodes[index])
+            let set = try #require(values.decoded as? ItemLabelTask.Parameters)
+            var changed = values
+            changed["label"] = values["label"]  // drops the decoded parameters: read whole again
+            let read = ItemLabelTask.Parameters(changed)
+            for typed in [set, read] {
+                #expect(typed.label.text == "\(item)-\(tag)" && typed.$label.name == "label")
+                #expect(typed.$label.location.map { [$0.line, $0.column] } == [3, column("\"${item}")])
+                #expect(typed.note.text == "note-\(tag)")
+                #expect(typed.$note.location.map { [$0.line, $0.column] } == [3, column("\"note-")])
+                #expect(typed.count == 3 && typed.$count.name == "count" && !typed.$count.isGiven)
+            }
+        }
+
+        // Read whole per task, not per node: four items cost what two did.
+        let readsBefore = ItemLabelTask.Parameters.reads.withLock { $0 }
+        _ = try TestWorkflow.plan(
+            "version: 1\ntasks:\n  each: { type: item-label, label: \"${item}\", note: n, forEach: [a, b, c, d] }\n",
+            registry: TaskRegistry.builtIn.adding(ItemLabelTask()))
+        #expect(ItemLabelTask.Parameters.reads.withLock { $0 } - readsBefore == readsForTwo)
+    }
+
+    /// A built-in type that lets the item set its parameters lists every one: one left out would make each node
+    /// of a task naming the item in it read all its parameters again, silently.
+    @Test func builtInTypesThatListItemParametersListEveryParameter() {
+        func names<Type: TaskType>(of type: Type) -> (listed: Set<String>, declared: Set<String>) {
+            (Set(Type.Parameters.itemParametersByName.keys), Set(type.parameters.map(\.name)))
+        }
+        let listing = TaskRegistry.standard.all.map { names(of: $0) }.filter { !$0.listed.isEmpty }
+        #expect(listing.count >= 3)  // command, fetch and write at least
+        for (listed, declared) in listing { #expect(listed == declared) }
     }
 
     @Test func changingAValueDropsTheDecodedParameters() throws {

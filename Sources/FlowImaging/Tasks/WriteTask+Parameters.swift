@@ -30,6 +30,14 @@ extension WriteTask {
         public var overwrite = true
         public init() {}
 
+        public static var itemParameters: [ItemParameter<Self>] {
+            [
+                .storage(\._path), .storage(\._format), .storage(\._quality), .storage(\._progressive),
+                .storage(\._lossless), .storage(\._background), .storage(\._keep), .storage(\._strip),
+                .storage(\._overwrite),
+            ]
+        }
+
         /// The format an image is encoded in, or data checked against: `format`, else the path's extension.
         var target: ImageFormat? {
             format?.imageFormat ?? ImageFormat(fileExtension: FilePaths.fileExtension(of: path))

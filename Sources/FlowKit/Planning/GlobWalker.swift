@@ -32,15 +32,21 @@ struct GlobWalker {
 
     /// The matches of every include pattern that no exclude pattern matches, and what was left out.
     func walk() -> (matches: [Match], notes: [Note]) {
-        var found: [String: String] = [:]
+        var matches: [Match] = []
+        // One pattern names each file once (a folder is walked once): what was found is remembered only where
+        // several patterns may name one file.
+        var found: Set<String>? = includes.count > 1 ? [] : nil
         var notes: [Note] = []
         for pattern in includes {
             var visited = Set<FileIdentity>()
-            walk(pattern, into: &found, visited: &visited, notes: &notes)
-            if found.count > limit { break }
+            walk(pattern, into: &matches, found: &found, visited: &visited, notes: &notes)
+            if matches.count > limit { break }
         }
-        let matches = found.map { Match(path: $0.key, base: $0.value) }
-            .sorted { Self.precedesByBytes($0.path, $1.path) }
+        // Folders are read in byte order, so the files of one folder come sorted: sorted again only when not.
+        let inOrder = matches.indices.dropFirst().allSatisfy {
+            Self.precedesByBytes(matches[$0 - 1].path, matches[$0].path)
+        }
+        if !inOrder { matches.sort { Self.precedesByBytes($0.path, $1.path) } }
         return (matches, notes)
     }
 
@@ -59,8 +65,8 @@ struct GlobWalker {
     // MARK: - Walking
 
     private func walk(
-        _ pattern: GlobPattern, into found: inout [String: String], visited: inout Set<FileIdentity>,
-        notes: inout [Note]
+        _ pattern: GlobPattern, into matches: inout [Match], found: inout Set<String>?,
+        visited: inout Set<FileIdentity>, notes: inout [Note]
     ) {
         let root = onDisk(pattern.base)
         // Links may lead anywhere inside the folder the pattern names, and nowhere else.
@@ -93,9 +99,9 @@ struct GlobWalker {
                 if next.isDead { continue }
                 let named = folder.isEmpty ? name : (folder.hasSuffix("/") ? folder + name : folder + "/" + name)
                 guard let kind = kind(of: type, name: name, in: descriptor) else { continue }
-                let matches = !kind.isFolder && pattern.accepts(next)
+                let accepted = !kind.isFolder && pattern.accepts(next)
                 let descends = kind.isFolder && pattern.mayMatchBelow(next)
-                guard matches || descends else { continue }
+                guard accepted || descends else { continue }
                 if kind.isLink, let target = realPath(onDisk(named)), !isInside(target, realRoot) {
                     notes.append(.linkOutside(path: named))
                     continue
@@ -103,9 +109,9 @@ struct GlobWalker {
                 if excludes.contains(where: { $0.matches(named) }) { continue }
                 if descends {
                     folders.append((named, next))
-                } else if found[named] == nil {
-                    found[named] = pattern.base
-                    if found.count > limit { return }
+                } else if found?.insert(named).inserted ?? true {
+                    matches.append(Match(path: named, base: pattern.base))
+                    if matches.count > limit { return }
                 }
             }
             pending.append(contentsOf: folders.reversed())

@@ -1,17 +1,34 @@
 /// One concrete node of a run: a task, or one item of an expanded task. Its edges are the plan's
 /// (``Plan/dependencies(of:)``, ``Plan/dependents(of:)``).
+///
+/// Laid out small (a plan of a 100,000-item task holds one per item): the task and the item's position as 32-bit
+/// numbers, after the fields that need a word's alignment.
 package struct PlannedNode: Sendable {
     /// The node id: the task id, or `task[KEY]` for the item known by `KEY` (``ForEachItem/key``) — the name
     /// the store remembers the node by, whatever the item's position.
     package let id: String
-    /// The index of the node's task in ``Workflow/tasks``.
-    package let taskIndex: Int
-    /// The node's item and its index, if expanded.
-    package let item: Value?
-    /// The item's position in its list, if expanded.
-    package let itemIndex: Int?
     /// For a file item (a glob's match, a line of a file list): the folder `${item.rel}` is relative to.
     package var itemBase: String?
+    /// ``taskIndex``, as stored.
+    private let taskNumber: Int32
+    /// ``itemIndex`` as stored: -1 for a node without an item.
+    private let itemNumber: Int32
+    /// The node's item and its index, if expanded.
+    package let item: Value?
+
+    /// The index of the node's task in ``Workflow/tasks``.
+    package var taskIndex: Int { Int(taskNumber) }
+    /// The item's position in its list, if expanded.
+    package var itemIndex: Int? { itemNumber < 0 ? nil : Int(itemNumber) }
+
+    /// A node; a plan has at most ``ForEachExpansion/maxItems`` nodes, so its indices fit 32 bits.
+    package init(id: String, taskIndex: Int, item: Value?, itemIndex: Int?, itemBase: String? = nil) {
+        self.id = id
+        self.itemBase = itemBase
+        taskNumber = Int32(taskIndex)
+        itemNumber = itemIndex.map(Int32.init) ?? -1
+        self.item = item
+    }
 
     /// The item as a ``Scope`` sees it.
     var scopeItem: Scope.Item? { item.map { Scope.Item(value: $0, index: itemIndex ?? 0, base: itemBase) } }

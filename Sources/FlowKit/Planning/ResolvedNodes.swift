@@ -110,9 +110,12 @@ package struct ResolvedNodes: Sendable {
             self.directory = directory
         }
 
-        /// Notes a node's parameters, resolved and checked; nodes come in plan order.
+        /// Notes a node's parameters, resolved and checked, and what they say it writes and reads (`use`, with the
+        /// store's facts: ``TaskType/plannedUse(of:task:directory:diagnostics:)`` given the workflow's folder);
+        /// nodes come in plan order.
         func record(
-            node index: Int, taskIndex: Int, task: TaskSpec, type: any TaskType, values: ParameterValues
+            node index: Int, taskIndex: Int, task: TaskSpec, type: any TaskType, values: ParameterValues,
+            use: PlannedUse
         ) {
             guard !overflowed else { return }
             let template = templates[taskIndex] ?? makeTemplate(taskIndex, task: task, type: type, values: values)
@@ -125,9 +128,8 @@ package struct ResolvedNodes: Sendable {
                 guard case .perNode(let name, let valueType) = entry else { continue }
                 writer.optionalString(values[name].map { NodeKeyInputs.canonical($0, as: valueType) })
             }
-            let facts = type.plannedFacts(values, directory: directory)
-            writer.optionalString(facts.outputPath.map { NodeContext.resolve($0, in: directory) })
-            switch facts.source {
+            writer.optionalString(use.outputPath.map { NodeContext.resolve($0, in: directory) })
+            switch use.source {
             case .none: writer.count(0)
             case .file(let path):
                 writer.count(1)
@@ -170,7 +172,9 @@ package struct ResolvedNodes: Sendable {
                 starts[nextStart] = UInt32(writer.bytes.count)
                 nextStart += 1
             }
-            return ResolvedNodes(templates: templates, bytes: writer.bytes, starts: starts)
+            // Copied to their size: the writer's array grew by doubling, and the plan keeps them for the run.
+            let bytes = writer.bytes.withUnsafeBufferPointer { Array($0) }
+            return ResolvedNodes(templates: templates, bytes: bytes, starts: starts)
         }
     }
 }

@@ -110,6 +110,8 @@ public struct ParameterInfo: Sendable, Hashable {
 /// parameters: every ``Parameter``, whatever its value type.
 protocol ParameterDeclaration: Sendable {
     func spec(named name: String) -> ParameterSpec
+    /// The name and location, once read.
+    var projectedValue: ParameterInfo { get }
 }
 
 extension Parameter: ParameterDeclaration {}

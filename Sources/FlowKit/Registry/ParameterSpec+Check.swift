@@ -72,6 +72,16 @@ extension TaskType {
     /// - Returns: Every problem found, located at the parameter (or the task, for a missing one).
     package func validate(parameters values: ParameterValues, task: String) -> [Diagnostic] {
         var diagnostics = Diagnostics()
+        if checkNames(of: values, task: task, into: &diagnostics) {
+            Parameters(values).validate(reading: values.inputKind, into: &diagnostics)
+        }
+        return diagnostics.all
+    }
+
+    /// The checks of ``validate(parameters:task:)`` that read which parameters a node has, not their values:
+    /// required parameters present and the rules over several parameters.
+    /// - Returns: Whether every required parameter is there.
+    func checkNames(of values: ParameterValues, task: String, into diagnostics: inout Diagnostics) -> Bool {
         // Made only for a message: this runs for every node.
         func what() -> String { "task '\(task)' (\(name))" }
         var complete = true
@@ -108,9 +118,6 @@ extension TaskType {
                 }
             }
         }
-        if complete {
-            Parameters(values).validate(reading: values.inputKind, into: &diagnostics)
-        }
-        return diagnostics.all
+        return complete
     }
 }

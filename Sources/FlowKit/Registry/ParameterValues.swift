@@ -5,6 +5,10 @@
 /// validation has checked every value against the declaration.
 public struct ParameterValues: Sendable {
     private var values: [String: Value]
+    /// A node's values of the parameters that mention its item, beside ``values``, which are then its task's and
+    /// shared by every node of it: a node of a 100,000-item task holds the one or two values of its own, not a
+    /// copy of the task's. Never names a key of ``values``.
+    private var own: [(name: String, value: Value)] = []
     private var locations: [String: SourceLocation]
 
     /// Where the task is written (its id), for problems that belong to no single parameter, such as a
@@ -30,20 +34,34 @@ public struct ParameterValues: Sendable {
         self.locations = locations
     }
 
+    /// A node's values: those its task's nodes share and its own (names that `shared` does not have).
+    init(shared: [String: Value], own: [(name: String, value: Value)], locations: [String: SourceLocation]) {
+        values = shared
+        self.own = own
+        self.locations = locations
+    }
+
     /// The value of a parameter, if given or defaulted.
     public subscript(name: String) -> Value? {
-        get { values[name] }
+        get {
+            for entry in own where entry.name == name { return entry.value }
+            return values[name]
+        }
         set {
+            for entry in own { values[entry.name] = entry.value }
+            own = []
             values[name] = newValue
             decoded = nil
         }
     }
 
     /// The names of the parameters present.
-    public var names: Dictionary<String, Value>.Keys { values.keys }
+    public var names: [String] { Array(values.keys) + own.map(\.name) }
 
     /// The value of each parameter present, by name: what two tasks compare to know they were given the same.
-    package var valuesByName: [String: Value] { values }
+    package var valuesByName: [String: Value] {
+        own.reduce(into: values) { $0[$1.name] = $1.value }
+    }
 
     /// Whether the workflow gave this parameter (rather than it being defaulted or absent).
     public func isGiven(_ name: String) -> Bool { locations[name] != nil }

@@ -19,11 +19,24 @@ public protocol TaskParameters: Decodable, Sendable {
     ///   - input: The kind the node reads, as the graph tells before anything runs; `nil` when it reads nothing.
     ///   - diagnostics: Where to report problems.
     func validate(reading input: ProviderKind?, into diagnostics: inout Diagnostics)
+    /// The parameters a node's item may set (`[.storage(\._path)]`): the nodes of a task over items whose values
+    /// mention the item only in these copy the task's parameters, read once, and set them, instead of each reading
+    /// every parameter. Default none: each node reads all its parameters.
+    static var itemParameters: [ItemParameter<Self>] { get }
 }
 
 extension TaskParameters {
     public static var rules: [ParameterRule<Self>] { [] }
     public func validate(reading input: ProviderKind?, into diagnostics: inout Diagnostics) {}
+    public static var itemParameters: [ItemParameter<Self>] { [] }
+
+    /// ``itemParameters`` by the name each has in the workflow.
+    static var itemParametersByName: [String: ItemParameter<Self>] {
+        let named = Self.named
+        return Dictionary(
+            itemParameters.map { ($0.declaration(named).projectedValue.name, $0) },
+            uniquingKeysWith: { first, _ in first })
+    }
 
     /// The parameters of one node, typed; absent parameters get their declared defaults.
     ///
@@ -35,6 +48,11 @@ extension TaskParameters {
 
     /// The parameters of one node, or `nil` when a required one is missing (a workflow still being validated).
     public init?(complete values: ParameterValues) {
+        // Asked of every node by the plan-time hooks: the parameters read when it was resolved, taken in place.
+        if case .some(let decoded) = values.decoded, let typed = decoded as? Self {
+            self = typed
+            return
+        }
         self.init(complete: values, reusing: [:])
     }
 

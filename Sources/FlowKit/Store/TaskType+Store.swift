@@ -44,22 +44,6 @@ package protocol LocalSourceFile: TaskType {
     func sourceFile(_ parameters: Parameters, directory: String) -> String?
 }
 
-extension TaskType {
-    /// What the store's keys need of a node's parameters that they alone decide, from one decoding: the file it
-    /// writes, as written (``outputPath(_:)``), and what it reads (``ResolvedNodes/Source``). A type that is no
-    /// ``LocalSourceFile`` is asked for its source identity, to learn whether it has one.
-    func plannedFacts(_ values: ParameterValues, directory: String)
-        -> (outputPath: String?, source: ResolvedNodes.Source)
-    {
-        guard let parameters = Parameters(complete: values) else { return (nil, .none) }
-        if let file = (self as? any LocalSourceFile)?.sourceFile(values, directory: directory) {
-            return (outputPath(parameters), .file(file))
-        }
-        let hasSource = sourceIdentity(parameters, directory: directory, cache: nil) != nil
-        return (outputPath(parameters), hasSource ? .other : .none)
-    }
-}
-
 extension LocalSourceFile {
     /// ``sourceFile(_:directory:)`` of parameters as the plan holds them.
     func sourceFile(_ values: ParameterValues, directory: String) -> String? {

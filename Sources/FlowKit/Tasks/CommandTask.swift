@@ -40,6 +40,13 @@ package struct CommandTask: TaskType {
         package var maxOutputBytes = 64 << 20
         package init() {}
 
+        package static var itemParameters: [ItemParameter<Self>] {
+            [
+                .storage(\._argv), .storage(\._env), .storage(\._workingDirectory), .storage(\._stdin),
+                .storage(\._maxOutputBytes),
+            ]
+        }
+
         static let inputsReference = "${inputs}"
         static let inputReference = "${input}"
 

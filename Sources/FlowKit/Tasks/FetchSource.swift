@@ -67,10 +67,13 @@ enum FetchSource: Equatable {
     /// paths of a 100,000-item glob).
     static func trimmed(_ text: String) -> String {
         guard let first = text.unicodeScalars.first, let last = text.unicodeScalars.last,
-            CharacterSet.whitespaces.contains(first) || CharacterSet.whitespaces.contains(last)
+            whitespaces.contains(first) || whitespaces.contains(last)
         else { return text }
-        return text.trimmingCharacters(in: .whitespaces)
+        return text.trimmingCharacters(in: whitespaces)
     }
+
+    /// `CharacterSet.whitespaces`, made once: ``trimmed(_:)`` asks it of every item's `url`.
+    private static let whitespaces = CharacterSet.whitespaces
 
     /// Whether `text` starts with `prefix` (lowercase ASCII) in any case, as `text.lowercased().hasPrefix(prefix)`
     /// says for such a prefix, without making the lowercased copy.

@@ -27,6 +27,10 @@ package struct FetchTask: LocalSourceFile {
         package var idleTimeout = FetchTransfer.defaultIdleTimeout
         package init() {}
 
+        package static var itemParameters: [ItemParameter<Self>] {
+            [.storage(\._url), .storage(\._maxBytes), .storage(\._headers), .storage(\._idleTimeout)]
+        }
+
         package func validate(reading input: ProviderKind?, into diagnostics: inout Diagnostics) {
             if idleTimeout < .seconds(1) {
                 diagnostics.error("'idleTimeout' must be at least 1s", at: $idleTimeout.location)

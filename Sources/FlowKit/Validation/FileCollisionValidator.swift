@@ -5,10 +5,14 @@ import Foundation
 /// way a run would silently replace a file it depends on. Fed node by node by ``NodeParameterValidator``,
 /// which resolves the parameters that name the files.
 struct FileCollisionValidator {
-    /// One node's use of one file.
+    /// One node's use of one file: eight bytes, as a 100,000-item plan keeps one for every file its nodes name.
+    /// Where it is written is its task's (``location(of:)``).
     private struct Use {
-        var node: Int
-        var location: SourceLocation?
+        var node: UInt32
+        /// The parameter naming the file, by its place in ``parameterNames``.
+        var parameter: UInt32
+
+        var index: Int { Int(node) }
     }
 
     /// Collisions between the nodes of two tasks, reported one by one up to a few, then counted.
@@ -25,6 +29,9 @@ struct FileCollisionValidator {
     private var writers: [String: Use] = [:]
     private var readers: [String: Use] = [:]
     private var pendingWrites: [(key: String, path: String, use: Use)] = []
+    /// The names of the parameters that name files, each once.
+    private var parameterNames: [String] = []
+    private var parameterNumbers: [String: UInt32] = [:]
     /// The workflow's folder as an absolute path, made once: every path's key is joined to it.
     private let base: String
     private var reported: [TaskPair: (count: Int, firstUnshown: SourceLocation?)] = [:]
@@ -64,21 +71,21 @@ struct FileCollisionValidator {
 
     /// Records the files of one node.
     mutating func record(
-        _ access: FileAccess, of node: Int, locations: ParameterValues, diagnostics: inout Diagnostics
+        _ access: FileAccess, of node: Int, diagnostics: inout Diagnostics
     ) {
         for file in access.reads {
             let key = FilePaths.normalised(file.path, in: base)
             // The first reader is kept: put back when there was one.
-            let use = Use(node: node, location: locations.location(of: file.parameter))
+            let use = Use(node: UInt32(node), parameter: number(of: file.parameter))
             if let first = readers.updateValue(use, forKey: key) { readers[key] = first }
         }
         for file in access.writes {
             let key = FilePaths.normalised(file.path, in: base)
-            let use = Use(node: node, location: locations.location(of: file.parameter))
+            let use = Use(node: UInt32(node), parameter: number(of: file.parameter))
             if let role = definitions[key] ?? (key == store || key.hasPrefix(storePrefix) ? "inside the store" : nil) {
                 diagnostics.error(
                     "'\(id(node))' writes '\(shown(file.path))', which is \(role)",
-                    at: use.location ?? taskLocation(node),
+                    at: location(of: use),
                     hint: "write outputs to another folder: the run would replace a file it is made of")
                 continue
             }
@@ -95,10 +102,10 @@ struct FileCollisionValidator {
         for write in pendingWrites {
             guard let reader = readers[write.key], reader.node != write.use.node else { continue }
             diagnostics.error(
-                "'\(id(write.use.node))' writes '\(shown(write.path))', which '\(id(reader.node))' reads",
-                at: write.use.location ?? taskLocation(write.use.node),
+                "'\(id(write.use.index))' writes '\(shown(write.path))', which '\(id(reader.index))' reads",
+                at: location(of: write.use),
                 hint: "write outputs to another folder: the run would replace one of its own inputs",
-                notes: [.note("'\(id(reader.node))' reads it here", at: reader.location ?? taskLocation(reader.node))])
+                notes: [.note("'\(id(reader.index))' reads it here", at: location(of: reader))])
         }
         pendingWrites = []
         for (pair, tally) in reported.sorted(by: { ($0.key.first, $0.key.second) < ($1.key.first, $1.key.second) })
@@ -116,21 +123,21 @@ struct FileCollisionValidator {
 
     private mutating func reportCollision(_ first: Use, _ second: Use, display: String, diagnostics: inout Diagnostics)
     {
-        let pair = TaskPair(first: nodes[first.node].taskIndex, second: nodes[second.node].taskIndex)
+        let pair = TaskPair(first: nodes[first.index].taskIndex, second: nodes[second.index].taskIndex)
         var tally = reported[pair] ?? (0, nil)
         tally.count += 1
-        if tally.count == Self.shownPerTaskPair + 1 { tally.firstUnshown = second.location }
+        if tally.count == Self.shownPerTaskPair + 1 { tally.firstUnshown = parameterLocation(of: second) }
         reported[pair] = tally
         guard tally.count <= Self.shownPerTaskPair else { return }
         let sameTask = pair.first == pair.second
         let hint =
             sameTask
-            ? sameItemHint(nodes[first.node], nodes[second.node])
+            ? sameItemHint(nodes[first.index], nodes[second.index])
             : "give one of the two tasks another path"
         diagnostics.error(
-            "'\(id(second.node))' and '\(id(first.node))' both write '\(display)'; one file would replace the other",
-            at: second.location ?? taskLocation(second.node), hint: hint,
-            notes: sameTask ? [] : [.note("'\(id(first.node))' writes it here", at: first.location)])
+            "'\(id(second.index))' and '\(id(first.index))' both write '\(display)'; one file would replace the other",
+            at: location(of: second), hint: hint,
+            notes: sameTask ? [] : [.note("'\(id(first.index))' writes it here", at: parameterLocation(of: first))])
     }
 
     /// How two items of one task get paths of their own. Two files with one `${item.stem}` — `fig.jpg` and its edit
@@ -149,7 +156,22 @@ struct FileCollisionValidator {
     private func id(_ node: Int) -> String { nodes[node].id }
     /// A path as messages show it: joined to the workflow's folder as given, normalised.
     private func shown(_ path: String) -> String { FilePaths.normalised(path, in: workflow.directory) }
-    private func taskLocation(_ node: Int) -> SourceLocation { workflow.tasks[nodes[node].taskIndex].id.location }
+    /// Where the parameter naming a use's file is written, if it is (a defaulted one is not).
+    private func parameterLocation(of use: Use) -> SourceLocation? {
+        workflow.tasks[nodes[use.index].taskIndex].parameters[parameterNames[Int(use.parameter)]]?.value.location
+    }
+    /// Where to point at a use: its parameter, else its task.
+    private func location(of use: Use) -> SourceLocation {
+        parameterLocation(of: use) ?? workflow.tasks[nodes[use.index].taskIndex].id.location
+    }
+
+    private mutating func number(of parameter: String) -> UInt32 {
+        if let known = parameterNumbers[parameter] { return known }
+        let number = UInt32(parameterNames.count)
+        parameterNames.append(parameter)
+        parameterNumbers[parameter] = number
+        return number
+    }
 }
 
 extension Dictionary {

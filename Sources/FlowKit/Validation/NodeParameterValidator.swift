@@ -34,7 +34,7 @@ struct NodeParameterValidator: WorkflowValidator {
         var checked = [Bool](repeating: false, count: tasks.count)
         var hasNodes = [Bool](repeating: false, count: tasks.count)
         // Tasks whose values do not mention the item that name files, with them.
-        var sharedFiles: [Int: (access: FileAccess, values: ParameterValues)] = [:]
+        var sharedFiles: [Int: FileAccess] = [:]
         var files = FileCollisionValidator(nodes: expansion.nodes, workflow: context.workflow)
         let parsed = Resolver.ParsedTexts()
         var taskNodes = [TaskNodes?](repeating: nil, count: tasks.count)
@@ -49,8 +49,8 @@ struct NodeParameterValidator: WorkflowValidator {
             // Every node of such a task writes the same files: recorded per node, so a forEach task writing one
             // fixed path collides with itself.
             if checked[taskIndex] {
-                if let (access, values) = sharedFiles[taskIndex] {
-                    files.record(access, of: index, locations: values, diagnostics: &diagnostics)
+                if let access = sharedFiles[taskIndex] {
+                    files.record(access, of: index, diagnostics: &diagnostics)
                 }
                 continue
             }
@@ -71,16 +71,20 @@ struct NodeParameterValidator: WorkflowValidator {
                 taskNodes[taskIndex] = shared
                 isFirstOfTask = true
             }
-            let values = shared.resolver.resolve(in: scope, from: shared.template, diagnostics: &diagnostics)
-            let access = shared.type.fileAccess(values)
+            let values = shared.resolver.resolve(
+                in: scope, from: shared.template, checkingTheWhole: false, diagnostics: &diagnostics)
+            let use = shared.type.plannedUse(
+                of: values, task: shared.task.id.value,
+                directory: usesItem[taskIndex] ? context.workflow.directory : nil, diagnostics: &diagnostics)
+            let access = use.access
             // The task's other nodes use as many files.
             if isFirstOfTask { files.reserve(nodeCounts[taskIndex], like: access) }
             if usesItem[taskIndex] {
                 context.resolvedNodes?.record(
-                    node: index, taskIndex: taskIndex, task: shared.task, type: shared.type, values: values)
+                    node: index, taskIndex: taskIndex, task: shared.task, type: shared.type, values: values, use: use)
             } else {
                 checked[taskIndex] = true
-                if access != .none { sharedFiles[taskIndex] = (access, values) }
+                if access != .none { sharedFiles[taskIndex] = access }
             }
             for file in access.writes {
                 guard let template = shared.task.parameters[file.parameter]?.value else { continue }
@@ -94,7 +98,7 @@ struct NodeParameterValidator: WorkflowValidator {
                 }
                 containment?.check(file.path, node: expansion.nodes[index].id, diagnostics: &diagnostics)
             }
-            if access != .none { files.record(access, of: index, locations: values, diagnostics: &diagnostics) }
+            if access != .none { files.record(access, of: index, diagnostics: &diagnostics) }
         }
         files.finish(diagnostics: &diagnostics)
         // A task over a list not known yet (made at run time) has no nodes: what does not depend on its item is

@@ -19,7 +19,10 @@ struct ParameterResolver {
         fileprivate var values: [String: Value] = [:]
         fileprivate var locations: [String: SourceLocation] = [:]
         fileprivate var perNode: [(spec: ParameterSpec, written: YAMLNode)] = []
-        /// The typed parameters read from ``values``, for the nodes to take instead of reading each again.
+        /// How each node makes its typed parameters from the task's, read once, when its type lets the item set
+        /// every value that mentions it (``TaskParameters/itemParameters``).
+        fileprivate var itemParameters: ItemParameters?
+        /// Otherwise, the typed parameters read from ``values``, for the nodes to take instead of reading each again.
         fileprivate var typed: [String: any ParameterDeclaration] = [:]
     }
 
@@ -43,9 +46,13 @@ struct ParameterResolver {
         }
         // Read once for all the nodes of a task over items; a task without them has one set of values, read once.
         if !template.perNode.isEmpty {
-            template.typed = type.sharedParameters(
-                of: ParameterValues(template.values, locations: template.locations),
-                excluding: Set(template.perNode.map(\.spec.name)))
+            let shared = ParameterValues(template.values, locations: template.locations)
+            let perNode = template.perNode.map(\.spec.name)
+            template.itemParameters = type.itemParameters(
+                sharing: shared, perNode: perNode, locations: template.locations)
+            if template.itemParameters == nil {
+                template.typed = type.sharedParameters(of: shared, excluding: Set(perNode))
+            }
         }
         return template
     }
@@ -64,14 +71,17 @@ struct ParameterResolver {
     func resolve(
         in scope: Scope, from template: Template, checkingTheWhole: Bool = true, diagnostics: inout Diagnostics
     ) -> ParameterValues {
-        var resolved = template.values
+        var own: [(name: String, value: Value)] = []
+        own.reserveCapacity(template.perNode.count)
         for (spec, written) in template.perNode {
-            resolved[spec.name] = resolve(spec, written: written, in: scope, diagnostics: &diagnostics)
+            if let value = resolve(spec, written: written, in: scope, diagnostics: &diagnostics) {
+                own.append((spec.name, value))
+            }
         }
-        var values = ParameterValues(resolved, locations: template.locations)
+        var values = ParameterValues(shared: template.values, own: own, locations: template.locations)
         values.taskLocation = task.id.location
         values.inputKind = inputKind
-        values.decoded = type.decode(values, reusing: template.typed)
+        values.decoded = template.itemParameters?.make(values) ?? type.decode(values, reusing: template.typed)
         guard checkingTheWhole else { return values }
         for diagnostic in type.validate(parameters: values, task: task.id.value) { diagnostics.append(diagnostic) }
         return values
