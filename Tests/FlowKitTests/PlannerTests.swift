@@ -239,11 +239,20 @@ import Testing
         #expect(Resolver.stem(of: ".hidden") == ".hidden")
     }
 
+    /// ASCII text is searched byte by byte, other text Character by Character: a `.` joined to a combining mark
+    /// is no extension's dot.
+    @Test func stemReadsTextWithOtherThanASCIIByCharacter() {
+        #expect(Resolver.stem(of: "photos/\u{E9}t\u{E9}.jpg") == "\u{E9}t\u{E9}")
+        #expect(Resolver.stem(of: "d/b.\u{301}c") == "b.\u{301}c")
+        #expect(Resolver.stem(of: "line\r\n/x.y.txt") == "x.y")
+    }
+
     /// The last part of a path is found from its end: the same part splitting the whole text gives, grapheme by
     /// grapheme (a `/` joined to a combining mark separates nothing), and a URL's query or fragment left out.
     @Test(arguments: [
         "photos/1.jpg", "a//b", "a/b/", "///", "", "/", "x", "https://example.org/a/3.jpg?size=large#top",
         "https://example.org/dir/", "file?x/y", "a/\u{301}b", "/\u{301}", "é/ç.txt", "s3://bucket/k#frag/x",
+        "a\r\n/b", "https://h/\u{E9}?q=/x", "x/y//",
     ])
     func theLastComponentIsThePartSplittingGives(_ text: String) {
         var path = Substring(text)

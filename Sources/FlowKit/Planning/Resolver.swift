@@ -187,11 +187,10 @@ enum Resolver {
     /// The file name of a path or URL without directory, query or extension, made safe to use in a path:
     /// never empty, `.` or `..`, never containing a `/` — so `${item.stem}` cannot escape an output folder.
     static func stem(of text: String) -> String {
-        var name = String(lastComponent(of: text))
-        if let dot = name.lastIndex(of: "."), dot != name.startIndex {
-            name = String(name[..<dot])
-        }
-        return safeName(name)
+        let name = lastComponent(of: text)
+        let dot = isASCII(name) ? name.utf8.lastIndex(of: UInt8(ascii: ".")) : name.lastIndex(of: ".")
+        guard let dot, dot != name.startIndex else { return safeName(String(name)) }
+        return safeName(String(name[..<dot]))
     }
 
     /// The last non-empty `/`-separated part of a path or URL, without a URL's query or fragment (empty when
@@ -199,7 +198,11 @@ enum Resolver {
     static func lastComponent(of text: String) -> Substring {
         var path = Substring(text)
         // A query or fragment first, which most paths lack; the scheme's `://` found in the bytes, not by Foundation.
-        if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }), path.utf8.contains("://".utf8) {
+        let query =
+            isASCII(path)
+            ? path.utf8.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            : path.firstIndex { $0 == "?" || $0 == "#" }
+        if let query, path.utf8.contains("://".utf8) {
             path = path[..<query]
         }
         return lastPart(of: path)
@@ -207,10 +210,27 @@ enum Resolver {
 
     /// What `text.split(separator: "/").last ?? ""` is, found from the end.
     private static func lastPart(of text: Substring) -> Substring {
+        guard isASCII(text) else { return lastPartOfGraphemes(text) }
+        let slash = UInt8(ascii: "/")
+        let bytes = text.utf8
+        guard let last = bytes.lastIndex(where: { $0 != slash }) else { return text[text.endIndex...] }
+        let start = bytes[..<last].lastIndex(of: slash).map(bytes.index(after:)) ?? bytes.startIndex
+        return text[start..<bytes.index(after: last)]
+    }
+
+    /// ``lastPart(of:)`` of text with other than ASCII, Character by Character: a `/` joined to a combining mark
+    /// is no `/`.
+    private static func lastPartOfGraphemes(_ text: Substring) -> Substring {
         var text = text
         while text.hasSuffix("/") { text = text.dropLast() }
         guard let slash = text.lastIndex(of: "/") else { return text }
         return text[text.index(after: slash)...]
+    }
+
+    /// Whether `text` is ASCII, where each Character is one byte (or CR LF, which holds no `/`, `.`, `?` or `#`):
+    /// its bytes are then searched for those, the same search as by Character without decoding graphemes.
+    private static func isASCII(_ text: Substring) -> Bool {
+        text.utf8.allSatisfy { $0 < 0x80 }
     }
 
     /// A name made safe to use as one path component: its last `/`-separated part, never empty, `.` or `..`,
