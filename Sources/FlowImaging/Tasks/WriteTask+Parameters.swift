@@ -84,9 +84,11 @@ extension WriteTask {
                 }
             }
             // A `format:` that contradicts the path's image extension would put one format under another's name,
-            // as JPEG bytes in `x.webp`: whoever opens the file by its name is misled.
-            let ext = FilePaths.fileExtension(of: path)
-            if let format = format?.imageFormat, let named = ImageFormat(fileExtension: ext), named != format {
+            // as JPEG bytes in `x.webp`: whoever opens the file by its name is misled. The extension is read only
+            // where it is used: data written without `format:`, every node of a plain copy, never needs it.
+            if let format = format?.imageFormat, case let ext = FilePaths.fileExtension(of: path),
+                let named = ImageFormat(fileExtension: ext), named != format
+            {
                 diagnostics.error(
                     "write's format \(format.displayName) contradicts the path's extension '.\(ext)' "
                         + "(\(named.displayName))", at: $format.location,
@@ -106,6 +108,7 @@ extension WriteTask {
             let writable = WritableFormat.list
             // An interpolated extension is only known at run time (the operation checks it then); a `format:` that
             // is not one is reported by its type.
+            let ext = FilePaths.fileExtension(of: path)
             guard format != nil || !(path.contains("${") && ext.contains("}")) && !$format.isGiven else { return }
             guard let target else {
                 let problem = ext.isEmpty ? "the path has no extension" : "unknown extension '.\(ext)'"
