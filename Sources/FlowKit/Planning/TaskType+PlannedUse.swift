@@ -30,7 +30,7 @@ extension TaskType {
         let access = fileAccess(parameters)
         guard let directory else { return PlannedUse(access: access, outputPath: nil, source: .none) }
         let source: ResolvedNodes.Source
-        if let file = (self as? any LocalSourceFile)?.sourceFile(values, directory: directory) {
+        if let file = (self as? any LocalSourceFile)?.sourceFile(of: parameters, directory: directory) {
             source = .file(file)
         } else {
             // A type that is no LocalSourceFile is asked for its source identity, to learn whether it has one.

@@ -45,8 +45,9 @@ package protocol LocalSourceFile: TaskType {
 }
 
 extension LocalSourceFile {
-    /// ``sourceFile(_:directory:)`` of parameters as the plan holds them.
-    func sourceFile(_ values: ParameterValues, directory: String) -> String? {
-        Parameters(complete: values).flatMap { sourceFile($0, directory: directory) }
+    /// ``sourceFile(_:directory:)`` of the typed parameters already read from a node's values, for a caller that
+    /// knows this type only as a ``TaskType`` (planning): `nil` for parameters of another type.
+    func sourceFile(of parameters: some TaskParameters, directory: String) -> String? {
+        (parameters as? Parameters).flatMap { sourceFile($0, directory: directory) }
     }
 }
