@@ -71,8 +71,8 @@ extension UpToDate {
                 let resolved =
                     task.sharedParameters
                     ?? plan.resolvedNodes?.node(index, of: node.taskIndex).map {
-                        task.resolve($0, options: options) { plan.parameters(of: node) }
-                    } ?? task.resolve(plan.parameters(of: node), options: options)
+                        task.resolve($0, options: options, encodingIn: &scratch) { plan.parameters(of: node) }
+                    } ?? task.resolve(plan.parameters(of: node), options: options, encodingIn: &scratch)
                 let source = revalidated[index] ?? resolved.source
                 var keyedSource = source?.description
                 if let source, source.changesEveryRun {

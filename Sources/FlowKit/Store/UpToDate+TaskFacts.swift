@@ -126,7 +126,8 @@ extension UpToDate {
                     if let resolved = kind.shared[memo] {
                         made.sharedParameters = resolved
                     } else {
-                        made.sharedParameters = made.resolve(shared, options: options)
+                        var scratch = ByteWriter()
+                        made.sharedParameters = made.resolve(shared, options: options, encodingIn: &scratch)
                         kind.shared[memo] = made.sharedParameters
                     }
                 }
@@ -142,7 +143,10 @@ extension UpToDate {
         }
 
         /// A node's parameters, canonical, and what its type and the run `options` make of them.
-        func resolve(_ parameters: ParameterValues, options: [String]) -> Resolved {
+        /// - Parameter scratch: Where the key's prefix is encoded: one writer for every node, not one each.
+        func resolve(_ parameters: ParameterValues, options: [String], encodingIn scratch: inout ByteWriter)
+            -> Resolved
+        {
             let canonical = parameters.names.sorted().compactMap { name in
                 parameters[name].map {
                     NodeKeyInputs.Parameter(
@@ -152,13 +156,14 @@ extension UpToDate {
             let facts = type.storeFacts(parameters, directory: directory, cache: cache)
             return resolved(
                 canonical, outputPath: facts.outputPath.map { NodeContext.resolve($0, in: directory) },
-                source: facts.source, options: options)
+                source: facts.source, options: options, encodingIn: &scratch)
         }
 
         /// A node's key facts from what validation resolved of it (``ResolvedNodes``): only a source that is
         /// not a local file makes its parameters be resolved again (`parameters`), for its type to identify it.
         func resolve(
-            _ node: ResolvedNodes.Node, options: [String], parameters: () -> ParameterValues
+            _ node: ResolvedNodes.Node, options: [String], encodingIn scratch: inout ByteWriter,
+            parameters: () -> ParameterValues
         ) -> Resolved {
             let source: SourceIdentity? =
                 switch node.source {
@@ -166,14 +171,15 @@ extension UpToDate {
                 case .file(let path): .file(atPath: path, byContent: cache == .content)
                 case .other: type.storeFacts(parameters(), directory: directory, cache: cache).source
                 }
-            return resolved(node.parameters, outputPath: node.outputPath, source: source, options: options)
+            return resolved(
+                node.parameters, outputPath: node.outputPath, source: source, options: options, encodingIn: &scratch)
         }
 
         private func resolved(
-            _ canonical: [NodeKeyInputs.Parameter], outputPath: String?, source: SourceIdentity?, options: [String]
+            _ canonical: [NodeKeyInputs.Parameter], outputPath: String?, source: SourceIdentity?, options: [String],
+            encodingIn scratch: inout ByteWriter
         ) -> Resolved {
-            var scratch = ByteWriter()
-            return Resolved(
+            Resolved(
                 canonical: canonical, outputPath: outputPath, source: source,
                 keyPrefix: NodeKeyInputs.keyPrefix(
                     type: typeName, implementation: implementation, options: options, parameters: canonical,
