@@ -261,6 +261,15 @@ import Testing
         }
         #expect(Resolver.lastComponent(of: text) == path.split(separator: "/").last ?? "")
         #expect(Resolver.safeName(text) == Resolver.safeName(String(text.split(separator: "/").last ?? "")))
+        #expect(!Resolver.safeName(text).utf8.contains(UInt8(ascii: "/")))
+    }
+
+    /// A `/` joined to a combining mark separates no characters, but the file system splits the bytes there: the
+    /// stem must hold no `/` byte, or `out/${item.stem}.txt` would name a file in a folder of its own.
+    @Test func aSlashJoinedToACombiningMarkDoesNotReachTheStem() {
+        #expect(Resolver.stem(of: "a/\u{301}b.txt") == "a_\u{301}b")
+        #expect(Resolver.stem(of: "in/\u{301}.jpg") == "in_\u{301}")
+        #expect(Resolver.safeName("x\\\u{301}y") == "x_\u{301}y")
     }
 
     @Test func unexpandedTasksBetweenExpandedOnesKeepTheirIds() throws {

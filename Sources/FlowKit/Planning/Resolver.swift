@@ -237,7 +237,11 @@ enum Resolver {
     /// without backslashes.
     static func safeName(_ text: String) -> String {
         var name = String(lastPart(of: Substring(text)))
-        if name.utf8.contains(UInt8(ascii: "\\")) { name = name.replacingOccurrences(of: "\\", with: "_") }
+        // By scalar, not by character: a `/` joined to a combining mark is one character that is no `/`, but the
+        // file system still reads a separator in its bytes.
+        if name.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") }) {
+            name = String(String.UnicodeScalarView(name.unicodeScalars.map { $0 == "/" || $0 == "\\" ? "_" : $0 }))
+        }
         if name.isEmpty || name == "." || name == ".." || name.hasPrefix("..") {
             name = "_" + name.replacingOccurrences(of: ".", with: "_")
         }
