@@ -59,6 +59,12 @@ import Testing
     /// What a store read now holds, by node, and checks every node's key is read in place as decoded.
     func read() -> (records: [String: JournalRecord], store: RunStore) {
         let store = RunStore.read(directory: directory, name: name)
+        #expect(store.damage == nil)
+        return (records(of: store), store)
+    }
+
+    /// What a store holds, by node, and checks every node's key is read in place as decoded.
+    func records(of store: RunStore) -> [String: JournalRecord] {
         var records: [String: JournalRecord] = [:]
         for position in store.latest.positions {
             guard let record = store.latest.record(at: position) else {
@@ -69,8 +75,7 @@ import Testing
             #expect(store.latest.position(of: record.node) == position)
             records[record.node] = record
         }
-        #expect(store.damage == nil)
-        return (records, store)
+        return records
     }
 
     @Test func aStoreOpensFromItsIndexWithTheRecordsOfItsJournal() throws {
@@ -98,6 +103,22 @@ import Testing
         }
         #expect(store.latest.positions == Array(0..<records.count), "the index's entries by node id")
         #expect(store.latest.positions.map { store.latest.record(at: $0)?.node } == nodes)
+    }
+
+    /// An index of more than one checksum piece (a megabyte) reads as its journal does, and again after the run
+    /// gives back its pages (``RunStore/releaseIndexPages()``): they are read anew from the file.
+    @Test func aLargeIndexReadsAsItsJournalBeforeAndAfterItsPagesAreGivenBack() throws {
+        let padding = String(repeating: "p", count: 200)
+        try record((0..<6000).map { JournalTests.record("\(padding)\($0)", key: "k\($0)") })
+        let size = try FileManager.default.attributesOfItem(atPath: index)[.size] as? Int
+        #expect((size ?? 0) > 1 << 20)
+        let (records, store) = read()
+        #expect(store.latest.index?.count == 6000)
+        let journalRecords = replayed()
+        #expect(records == journalRecords)
+        store.releaseIndexPages()
+        #expect(self.records(of: store) == journalRecords)
+        #expect(store.latest["\(padding)5999"]?.key == JournalTests.key("k5999"))
     }
 
     /// A run killed after its records reached the journal and before the index was written, or one that

@@ -75,6 +75,7 @@ struct SessionStore {
         warnAboutBlobs(decisions)
         store.adoptResultsFoundByKey(plan, decisions: decisions)
         WriteTemporaries.removeStale(of: decisions.outputPaths)
+        store.releaseIndexPages()
         return decisions
     }
 

@@ -6,14 +6,16 @@ extension JournalIndex {
     /// Makes an index one record at a time: a record of a node already added replaces it, so the journal's records
     /// can be streamed in, oldest first, without a table of them on the side.
     struct Builder {
-        /// A node's latest record so far: its key and run, and where its bytes are in ``data``.
+        /// A node's latest record so far: its key and run, and where its bytes are in ``data`` (in 4 bytes, as the
+        /// format's offsets are). 48 bytes, one a node: a cold run of 200,000 nodes builds the index at its end.
         private struct Entry {
             var key: NodeKey
             var run: UInt32
-            var offset: Int
-            var length: Int
-            /// Its node id's hash: probes compare ids only when these match, and growing needs no id.
-            var hash: UInt64
+            var offset: UInt32
+            var length: UInt32
+            /// The low half of its node id's hash, which is all a table of up to 2^32 slots places by: probes
+            /// compare ids only when these match, and growing needs no id.
+            var hash: UInt32
         }
 
         private var runs: [String] = []
@@ -55,12 +57,14 @@ extension JournalIndex {
         private mutating func add(
             node: UnsafeRawBufferPointer, key: NodeKey, run: String, data write: (inout ByteWriter) -> Bool
         ) -> Bool {
-            let offset = data.bytes.count
-            guard write(&data) else { return false }
+            let start = data.bytes.count
+            guard write(&data), let offset = UInt32(exactly: start),
+                let length = UInt32(exactly: data.bytes.count - start)
+            else { return false }
             let entry = Entry(
-                key: key, run: runPositions[run] ?? appendRun(run), offset: offset, length: data.bytes.count - offset,
-                hash: JournalIndex.hash(node))
-            var slot = Int(truncatingIfNeeded: entry.hash) & (slots.count - 1)
+                key: key, run: runPositions[run] ?? appendRun(run), offset: offset, length: length,
+                hash: UInt32(truncatingIfNeeded: JournalIndex.hash(node)))
+            var slot = Int(entry.hash) & (slots.count - 1)
             while slots[slot] != 0 {
                 let found = Int(slots[slot]) - 1
                 if entries[found].hash == entry.hash, self.node(of: entries[found], { $0.elementsEqual(node) }) {
@@ -85,7 +89,7 @@ extension JournalIndex {
         /// Gives `body` the node id of an entry, read from the data in place.
         private func node<T>(of entry: Entry, _ body: (UnsafeRawBufferPointer) -> T) -> T {
             data.bytes.withUnsafeBytes { bytes in
-                var reader = IndexReader(bytes, at: entry.offset)
+                var reader = IndexReader(bytes, at: Int(entry.offset))
                 return body(reader.field() ?? UnsafeRawBufferPointer(start: nil, count: 0))
             }
         }
@@ -97,7 +101,7 @@ extension JournalIndex {
             while count < 2 * order.count { count *= 2 }
             var slots = [UInt32](repeating: 0, count: count)
             for (number, entry) in order.enumerated() {
-                var slot = Int(truncatingIfNeeded: entries[entry].hash) & (count - 1)
+                var slot = Int(entries[entry].hash) & (count - 1)
                 while slots[slot] != 0 { slot = (slot + 1) & (count - 1) }
                 slots[slot] = UInt32(number + 1)
             }
@@ -110,7 +114,7 @@ extension JournalIndex {
         private func sortedByNode() -> [Int] {
             data.bytes.withUnsafeBytes { bytes in
                 func node(_ entry: Int) -> UnsafeRawBufferPointer {
-                    var reader = IndexReader(bytes, at: entries[entry].offset)
+                    var reader = IndexReader(bytes, at: Int(entries[entry].offset))
                     return reader.field() ?? UnsafeRawBufferPointer(start: nil, count: 0)
                 }
                 return entries.indices.sorted { Self.precedes(node($0), node($1)) }
@@ -137,7 +141,7 @@ extension JournalIndex {
             else { return false }
             let order = sortedByNode()
             let slots = Self.slots(for: order, of: entries)
-            let dataLength = order.reduce(0) { $0 + entries[$1].length }
+            let dataLength = order.reduce(0) { $0 + Int(entries[$1].length) }
             var runBytes = ByteWriter()
             for run in runs { runBytes.string(run) }
             let total =
@@ -163,13 +167,13 @@ extension JournalIndex {
                 withUnsafeBytes(of: &key) { out.bytes.append(contentsOf: $0) }
                 out.fixed(entry.run)
                 out.fixed(UInt32(offset))
-                offset += entry.length
+                offset += Int(entry.length)
                 if out.bytes.count >= PieceWriter.pieceBytes { try pieces.write(&out) }
             }
             for slot in slots { out.fixed(slot) }
             try pieces.write(&out)
             for entry in order.lazy.map({ entries[$0] }) {
-                out.bytes += data.bytes[entry.offset..<(entry.offset + entry.length)]
+                out.bytes += data.bytes[Int(entry.offset)..<(Int(entry.offset) + Int(entry.length))]
                 if out.bytes.count >= PieceWriter.pieceBytes { try pieces.write(&out) }
             }
             try pieces.write(&out)

@@ -19,11 +19,15 @@
 ///   entries and data are in the order of the node ids' bytes;
 /// - the CRC-32C of everything before it.
 ///
+/// The file is mapped, not read into memory: its pages are the page cache's, counted to the process only while it
+/// touches them, and given back once the decisions are made (``releasePages()``). A mapped file cut short under
+/// the mapping would fault; the store's files are only replaced whole (``AtomicFile``), under its lock.
+///
 /// The index is a copy of what the journal says, never the only copy: one that is damaged, cut short, or of
 /// another journal (a compaction renamed a new one into place; a damaged tail was cut off) is ignored and the
 /// journal replayed, so it can never make a node `cached` that the journal would not.
 final class JournalIndex: @unchecked Sendable {
-    // @unchecked: the bytes are written once, in `init`, and only read after.
+    // @unchecked: the bytes are mapped read-only and never written.
     static let magic = Array("flowrun index 1\n".utf8)
     /// The magic, then inode, covered length, window checksum, record count, entries, slots, runs and data lengths.
     static let headerLength = magic.count + 8 + 8 + 4 + 8 + 4 + 4 + 4 + 4
@@ -69,7 +73,7 @@ final class JournalIndex: @unchecked Sendable {
     }
 
     deinit {
-        bytes.deallocate()
+        munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count)
     }
 
     /// The fixed header's numbers.
@@ -94,19 +98,26 @@ final class JournalIndex: @unchecked Sendable {
             info.st_size <= Int(UInt32.max)
         else { return nil }
         let size = Int(info.st_size)
-        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 8)
-        guard readFully(index, into: bytes), bytes.starts(with: magic),
-            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[..<(size - 4)]))
+        guard let bytes = map(index, size: size) else { return nil }
+        guard bytes.starts(with: magic),
+            checksum(of: bytes, before: size - 4)
                 == bytes.loadUnaligned(fromByteOffset: size - 4, as: UInt32.self).littleEndian,
             let header = Header(bytes), header.fits(size: size),
             header.describes(journal: descriptor),
             let runs = runs(
                 in: UnsafeRawBufferPointer(rebasing: bytes[headerLength..<(headerLength + header.runsLength)]))
         else {
-            bytes.deallocate()
+            munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), size)
             return nil
         }
-        return JournalIndex(bytes: UnsafeRawBufferPointer(bytes), header: header, runs: runs, journal: file)
+        return JournalIndex(bytes: bytes, header: header, runs: runs, journal: file)
+    }
+
+    /// Gives the pages of the index the process touched back to the page cache: they stay valid and are read
+    /// again from there if asked for. A run calls it once its decisions are made, so the index does not add to
+    /// what the run itself takes.
+    func releasePages() {
+        Self.release(bytes)
     }
 
     /// The entry of a node, or `nil` when the index has none.
@@ -195,21 +206,42 @@ final class JournalIndex: @unchecked Sendable {
         return runs
     }
 
-    private static func readFully(_ descriptor: Int32, into bytes: UnsafeMutableRawBufferPointer) -> Bool {
-        var done = 0
-        while done < bytes.count {
-            let result = pread(descriptor, bytes.baseAddress.map { $0 + done }, bytes.count - done, off_t(done))
-            if result < 0, errno == EINTR { continue }
-            guard result > 0 else { return false }
-            done += result
+    /// The file open at `descriptor`, of `size` bytes, mapped read-only; `nil` when it cannot be.
+    private static func map(_ descriptor: Int32, size: Int) -> UnsafeRawBufferPointer? {
+        guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0),
+            address != UnsafeMutableRawPointer(bitPattern: -1)
+        else { return nil }
+        return UnsafeRawBufferPointer(start: address, count: size)
+    }
+
+    /// The CRC-32C of the first `end` bytes, a piece at a time, each piece's pages given back once checked: the
+    /// whole file passes through, not into, the process's memory.
+    private static func checksum(of bytes: UnsafeRawBufferPointer, before end: Int) -> UInt32 {
+        let pieceBytes = 1 << 20
+        var checksum: UInt32 = 0
+        for start in stride(from: 0, to: end, by: pieceBytes) {
+            let piece = UnsafeRawBufferPointer(rebasing: bytes[start..<min(end, start + pieceBytes)])
+            checksum = CRC32C.checksum(piece, continuing: checksum)
+            release(piece)
         }
-        return true
+        return checksum
+    }
+
+    /// Drops the pages of a piece of the mapping from the process (they are the file's, unchanged, so nothing is
+    /// lost): the whole pages inside it only, as the piece's ends may share a page with bytes still in use.
+    private static func release(_ piece: UnsafeRawBufferPointer) {
+        guard let base = piece.baseAddress else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = (Int(bitPattern: base) + page - 1) / page * page
+        let end = (Int(bitPattern: base) + piece.count) / page * page
+        guard end > start, let address = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        madvise(address, end - start, MADV_DONTNEED)
     }
 }
 
 extension JournalIndex.Header {
     /// Reads the header after the magic; `nil` when a number cannot be one.
-    init?(_ bytes: UnsafeMutableRawBufferPointer) {
+    init?(_ bytes: UnsafeRawBufferPointer) {
         var offset = JournalIndex.magic.count
         func next<T: FixedWidthInteger>(_: T.Type) -> T {
             defer { offset += MemoryLayout<T>.size }

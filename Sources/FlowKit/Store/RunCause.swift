@@ -1,5 +1,8 @@
 /// Why a node must run rather than be reused from the store: the first cause found, in the order the store
 /// checks them.
+///
+/// A run holds one a node (`nil` for most), so the cases of more than one string are `indirect`: boxed, they keep
+/// every element as small as one string, a third of the largest case inline.
 package enum RunCause: Sendable, Equatable, CustomStringConvertible {
     /// `--force`.
     case forced
@@ -13,13 +16,13 @@ package enum RunCause: Sendable, Equatable, CustomStringConvertible {
     /// The store has no result for this node: it is new, or it never finished.
     case noRecord
     /// The task type's implementation version changed.
-    case implementationChanged(from: String, to: String)
+    indirect case implementationChanged(from: String, to: String)
     /// A run option that changes outputs changed (`--no-optimize`).
     case optionsChanged(from: [String], to: [String])
     /// A parameter changed; `nil` for one that was absent.
-    case parameterChanged(name: String, from: String?, to: String?)
+    indirect case parameterChanged(name: String, from: String?, to: String?)
     /// The file or URL a source reads changed.
-    case sourceChanged(from: String?, to: String?)
+    indirect case sourceChanged(from: String?, to: String?)
     /// An upstream node's key changed.
     case upstreamChanged(node: String)
     /// The node's dependencies are not the same nodes as before.
@@ -35,7 +38,7 @@ package enum RunCause: Sendable, Equatable, CustomStringConvertible {
     /// A node that runs reads this node's output, and the stored one cannot be used (missing, damaged).
     case storedOutputUnusable(String)
     /// The stored output was made for other consumers: the choice the node makes from them (``TaskType/outputVariant(facts:consumers:optimize:)``) changed.
-    case storedForOtherConsumers(from: String?, to: String?)
+    indirect case storedForOtherConsumers(from: String?, to: String?)
 
     package var description: String {
         switch self {

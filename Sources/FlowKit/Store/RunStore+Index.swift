@@ -45,4 +45,10 @@ extension RunStore {
             if try builder.write(to: file, journal: descriptor, length: length) { try file.commit() }
         } catch {}  // The next run reads the journal instead.
     }
+
+    /// Gives back the pages of the journal's index that the decisions read (``JournalIndex/releasePages()``): the
+    /// run that follows asks it for few records, and those are read again from the page cache.
+    func releaseIndexPages() {
+        latest.index?.releasePages()
+    }
 }
