@@ -24,10 +24,12 @@ extension RunStore {
         let store = read(directory: directory, name: name)
         let bytes = FileStamp(path: journalPath(in: directory, name: name))?.size ?? 0
         let stored = store.blobs.all()
+        // Decoded once: `values` decodes every record the index holds.
+        let latest = store.latest.values
         return Status(
             entries: store.latest.count, records: store.recordCount, bytes: bytes,
-            lastRun: store.latest.values.map(\.run).max(), damage: store.damage,
-            referencedBlobs: Set(store.latest.values.compactMap(\.blob?.sha256)).count,
+            lastRun: latest.map(\.run).max(), damage: store.damage,
+            referencedBlobs: Set(latest.compactMap(\.blob?.sha256)).count,
             blobs: (stored.count, stored.reduce(0) { $0 + $1.size }))
     }
 
