@@ -80,6 +80,21 @@ import Testing
             ])
     }
 
+    /// A folder's names are sorted by their first 16 bytes as numbers, then whole: names alike for 16 bytes and
+    /// more, one the start of another, and names past ASCII still come in UTF-8 byte order.
+    @Test func aFoldersNamesComeInByteOrderWhereverTheyDiffer() throws {
+        let names = [
+            "abcdefghijklmnop-2", "abcdefghijklmnop-10", "abcdefghijklmnop", "abcdefghijklmno", "abcdefghijklmnoq",
+            "abcdefghijklmnop-1", "b", "a", "ab", "a0", "Z", "é", "z", "~", "\u{10FFFF}x",
+            "abcdefghijklmnopqrstuvwxyz-é", "abcdefghijklmnopqrstuvwxyz-e",
+        ]
+        let tree = try Tree()
+        try tree.files(names.map { "in/\($0)" })
+        let found = try tree.plan(#"{ glob: "in/*" }"#)
+        #expect(found.items == names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { "in/\($0)" })
+        #expect(found.messages.isEmpty)
+    }
+
     @Test func severalPatternsAndExcludes() throws {
         let tree = try Tree()
         try tree.files(Self.photos)

@@ -81,6 +81,53 @@ import Testing
         #expect(try String(contentsOfFile: scratch.path("photos/a.txt"), encoding: .utf8) == "original")
     }
 
+    /// Files are compared by their keys relative to the workflow's folder: a path written absolute or with `.` or
+    /// `..` in it is the same file as the plain relative one, inside the folder and in its store.
+    @Test func aFileIsOneFileWhetherItsPathIsAbsoluteOrRelative() throws {
+        try scratch.write("photos/a.txt", "original")
+        // As the run's working folder names it, through any link on the way to the temporary folder.
+        let folder = scratch.url.resolvingSymlinksInPath().path
+        let name = scratch.url.lastPathComponent
+        try scratch.write(
+            "flow.yaml",
+            """
+            version: 1
+            tasks:
+              fetch: { type: fetch, url: "\(folder)/photos/a.txt" }
+              save: { type: write, path: photos/a.txt, dependsOn: fetch }
+              copy: { type: write, path: "\(folder)/out/b.txt", dependsOn: fetch }
+              again: { type: write, path: out/./b.txt, dependsOn: fetch }
+              self: { type: write, path: "\(folder)/flow.yaml", dependsOn: fetch }
+              store: { type: write, path: "../\(name)/.flowrun", dependsOn: fetch }
+            """)
+        let result = try Flowrun.run(["validate", "flow.yaml"], in: scratch.url)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr == """
+                flow.yaml:4:30: error: 'save' writes 'photos/a.txt', which 'fetch' reads
+                 4 |   save: { type: write, path: photos/a.txt, dependsOn: fetch }
+                   |                              ^
+                    hint: write outputs to another folder: the run would replace one of its own inputs
+                flow.yaml:3:30: note: 'fetch' reads it here
+                flow.yaml:6:31: error: 'again' and 'copy' both write 'out/b.txt'; one file would replace the other
+                 6 |   again: { type: write, path: out/./b.txt, dependsOn: fetch }
+                   |                               ^
+                    hint: give one of the two tasks another path
+                flow.yaml:5:30: note: 'copy' writes it here
+                flow.yaml:7:30: error: 'self' writes '\(folder)/flow.yaml', which is the workflow file
+                 7 |   self: { type: write, path: "\(folder)/flow.yaml", dependsOn: fetch }
+                   |                              ^
+                    hint: write outputs to another folder: the run would replace a file it is made of
+                flow.yaml:8:31: error: 'store' writes '../\(name)/.flowrun', which is inside the store
+                 8 |   store: { type: write, path: "../\(name)/.flowrun", dependsOn: fetch }
+                   |                               ^
+                    hint: write outputs to another folder: the run would replace a file it is made of
+                4 errors in flow.yaml; nothing was run
+
+                """, "\(result.stderr)")
+        #expect(try String(contentsOfFile: scratch.path("photos/a.txt"), encoding: .utf8) == "original")
+    }
+
     @Test func aWriteThroughASymbolicLinkIsRefusedAtRunTime() throws {
         try scratch.write("a.txt", "first")
         try scratch.write("b.txt", "second")

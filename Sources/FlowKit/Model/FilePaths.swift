@@ -35,7 +35,7 @@ package enum FilePaths {
     /// Whether a path is already what ``normalised(_:in:)`` makes of it: not empty, no empty, `.` or `..`
     /// component, no trailing slash. Checked on its bytes, so the paths of a 100,000-item workflow, nearly all
     /// normal, are not split and joined again.
-    private static func isNormal(_ path: String) -> Bool {
+    static func isNormal(_ path: String) -> Bool {
         path.utf8.withContiguousStorageIfAvailable { bytes in
             guard let last = bytes.last, last != UInt8(ascii: "/") || bytes.count == 1 else { return false }
             var componentStart = 0

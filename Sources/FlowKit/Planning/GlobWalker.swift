@@ -120,20 +120,54 @@ struct GlobWalker {
 
     /// A folder's entries other than `.` and `..`, sorted by their bytes, with their `d_type`.
     private func entries(of handle: OpaquePointer, folder: String, notes: inout [Note]) -> [(String, UInt8)] {
-        var result: [(String, UInt8)] = []
+        var result: [SortedEntry] = []
         while let entry = readdir(handle) {
-            let name = withUnsafePointer(to: &entry.pointee.d_name) { tuple in
+            let read = withUnsafePointer(to: &entry.pointee.d_name) { tuple in
                 tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) {
-                    String(validatingCString: $0)
+                    name in String(validatingCString: name).map { ($0, SortedEntry.Prefix(name)) }
                 }
             }
-            guard let name else {
+            guard let (name, prefix) = read else {
                 notes.append(.notUTF8(folder: folder.isEmpty ? "." : folder))
                 continue
             }
-            if name != "." && name != ".." { result.append((name, entry.pointee.d_type)) }
+            if name != "." && name != ".." {
+                result.append(SortedEntry(name: name, type: entry.pointee.d_type, prefix: prefix))
+            }
         }
-        return result.sorted { Self.precedesByBytes($0.0, $1.0) }
+        result.sort { $0.prefix == $1.prefix ? Self.precedesByBytes($0.name, $1.name) : $0.prefix < $1.prefix }
+        return result.map { ($0.name, $0.type) }
+    }
+
+    /// An entry with the first bytes of its name as two numbers, which order as the bytes do: a folder of
+    /// 100,000 files is sorted comparing numbers, and names only where their first 16 bytes are the same.
+    private struct SortedEntry {
+        /// The first 16 bytes of a name, big-endian, zero after its end (a name holds no zero byte).
+        struct Prefix: Comparable {
+            var high: UInt64
+            var low: UInt64
+
+            init(_ name: UnsafePointer<CChar>) {
+                var bytes = (UInt64(0), UInt64(0))
+                withUnsafeMutableBytes(of: &bytes) { buffer in
+                    for offset in 0..<16 {
+                        let byte = UInt8(bitPattern: name[offset])
+                        if byte == 0 { break }
+                        buffer[offset] = byte
+                    }
+                }
+                high = UInt64(bigEndian: bytes.0)
+                low = UInt64(bigEndian: bytes.1)
+            }
+
+            static func < (left: Prefix, right: Prefix) -> Bool {
+                (left.high, left.low) < (right.high, right.low)
+            }
+        }
+
+        var name: String
+        var type: UInt8
+        var prefix: Prefix
     }
 
     /// Whether `left` sorts before `right` by their UTF-8 bytes (what `utf8.lexicographicallyPrecedes` says),

@@ -55,6 +55,9 @@ public struct ParameterValues: Sendable {
         }
     }
 
+    /// How many values are the node's own (``init(shared:own:locations:)``).
+    var ownCount: Int { own.count }
+
     /// The names of the parameters present.
     public var names: [String] { Array(values.keys) + own.map(\.name) }
 

@@ -26,6 +26,10 @@ enum FetchSource: Equatable {
         guard !text.isEmpty else {
             return .failure(failure(.invalidInput, "fetch needs a non-empty 'url'"))
         }
+        // Every scheme below is told by a colon: text without one is a path, as nearly every item of a glob is.
+        guard text.utf8.contains(UInt8(ascii: ":")) else {
+            return .success(.file(NodeContext.resolve(text, in: directory)))
+        }
         if hasPrefix(text, lowercased: "http://") || hasPrefix(text, lowercased: "https://") {
             guard let url = URL(string: text), let host = url.host, !host.isEmpty else {
                 return .failure(failure(.invalidInput, "'\(written)' is not a valid URL"))

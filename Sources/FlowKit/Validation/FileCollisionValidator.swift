@@ -32,8 +32,10 @@ struct FileCollisionValidator {
     /// The names of the parameters that name files, each once.
     private var parameterNames: [String] = []
     private var parameterNumbers: [String: UInt32] = [:]
-    /// The workflow's folder as an absolute path, made once: every path's key is joined to it.
+    /// The workflow's folder as an absolute path, made once: keys are relative to it (``key(of:)``).
     private let base: String
+    /// ``base`` with a slash after it: what the paths inside the folder start with.
+    private let basePrefix: String
     private var reported: [TaskPair: (count: Int, firstUnshown: SourceLocation?)] = [:]
     /// The files the workflow is made of, by key, with what each is (for messages).
     private let definitions: [String: String]
@@ -45,19 +47,23 @@ struct FileCollisionValidator {
     init(nodes: [PlannedNode], workflow: Workflow) {
         self.nodes = nodes
         self.workflow = workflow
-        base = FilePaths.key(of: ".", in: workflow.directory)
+        let base = FilePaths.key(of: ".", in: workflow.directory)
+        let basePrefix = base.hasSuffix("/") ? base : base + "/"
+        self.base = base
+        self.basePrefix = basePrefix
+        func key(_ absolute: String) -> String { Self.key(ofAbsolute: absolute, base: base, basePrefix: basePrefix) }
         var definitions: [String: String] = [:]
         for path in workflow.definitionFiles {
-            definitions[FilePaths.key(of: path, in: ".")] =
+            definitions[key(FilePaths.key(of: path, in: "."))] =
                 path == workflow.path ? "the workflow file" : "a file the workflow is loaded from"
         }
         for task in workflow.tasks {
             if case .file(let list) = task.forEach, !list.value.contains("${") {
-                definitions[FilePaths.normalised(list.value, in: base)] = "the forEach list of '\(task.id.value)'"
+                definitions[key(FilePaths.normalised(list.value, in: base))] = "the forEach list of '\(task.id.value)'"
             }
         }
         self.definitions = definitions
-        store = FilePaths.normalised(".flowrun", in: base)
+        store = key(FilePaths.normalised(".flowrun", in: base))
         storePrefix = store + "/"
     }
 
@@ -74,13 +80,13 @@ struct FileCollisionValidator {
         _ access: FileAccess, of node: Int, diagnostics: inout Diagnostics
     ) {
         for file in access.reads {
-            let key = FilePaths.normalised(file.path, in: base)
+            let key = key(of: file.path)
             // The first reader is kept: put back when there was one.
             let use = Use(node: UInt32(node), parameter: number(of: file.parameter))
             if let first = readers.updateValue(use, forKey: key) { readers[key] = first }
         }
         for file in access.writes {
-            let key = FilePaths.normalised(file.path, in: base)
+            let key = key(of: file.path)
             let use = Use(node: UInt32(node), parameter: number(of: file.parameter))
             if let role = definitions[key] ?? (key == store || key.hasPrefix(storePrefix) ? "inside the store" : nil) {
                 diagnostics.error(
@@ -163,6 +169,23 @@ struct FileCollisionValidator {
     /// Where to point at a use: its parameter, else its task.
     private func location(of use: Use) -> SourceLocation {
         parameterLocation(of: use) ?? workflow.tasks[nodes[use.index].taskIndex].id.location
+    }
+
+    /// What a file is known by: its path joined to the workflow's folder and normalised, then taken relative to
+    /// the folder when it is inside it. One file has one key however it is written; the files of a workflow's
+    /// own folders get short keys, taken as written when they are already normal, hashed and compared without
+    /// an absolute path made for each.
+    private func key(of path: String) -> String {
+        if !path.hasPrefix("/"), FilePaths.isNormal(path) { return path }
+        return Self.key(ofAbsolute: FilePaths.normalised(path, in: base), base: base, basePrefix: basePrefix)
+    }
+
+    /// ``key(of:)`` of a path already joined and normalised: inside the folder, the part after `basePrefix`
+    /// (cut at its bytes, as a path written relative to the folder reads); the folder itself is `.`.
+    private static func key(ofAbsolute path: String, base: String, basePrefix: String) -> String {
+        if path.utf8.elementsEqual(base.utf8) { return "." }
+        guard path.utf8.starts(with: basePrefix.utf8) else { return path }
+        return String(decoding: path.utf8.dropFirst(basePrefix.utf8.count), as: UTF8.self)
     }
 
     private mutating func number(of parameter: String) -> UInt32 {

@@ -18,12 +18,17 @@ struct NodeParameterValidator: WorkflowValidator {
         let type: any TaskType
         let resolver: ParameterResolver
         let template: ParameterResolver.Template
+        var planner: TaskUsePlanner
 
-        init(task: TaskSpec, type: any TaskType, resolver: ParameterResolver, template: ParameterResolver.Template) {
+        init(
+            task: TaskSpec, type: any TaskType, resolver: ParameterResolver, template: ParameterResolver.Template,
+            planner: TaskUsePlanner
+        ) {
             self.task = task
             self.type = type
             self.resolver = resolver
             self.template = template
+            self.planner = planner
         }
     }
 
@@ -42,6 +47,9 @@ struct NodeParameterValidator: WorkflowValidator {
         for node in expansion.nodes { nodeCounts[node.taskIndex] += 1 }
         // The folder each written path holds its items to, found once per task and parameter.
         var containments: [WrittenParameter: ItemPathContainment?] = [:]
+        // One scope for every node, given each node's item and group in turn: the params and environment are
+        // not retained and released again for each of 100,000 nodes.
+        var scope = Scope(params: expansion.params, environment: context.environment)
         // By index, reading each node in place: a 100,000-item plan is walked without copying its nodes.
         for index in expansion.nodes.indices {
             let taskIndex = expansion.nodes[index].taskIndex
@@ -54,7 +62,8 @@ struct NodeParameterValidator: WorkflowValidator {
                 }
                 continue
             }
-            let scope = expansion.scope(of: expansion.nodes[index], in: context)
+            scope.item = expansion.nodes[index].scopeItem
+            scope.group = tasks[taskIndex].group
             let shared: TaskNodes
             let isFirstOfTask: Bool
             if let known = taskNodes[taskIndex] {
@@ -67,15 +76,17 @@ struct NodeParameterValidator: WorkflowValidator {
                     task: task, type: type, inputKind: expansion.inputKinds[taskIndex], parsed: parsed)
                 shared = TaskNodes(
                     task: task, type: type, resolver: resolver,
-                    template: resolver.template(in: scope, diagnostics: &diagnostics))
+                    template: resolver.template(in: scope, diagnostics: &diagnostics),
+                    planner: TaskUsePlanner(
+                        type: type, task: task.id.value,
+                        directory: usesItem[taskIndex] ? context.workflow.directory : nil))
                 taskNodes[taskIndex] = shared
                 isFirstOfTask = true
             }
             let values = shared.resolver.resolve(
                 in: scope, from: shared.template, checkingTheWhole: false, diagnostics: &diagnostics)
-            let use = shared.type.plannedUse(
-                of: values, task: shared.task.id.value,
-                directory: usesItem[taskIndex] ? context.workflow.directory : nil, diagnostics: &diagnostics)
+            let use = shared.planner.use(
+                of: values, isComplete: shared.template.isComplete(values), diagnostics: &diagnostics)
             let access = use.access
             // The task's other nodes use as many files.
             if isFirstOfTask { files.reserve(nodeCounts[taskIndex], like: access) }

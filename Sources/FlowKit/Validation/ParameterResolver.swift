@@ -24,6 +24,10 @@ struct ParameterResolver {
         fileprivate var itemParameters: ItemParameters?
         /// Otherwise, the typed parameters read from ``values``, for the nodes to take instead of reading each again.
         fileprivate var typed: [String: any ParameterDeclaration] = [:]
+
+        /// Whether a node's `values`, made from this template, have every value that mentions the item: a value
+        /// that cannot be resolved or checked is left out (and reported).
+        func isComplete(_ values: ParameterValues) -> Bool { values.ownCount == perNode.count }
     }
 
     /// The part of the task's parameters its nodes share, resolved in a scope of any of its nodes; problems with
