@@ -110,15 +110,35 @@ package struct ResolvedNodes: Sendable {
             self.directory = directory
         }
 
+        /// Notes what the nodes of the task at `taskIndex` share, from its first node's `values`, before its
+        /// nodes are recorded.
+        func start(_ taskIndex: Int, task: TaskSpec, type: any TaskType, values: ParameterValues) {
+            var ignored = Diagnostics()
+            var perNode: [String: ParameterSpec.ValueType] = [:]
+            for spec in type.parameters {
+                guard let pair = task.parameters[spec.name],
+                    ReferenceScanner.references(in: pair.value, diagnostics: &ignored).contains(where: {
+                        $0.0.needsItem
+                    })
+                else { continue }
+                perNode[spec.name] = spec.type
+            }
+            let names = Set(values.names).union(perNode.keys).sorted()
+            templates[taskIndex] = Template(
+                entries: names.map { name in
+                    if let valueType = perNode[name] { return .perNode(name: name, type: valueType) }
+                    let value = values[name] ?? .null
+                    return .shared(
+                        .init(name: name, value: NodeKeyInputs.canonical(value, as: type.parameter(named: name)?.type)))
+                },
+                perNodeCount: perNode.count)
+        }
+
         /// Notes a node's parameters, resolved and checked, and what they say it writes and reads (`use`, with the
-        /// store's facts: ``TaskType/plannedUse(of:task:directory:diagnostics:)`` given the workflow's folder);
-        /// nodes come in plan order.
-        func record(
-            node index: Int, taskIndex: Int, task: TaskSpec, type: any TaskType, values: ParameterValues,
-            use: PlannedUse
-        ) {
-            guard !overflowed else { return }
-            let template = templates[taskIndex] ?? makeTemplate(taskIndex, task: task, type: type, values: values)
+        /// store's facts: ``TaskUsePlanner`` given the workflow's folder); nodes come in plan order, each after its
+        /// task's ``start(_:task:type:values:)``.
+        func record(node index: Int, taskIndex: Int, values: ParameterValues, use: PlannedUse) {
+            guard !overflowed, let template = templates[taskIndex] else { return }
             let start = UInt32(writer.bytes.count)
             while nextStart <= index {
                 starts[nextStart] = start
@@ -137,32 +157,6 @@ package struct ResolvedNodes: Sendable {
             case .other: writer.count(2)
             }
             if writer.bytes.count >= UInt32.max { overflowed = true }
-        }
-
-        private func makeTemplate(_ taskIndex: Int, task: TaskSpec, type: any TaskType, values: ParameterValues)
-            -> Template
-        {
-            var ignored = Diagnostics()
-            var perNode: [String: ParameterSpec.ValueType] = [:]
-            for spec in type.parameters {
-                guard let pair = task.parameters[spec.name],
-                    ReferenceScanner.references(in: pair.value, diagnostics: &ignored).contains(where: {
-                        $0.0.needsItem
-                    })
-                else { continue }
-                perNode[spec.name] = spec.type
-            }
-            let names = Set(values.names).union(perNode.keys).sorted()
-            let template = Template(
-                entries: names.map { name in
-                    if let valueType = perNode[name] { return .perNode(name: name, type: valueType) }
-                    let value = values[name] ?? .null
-                    return .shared(
-                        .init(name: name, value: NodeKeyInputs.canonical(value, as: type.parameter(named: name)?.type)))
-                },
-                perNodeCount: perNode.count)
-            templates[taskIndex] = template
-            return template
         }
 
         /// The facts collected; none when there were too many to address.

@@ -5,30 +5,49 @@
 struct NodeParameterValidator: WorkflowValidator {
     var stage: ValidationStage { .nodes }
 
-    /// A parameter of a task that names a file the task writes.
-    private struct WrittenParameter: Hashable {
-        let task: Int
-        let parameter: String
-    }
-
-    /// What the nodes of one task share while they are checked, made with its first node: held by reference, so
-    /// each node reads it without copying the task.
+    /// What the nodes of one task share while they are checked, made with its first node: held by reference, and
+    /// read in place by its methods, so a node copies neither the task nor its resolver.
     private final class TaskNodes {
-        let task: TaskSpec
         let type: any TaskType
         let resolver: ParameterResolver
         let template: ParameterResolver.Template
-        var planner: TaskUsePlanner
+        private var planner: TaskUsePlanner
+        /// The folder each written path holds its items to, by parameter, found with the first node writing it.
+        private var containments: [String: ItemPathContainment?] = [:]
 
-        init(
-            task: TaskSpec, type: any TaskType, resolver: ParameterResolver, template: ParameterResolver.Template,
-            planner: TaskUsePlanner
-        ) {
-            self.task = task
+        init(type: any TaskType, resolver: ParameterResolver, template: ParameterResolver.Template, directory: String?)
+        {
             self.type = type
             self.resolver = resolver
             self.template = template
-            self.planner = planner
+            planner = TaskUsePlanner(type: type, task: resolver.task.id.value, directory: directory)
+        }
+
+        /// One node's values, resolved in `scope` (its item's).
+        func values(in scope: Scope, diagnostics: inout Diagnostics) -> ParameterValues {
+            resolver.resolve(in: scope, from: template, checkingTheWhole: false, diagnostics: &diagnostics)
+        }
+
+        /// What one node's values say it does with files.
+        func use(of values: ParameterValues, diagnostics: inout Diagnostics) -> PlannedUse {
+            planner.use(of: values, isComplete: template.isComplete(values), diagnostics: &diagnostics)
+        }
+
+        /// Checks that the files a node writes stay in the folders their paths name before the item.
+        func checkContainment(
+            of writes: [FileAccess.File], node: String, in scope: Scope, diagnostics: inout Diagnostics
+        ) {
+            for file in writes {
+                let containment: ItemPathContainment?
+                if let known = containments[file.parameter] {
+                    containment = known
+                } else {
+                    guard let written = resolver.task.parameters[file.parameter]?.value else { continue }
+                    containment = ItemPathContainment(template: written, in: scope)
+                    containments[file.parameter] = containment
+                }
+                containment?.check(file.path, node: node, diagnostics: &diagnostics)
+            }
         }
     }
 
@@ -45,11 +64,10 @@ struct NodeParameterValidator: WorkflowValidator {
         var taskNodes = [TaskNodes?](repeating: nil, count: tasks.count)
         var nodeCounts = [Int](repeating: 0, count: tasks.count)
         for node in expansion.nodes { nodeCounts[node.taskIndex] += 1 }
-        // The folder each written path holds its items to, found once per task and parameter.
-        var containments: [WrittenParameter: ItemPathContainment?] = [:]
         // One scope for every node, given each node's item and group in turn: the params and environment are
         // not retained and released again for each of 100,000 nodes.
         var scope = Scope(params: expansion.params, environment: context.environment)
+        let groups = tasks.map(\.group)
         // By index, reading each node in place: a 100,000-item plan is walked without copying its nodes.
         for index in expansion.nodes.indices {
             let taskIndex = expansion.nodes[index].taskIndex
@@ -63,7 +81,7 @@ struct NodeParameterValidator: WorkflowValidator {
                 continue
             }
             scope.item = expansion.nodes[index].scopeItem
-            scope.group = tasks[taskIndex].group
+            scope.group = groups[taskIndex]
             let shared: TaskNodes
             let isFirstOfTask: Bool
             if let known = taskNodes[taskIndex] {
@@ -75,39 +93,28 @@ struct NodeParameterValidator: WorkflowValidator {
                 let resolver = ParameterResolver(
                     task: task, type: type, inputKind: expansion.inputKinds[taskIndex], parsed: parsed)
                 shared = TaskNodes(
-                    task: task, type: type, resolver: resolver,
-                    template: resolver.template(in: scope, diagnostics: &diagnostics),
-                    planner: TaskUsePlanner(
-                        type: type, task: task.id.value,
-                        directory: usesItem[taskIndex] ? context.workflow.directory : nil))
+                    type: type, resolver: resolver, template: resolver.template(in: scope, diagnostics: &diagnostics),
+                    directory: usesItem[taskIndex] ? context.workflow.directory : nil)
                 taskNodes[taskIndex] = shared
                 isFirstOfTask = true
             }
-            let values = shared.resolver.resolve(
-                in: scope, from: shared.template, checkingTheWhole: false, diagnostics: &diagnostics)
-            let use = shared.planner.use(
-                of: values, isComplete: shared.template.isComplete(values), diagnostics: &diagnostics)
+            let values = shared.values(in: scope, diagnostics: &diagnostics)
+            let use = shared.use(of: values, diagnostics: &diagnostics)
             let access = use.access
             // The task's other nodes use as many files.
             if isFirstOfTask { files.reserve(nodeCounts[taskIndex], like: access) }
             if usesItem[taskIndex] {
-                context.resolvedNodes?.record(
-                    node: index, taskIndex: taskIndex, task: shared.task, type: shared.type, values: values, use: use)
+                if isFirstOfTask {
+                    context.resolvedNodes?.start(taskIndex, task: tasks[taskIndex], type: shared.type, values: values)
+                }
+                context.resolvedNodes?.record(node: index, taskIndex: taskIndex, values: values, use: use)
             } else {
                 checked[taskIndex] = true
                 if access != .none { sharedFiles[taskIndex] = access }
             }
-            for file in access.writes {
-                guard let template = shared.task.parameters[file.parameter]?.value else { continue }
-                let key = WrittenParameter(task: taskIndex, parameter: file.parameter)
-                let containment: ItemPathContainment?
-                if let known = containments[key] {
-                    containment = known
-                } else {
-                    containment = ItemPathContainment(template: template, in: scope)
-                    containments[key] = containment
-                }
-                containment?.check(file.path, node: expansion.nodes[index].id, diagnostics: &diagnostics)
+            if !access.writes.isEmpty {
+                shared.checkContainment(
+                    of: access.writes, node: expansion.nodes[index].id, in: scope, diagnostics: &diagnostics)
             }
             if access != .none { files.record(access, of: index, diagnostics: &diagnostics) }
         }
