@@ -104,16 +104,17 @@ extension GlobPattern {
                 return name == literal
             case .wildcard(let tokens):
                 if name.hasPrefix("."), !namesHidden { return false }
-                return Self.matches(Array(name.unicodeScalars), tokens)
+                return Self.matches(name.unicodeScalars, tokens)
             }
         }
 
-        /// Wildcard matching that backtracks only to the last `*`: linear in practice, quadratic at worst.
-        private static func matches(_ name: [Unicode.Scalar], _ tokens: [Token]) -> Bool {
-            var nameIndex = 0
+        /// Wildcard matching that backtracks only to the last `*`: linear in practice, quadratic at worst. Reads
+        /// the name's scalars in place: a folder of 100,000 names is matched without an array made for each.
+        private static func matches(_ name: Substring.UnicodeScalarView, _ tokens: [Token]) -> Bool {
+            var nameIndex = name.startIndex
             var tokenIndex = 0
-            var lastStar: (token: Int, name: Int)?
-            while nameIndex < name.count {
+            var lastStar: (token: Int, name: Substring.UnicodeScalarView.Index)?
+            while nameIndex < name.endIndex {
                 if tokenIndex < tokens.count {
                     switch tokens[tokenIndex] {
                     case .any:
@@ -122,16 +123,17 @@ extension GlobPattern {
                         continue
                     case let token where token.matches(name[nameIndex]):
                         tokenIndex += 1
-                        nameIndex += 1
+                        nameIndex = name.index(after: nameIndex)
                         continue
                     default:
                         break
                     }
                 }
                 guard let star = lastStar else { return false }
-                lastStar = (star.token, star.name + 1)
+                let retried = name.index(after: star.name)
+                lastStar = (star.token, retried)
                 tokenIndex = star.token + 1
-                nameIndex = star.name + 1
+                nameIndex = retried
             }
             return tokens[tokenIndex...].allSatisfy { $0 == .any }
         }

@@ -94,15 +94,41 @@ package struct ResolvedNodes: Sendable {
     /// Collects the facts node by node, as ``NodeParameterValidator`` resolves them (a class: validators read
     /// their context by value, and this is what the node checks hand to the plan).
     final class Builder {
-        private var templates: [Template?]
-        private var writer = ByteWriter()
-        private var starts: [UInt32]
+        private var collected: Collected
+
+        init(taskCount: Int, nodeCount: Int, directory: String) {
+            collected = Collected(taskCount: taskCount, nodeCount: nodeCount, directory: directory)
+        }
+
+        /// Notes what the nodes of the task at `taskIndex` share, from its first node's `values`, before its
+        /// nodes are recorded.
+        func start(_ taskIndex: Int, task: TaskSpec, type: any TaskType, values: ParameterValues) {
+            collected.start(taskIndex, task: task, type: type, values: values)
+        }
+
+        /// Notes a node's parameters, resolved and checked, and what they say it writes and reads (`use`, with the
+        /// store's facts: ``TaskUsePlanner`` given the workflow's folder); nodes come in plan order, each after its
+        /// task's ``start(_:task:type:values:)``.
+        func record(node index: Int, taskIndex: Int, values: ParameterValues, use: PlannedUse) {
+            collected.record(node: index, taskIndex: taskIndex, values: values, use: use)
+        }
+
+        /// The facts collected; none when there were too many to address.
+        func build() -> ResolvedNodes? { collected.build() }
+    }
+
+    /// What a ``Builder`` collects, as one value: recording a node is one access to the builder's storage, not
+    /// one checked access for each of its fields.
+    private struct Collected {
+        var templates: [Template?]
+        var writer = ByteWriter()
+        var starts: [UInt32]
         /// The first node whose start is not known yet: nodes not recorded (those of tasks that share their
         /// parameters) have no bytes, and start where the next recorded node does.
-        private var nextStart = 0
-        private let directory: String
+        var nextStart = 0
+        let directory: String
         /// Set when the bytes would outgrow their 32-bit offsets: no facts are kept then.
-        private var overflowed = false
+        var overflowed = false
 
         init(taskCount: Int, nodeCount: Int, directory: String) {
             templates = [Template?](repeating: nil, count: taskCount)
@@ -110,9 +136,8 @@ package struct ResolvedNodes: Sendable {
             self.directory = directory
         }
 
-        /// Notes what the nodes of the task at `taskIndex` share, from its first node's `values`, before its
-        /// nodes are recorded.
-        func start(_ taskIndex: Int, task: TaskSpec, type: any TaskType, values: ParameterValues) {
+        /// See ``Builder/start(_:task:type:values:)``.
+        mutating func start(_ taskIndex: Int, task: TaskSpec, type: any TaskType, values: ParameterValues) {
             var ignored = Diagnostics()
             var perNode: [String: ParameterSpec.ValueType] = [:]
             for spec in type.parameters {
@@ -134,10 +159,8 @@ package struct ResolvedNodes: Sendable {
                 perNodeCount: perNode.count)
         }
 
-        /// Notes a node's parameters, resolved and checked, and what they say it writes and reads (`use`, with the
-        /// store's facts: ``TaskUsePlanner`` given the workflow's folder); nodes come in plan order, each after its
-        /// task's ``start(_:task:type:values:)``.
-        func record(node index: Int, taskIndex: Int, values: ParameterValues, use: PlannedUse) {
+        /// See ``Builder/record(node:taskIndex:values:use:)``.
+        mutating func record(node index: Int, taskIndex: Int, values: ParameterValues, use: PlannedUse) {
             guard !overflowed, let template = templates[taskIndex] else { return }
             let start = UInt32(writer.bytes.count)
             while nextStart <= index {
@@ -159,8 +182,8 @@ package struct ResolvedNodes: Sendable {
             if writer.bytes.count >= UInt32.max { overflowed = true }
         }
 
-        /// The facts collected; none when there were too many to address.
-        func build() -> ResolvedNodes? {
+        /// See ``Builder/build()``.
+        mutating func build() -> ResolvedNodes? {
             guard !overflowed else { return nil }
             while nextStart < starts.count {
                 starts[nextStart] = UInt32(writer.bytes.count)

@@ -46,21 +46,22 @@ extension TaskType {
         -> ItemParameters?
     {
         let byName = Parameters.itemParametersByName
-        var found: [(name: String, location: SourceLocation?, parameter: ItemParameter<Parameters>)] = []
+        // One closure setting every item value, each calling the one before: a node runs them without iterating a
+        // list of generic tuples, whose type this unspecialised code would look up for every node.
+        var setAll: @Sendable (inout Parameters, ParameterValues) -> Bool = { _, _ in true }
         for name in perNode {
             guard let parameter = byName[name] else { return nil }
-            found.append((name, locations[name], parameter))
-        }
-        let setters = found
-        let base = Parameters(shared)
-        return ItemParameters { values in
-            var parameters = base
-            for setter in setters {
-                guard let value = values[setter.name],
-                    setter.parameter.set(&parameters, value, setter.name, setter.location)
-                else { return nil }
+            let location = locations[name]
+            let setBefore = setAll
+            setAll = { parameters, values in
+                guard setBefore(&parameters, values), let value = values[name] else { return false }
+                return parameter.set(&parameters, value, name, location)
             }
-            return parameters
+        }
+        let base = Parameters(shared)
+        return ItemParameters { [setAll] values in
+            var parameters = base
+            return setAll(&parameters, values) ? parameters : nil
         }
     }
 }
