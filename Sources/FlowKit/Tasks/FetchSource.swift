@@ -71,9 +71,14 @@ enum FetchSource: Equatable {
     /// paths of a 100,000-item glob).
     static func trimmed(_ text: String) -> String {
         guard let first = text.unicodeScalars.first, let last = text.unicodeScalars.last,
-            whitespaces.contains(first) || whitespaces.contains(last)
+            isWhitespace(first) || isWhitespace(last)
         else { return text }
         return text.trimmingCharacters(in: whitespaces)
+    }
+
+    /// Whether `scalar` is in ``whitespaces``: of ASCII, only space and tab are, told without asking Foundation.
+    private static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isASCII ? scalar == " " || scalar == "\t" : whitespaces.contains(scalar)
     }
 
     /// `CharacterSet.whitespaces`, made once: ``trimmed(_:)`` asks it of every item's `url`.
