@@ -239,6 +239,25 @@ import Testing
         #expect(Resolver.stem(of: ".hidden") == ".hidden")
     }
 
+    /// Plain ASCII paths take a one-pass reading of their bytes, which says what splitting the path at its
+    /// slashes and dropping the last extension says; other text is left to the general reading.
+    @Test(arguments: [
+        "in/f000001.txt", "a/b/c.tar.gz", "a/b/", "a//b//", "/", "", ".", "..", "...", "..jpg", ".hidden",
+        "x/.hidden", "a/.b.c", "x/../../y.jpg", "noext", "dir.d/noext", "trailing.", "a/b.", "line\r\n/x.y.txt",
+        "sp ace/fi le.png", "//a//b.c//",
+    ])
+    func aPlainPathsStemIsTheOneItsSlashesAndLastDotGive(_ text: String) throws {
+        var name = Substring(text.split(separator: "/").last ?? "")
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex { name = name[..<dot] }
+        #expect(try #require(Resolver.plainStem(of: text)) == Resolver.safeName(String(name)))
+        #expect(Resolver.stem(of: text) == Resolver.safeName(String(name)))
+    }
+
+    @Test(arguments: ["é/x.jpg", "a?b/c.jpg", "a#b/c.jpg", "a\\b.jpg", "d/b.\u{301}c"])
+    func textThatIsNotPlainIsLeftToTheGeneralReading(_ text: String) {
+        #expect(Resolver.plainStem(of: text) == nil)
+    }
+
     /// ASCII text is searched byte by byte, other text Character by Character: a `.` joined to a combining mark
     /// is no extension's dot.
     @Test func stemReadsTextWithOtherThanASCIIByCharacter() {

@@ -59,3 +59,35 @@ extension Resolver {
         return nil
     }
 }
+
+extension Resolver {
+    /// ``stem(of:)`` of plain text — ASCII without `?`, `#` or `\`, as nearly every path a glob finds is — read
+    /// in one pass over its bytes and one back over its last part, making only the stem; `nil` for other text,
+    /// which the general reading takes. For such text it says what that reading says: the last non-empty
+    /// `/`-separated part, without what follows its last `.` unless that dot starts it, made safe as
+    /// ``safeName(_:)`` makes names.
+    static func plainStem(of text: String) -> String? {
+        var text = text
+        return text.withUTF8 { bytes -> String? in
+            let slash = UInt8(ascii: "/")
+            guard
+                !bytes.contains(where: {
+                    $0 >= 0x80 || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "\\")
+                })
+            else { return nil }
+            var end = bytes.count
+            while end > 0, bytes[end - 1] == slash { end -= 1 }
+            var start = end
+            var dot: Int?
+            while start > 0, bytes[start - 1] != slash {
+                start -= 1
+                if dot == nil, bytes[start] == UInt8(ascii: ".") { dot = start }
+            }
+            let stemEnd = dot.flatMap { $0 == start ? nil : $0 } ?? end
+            let stem = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<stemEnd]), as: UTF8.self)
+            // Names safeName changes: empty, `.`, `..` or starting with `..`.
+            guard stem.isEmpty || stem.utf8.first == UInt8(ascii: ".") else { return stem }
+            return safeName(stem)
+        }
+    }
+}

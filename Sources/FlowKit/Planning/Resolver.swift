@@ -187,6 +187,7 @@ enum Resolver {
     /// The file name of a path or URL without directory, query or extension, made safe to use in a path:
     /// never empty, `.` or `..`, never containing a `/` — so `${item.stem}` cannot escape an output folder.
     static func stem(of text: String) -> String {
+        if let stem = plainStem(of: text) { return stem }
         let name = lastComponent(of: text)
         let dot = isASCII(name) ? name.utf8.lastIndex(of: UInt8(ascii: ".")) : name.lastIndex(of: ".")
         guard let dot, dot != name.startIndex else { return safeName(String(name)) }
