@@ -7,8 +7,10 @@ public struct ParameterValues: Sendable {
     private var values: [String: Value]
     /// A node's values of the parameters that mention its item, beside ``values``, which are then its task's and
     /// shared by every node of it: a node of a 100,000-item task holds the one or two values of its own, not a
-    /// copy of the task's. Never names a key of ``values``.
-    private var own: [(name: String, value: Value)] = []
+    /// copy of the task's. The first is held in place, as most nodes have one, the others in ``moreOwn``. Never
+    /// names a key of ``values``.
+    private var firstOwn: (name: String, value: Value)?
+    private var moreOwn: [(name: String, value: Value)] = []
     private var locations: [String: SourceLocation]
 
     /// Where the task is written (its id), for problems that belong to no single parameter, such as a
@@ -34,36 +36,46 @@ public struct ParameterValues: Sendable {
         self.locations = locations
     }
 
-    /// A node's values: those its task's nodes share and its own (names that `shared` does not have).
-    init(shared: [String: Value], own: [(name: String, value: Value)], locations: [String: SourceLocation]) {
+    /// A node's values: those its task's nodes share, then its own (names that `shared` does not have), added
+    /// with ``addOwn(_:_:)``.
+    init(shared: [String: Value], locations: [String: SourceLocation]) {
         values = shared
-        self.own = own
         self.locations = locations
+    }
+
+    /// Adds one of a node's own values (a name its shared values do not have).
+    mutating func addOwn(_ name: String, _ value: Value) {
+        if firstOwn == nil { firstOwn = (name, value) } else { moreOwn.append((name, value)) }
     }
 
     /// The value of a parameter, if given or defaulted.
     public subscript(name: String) -> Value? {
         get {
-            for entry in own where entry.name == name { return entry.value }
+            if let firstOwn, firstOwn.name == name { return firstOwn.value }
+            for entry in moreOwn where entry.name == name { return entry.value }
             return values[name]
         }
         set {
-            for entry in own { values[entry.name] = entry.value }
-            own = []
+            values = valuesByName
+            firstOwn = nil
+            moreOwn = []
             values[name] = newValue
             decoded = nil
         }
     }
 
-    /// How many values are the node's own (``init(shared:own:locations:)``).
-    var ownCount: Int { own.count }
+    /// How many values are the node's own (``addOwn(_:_:)``).
+    var ownCount: Int { firstOwn == nil ? 0 : 1 + moreOwn.count }
 
     /// The names of the parameters present.
-    public var names: [String] { Array(values.keys) + own.map(\.name) }
+    public var names: [String] { Array(values.keys) + (firstOwn.map { [$0.name] } ?? []) + moreOwn.map(\.name) }
 
     /// The value of each parameter present, by name: what two tasks compare to know they were given the same.
     package var valuesByName: [String: Value] {
-        own.reduce(into: values) { $0[$1.name] = $1.value }
+        var all = values
+        if let firstOwn { all[firstOwn.name] = firstOwn.value }
+        for entry in moreOwn { all[entry.name] = entry.value }
+        return all
     }
 
     /// Whether the workflow gave this parameter (rather than it being defaulted or absent).

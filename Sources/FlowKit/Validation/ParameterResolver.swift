@@ -75,14 +75,16 @@ struct ParameterResolver {
     func resolve(
         in scope: Scope, from template: Template, checkingTheWhole: Bool = true, diagnostics: inout Diagnostics
     ) -> ParameterValues {
-        var own: [(name: String, value: Value)] = []
-        own.reserveCapacity(template.perNode.count)
-        for (spec, written) in template.perNode {
-            if let value = resolve(spec, written: written, in: scope, diagnostics: &diagnostics) {
-                own.append((spec.name, value))
+        var values = ParameterValues(shared: template.values, locations: template.locations)
+        // By index, each declaration read where it is rather than copied out for every node.
+        for index in template.perNode.indices {
+            if let value = resolve(
+                template.perNode[index].spec, written: template.perNode[index].written, in: scope,
+                diagnostics: &diagnostics)
+            {
+                values.addOwn(template.perNode[index].spec.name, value)
             }
         }
-        var values = ParameterValues(shared: template.values, own: own, locations: template.locations)
         values.taskLocation = task.id.location
         values.inputKind = inputKind
         values.decoded = template.itemParameters?.make(values) ?? type.decode(values, reusing: template.typed)
