@@ -36,9 +36,11 @@ extension UpToDate {
         ///     has its key keeps no inputs, and a dry run keys a source it did not ask about by the version
         ///     recorded there.
         ///   - dryRun: How a dry run keys the sources that cannot be checked ahead; `nil` for a run.
+        ///   - folders: Where the stamps of local sources are read.
         init(
             plan: Plan, tasks: [TaskFacts], keepsNothing: [Bool], options: [String],
-            revalidated: [Int: SourceIdentity], records: Records = Records(), dryRun: DryRun? = nil
+            revalidated: [Int: SourceIdentity], records: Records = Records(), dryRun: DryRun? = nil,
+            folders: FolderStat = FolderStat()
         ) {
             let count = plan.nodes.count
             let graph = plan.graph
@@ -71,7 +73,9 @@ extension UpToDate {
                 let resolved =
                     task.sharedParameters
                     ?? plan.resolvedNodes?.node(index, of: node.taskIndex).map {
-                        task.resolve($0, options: options, encodingIn: &scratch) { plan.parameters(of: node) }
+                        task.resolve($0, options: options, encodingIn: &scratch, folders: folders) {
+                            plan.parameters(of: node)
+                        }
                     } ?? task.resolve(plan.parameters(of: node), options: options, encodingIn: &scratch)
                 let source = revalidated[index] ?? resolved.source
                 var keyedSource = source?.description
