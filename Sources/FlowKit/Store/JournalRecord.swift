@@ -319,8 +319,12 @@ struct ByteWriter {
     }
 
     mutating func string(_ text: String) {
-        count(text.utf8.count)
-        bytes.append(contentsOf: text.utf8)
+        var text = text
+        // As one buffer: appending the `UTF8View` goes element by element (every key hashes a node's parameters).
+        text.withUTF8 { utf8 in
+            count(utf8.count)
+            bytes.append(contentsOf: utf8)
+        }
     }
 
     /// A node key as its hex string (``NodeKey/hex``), made in place.

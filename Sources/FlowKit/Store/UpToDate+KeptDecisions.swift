@@ -56,14 +56,17 @@ extension UpToDate {
                     force: settings.force, rerunBy: rerunBy.isEmpty ? nil : rerunBy[index],
                     unverifiableSource: keys.unverifiableSources[index], cache: readBack ? .enabled : task.cache,
                     cachedByDefault: readBack || task.cachedByDefault)
-                causes[index] =
-                    policy.cause
-                    ?? RecordCheck(
-                        record: records[index], inputs: keys.inputs[index], key: key,
-                        outputPath: keys.outputPaths[index],
-                        isRead: isRead, runningReader: reader.map { plan.nodes[$0].id },
-                        recordedUntil: settings.recordedUntil, folders: folders
-                    ).cause
+                if let cause = policy.cause {
+                    causes[index] = cause
+                } else {
+                    var check = RecordCheck(
+                        inputs: keys.inputs[index], key: key, outputPath: keys.outputPaths[index], isRead: isRead,
+                        runningReader: reader.map { plan.nodes[$0].id }, recordedUntil: settings.recordedUntil,
+                        folders: folders)
+                    // Decoded only where the check reads it.
+                    if !check.isJudgedByReaders { check.record = records[index] }
+                    causes[index] = check.cause
+                }
                 if causes[index] == nil, task.kind.providesFile {
                     serveRecordedFile(index, of: plan, tasks: tasks, path: keys.outputPaths[index])
                 }

@@ -45,8 +45,14 @@ extension UpToDate {
         /// Where the written file's stamp is read.
         var folders = FolderStat()
 
+        /// Whether the node is up to date by its readers alone: its output is read, it writes no file and none of
+        /// its readers runs. Its record is then not asked for (on an unchanged rerun of `fetch → write`, half the
+        /// nodes).
+        var isJudgedByReaders: Bool { isRead && outputPath == nil && runningReader == nil }
+
         /// Why the node runs, or `nil` when its recorded result serves.
         var cause: RunCause? {
+            if isJudgedByReaders { return nil }
             let changed: RunCause? =
                 if let record {
                     record.key == key ? nil : (difference(from: record) ?? .noRecord)
