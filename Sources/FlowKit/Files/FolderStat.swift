@@ -12,8 +12,8 @@
 ///
 /// Not thread-safe: one belongs to one pass of decisions, and closes its folder when that drops it.
 final class FolderStat {
-    /// The text up to and including the last `/` of the paths ``descriptor`` serves.
-    private var folder: String?
+    /// The bytes up to and including the last `/` of the paths ``descriptor`` serves; empty before the first.
+    private var folder: [UInt8] = []
     /// The open folder; -1 when it could not be opened.
     private var descriptor: Int32 = -1
 
@@ -24,14 +24,16 @@ final class FolderStat {
     /// What `stat(2)` says of `path`; `nil` where it fails.
     func status(of path: String) -> stat? {
         var info = stat()
-        let bytes = path.utf8
-        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")), bytes.index(after: slash) != bytes.endIndex
-        else { return stat(path, &info) == 0 ? info : nil }
-        let prefix = path[...slash]
-        if folder.map({ $0 != prefix }) ?? true { open(String(prefix)) }
-        guard descriptor >= 0 else { return stat(path, &info) == 0 ? info : nil }
-        let nameOffset = bytes.distance(from: bytes.startIndex, to: bytes.index(after: slash))
-        let result = path.withCString { fstatat(descriptor, $0 + nameOffset, &info, 0) }
+        // On the path's C string, in place: the folder is compared and the name passed without a string made.
+        let result = path.withCString { text -> Int32? in
+            guard let found = strrchr(text, Int32(UInt8(ascii: "/"))), found[1] != 0 else { return nil }
+            let slash = text.distance(to: found)
+            let prefix = UnsafeRawBufferPointer(start: text, count: slash + 1)
+            if !isOpen(prefix) { open(Array(prefix)) }
+            guard descriptor >= 0 else { return nil }
+            return fstatat(descriptor, text + slash + 1, &info, 0)
+        }
+        guard let result else { return stat(path, &info) == 0 ? info : nil }
         return result == 0 ? info : nil
     }
 
@@ -41,9 +43,18 @@ final class FolderStat {
         status(of: path).flatMap(FileStamp.ofRegularFile)
     }
 
-    private func open(_ prefix: String) {
+    /// Whether ``folder`` is `prefix`.
+    private func isOpen(_ prefix: UnsafeRawBufferPointer) -> Bool {
+        folder.count == prefix.count
+            && folder.withUnsafeBytes { open in
+                guard let start = open.baseAddress, let other = prefix.baseAddress else { return false }
+                return memcmp(start, other, prefix.count) == 0
+            }
+    }
+
+    private func open(_ prefix: [UInt8]) {
         if descriptor >= 0 { close(descriptor) }
-        descriptor = Glibc.open(prefix, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         folder = prefix
+        descriptor = Glibc.open(String(decoding: prefix, as: UTF8.self), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     }
 }

@@ -143,7 +143,17 @@ public struct SourceIdentity: Sendable, Hashable, CustomStringConvertible {
             return SourceIdentity("file \(path) sha256 \(digest)")
         }
         guard let stamp = stamp(path) else { return SourceIdentity("file \(path) missing") }
-        // The stamp's `description`, written into the one string (a source node's key reads one each run).
-        return SourceIdentity("file \(path) size \(stamp.size) mtime \(stamp.modified) inode \(stamp.inode)")
+        // The stamp's `description`, written into the one string (a source node's key reads one each run), its
+        // room taken once: interpolation would grow it piece by piece.
+        var text = "file "
+        text.reserveCapacity(path.utf8.count + 80)
+        text += path
+        text += " size "
+        text += String(stamp.size)
+        text += " mtime "
+        text += String(stamp.modified)
+        text += " inode "
+        text += String(stamp.inode)
+        return SourceIdentity(text)
     }
 }

@@ -319,10 +319,11 @@ struct ByteWriter {
     }
 
     mutating func string(_ text: String) {
-        var text = text
-        // As one buffer: appending the `UTF8View` goes element by element (every key hashes a node's parameters).
-        text.withUTF8 { utf8 in
-            count(utf8.count)
+        let utf8 = text.utf8
+        count(utf8.count)
+        // As one buffer where the string has one: appending the `UTF8View` goes element by element (every key
+        // encodes a node's parameters).
+        if utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
             bytes.append(contentsOf: utf8)
         }
     }

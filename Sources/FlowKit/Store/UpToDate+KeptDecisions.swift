@@ -36,8 +36,7 @@ extension UpToDate {
             for index in plan.nodes.indices.reversed() {
                 // Keyed: every node but a stateless task's is.
                 guard let key = keys.keys[index] else { continue }
-                let node = plan.nodes[index]
-                let task = tasks[node.taskIndex]
+                let task = tasks[plan.nodes[index].taskIndex]
                 guard !task.keepsNothing else { continue }
                 var isRead = false
                 var reader: Int?

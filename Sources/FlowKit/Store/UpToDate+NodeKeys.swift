@@ -44,6 +44,7 @@ extension UpToDate {
         ) {
             let count = plan.nodes.count
             let graph = plan.graph
+            let resolvedNodes = plan.resolvedNodes
             let keyed = Self.keyed(plan, keepsNothing: keepsNothing)
             let runNonce = UUID().uuidString
             inputs = KeyInputsByNode(count: count)
@@ -55,7 +56,7 @@ extension UpToDate {
             var scratch = ByteWriter()
             // Only the keys upstream go into a key; the ids with them only into the inputs of a node that changed.
             var upstreamKeys: [NodeKey] = []
-            for (index, node) in plan.nodes.enumerated() {
+            for index in plan.nodes.indices {
                 if !awaitingConfirmation.isEmpty {
                     graph.forEachDependency(of: index) { dependency in
                         if awaitingConfirmation[index] == nil, let source = awaitingConfirmation[dependency] {
@@ -68,15 +69,17 @@ extension UpToDate {
                     outputPaths.append(nil)
                     continue
                 }
-                let task = tasks[node.taskIndex]
+                // Fields read in place: copying a node would take and drop a reference to each of its strings.
+                let taskIndex = plan.nodes[index].taskIndex
+                let task = tasks[taskIndex]
                 // Parameters that do not depend on the item are resolved, encoded and identified once per task.
                 let resolved =
                     task.sharedParameters
-                    ?? plan.resolvedNodes?.node(index, of: node.taskIndex).map {
+                    ?? resolvedNodes?.node(index, of: taskIndex).map {
                         task.resolve($0, options: options, encodingIn: &scratch, folders: folders) {
-                            plan.parameters(of: node)
+                            plan.parameters(of: plan.nodes[index])
                         }
-                    } ?? task.resolve(plan.parameters(of: node), options: options, encodingIn: &scratch)
+                    } ?? task.resolve(plan.parameters(of: plan.nodes[index]), options: options, encodingIn: &scratch)
                 let source = revalidated[index] ?? resolved.source
                 var keyedSource = source?.description
                 if let source, source.changesEveryRun {
