@@ -138,6 +138,35 @@ import Testing
         #expect(check.cause == .parameterChanged(name: "duration", from: "0.001", to: "0.002"))
     }
 
+    @Test func aReadNodeThatWritesNoFileIsJudgedByItsReadersAndItsRecordDecidesOnceOneRuns() {
+        let inputs = Self.inputs
+        var changed = inputs
+        changed.parameters = [.init(name: "duration", value: "0.002")]
+        // A record of another key: while no reader runs, their keys guarantee this one's, and the record is not read.
+        var check = UpToDate.RecordCheck(
+            inputs: changed, key: changed.key, outputPath: nil, isRead: true, runningReader: nil)
+        #expect(check.isJudgedByReaders)
+        #expect(check.cause == nil)
+        // Once a reader runs, the record decides: what changed, or else that the reader needs it.
+        check.runningReader = "t"
+        check.record = JournalRecord(run: "r", node: "s", key: inputs.key, inputs: inputs)
+        #expect(!check.isJudgedByReaders)
+        #expect(check.cause == .parameterChanged(name: "duration", from: "0.001", to: "0.002"))
+        check.inputs = nil
+        check.key = inputs.key
+        #expect(check.cause == .neededBy(node: "t"))
+        // A node nothing reads, or one that writes a file, is judged by its record.
+        check.runningReader = nil
+        check.isRead = false
+        #expect(!check.isJudgedByReaders)
+        check.record = nil
+        #expect(check.cause == .noRecord)
+        check.isRead = true
+        check.outputPath = "/nowhere/out.txt"
+        #expect(!check.isJudgedByReaders)
+        #expect(check.cause == .noRecord)
+    }
+
     @Test func aWrittenFileServesWhileItIsWhatWasWritten() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("recordcheck-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -61,27 +61,83 @@ package enum WriteTemporaries {
     /// - Returns: The temporaries removed.
     @discardableResult
     package static func removeStale(ofFilesNamed names: Set<String>, in folder: String) -> [String] {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
-        var removed: [String] = []
-        for entry in entries where entry.hasPrefix(prefix) {
-            let name = String(entry.dropFirst(prefix.count).dropLast(randomLength + 1))
-            guard names.contains(name), isTemporary(entry, of: name) else { continue }
-            let path = folder + "/" + entry
-            if removeIfAbandoned(path) { removed.append(path) }
-        }
-        return removed
+        removeStale(temporaries(in: folder), in: folder) { names.contains($0) }
     }
 
     /// Removes the temporaries a killed run left of these outputs, in their folders.
+    ///
+    /// Each folder is listed first, and only a folder that holds temporaries has the names of the outputs in it
+    /// gathered: a rerun of 100,000 writes into one folder that a clean run left lists it once and looks at no
+    /// output's name.
     /// - Parameter outputs: The files the plan writes (resolved paths; `nil` for nodes that write none).
     /// - Returns: The temporaries removed.
     @discardableResult
     package static func removeStale(of outputs: [String?]) -> [String] {
+        var found: [String: [String]] = [:]
+        for folder in folders(of: outputs) {
+            let temporaries = temporaries(in: folder)
+            if !temporaries.isEmpty { found[folder] = temporaries }
+        }
+        guard !found.isEmpty else { return [] }
         var namesByFolder: [String: Set<String>] = [:]
         for case let path? in outputs {
-            namesByFolder[FilePaths.folder(of: path), default: []].insert(FilePaths.name(of: path))
+            let folder = FilePaths.folder(of: path)
+            if found[folder] != nil { namesByFolder[folder, default: []].insert(FilePaths.name(of: path)) }
         }
-        return namesByFolder.flatMap { removeStale(ofFilesNamed: $0.value, in: $0.key) }
+        return found.flatMap { folder, temporaries in
+            removeStale(temporaries, in: folder) { namesByFolder[folder]?.contains($0) ?? false }
+        }
+    }
+
+    /// The distinct folders of `paths`, in the order first met. A path's folder is read with ``FilePaths`` only
+    /// where the text before its last `/` differs from the path before it: the outputs of a task mostly share
+    /// one folder, and two paths with the same text there and a name after it have the same folder.
+    static func folders(of paths: [String?]) -> [String] {
+        var folders: [String] = []
+        var seen: Set<String> = []
+        var previousPrefix: Substring?
+        for case let path? in paths {
+            let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))
+            let prefix = slash.map { path[...$0] } ?? ""
+            let hasName = slash.map { path.utf8.index(after: $0) != path.endIndex } ?? !path.isEmpty
+            if hasName, prefix == previousPrefix { continue }
+            previousPrefix = hasName ? prefix : nil
+            let folder = FilePaths.folder(of: path)
+            if seen.insert(folder).inserted { folders.append(folder) }
+        }
+        return folders
+    }
+
+    /// The entries of `folder` that start like a temporary (``prefix``); only those are made into strings, so a
+    /// folder of 100,000 outputs costs one pass of `readdir`. Empty when the folder cannot be read.
+    static func temporaries(in folder: String) -> [String] {
+        guard let stream = opendir(folder) else { return [] }
+        defer { closedir(stream) }
+        var found: [String] = []
+        let marker = Array(prefix.utf8)
+        while let entry = readdir(stream) {
+            let name: String? = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                guard bytes.starts(with: marker) else { return nil }
+                return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if let name { found.append(name) }
+        }
+        return found
+    }
+
+    /// Removes those of the `entries` of `folder` that are temporaries of a file whose name `isWritten` accepts
+    /// and that no live process holds.
+    private static func removeStale(_ entries: [String], in folder: String, isWritten: (String) -> Bool)
+        -> [String]
+    {
+        var removed: [String] = []
+        for entry in entries where entry.hasPrefix(prefix) {
+            let name = String(entry.dropFirst(prefix.count).dropLast(randomLength + 1))
+            guard isWritten(name), isTemporary(entry, of: name) else { continue }
+            let path = folder + "/" + entry
+            if removeIfAbandoned(path) { removed.append(path) }
+        }
+        return removed
     }
 
     /// Unlinks a regular file whose lock no process holds, holding the lock while it does.

@@ -23,16 +23,21 @@ public struct FileStamp: Sendable, Hashable, CustomStringConvertible {
 
     /// The stamp of the regular file at `path`, or `nil` when there is none (missing, a folder, unreadable).
     package init?(path: String) {
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        self.init(info)
+        guard let (stamp, _) = Self.withChangeTime(path: path) else { return nil }
+        self = stamp
     }
 
     /// The stamp of the regular file at `path` and when its inode last changed (its ctime, in nanoseconds), from
     /// one `stat`; `nil` as ``init(path:)``.
     package static func withChangeTime(path: String) -> (stamp: FileStamp, changed: Int64)? {
         var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard stat(path, &info) == 0 else { return nil }
+        return ofRegularFile(info)
+    }
+
+    /// The stamp and the change time of a file `stat` described; `nil` unless it is a regular file.
+    static func ofRegularFile(_ info: stat) -> (stamp: FileStamp, changed: Int64)? {
+        guard info.st_mode & S_IFMT == S_IFREG else { return nil }
         return (FileStamp(info), Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec))
     }
 
@@ -123,11 +128,32 @@ public struct SourceIdentity: Sendable, Hashable, CustomStringConvertible {
     /// A local file by path and stamp, or by path and content hash; a missing file is identified as missing
     /// (the node will run and fail, naming the file).
     public static func file(atPath path: String, byContent: Bool) -> SourceIdentity {
+        file(atPath: path, byContent: byContent) { FileStamp(path: $0) }
+    }
+
+    /// ``file(atPath:byContent:)``, the file's stamp read through its folder's descriptor (``FolderStat``).
+    static func file(atPath path: String, byContent: Bool, folders: FolderStat) -> SourceIdentity {
+        file(atPath: path, byContent: byContent) { folders.stamp(ofRegularFile: $0)?.stamp }
+    }
+
+    private static func file(atPath path: String, byContent: Bool, stamp: (String) -> FileStamp?)
+        -> SourceIdentity
+    {
         if byContent, let digest = ContentDigest.ofFile(atPath: path) {
             return SourceIdentity("file \(path) sha256 \(digest)")
         }
-        guard let stamp = FileStamp(path: path) else { return SourceIdentity("file \(path) missing") }
-        // The stamp's `description`, written into the one string (a source node's key reads one each run).
-        return SourceIdentity("file \(path) size \(stamp.size) mtime \(stamp.modified) inode \(stamp.inode)")
+        guard let stamp = stamp(path) else { return SourceIdentity("file \(path) missing") }
+        // The stamp's `description`, written into the one string (a source node's key reads one each run), its
+        // room taken once: interpolation would grow it piece by piece.
+        var text = "file "
+        text.reserveCapacity(path.utf8.count + 80)
+        text += path
+        text += " size "
+        text += String(stamp.size)
+        text += " mtime "
+        text += String(stamp.modified)
+        text += " inode "
+        text += String(stamp.inode)
+        return SourceIdentity(text)
     }
 }

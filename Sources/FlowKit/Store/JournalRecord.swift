@@ -319,8 +319,13 @@ struct ByteWriter {
     }
 
     mutating func string(_ text: String) {
-        count(text.utf8.count)
-        bytes.append(contentsOf: text.utf8)
+        let utf8 = text.utf8
+        count(utf8.count)
+        // As one buffer where the string has one: appending the `UTF8View` goes element by element (every key
+        // encodes a node's parameters).
+        if utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+            bytes.append(contentsOf: utf8)
+        }
     }
 
     /// A node key as its hex string (``NodeKey/hex``), made in place.

@@ -25,9 +25,10 @@ extension UpToDate {
         ///   - rerunBy: For each node, the task `--rerun` named that makes it run (``rerunBy(_:tasks:rerun:)``);
         ///     empty without `--rerun`.
         ///   - blobs: The blobs checked so far; those asked about and not checked yet are noted in it.
+        ///   - folders: Where the stamps of written files are read.
         init(
             plan: Plan, tasks: [TaskFacts], keys: NodeKeys, records ownRecords: Records, settings: Settings,
-            rerunBy: [String?], blobs: inout BlobCheck
+            rerunBy: [String?], blobs: inout BlobCheck, folders: FolderStat = FolderStat()
         ) {
             causes = [RunCause?](repeating: nil, count: plan.nodes.count)
             records = ownRecords
@@ -35,8 +36,7 @@ extension UpToDate {
             for index in plan.nodes.indices.reversed() {
                 // Keyed: every node but a stateless task's is.
                 guard let key = keys.keys[index] else { continue }
-                let node = plan.nodes[index]
-                let task = tasks[node.taskIndex]
+                let task = tasks[plan.nodes[index].taskIndex]
                 guard !task.keepsNothing else { continue }
                 var isRead = false
                 var reader: Int?
@@ -55,14 +55,17 @@ extension UpToDate {
                     force: settings.force, rerunBy: rerunBy.isEmpty ? nil : rerunBy[index],
                     unverifiableSource: keys.unverifiableSources[index], cache: readBack ? .enabled : task.cache,
                     cachedByDefault: readBack || task.cachedByDefault)
-                causes[index] =
-                    policy.cause
-                    ?? RecordCheck(
-                        record: records[index], inputs: keys.inputs[index], key: key,
-                        outputPath: keys.outputPaths[index],
-                        isRead: isRead, runningReader: reader.map { plan.nodes[$0].id },
-                        recordedUntil: settings.recordedUntil
-                    ).cause
+                if let cause = policy.cause {
+                    causes[index] = cause
+                } else {
+                    var check = RecordCheck(
+                        inputs: keys.inputs[index], key: key, outputPath: keys.outputPaths[index], isRead: isRead,
+                        runningReader: reader.map { plan.nodes[$0].id }, recordedUntil: settings.recordedUntil,
+                        folders: folders)
+                    // Decoded only where the check reads it.
+                    if !check.isJudgedByReaders { check.record = records[index] }
+                    causes[index] = check.cause
+                }
                 if causes[index] == nil, task.kind.providesFile {
                     serveRecordedFile(index, of: plan, tasks: tasks, path: keys.outputPaths[index])
                 }

@@ -42,9 +42,17 @@ extension UpToDate {
         var runningReader: String?
         /// When the store last wrote its journal (``RunStore/recordedUntil``).
         var recordedUntil: Int64?
+        /// Where the written file's stamp is read.
+        var folders = FolderStat()
+
+        /// Whether the node is up to date by its readers alone: its output is read, it writes no file and none of
+        /// its readers runs. Its record is then not asked for (on an unchanged rerun of `fetch → write`, half the
+        /// nodes).
+        var isJudgedByReaders: Bool { isRead && outputPath == nil && runningReader == nil }
 
         /// Why the node runs, or `nil` when its recorded result serves.
         var cause: RunCause? {
+            if isJudgedByReaders { return nil }
             let changed: RunCause? =
                 if let record {
                     record.key == key ? nil : (difference(from: record) ?? .noRecord)
@@ -53,7 +61,8 @@ extension UpToDate {
                 }
             if !isRead || outputPath != nil, let changed { return changed }
             if let outputPath, let record,
-                let cause = Self.outputCause(path: outputPath, record: record.output, recordedUntil: recordedUntil)
+                let cause = Self.outputCause(
+                    path: outputPath, record: record.output, recordedUntil: recordedUntil, folders: folders)
             {
                 return cause
             }
@@ -71,11 +80,13 @@ extension UpToDate {
         /// object in a bucket: the same `ETag`). The stamp is trusted only while the file's inode has not changed
         /// since the store last wrote (`recordedUntil`): an edit that restored the size and modification time is
         /// then found by its content.
-        static func outputCause(path: String, record: OutputRecord?, recordedUntil: Int64? = nil) -> RunCause? {
+        static func outputCause(path: String, record: OutputRecord?, recordedUntil: Int64?, folders: FolderStat)
+            -> RunCause?
+        {
             if let location = S3Location(path), let record, record.path == path {
                 return S3Outputs.cause(location, record: record)
             }
-            guard let record, record.path == path, let (stamp, changed) = FileStamp.withChangeTime(path: path) else {
+            guard let record, record.path == path, let (stamp, changed) = folders.stamp(ofRegularFile: path) else {
                 return .outputMissing(path: path)
             }
             if stamp == record.stamp, changed <= recordedUntil ?? .max { return nil }

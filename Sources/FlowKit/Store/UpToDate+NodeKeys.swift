@@ -36,12 +36,15 @@ extension UpToDate {
         ///     has its key keeps no inputs, and a dry run keys a source it did not ask about by the version
         ///     recorded there.
         ///   - dryRun: How a dry run keys the sources that cannot be checked ahead; `nil` for a run.
+        ///   - folders: Where the stamps of local sources are read.
         init(
             plan: Plan, tasks: [TaskFacts], keepsNothing: [Bool], options: [String],
-            revalidated: [Int: SourceIdentity], records: Records = Records(), dryRun: DryRun? = nil
+            revalidated: [Int: SourceIdentity], records: Records = Records(), dryRun: DryRun? = nil,
+            folders: FolderStat = FolderStat()
         ) {
             let count = plan.nodes.count
             let graph = plan.graph
+            let resolvedNodes = plan.resolvedNodes
             let keyed = Self.keyed(plan, keepsNothing: keepsNothing)
             let runNonce = UUID().uuidString
             inputs = KeyInputsByNode(count: count)
@@ -53,7 +56,7 @@ extension UpToDate {
             var scratch = ByteWriter()
             // Only the keys upstream go into a key; the ids with them only into the inputs of a node that changed.
             var upstreamKeys: [NodeKey] = []
-            for (index, node) in plan.nodes.enumerated() {
+            for index in plan.nodes.indices {
                 if !awaitingConfirmation.isEmpty {
                     graph.forEachDependency(of: index) { dependency in
                         if awaitingConfirmation[index] == nil, let source = awaitingConfirmation[dependency] {
@@ -66,13 +69,17 @@ extension UpToDate {
                     outputPaths.append(nil)
                     continue
                 }
-                let task = tasks[node.taskIndex]
+                // Fields read in place: copying a node would take and drop a reference to each of its strings.
+                let taskIndex = plan.nodes[index].taskIndex
+                let task = tasks[taskIndex]
                 // Parameters that do not depend on the item are resolved, encoded and identified once per task.
                 let resolved =
                     task.sharedParameters
-                    ?? plan.resolvedNodes?.node(index, of: node.taskIndex).map {
-                        task.resolve($0, options: options, encodingIn: &scratch) { plan.parameters(of: node) }
-                    } ?? task.resolve(plan.parameters(of: node), options: options, encodingIn: &scratch)
+                    ?? resolvedNodes?.node(index, of: taskIndex).map {
+                        task.resolve($0, options: options, encodingIn: &scratch, folders: folders) {
+                            plan.parameters(of: plan.nodes[index])
+                        }
+                    } ?? task.resolve(plan.parameters(of: plan.nodes[index]), options: options, encodingIn: &scratch)
                 let source = revalidated[index] ?? resolved.source
                 var keyedSource = source?.description
                 if let source, source.changesEveryRun {

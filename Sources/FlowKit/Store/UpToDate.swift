@@ -133,15 +133,17 @@ package struct UpToDate: Sendable {
         let tasks = TaskFacts.of(plan, options: options)
         let keepsNothing = plan.nodes.map { tasks[$0.taskIndex].keepsNothing }
         let ownRecords = Records(latest: latest, nodes: plan.nodes)
+        // One for the sources the keys read and the files the decisions check: each folder is opened once.
+        let folders = FolderStat()
         var keys = NodeKeys(
             plan: plan, tasks: tasks, keepsNothing: keepsNothing, options: options, revalidated: [:],
-            records: ownRecords, dryRun: settings.dryRun)
+            records: ownRecords, dryRun: settings.dryRun, folders: folders)
         if let revalidate, !keys.unverifiedSourceNodes.isEmpty {
             let revalidated = revalidate(keys.unverifiedSourceNodes)
             if !revalidated.isEmpty {
                 keys = NodeKeys(
                     plan: plan, tasks: tasks, keepsNothing: keepsNothing, options: options, revalidated: revalidated,
-                    records: ownRecords, dryRun: settings.dryRun)
+                    records: ownRecords, dryRun: settings.dryRun, folders: folders)
             }
         }
         let rerunBy = KeptDecisions.rerunBy(plan, tasks: tasks, rerun: settings.rerun)
@@ -150,7 +152,7 @@ package struct UpToDate: Sendable {
         repeat {
             kept = KeptDecisions(
                 plan: plan, tasks: tasks, keys: keys, records: ownRecords, settings: settings, rerunBy: rerunBy,
-                blobs: &blobs)
+                blobs: &blobs, folders: folders)
         } while blobs.checkPending()
         var causes = kept.causes
         Self.decideStateless(
