@@ -162,22 +162,25 @@ package struct OutputRecord: Sendable, Equatable {
 }
 
 extension JournalRecord {
-    /// Appends the record's payload to `out`: length-prefixed fields in a fixed order (``ByteWriter``); `false`,
-    /// with `out` as it was, when the record's inputs are in a journal that cannot be read again.
-    func encode(into out: inout ByteWriter) -> Bool {
+    /// Appends the record's payload to `out`: length-prefixed fields in a fixed order (``ByteWriter``).
+    /// - Returns: Where its inputs are in `out`'s bytes, which is where an index finds them in the journal; `nil`,
+    ///   with `out` as it was, when the record's inputs are in a journal that cannot be read again.
+    func encode(into out: inout ByteWriter) -> Range<Int>? {
         let start = out.bytes.count
         out.string(run)
         out.string(node)
         out.key(key)
+        let inputsStart = out.bytes.count
         switch recordedInputs {
         case .decoded(let inputs): inputs.encode(into: &out)
         case .inJournal(let file, let range):
             guard let bytes = file.read(range) else {
                 out.bytes.removeSubrange(start...)
-                return false
+                return nil
             }
             out.bytes.append(contentsOf: bytes)
         }
+        let inputs = inputsStart..<out.bytes.count
         if let output {
             out.count(1)
             out.string(output.path)
@@ -195,7 +198,7 @@ extension JournalRecord {
             out.string(blob.facts)
             out.optionalString(blob.variant)
         }
-        return true
+        return inputs
     }
 
     /// Decodes a payload written by ``encode(into:)``; `nil` when it does not parse to the end.
@@ -320,7 +323,10 @@ struct ByteWriter {
 
     mutating func string(_ text: String) {
         count(text.utf8.count)
-        bytes.append(contentsOf: text.utf8)
+        // From the string's own buffer where it has one: appending its `utf8` view goes a character at a time.
+        if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+            bytes.append(contentsOf: text.utf8)
+        }
     }
 
     /// A node key as its hex string (``NodeKey/hex``), made in place.
