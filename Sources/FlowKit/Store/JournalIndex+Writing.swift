@@ -21,6 +21,7 @@ extension JournalIndex {
 
         private var runs: [String] = []
         private var runPositions: [String: UInt32] = [:]
+        private var lastRun: (run: String, position: UInt32)?
         private var entries: [Entry] = []
         /// The entries by node id (an entry's number + 1, or 0): what finds a node added before.
         private var slots = [UInt32](repeating: 0, count: 1024)
@@ -99,8 +100,7 @@ extension JournalIndex {
             guard let offset = UInt32(exactly: start), let length = UInt32(exactly: data.bytes.count - start) else {
                 return false
             }
-            let entry = Entry(
-                key: key, run: runPositions[run] ?? appendRun(run), offset: offset, length: length, hash: hash)
+            let entry = Entry(key: key, run: position(of: run), offset: offset, length: length, hash: hash)
             if let found {
                 entries[found] = entry
                 return true
@@ -111,10 +111,19 @@ extension JournalIndex {
             return true
         }
 
-        private mutating func appendRun(_ run: String) -> UInt32 {
-            let position = UInt32(runs.count)
-            runs.append(run)
-            runPositions[run] = position
+        /// The position of a run in ``runs``, added if new. A run's records come one after another, so the last
+        /// run's is kept at hand: comparing a string with itself costs less than hashing it.
+        private mutating func position(of run: String) -> UInt32 {
+            if let last = lastRun, last.run == run { return last.position }
+            let position: UInt32
+            if let known = runPositions[run] {
+                position = known
+            } else {
+                position = UInt32(runs.count)
+                runs.append(run)
+                runPositions[run] = position
+            }
+            lastRun = (run, position)
             return position
         }
 

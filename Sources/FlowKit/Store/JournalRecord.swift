@@ -187,7 +187,11 @@ extension JournalRecord {
             out.integer(UInt64(bitPattern: output.stamp.size))
             out.integer(UInt64(bitPattern: output.stamp.modified))
             out.integer(output.stamp.inode)
-            out.string(output.sha256)
+            switch output.digest {
+            // The same bytes as its text, made in place: a written file's record makes no string of its digest.
+            case .bytes(let digest): out.key(digest)
+            case .text(let text): out.string(text)
+            }
         } else {
             out.count(0)
         }
@@ -309,7 +313,7 @@ struct ByteWriter {
     var bytes: [UInt8] = []
 
     mutating func integer(_ value: UInt64) {
-        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     mutating func count(_ value: Int) {
