@@ -327,10 +327,7 @@ struct ByteWriter {
 
     mutating func string(_ text: String) {
         count(text.utf8.count)
-        // From the string's own buffer where it has one: appending its `utf8` view goes a character at a time.
-        if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
-            bytes.append(contentsOf: text.utf8)
-        }
+        bytes.append(contentsOf: text.utf8)
     }
 
     /// A node key as its hex string (``NodeKey/hex``), made in place.

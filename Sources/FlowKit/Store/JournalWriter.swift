@@ -77,6 +77,13 @@ package final class JournalWriter: Sendable {
         if let failure { warn(failure) }
     }
 
+    /// Makes room in the index of what this run appends for `records` more records and `dataBytes` more bytes of
+    /// their data: a table grown by doubling holds its old and new copies at once, while the run is at its
+    /// largest.
+    func reserve(records: Int, dataBytes: Int) {
+        state.withLock { $0.appended?.reserveCapacity(entries: records, dataBytes: dataBytes) }
+    }
+
     /// Whether a write failed: what the journal holds then is not all this run did.
     var hasFailed: Bool { state.withLock { $0.failed } }
 
