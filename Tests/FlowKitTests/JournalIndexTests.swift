@@ -136,6 +136,56 @@ import Testing
         #expect(store.latest.count == records.count && store.recordCount == Self.records.count + 2)
     }
 
+    /// A run that records enough to rewrite the index makes it from what it appended and, where it recorded no
+    /// node anew, from what the store opened with (its index and the records past it): the index reads as the
+    /// whole journal does, a record found by key and journaled under another node's id included.
+    @Test func aRunIndexesItsRecordsOverThoseTheStoreOpenedWith() throws {
+        try record(Self.records)
+        try record([JournalTests.record("n5", key: "k5, again"), JournalTests.record("past", key: "past")])
+        let store = try RunStore.open(directory: directory, name: name, warn: { Issue.record("\($0)") })
+        #expect(store.latest.index != nil && store.latest["past"] != nil)
+        var adopted = try #require(store.record(withKey: JournalTests.key("k12")))
+        adopted.node = "adopted"
+        store.append(adopted)
+        store.append(JournalTests.record("n3", key: "k3, last"))
+        let padding = String(repeating: "p", count: 200)
+        for number in 0..<6000 { store.append(JournalTests.record("\(padding)\(number)", key: "k\(number)")) }
+        store.append(JournalTests.record("past", key: "past, again"))
+        store.close()
+
+        let (records, reopened) = read()
+        #expect(reopened.latest.index?.coveredLength == Int(try #require(FileStamp(path: journal)).size))
+        #expect(reopened.latest.index?.count == records.count, "every node's record is in the index")
+        #expect(records == replayed())
+        #expect(records.count == Self.records.count - 2 + 2 + 6000)
+        #expect(reopened.recordCount == Self.records.count + 2 + 6003)
+        #expect(records["n3"]?.key == JournalTests.key("k3, last"))
+        #expect(records["n5"]?.key == JournalTests.key("k5, again"))
+        #expect(records["past"]?.key == JournalTests.key("past, again"))
+        #expect(records["n7"]?.key == JournalTests.key("k7, later"))
+        #expect(records["adopted"]?.key == JournalTests.key("k12"))
+        #expect(records["adopted"]?.inputs == records["n12"]?.inputs && records["adopted"]?.inputs != nil)
+    }
+
+    /// The index is made from what the run appended, not from the journal read back: a journal that is not what
+    /// the run wrote when it ends (cut short behind its back) gets no index, and reads as what it holds.
+    @Test func aJournalCutDuringTheRunGetsNoIndex() throws {
+        let store = try RunStore.open(directory: directory, name: name, warn: { Issue.record("\($0)") })
+        let written = OutputRecord(
+            path: "/o/a.txt", stamp: FileStamp(size: 1, modified: 2, inode: 3), sha256: ContentDigest.of([1]))
+        // Each record with a file goes to the journal at once.
+        for number in 0..<20 { store.append(JournalTests.record("w\(number)", key: "k\(number)", output: written)) }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: journal))
+        try handle.truncate(atOffset: try handle.seekToEnd() - 10)
+        try handle.close()
+        store.close()
+        #expect(!FileManager.default.fileExists(atPath: index))
+        let reopened = RunStore.read(directory: directory, name: name)
+        #expect(reopened.damage != nil, "the record cut short is reported")
+        #expect(records(of: reopened) == replayed())
+        #expect(records(of: reopened).count == 19)
+    }
+
     @Test func aDamagedOrCutIndexIsIgnored() throws {
         try record(Self.records)
         let intact = try Data(contentsOf: URL(fileURLWithPath: index))

@@ -74,6 +74,7 @@ struct SessionStore {
             revalidate: revalidation(plan, records: records, settings: settings))
         warnAboutBlobs(decisions)
         store.adoptResultsFoundByKey(plan, decisions: decisions)
+        store.expectRecords(of: plan, decisions: decisions)
         WriteTemporaries.removeStale(of: decisions.outputPaths)
         store.releaseIndexPages()
         return decisions

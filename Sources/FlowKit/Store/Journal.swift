@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -152,17 +151,18 @@ package enum Journal {
     /// cannot be read again.
     static func frame(_ record: JournalRecord) -> [UInt8]? {
         var framed = ByteWriter()
-        return append(record, to: &framed) ? framed.bytes : nil
+        return append(record, to: &framed) != nil ? framed.bytes : nil
     }
 
-    /// Frames a record at the end of `out`, encoding it in place: one buffer, no copy. `false`, with `out` as it
-    /// was, when its inputs are in a journal that cannot be read again.
-    static func append(_ record: JournalRecord, to out: inout ByteWriter) -> Bool {
+    /// Frames a record at the end of `out`, encoding it in place: one buffer, no copy.
+    /// - Returns: Where the record's inputs are in `out`'s bytes; `nil`, with `out` as it was, when its inputs are
+    ///   in a journal that cannot be read again.
+    static func append(_ record: JournalRecord, to out: inout ByteWriter) -> Range<Int>? {
         let start = out.bytes.count
         out.bytes.append(contentsOf: repeatElement(0, count: headerLength))
-        guard record.encode(into: &out) else {
+        guard let inputs = record.encode(into: &out) else {
             out.bytes.removeSubrange(start...)
-            return false
+            return nil
         }
         let length = UInt32(out.bytes.count - start - headerLength)
         out.bytes.withUnsafeMutableBytes { raw in
@@ -170,95 +170,6 @@ package enum Journal {
             raw.storeBytes(of: length.littleEndian, toByteOffset: start, as: UInt32.self)
             raw.storeBytes(of: crc.littleEndian, toByteOffset: start + 4, as: UInt32.self)
         }
-        return true
-    }
-}
-
-/// Appends records to a journal as nodes finish, from any thread.
-///
-/// Records of nodes that wrote a file go to the kernel at once, so a `kill -9` right after a write cannot lose
-/// the proof that it happened; the others are batched (a lost batch only means a little work is redone). A
-/// failed write (a full disk) is reported once, and the journal stops: the run goes on, what is on disk stays
-/// self-consistent.
-package final class JournalWriter: Sendable {
-    private struct State {
-        var descriptor: Int32
-        var buffer = ByteWriter()
-        var failed = false
-    }
-
-    private let state: Mutex<State>
-    private let path: String
-    private let warn: @Sendable (String) -> Void
-    static let batchBytes = 64 << 10
-
-    /// Opens the journal for appending, after cutting off a damaged tail and writing the magic into a new file.
-    /// - Parameters:
-    ///   - path: The journal file.
-    ///   - intactLength: How much of it ``Journal/read(atPath:)`` found intact.
-    ///   - warn: Called once, with a message, if writing fails.
-    package init(path: String, intactLength: Int, warn: @escaping @Sendable (String) -> Void) throws {
-        let descriptor = try RegularFile.openInStore(path, flags: O_WRONLY | O_CREAT)
-        guard ftruncate(descriptor, off_t(intactLength)) == 0, lseek(descriptor, 0, SEEK_END) >= 0 else {
-            let code = errno
-            Glibc.close(descriptor)
-            throw StoreError.posix("cannot prepare \(path)", code)
-        }
-        self.path = path
-        self.warn = warn
-        var buffer = ByteWriter()
-        buffer.bytes.reserveCapacity(Self.batchBytes + 4096)
-        if intactLength == 0 { buffer.bytes = Journal.magic }
-        state = Mutex(State(descriptor: descriptor, buffer: buffer))
-    }
-
-    /// Adds a record; `durable` sends it (and what is batched) to the kernel now.
-    package func append(_ record: JournalRecord, durable: Bool) {
-        let failure: String? = state.withLock { state in
-            guard !state.failed else { return nil }
-            // Encoded straight into the batch: a node's record costs no allocation of its own. A record whose
-            // inputs can no longer be read is left out: its node runs again next time.
-            guard Journal.append(record, to: &state.buffer) else { return nil }
-            guard durable || state.buffer.bytes.count >= Self.batchBytes else { return nil }
-            return flush(&state)
-        }
-        if let failure { warn(failure) }
-    }
-
-    /// Whether a write failed: what the journal holds then is not all this run did.
-    var hasFailed: Bool { state.withLock { $0.failed } }
-
-    /// Writes what is batched and closes the file.
-    package func close() {
-        let failure: String? = state.withLock { state in
-            defer {
-                if state.descriptor >= 0 { Glibc.close(state.descriptor) }
-                state.descriptor = -1
-            }
-            guard !state.failed, state.descriptor >= 0 else { return nil }
-            return flush(&state)
-        }
-        if let failure { warn(failure) }
-    }
-
-    /// Writes the buffer whole or marks the journal failed; returns the warning for a failure.
-    private func flush(_ state: inout State) -> String? {
-        var written = 0
-        let total = state.buffer.bytes.count
-        while written < total {
-            let result = state.buffer.bytes.withUnsafeBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                return write(state.descriptor, base + written, total - written)
-            }
-            if result < 0, errno == EINTR { continue }
-            guard result > 0 else {
-                state.failed = true
-                let reason = String(cString: strerror(result < 0 ? errno : ENOSPC))
-                return "cannot write the store's journal \(path): \(reason); this run's results will not be reused"
-            }
-            written += result
-        }
-        state.buffer.bytes.removeAll(keepingCapacity: true)
-        return nil
+        return inputs
     }
 }

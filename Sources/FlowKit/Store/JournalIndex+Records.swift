@@ -50,7 +50,7 @@ struct IndexReader {
         return UnsafeRawBufferPointer(rebasing: bytes[position..<(position + count)])
     }
 
-    /// Steps over what ``ByteWriter/indexedRecord(_:)`` wrote; `false` for damage.
+    /// Steps over what ``ByteWriter/indexedRecord(_:inputs:)`` wrote; `false` for damage.
     mutating func skipIndexedRecord() -> Bool {
         guard field() != nil, count() != nil, count() != nil, let flags = count() else { return false }
         if flags & IndexedRecordFlags.output != 0 {
@@ -74,10 +74,9 @@ enum IndexedRecordFlags {
 }
 
 extension ByteWriter {
-    /// Appends a record's data in an index: its node id, where its inputs are in the journal, and what it left;
-    /// `false`, with the bytes as they were, for a record whose inputs are not in a journal.
-    mutating func indexedRecord(_ record: JournalRecord) -> Bool {
-        guard case .inJournal(_, let inputs) = record.recordedInputs else { return false }
+    /// Appends a record's data in an index: its node id, where its inputs are in the journal (`inputs`), and
+    /// what it left.
+    mutating func indexedRecord(_ record: JournalRecord, inputs: Range<Int>) {
         string(record.node)
         count(inputs.lowerBound)
         count(inputs.count)
@@ -104,12 +103,11 @@ extension ByteWriter {
             string(blob.facts)
             optionalString(blob.variant)
         }
-        return true
     }
 }
 
 extension JournalRecord {
-    /// Decodes what ``ByteWriter/indexedRecord(_:)`` wrote, with the entry's run and key; `nil` for damage.
+    /// Decodes what ``ByteWriter/indexedRecord(_:inputs:)`` wrote, with the entry's run and key; `nil` for damage.
     init?(indexed input: inout IndexReader, run: String, key: NodeKey, journal: JournalFile) {
         guard let node = input.string(), let start = input.count().flatMap(Int.init(exactly:)),
             let length = input.count().flatMap(Int.init(exactly:)), start <= Int.max - length,

@@ -3,11 +3,12 @@
 #endif
 
 extension JournalIndex {
-    /// Makes an index one record at a time: a record of a node already added replaces it, so the journal's records
-    /// can be streamed in, oldest first, without a table of them on the side.
+    /// Makes an index one record at a time: a run's records as it appends them, each replacing an earlier one of
+    /// its node, then the records the store held before, where none of the run's replaced them; no table of
+    /// records on the side.
     struct Builder {
         /// A node's latest record so far: its key and run, and where its bytes are in ``data`` (in 4 bytes, as the
-        /// format's offsets are). 48 bytes, one a node: a cold run of 200,000 nodes builds the index at its end.
+        /// format's offsets are). 48 bytes, one a node: a cold run of 200,000 nodes builds the index as it goes.
         private struct Entry {
             var key: NodeKey
             var run: UInt32
@@ -20,6 +21,7 @@ extension JournalIndex {
 
         private var runs: [String] = []
         private var runPositions: [String: UInt32] = [:]
+        private var lastRun: (run: String, position: UInt32)?
         private var entries: [Entry] = []
         /// The entries by node id (an entry's number + 1, or 0): what finds a node added before.
         private var slots = [UInt32](repeating: 0, count: 1024)
@@ -35,43 +37,73 @@ extension JournalIndex {
             data.bytes.reserveCapacity(dataBytes)
         }
 
-        /// Adds the record of an entry of another index, copying its bytes; `false` when they do not decode.
-        mutating func add(entry: Int, of index: JournalIndex) -> Bool {
+        /// Makes room for `entries` more entries and `dataBytes` more bytes of data (``init(entries:dataBytes:)``).
+        mutating func reserveCapacity(entries: Int, dataBytes: Int) {
+            self.entries.reserveCapacity(self.entries.count + entries)
+            data.bytes.reserveCapacity(data.bytes.count + dataBytes)
+        }
+
+        /// Adds the record of an entry of another index, copying its bytes, unless a record of its node is in
+        /// already (a later one: the index is of what came before); `false` when they do not decode.
+        mutating func addEarlier(entry: Int, of index: JournalIndex) -> Bool {
             guard let bytes = index.data(of: entry), index.run(of: entry) < index.runs.count else { return false }
             var reader = IndexReader(bytes, at: 0)
             guard let node = reader.field() else { return false }
-            return add(node: node, key: index.key(of: entry), run: index.runs[index.run(of: entry)]) { data in
+            return add(node: node, key: index.key(of: entry), run: index.runs[index.run(of: entry)], replacing: false) {
+                data in
                 data.bytes.append(contentsOf: bytes)
-                return true
             }
         }
 
-        /// Adds a record read from the journal; `false` for one whose inputs are not in it.
-        mutating func add(_ record: JournalRecord) -> Bool {
+        /// Adds a record read from the journal, unless a record of its node is in already (a later one); `false`
+        /// for one whose inputs are not in the journal.
+        mutating func addEarlier(_ record: JournalRecord) -> Bool {
+            guard case .inJournal(_, let inputs) = record.recordedInputs else { return false }
+            return add(record, inputsAt: inputs, replacing: false)
+        }
+
+        /// Adds a record whose inputs are at `inputs` in the journal (one just framed for it), replacing an
+        /// earlier one of its node.
+        mutating func add(_ record: JournalRecord, inputsAt inputs: Range<Int>) -> Bool {
+            add(record, inputsAt: inputs, replacing: true)
+        }
+
+        private mutating func add(_ record: JournalRecord, inputsAt inputs: Range<Int>, replacing: Bool) -> Bool {
             var node = record.node
             return node.withUTF8 { node in
-                add(node: UnsafeRawBufferPointer(node), key: record.key, run: record.run) { $0.indexedRecord(record) }
+                add(node: UnsafeRawBufferPointer(node), key: record.key, run: record.run, replacing: replacing) {
+                    $0.indexedRecord(record, inputs: inputs)
+                }
             }
         }
 
+        /// Adds an entry, its data written by `write`; a node already in keeps its entry unless `replacing`.
+        /// `false` when the data would not fit the format's 4-byte offsets.
         private mutating func add(
-            node: UnsafeRawBufferPointer, key: NodeKey, run: String, data write: (inout ByteWriter) -> Bool
+            node: UnsafeRawBufferPointer, key: NodeKey, run: String, replacing: Bool,
+            data write: (inout ByteWriter) -> Void
         ) -> Bool {
-            let start = data.bytes.count
-            guard write(&data), let offset = UInt32(exactly: start),
-                let length = UInt32(exactly: data.bytes.count - start)
-            else { return false }
-            let entry = Entry(
-                key: key, run: runPositions[run] ?? appendRun(run), offset: offset, length: length,
-                hash: UInt32(truncatingIfNeeded: JournalIndex.hash(node)))
-            var slot = Int(entry.hash) & (slots.count - 1)
+            let hash = UInt32(truncatingIfNeeded: JournalIndex.hash(node))
+            var slot = Int(hash) & (slots.count - 1)
+            var found: Int?
             while slots[slot] != 0 {
-                let found = Int(slots[slot]) - 1
-                if entries[found].hash == entry.hash, self.node(of: entries[found], { $0.elementsEqual(node) }) {
-                    entries[found] = entry
-                    return true
+                let candidate = Int(slots[slot]) - 1
+                if entries[candidate].hash == hash, self.node(of: entries[candidate], { $0.elementsEqual(node) }) {
+                    found = candidate
+                    break
                 }
                 slot = (slot + 1) & (slots.count - 1)
+            }
+            if found != nil, !replacing { return true }
+            let start = data.bytes.count
+            write(&data)
+            guard let offset = UInt32(exactly: start), let length = UInt32(exactly: data.bytes.count - start) else {
+                return false
+            }
+            let entry = Entry(key: key, run: position(of: run), offset: offset, length: length, hash: hash)
+            if let found {
+                entries[found] = entry
+                return true
             }
             entries.append(entry)
             slots[slot] = UInt32(entries.count)
@@ -79,10 +111,19 @@ extension JournalIndex {
             return true
         }
 
-        private mutating func appendRun(_ run: String) -> UInt32 {
-            let position = UInt32(runs.count)
-            runs.append(run)
-            runPositions[run] = position
+        /// The position of a run in ``runs``, added if new. A run's records come one after another, so the last
+        /// run's is kept at hand: comparing a string with itself costs less than hashing it.
+        private mutating func position(of run: String) -> UInt32 {
+            if let last = lastRun, last.run == run { return last.position }
+            let position: UInt32
+            if let known = runPositions[run] {
+                position = known
+            } else {
+                position = UInt32(runs.count)
+                runs.append(run)
+                runPositions[run] = position
+            }
+            lastRun = (run, position)
             return position
         }
 

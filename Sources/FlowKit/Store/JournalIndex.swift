@@ -162,7 +162,8 @@ final class JournalIndex: @unchecked Sendable {
         guard var reader = dataReader(of: entry) else { return nil }
         let start = reader.position
         guard reader.skipIndexedRecord() else { return nil }
-        return UnsafeRawBufferPointer(rebasing: bytes[start..<reader.position])
+        // The reader's positions are in the data, not in the file.
+        return UnsafeRawBufferPointer(rebasing: bytes[(dataStart + start)..<(dataStart + reader.position)])
     }
 
     private func entryStart(_ entry: Int) -> Int { entriesStart + entry * Self.entryLength }

@@ -162,29 +162,36 @@ package struct OutputRecord: Sendable, Equatable {
 }
 
 extension JournalRecord {
-    /// Appends the record's payload to `out`: length-prefixed fields in a fixed order (``ByteWriter``); `false`,
-    /// with `out` as it was, when the record's inputs are in a journal that cannot be read again.
-    func encode(into out: inout ByteWriter) -> Bool {
+    /// Appends the record's payload to `out`: length-prefixed fields in a fixed order (``ByteWriter``).
+    /// - Returns: Where its inputs are in `out`'s bytes, which is where an index finds them in the journal; `nil`,
+    ///   with `out` as it was, when the record's inputs are in a journal that cannot be read again.
+    func encode(into out: inout ByteWriter) -> Range<Int>? {
         let start = out.bytes.count
         out.string(run)
         out.string(node)
         out.key(key)
+        let inputsStart = out.bytes.count
         switch recordedInputs {
         case .decoded(let inputs): inputs.encode(into: &out)
         case .inJournal(let file, let range):
             guard let bytes = file.read(range) else {
                 out.bytes.removeSubrange(start...)
-                return false
+                return nil
             }
             out.bytes.append(contentsOf: bytes)
         }
+        let inputs = inputsStart..<out.bytes.count
         if let output {
             out.count(1)
             out.string(output.path)
             out.integer(UInt64(bitPattern: output.stamp.size))
             out.integer(UInt64(bitPattern: output.stamp.modified))
             out.integer(output.stamp.inode)
-            out.string(output.sha256)
+            switch output.digest {
+            // The same bytes as its text, made in place: a written file's record makes no string of its digest.
+            case .bytes(let digest): out.key(digest)
+            case .text(let text): out.string(text)
+            }
         } else {
             out.count(0)
         }
@@ -195,7 +202,7 @@ extension JournalRecord {
             out.string(blob.facts)
             out.optionalString(blob.variant)
         }
-        return true
+        return inputs
     }
 
     /// Decodes a payload written by ``encode(into:)``; `nil` when it does not parse to the end.
@@ -306,7 +313,7 @@ struct ByteWriter {
     var bytes: [UInt8] = []
 
     mutating func integer(_ value: UInt64) {
-        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     mutating func count(_ value: Int) {

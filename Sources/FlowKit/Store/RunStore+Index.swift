@@ -9,38 +9,32 @@ extension RunStore {
 
     /// Writes the journal's index anew (``JournalIndex``) when the journal has none that is current, or the
     /// records past it have grown past ``indexSlack`` and a sixteenth of what it covers; called with the lock
-    /// held and the journal written whole. The index only saves reading: when it cannot be written, the next run
-    /// reads the journal instead, so nothing is reported.
+    /// held and the journal written whole and closed. The index is made from what the run appended as it
+    /// appended it (``JournalWriter/appended()``) and, where no record of this run replaced them, the records the
+    /// store opened with: the journal is not read back. The index only saves reading: when it cannot be written,
+    /// the next run reads the journal instead, so nothing is reported.
     func updateIndex() {
-        let path = journalPath
-        guard let length = FileStamp(path: path).map({ Int($0.size) }), length > Journal.magic.count else { return }
+        guard let appended = writer?.appended(), appended.length > Journal.magic.count else { return }
+        let length = appended.length
         let covered = latest.index?.coveredLength ?? 0
         if latest.index != nil, length - covered <= max(Self.indexSlack, covered / 16) { return }
-        // Room for what the index had and, past it, a record for each 80 bytes of the journal (a record's key alone
-        // takes 65 there) and as many bytes of data as the journal took (a record's data is smaller).
-        let pastRead = length - max(journalStart, Journal.magic.count)
-        var builder = JournalIndex.Builder(
-            entries: latest.count + pastRead / 80,
-            dataBytes: (latest.index?.dataLength ?? 0) + length - max(covered, Journal.magic.count))
+        var builder = appended.index
+        // Room for the records the store opened with, at once: a table grown by doubling would hold up to twice
+        // its bytes, and both while it is copied.
+        let pastIndex = journalStart - max(covered, Journal.magic.count)
+        builder.reserveCapacity(
+            entries: latest.count, dataBytes: (latest.index?.dataLength ?? 0) + max(pastIndex, 0))
         for position in latest.positions {
             if let index = latest.index, position < index.count {
-                guard builder.add(entry: position, of: index) else { return }
+                guard builder.addEarlier(entry: position, of: index) else { return }
             } else {
-                guard let record = latest.record(at: position), builder.add(record) else { return }
+                guard let record = latest.record(at: position), builder.addEarlier(record) else { return }
             }
         }
-        var added = 0
-        var intact = true
-        let contents = Journal.read(atPath: path, from: journalStart) { record in
-            intact = intact && builder.add(record)
-            added += 1
-        }
-        builder.recordCount = recordCount + added
-        guard intact, contents.damage == nil, contents.intactLength == length,
-            case .success(let descriptor) = RegularFile.open(path, owned: true)
-        else { return }
+        builder.recordCount = recordCount + appended.recordCount
+        guard case .success(let descriptor) = RegularFile.open(journalPath, owned: true) else { return }
         defer { Glibc.close(descriptor) }
-        guard let file = try? AtomicFile(path: JournalIndex.path(ofJournal: path)) else { return }
+        guard let file = try? AtomicFile(path: JournalIndex.path(ofJournal: journalPath)) else { return }
         do {
             if try builder.write(to: file, journal: descriptor, length: length) { try file.commit() }
         } catch {}  // The next run reads the journal instead.

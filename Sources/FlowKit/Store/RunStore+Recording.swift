@@ -43,6 +43,19 @@ extension RunStore {
                 output: output, blob: blob))
     }
 
+    /// Makes room in the journal's index for the records of the nodes the decisions run (``JournalWriter/reserve(records:dataBytes:)``):
+    /// each one's node id and output path, and what every record's data holds besides (its inputs' place, its
+    /// file's stamp and digest).
+    package func expectRecords(of plan: Plan, decisions: UpToDate) {
+        var records = 0
+        var dataBytes = 0
+        for index in decisions.causes.indices where decisions.causes[index] != nil && !decisions.keepsNothing[index] {
+            records += 1
+            dataBytes += plan.nodes[index].id.utf8.count + (decisions.outputPaths[index]?.utf8.count ?? 0) + 72
+        }
+        writer?.reserve(records: records, dataBytes: dataBytes)
+    }
+
     /// Journals under their own ids the up-to-date nodes whose result another node recorded (found by key,
     /// ``record(withKey:)``), so the result stays theirs when that node records another; batched, like every
     /// record of a node that wrote nothing now.
