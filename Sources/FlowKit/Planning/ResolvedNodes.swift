@@ -78,6 +78,24 @@ package struct ResolvedNodes: Sendable {
         return Node(parameters: parameters, outputPath: outputPath, source: source)
     }
 
+    /// The file the node at `index` writes and the local file it reads (``Source/file(_:)``), read from its bytes
+    /// without its parameters; `nil` when validation kept no facts for it.
+    func files(_ index: Int, of taskIndex: Int) -> (output: String?, source: String?)? {
+        guard let template = templates[taskIndex], index + 1 < starts.count else { return nil }
+        var reader = ByteReader(bytes[Int(starts[index])..<Int(starts[index + 1])])
+        for _ in 0..<template.perNodeCount {
+            switch reader.count() {
+            case 0?: continue
+            case 1?: guard reader.skipString() else { return nil }
+            default: return nil
+            }
+        }
+        guard let outputPath = reader.optionalString(), let sourceKind = reader.count() else { return nil }
+        guard sourceKind == 1 else { return (outputPath, nil) }
+        guard let path = reader.string() else { return nil }
+        return (outputPath, path)
+    }
+
     /// The facts of some nodes, by their new indices (``Plan/restricted(to:)``).
     func restricted(to nodes: [Int]) -> ResolvedNodes {
         var copy = self

@@ -131,12 +131,9 @@ public struct SourceIdentity: Sendable, Hashable, CustomStringConvertible {
         file(atPath: path, byContent: byContent) { FileStamp(path: $0) }
     }
 
-    /// ``file(atPath:byContent:)``, the file's stamp read through its folder's descriptor (``FolderStat``).
-    static func file(atPath path: String, byContent: Bool, folders: FolderStat) -> SourceIdentity {
-        file(atPath: path, byContent: byContent) { folders.stamp(ofRegularFile: $0)?.stamp }
-    }
-
-    private static func file(atPath path: String, byContent: Bool, stamp: (String) -> FileStamp?)
+    /// ``file(atPath:byContent:)``, the file's stamp read by `stamp` (read ahead, or through its folder's
+    /// descriptor: ``UpToDate/FileStamps``).
+    static func file(atPath path: String, byContent: Bool, stamp: (String) -> FileStamp?)
         -> SourceIdentity
     {
         if byContent, let digest = ContentDigest.ofFile(atPath: path) {

@@ -25,10 +25,10 @@ extension UpToDate {
         ///   - rerunBy: For each node, the task `--rerun` named that makes it run (``rerunBy(_:tasks:rerun:)``);
         ///     empty without `--rerun`.
         ///   - blobs: The blobs checked so far; those asked about and not checked yet are noted in it.
-        ///   - folders: Where the stamps of written files are read.
+        ///   - stamps: Where the stamps of written files are read.
         init(
             plan: Plan, tasks: [TaskFacts], keys: NodeKeys, records ownRecords: Records, settings: Settings,
-            rerunBy: [String?], blobs: inout BlobCheck, folders: FolderStat = FolderStat()
+            rerunBy: [String?], blobs: inout BlobCheck, stamps: FileStamps = FileStamps()
         ) {
             causes = [RunCause?](repeating: nil, count: plan.nodes.count)
             records = ownRecords
@@ -61,7 +61,7 @@ extension UpToDate {
                     var check = RecordCheck(
                         inputs: keys.inputs[index], key: key, outputPath: keys.outputPaths[index], isRead: isRead,
                         runningReader: reader.map { plan.nodes[$0].id }, recordedUntil: settings.recordedUntil,
-                        folders: folders)
+                        stamps: stamps, node: index)
                     // Decoded only where the check reads it.
                     if !check.isJudgedByReaders { check.record = records[index] }
                     causes[index] = check.cause

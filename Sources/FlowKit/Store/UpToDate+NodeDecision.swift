@@ -43,7 +43,9 @@ extension UpToDate {
         /// When the store last wrote its journal (``RunStore/recordedUntil``).
         var recordedUntil: Int64?
         /// Where the written file's stamp is read.
-        var folders = FolderStat()
+        var stamps = FileStamps()
+        /// The node's index in the plan, by which ``stamps`` holds what it read ahead.
+        var node = 0
 
         /// Whether the node is up to date by its readers alone: its output is read, it writes no file and none of
         /// its readers runs. Its record is then not asked for (on an unchanged rerun of `fetch → write`, half the
@@ -62,7 +64,8 @@ extension UpToDate {
             if !isRead || outputPath != nil, let changed { return changed }
             if let outputPath, let record,
                 let cause = Self.outputCause(
-                    path: outputPath, record: record.output, recordedUntil: recordedUntil, folders: folders)
+                    path: outputPath, record: record.output, recordedUntil: recordedUntil,
+                    stamp: { stamps.stamp(ofRegularFile: $0, node: node) })
             {
                 return cause
             }
@@ -80,13 +83,15 @@ extension UpToDate {
         /// object in a bucket: the same `ETag`). The stamp is trusted only while the file's inode has not changed
         /// since the store last wrote (`recordedUntil`): an edit that restored the size and modification time is
         /// then found by its content.
-        static func outputCause(path: String, record: OutputRecord?, recordedUntil: Int64?, folders: FolderStat)
-            -> RunCause?
-        {
+        /// - Parameter stamp: Reads a file's stamp and change time (``FileStamp/withChangeTime(path:)``).
+        static func outputCause(
+            path: String, record: OutputRecord?, recordedUntil: Int64?,
+            stamp: (String) -> (stamp: FileStamp, changed: Int64)?
+        ) -> RunCause? {
             if let location = S3Location(path), let record, record.path == path {
                 return S3Outputs.cause(location, record: record)
             }
-            guard let record, record.path == path, let (stamp, changed) = folders.stamp(ofRegularFile: path) else {
+            guard let record, record.path == path, let (stamp, changed) = stamp(path) else {
                 return .outputMissing(path: path)
             }
             if stamp == record.stamp, changed <= recordedUntil ?? .max { return nil }

@@ -36,11 +36,11 @@ extension UpToDate {
         ///     has its key keeps no inputs, and a dry run keys a source it did not ask about by the version
         ///     recorded there.
         ///   - dryRun: How a dry run keys the sources that cannot be checked ahead; `nil` for a run.
-        ///   - folders: Where the stamps of local sources are read.
+        ///   - stamps: Where the stamps of local sources are read.
         init(
             plan: Plan, tasks: [TaskFacts], keepsNothing: [Bool], options: [String],
             revalidated: [Int: SourceIdentity], records: Records = Records(), dryRun: DryRun? = nil,
-            folders: FolderStat = FolderStat()
+            stamps: FileStamps = FileStamps()
         ) {
             let count = plan.nodes.count
             let graph = plan.graph
@@ -76,9 +76,10 @@ extension UpToDate {
                 let resolved =
                     task.sharedParameters
                     ?? resolvedNodes?.node(index, of: taskIndex).map {
-                        task.resolve($0, options: options, encodingIn: &scratch, folders: folders) {
-                            plan.parameters(of: plan.nodes[index])
-                        }
+                        task.resolve(
+                            $0, options: options, encodingIn: &scratch,
+                            stamp: { stamps.stamp(ofRegularFile: $0, node: index)?.stamp },
+                            parameters: { plan.parameters(of: plan.nodes[index]) })
                     } ?? task.resolve(plan.parameters(of: plan.nodes[index]), options: options, encodingIn: &scratch)
                 let source = revalidated[index] ?? resolved.source
                 var keyedSource = source?.description

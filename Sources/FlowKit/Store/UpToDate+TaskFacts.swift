@@ -161,15 +161,15 @@ extension UpToDate {
 
         /// A node's key facts from what validation resolved of it (``ResolvedNodes``): only a source that is
         /// not a local file makes its parameters be resolved again (`parameters`), for its type to identify it.
-        /// - Parameter folders: Where a local file's stamp is read.
+        /// - Parameter stamp: Reads a local file's stamp.
         func resolve(
-            _ node: ResolvedNodes.Node, options: [String], encodingIn scratch: inout ByteWriter, folders: FolderStat,
-            parameters: () -> ParameterValues
+            _ node: ResolvedNodes.Node, options: [String], encodingIn scratch: inout ByteWriter,
+            stamp: (String) -> FileStamp?, parameters: () -> ParameterValues
         ) -> Resolved {
             let source: SourceIdentity? =
                 switch node.source {
                 case .none: nil
-                case .file(let path): .file(atPath: path, byContent: cache == .content, folders: folders)
+                case .file(let path): .file(atPath: path, byContent: cache == .content, stamp: stamp)
                 case .other: type.storeFacts(parameters(), directory: directory, cache: cache).source
                 }
             return resolved(

@@ -133,17 +133,17 @@ package struct UpToDate: Sendable {
         let tasks = TaskFacts.of(plan, options: options)
         let keepsNothing = plan.nodes.map { tasks[$0.taskIndex].keepsNothing }
         let ownRecords = Records(latest: latest, nodes: plan.nodes)
-        // One for the sources the keys read and the files the decisions check: each folder is opened once.
-        let folders = FolderStat()
+        // The sources the keys read and the files the decisions check, read ahead on every core.
+        let stamps = FileStamps(plan: plan, outputs: !latest.isEmpty)
         var keys = NodeKeys(
             plan: plan, tasks: tasks, keepsNothing: keepsNothing, options: options, revalidated: [:],
-            records: ownRecords, dryRun: settings.dryRun, folders: folders)
+            records: ownRecords, dryRun: settings.dryRun, stamps: stamps)
         if let revalidate, !keys.unverifiedSourceNodes.isEmpty {
             let revalidated = revalidate(keys.unverifiedSourceNodes)
             if !revalidated.isEmpty {
                 keys = NodeKeys(
                     plan: plan, tasks: tasks, keepsNothing: keepsNothing, options: options, revalidated: revalidated,
-                    records: ownRecords, dryRun: settings.dryRun, folders: folders)
+                    records: ownRecords, dryRun: settings.dryRun, stamps: stamps)
             }
         }
         let rerunBy = KeptDecisions.rerunBy(plan, tasks: tasks, rerun: settings.rerun)
@@ -152,7 +152,7 @@ package struct UpToDate: Sendable {
         repeat {
             kept = KeptDecisions(
                 plan: plan, tasks: tasks, keys: keys, records: ownRecords, settings: settings, rerunBy: rerunBy,
-                blobs: &blobs, folders: folders)
+                blobs: &blobs, stamps: stamps)
         } while blobs.checkPending()
         var causes = kept.causes
         Self.decideStateless(
