@@ -33,6 +33,7 @@ extension RunCommand {
             terminal.error("error: \(error)\n")
             throw ExitCode(2)
         }
+        signals.waitUntilReported()
         guard let report = last.withLock({ $0 }) else { throw ExitCode(2) }
         terminal.print(SummaryTable(report: report, terminal: terminal, listAll: verbose, quiet: quiet).render())
         try write(report)

@@ -112,7 +112,7 @@ struct RunCommand: ParsableCommand {
             defer { progress?.stop() }
             return try session.prepare().run()
         }
-
+        signals.waitUntilReported()
         terminal.printPainted(SummaryTable(report: result, terminal: terminal, listAll: verbose, quiet: quiet).render())
         try write(result)
         throw ExitCode(result.exitCode)

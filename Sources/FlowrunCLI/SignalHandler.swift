@@ -23,6 +23,11 @@ final class SignalHandler: @unchecked Sendable {
     /// `nil` when nothing had started (then the process exits at once). `nil` before.
     private let cancelRun = LockedBox<(@Sendable () -> String?)?>(nil)
 
+    /// Held while a signal is handled, from its cancelling to its message written: the cancelled command waits for
+    /// it (``waitUntilReported()``) before it prints its summary and exits, or it could end before the message is
+    /// written.
+    private let reporting = NSLock()
+
     /// What the first signal says when it cancels a run under way.
     private static let cancelling = "\ninterrupted: cancelling (press Ctrl-C again to exit now)\n"
 
@@ -35,7 +40,9 @@ final class SignalHandler: @unchecked Sendable {
         }
         self.sources = sources
         for source in sources {
-            source.setEventHandler { [count, cancelRun] in
+            source.setEventHandler { [count, cancelRun, reporting] in
+                reporting.lock()
+                defer { reporting.unlock() }
                 let seen = count.withLock { value -> Int in
                     value += 1
                     return value
@@ -58,6 +65,13 @@ final class SignalHandler: @unchecked Sendable {
             }
             source.resume()
         }
+    }
+
+    /// Waits until a signal being handled has written its message (at once when none is): a run or watch it
+    /// cancelled ends after what the signal said.
+    func waitUntilReported() {
+        reporting.lock()
+        reporting.unlock()
     }
 
     /// Starts observing SIGINT and SIGTERM: until ``running(cancel:)``, the first ends the process with 130.
