@@ -74,19 +74,10 @@ final class SignalHandler: @unchecked Sendable {
         reporting.unlock()
     }
 
-    /// Starts observing SIGINT and SIGTERM: until ``running(cancel:)``, the first ends the process with 130.
+    /// Starts observing SIGINT and SIGTERM: until ``preparing(_:)`` or ``watching(cancel:)``, the first ends the
+    /// process with 130.
     static func install() -> SignalHandler {
         SignalHandler()
-    }
-
-    /// From now on the first signal calls `cancel` (and the command ends as the cancelled run does).
-    func running(cancel: @escaping @Sendable () -> Void) {
-        cancelRun.withLock {
-            $0 = {
-                cancel()
-                return Self.cancelling
-            }
-        }
     }
 
     /// From now on the first signal ends a `--watch`: `cancel` answers whether a run was under way (it is being
