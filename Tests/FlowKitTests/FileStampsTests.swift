@@ -1,5 +1,6 @@
 import FlowImaging
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FlowKit
@@ -7,33 +8,26 @@ import Testing
 /// The stamps the store's decisions read ahead on every core (``UpToDate/FileStamps``) are those `stat` gives, for
 /// every node's source and written file; a path other than the one read ahead is asked of `stat` then.
 @Suite struct FileStampsTests {
-    let folder: URL
+    let folder: TemporaryFolder
     let plan: Plan
 
     /// 2,100 items of `fetch → write` (4,200 nodes, over the read-ahead threshold); every third output exists.
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("file-stamps-\(UUID().uuidString)")
-        for name in ["in", "out"] {
-            try FileManager.default.createDirectory(
-                at: folder.appendingPathComponent(name), withIntermediateDirectories: true)
-        }
+        folder = try TemporaryFolder()
         for index in 0..<2100 {
             let name = String(format: "f%04d.txt", index)
-            try Data("item \(index)\n".utf8).write(to: folder.appendingPathComponent("in/\(name)"))
-            if index.isMultiple(of: 3) {
-                try Data(repeating: 7, count: index).write(to: folder.appendingPathComponent("out/\(name)"))
-            }
+            try folder.write("in/\(name)", "item \(index)\n")
+            if index.isMultiple(of: 3) { try folder.write("out/\(name)", Data(repeating: 7, count: index)) }
         }
-        let workflow = folder.appendingPathComponent("wf.yaml")
-        try Data(
+        let workflow = try folder.write(
+            "wf.yaml",
             """
             version: 1
             tasks:
               read: { type: fetch, forEach: { glob: "in/*.txt" }, url: "${item}" }
               save: { type: write, path: "out/${item.stem}.txt", dependsOn: read }
-            """.utf8
-        ).write(to: workflow)
-        let result = WorkflowLoader(registry: .standard, environment: [:]).plan(path: workflow.path)
+            """)
+        let result = WorkflowLoader(registry: .standard, environment: [:]).plan(path: workflow)
         #expect(result.diagnostics.all.isEmpty)
         plan = try #require(result.plan)
     }
@@ -48,7 +42,6 @@ import Testing
     }
 
     @Test func everyNodesFileIsReadAheadAsStatReadsIt() throws {
-        defer { try? FileManager.default.removeItem(at: folder) }
         let stamps = UpToDate.FileStamps(plan: plan, outputs: true)
         let files = try files()
         #expect(files.count == 4200)
@@ -64,18 +57,16 @@ import Testing
 
     /// A node asked about a file it was not read ahead for gets `stat`'s answer for that file, not its own.
     @Test func anotherPathThanTheOneReadAheadIsAskedOfStat() throws {
-        defer { try? FileManager.default.removeItem(at: folder) }
         let stamps = UpToDate.FileStamps(plan: plan, outputs: true)
         let files = try files()
         let other = files[1].path
         #expect(stamps.stamp(ofRegularFile: other, node: 0)?.stamp == FileStamp(path: other))
-        #expect(stamps.stamp(ofRegularFile: folder.appendingPathComponent("none").path, node: 0) == nil)
+        #expect(stamps.stamp(ofRegularFile: folder.path("none"), node: 0) == nil)
     }
 
     /// Without records there is nothing to compare written files with: only sources are read ahead. A file read
     /// ahead is answered as it was when the decisions began; one that was not, as it is when they reach it.
     @Test func writtenFilesAreReadAheadOnlyWhenAsked() throws {
-        defer { try? FileManager.default.removeItem(at: folder) }
         let withOutputs = UpToDate.FileStamps(plan: plan, outputs: true)
         let sourcesOnly = UpToDate.FileStamps(plan: plan, outputs: false)
         let files = try files()

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FlowKit
@@ -6,10 +7,11 @@ import Testing
 /// The sweep of the temporaries a killed write left: it lists each output folder once and removes exactly the
 /// abandoned temporaries of the files the plan writes.
 @Suite struct WriteTemporariesTests {
-    let folder: String
+    let temporary: TemporaryFolder
+    var folder: String { temporary.path }
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("temporaries-\(UUID().uuidString)").path
+        temporary = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder + "/a/b", withIntermediateDirectories: true)
     }
 
@@ -32,7 +34,6 @@ import Testing
     }
 
     @Test func abandonedTemporariesOfWrittenFilesGoInEveryFolderAndNothingElse() throws {
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         let strangers = [".flowrun-other.jpg.a1B2c3", ".flowrun-x.jpg.a1B2c3d", "x.jpg.a1B2c3", ".flowrun-x.jpg"]
         try plant([".flowrun-x.jpg.a1B2c3", "x.jpg"] + strangers, in: "a")
         try plant([".flowrun-y.jpg.ZZ9zz9", ".flowrun-x.jpg.q1w2e3"], in: "a/b")

@@ -125,13 +125,13 @@ package enum WriteTemporaries {
         return found
     }
 
-    /// Removes those of the `entries` of `folder` that are temporaries of a file whose name `isWritten` accepts
-    /// and that no live process holds.
+    /// Removes those of the `entries` of `folder` (``temporaries(in:)``: each starts with ``prefix``) that are
+    /// temporaries of a file whose name `isWritten` accepts and that no live process holds.
     private static func removeStale(_ entries: [String], in folder: String, isWritten: (String) -> Bool)
         -> [String]
     {
         var removed: [String] = []
-        for entry in entries where entry.hasPrefix(prefix) {
+        for entry in entries {
             let name = String(entry.dropFirst(prefix.count).dropLast(randomLength + 1))
             guard isWritten(name), isTemporary(entry, of: name) else { continue }
             let path = folder + "/" + entry
