@@ -1,15 +1,18 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FlowKit
 
 /// Credentials, region and endpoint found as the AWS tools find them.
 @Suite struct S3ConfigurationTests {
-    let home: String
+    /// Stands for the home folder; removed with the suite's value.
+    let folder: TemporaryFolder
+    var home: String { folder.path }
 
     init() throws {
-        home = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-s3-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: home + "/.aws", withIntermediateDirectories: true)
+        folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.path + "/.aws", withIntermediateDirectories: true)
         try """
         [default]
         aws_access_key_id = FILEID
@@ -19,7 +22,7 @@ import Testing
         aws_access_key_id=WORKID
         aws_secret_access_key=WORKSECRET
         aws_session_token=WORKTOKEN
-        """.write(toFile: home + "/.aws/credentials", atomically: true, encoding: .utf8)
+        """.write(toFile: folder.path + "/.aws/credentials", atomically: true, encoding: .utf8)
         try """
         [default]
         region = eu-west-1
@@ -32,7 +35,7 @@ import Testing
         [profile configonly]
         aws_access_key_id = CONFIGID
         aws_secret_access_key = CONFIGSECRET
-        """.write(toFile: home + "/.aws/config", atomically: true, encoding: .utf8)
+        """.write(toFile: folder.path + "/.aws/config", atomically: true, encoding: .utf8)
     }
 
     func resolve(_ environment: [String: String]) throws -> S3Configuration {
