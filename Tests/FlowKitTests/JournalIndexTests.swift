@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FlowKit
@@ -6,12 +7,13 @@ import Testing
 /// The journal's index: a store opens from it with the very records its journal holds, and an index that is
 /// damaged, cut short or of another journal is ignored (the journal is read instead), never trusted.
 @Suite struct JournalIndexTests {
-    let directory: String
+    /// Holds the store; removed with the suite's value.
+    let folder: TemporaryFolder
+    var directory: String { folder.path }
     let name = "wf.yaml"
 
     init() throws {
-        directory = NSTemporaryDirectory() + "journal-index-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        folder = try TemporaryFolder()
     }
 
     var journal: String { RunStore.journalPath(in: directory, name: name) }

@@ -53,7 +53,11 @@ final class SeaweedServer: @unchecked Sendable {
                 "-bucket=\(buckets.joined(separator: ","))", "-s3.port.iceberg=0", "-s3.port.lance=0",
             ] + zip(names, ports).map { "-\($0)=\($1)" },
             in: folder,
-            environment: ["AWS_ACCESS_KEY_ID": Self.accessKeyID, "AWS_SECRET_ACCESS_KEY": Self.secretAccessKey])
+            // TMPDIR: its logs and the metadata folders it makes there are removed with its data.
+            environment: [
+                "AWS_ACCESS_KEY_ID": Self.accessKeyID, "AWS_SECRET_ACCESS_KEY": Self.secretAccessKey,
+                "TMPDIR": folder.path,
+            ])
         let client = Self.client(port: port)
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
