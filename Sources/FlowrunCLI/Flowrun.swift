@@ -67,9 +67,10 @@ struct Flowrun: ParsableCommand {
             130 interrupted.
             """,
         version: "0.1.0",
+        // `clean` is also `cache clean`: `flowrun clean --stale WORKFLOW` is how the stale outputs are first met.
         subcommands: [
             RunCommand.self, ValidateCommand.self, ExplainCommand.self, GraphCommand.self, CacheCommand.self,
-            TasksCommand.self, SchemaCommand.self, ReportCommand.self, ExportCommand.self,
+            CacheCommand.Clean.self, TasksCommand.self, SchemaCommand.self, ReportCommand.self, ExportCommand.self,
         ],
         defaultSubcommand: RunCommand.self)
 }
