@@ -102,7 +102,11 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     /// already ended.
     private func claimTheRun() {
         let first = claimed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
-        precondition(first, "Runner.run() called twice: a Runner runs its plan once; make a new Runner for another run")
+        // `fatalError`, not `precondition`: optimised builds drop a precondition's message, and this one says
+        // what to do instead.
+        if !first {
+            fatalError("Runner.run() called twice: a Runner runs its plan once; make a new Runner for another run")
+        }
     }
 
     /// Makes the first nodes ready and hands them to their queues.
