@@ -10,6 +10,9 @@ package struct NodeKey: Sendable, Hashable, CustomStringConvertible {
     /// The digest's bytes, eight at a time, big-endian (the hex digits read in order).
     private let high: UInt64, upperMiddle: UInt64, lowerMiddle: UInt64, low: UInt64
 
+    /// The digest's first eight bytes: as evenly spread as SHA-256 makes them, a hash table's slot without hashing.
+    var leadingBits: UInt64 { high }
+
     /// The key of a digest.
     init(_ digest: SHA256Digest) {
         (high, upperMiddle, lowerMiddle, low) = digest.withUnsafeBytes { raw in

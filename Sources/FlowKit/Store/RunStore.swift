@@ -38,9 +38,9 @@ package final class RunStore: Sendable {
     let revisedKeys = Mutex<[Int: NodeKey]>([:])
     /// Whether ``revisedKeys`` holds any, so the common run never takes its lock.
     let hasRevisions = Atomic<Bool>(false)
-    /// The position in ``latest`` of the latest record of each key, made the first time a node's own record has
-    /// another key.
-    private let byKey = Mutex<[NodeKey: Int]?>(nil)
+    /// Where in ``latest`` the latest record of each key is, made the first time a node's own record has another
+    /// key.
+    private let byKey = Mutex<RecordsByKey?>(nil)
 
     /// The folder name of a store beside its workflow.
     package static let defaultName = ".flowrun"
@@ -196,16 +196,9 @@ package final class RunStore: Sendable {
     /// The latest record with `key`, whichever node it is of: results are found by what went into them (content
     /// addressing), so an item that moved in its list, or a node another one did the same work as, is reused.
     package func record(withKey key: NodeKey) -> JournalRecord? {
-        byKey.withLock { index in
-            if index == nil {
-                var made: [NodeKey: Int] = [:]
-                made.reserveCapacity(latest.count)
-                for position in latest.positions {
-                    if let key = latest.key(at: position) { made[key] = position }
-                }
-                index = made
-            }
-            return index?[key].flatMap(latest.record(at:))
+        byKey.withLock { table in
+            if table == nil { table = RecordsByKey(latest) }
+            return table?.position(of: key, in: latest).flatMap(latest.record(at:))
         }
     }
 
