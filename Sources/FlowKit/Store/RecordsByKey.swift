@@ -1,7 +1,7 @@
 /// Where the latest record of each key is among a store's records (``RunStore/record(withKey:)``): a table of
 /// positions in ``LatestRecords``, 4 bytes a slot, probed from the key's leading bits. The keys are not copied:
 /// a probe compares the key where its record is. Of a store of 200,000 records it takes 2 MB, where a dictionary
-/// from key to position took about 20 MB of a run that changed one item.
+/// from key to position took 16 MB of a rerun that changed one item.
 struct RecordsByKey {
     /// Positions in ``LatestRecords``, -1 for an empty slot; at most half full.
     private var slots: [Int32]
