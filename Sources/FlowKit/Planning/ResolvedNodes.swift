@@ -55,15 +55,7 @@ package struct ResolvedNodes: Sendable {
             guard let value = reader.optionalString() else { return nil }
             values.append(value)
         }
-        guard let outputPath = reader.optionalString(), let sourceKind = reader.count() else { return nil }
-        let source: Source
-        switch sourceKind {
-        case 0: source = .none
-        case 1:
-            guard let path = reader.string() else { return nil }
-            source = .file(path)
-        default: source = .other
-        }
+        guard let (outputPath, source) = Self.files(from: &reader) else { return nil }
         var parameters: [NodeKeyInputs.Parameter] = []
         parameters.reserveCapacity(template.entries.count)
         var next = 0
@@ -84,16 +76,21 @@ package struct ResolvedNodes: Sendable {
         guard let template = templates[taskIndex], index + 1 < starts.count else { return nil }
         var reader = ByteReader(bytes[Int(starts[index])..<Int(starts[index + 1])])
         for _ in 0..<template.perNodeCount {
-            switch reader.count() {
-            case 0?: continue
-            case 1?: guard reader.skipString() else { return nil }
-            default: return nil
-            }
+            guard reader.skipOptionalString() else { return nil }
         }
-        guard let outputPath = reader.optionalString(), let sourceKind = reader.count() else { return nil }
-        guard sourceKind == 1 else { return (outputPath, nil) }
-        guard let path = reader.string() else { return nil }
+        guard let (outputPath, source) = Self.files(from: &reader) else { return nil }
+        guard case .file(let path) = source else { return (outputPath, nil) }
         return (outputPath, path)
+    }
+
+    /// The output path and source that end a node's bytes, past its per-node values; `nil` for damage.
+    private static func files(from reader: inout ByteReader) -> (outputPath: String?, source: Source)? {
+        guard let outputPath = reader.optionalString(), let sourceKind = reader.count() else { return nil }
+        switch sourceKind {
+        case 0: return (outputPath, .none)
+        case 1: return reader.string().map { (outputPath, .file($0)) }
+        default: return (outputPath, .other)
+        }
     }
 
     /// The facts of some nodes, by their new indices (``Plan/restricted(to:)``).

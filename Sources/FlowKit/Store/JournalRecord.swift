@@ -442,4 +442,13 @@ struct ByteReader {
         default: return nil
         }
     }
+
+    /// Steps over an optional string (``optionalString()``); `false` for damage.
+    mutating func skipOptionalString() -> Bool {
+        switch count() {
+        case 0?: return true
+        case 1?: return skipString()
+        default: return false
+        }
+    }
 }

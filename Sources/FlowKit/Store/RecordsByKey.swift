@@ -3,10 +3,8 @@
 /// a probe compares the key where its record is. Of a store of 200,000 records it takes 2 MB, where a dictionary
 /// from key to position took 16 MB of a rerun that changed one item.
 struct RecordsByKey {
-    /// Positions in ``LatestRecords``, -1 for an empty slot; at most half full.
+    /// Positions in ``LatestRecords``, -1 for an empty slot; a power of two of them, at most half full.
     private var slots: [Int32]
-    /// The slot count less one (a power of two).
-    private let mask: Int
 
     /// The table of every record in `latest`; of two records with one key, the later position is found.
     init(_ latest: LatestRecords) {
@@ -14,7 +12,7 @@ struct RecordsByKey {
         var capacity = 16
         while capacity < positions.count * 2 { capacity <<= 1 }
         slots = [Int32](repeating: -1, count: capacity)
-        mask = capacity - 1
+        let mask = capacity - 1
         for position in positions {
             // Past Int32's range a record is not found by key: its node runs, as with any result not found.
             guard let key = latest.key(at: position), let stored = Int32(exactly: position) else { continue }
@@ -26,6 +24,7 @@ struct RecordsByKey {
 
     /// The position in `latest` (the records the table was made of) of the latest record with `key`.
     func position(of key: NodeKey, in latest: LatestRecords) -> Int? {
+        let mask = slots.count - 1
         var slot = Self.firstSlot(of: key, mask: mask)
         while slots[slot] >= 0 {
             let position = Int(slots[slot])
