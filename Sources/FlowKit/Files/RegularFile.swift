@@ -10,11 +10,13 @@ package enum RegularFile {
     package struct Failure: Error, Sendable {
         /// The reason, such as "no such file" or "it is a FIFO, not a regular file".
         package let reason: String
-        /// The `errno` of a failed `open`, or 0 when the file was opened and refused.
+        /// The `errno` of a failed `open`, `EISDIR` for a folder, or 0 when the file was opened and refused.
         package let code: Int32
 
         /// Whether the file does not exist.
         package var isMissing: Bool { code == ENOENT }
+        /// Whether the path is a folder.
+        package var isFolder: Bool { code == EISDIR }
     }
 
     /// Opens `path` and checks what was opened: a regular file, and, for the store, not reached through a
@@ -41,21 +43,21 @@ package enum RegularFile {
             return .failure(Failure(reason: reason, code: code))
         }
         var status = stat()
-        let refusal: String? =
+        let refusal: Failure? =
             if fstat(descriptor, &status) != 0 {
-                String(cString: strerror(errno))
+                Failure(reason: String(cString: strerror(errno)), code: 0)
             } else if status.st_mode & S_IFMT == S_IFDIR {
-                "it is a folder, not a file"
+                Failure(reason: "it is a folder, not a file", code: EISDIR)
             } else if status.st_mode & S_IFMT != S_IFREG {
-                "it is \(describe(status.st_mode & S_IFMT)), not a regular file"
+                Failure(reason: "it is \(describe(status.st_mode & S_IFMT)), not a regular file", code: 0)
             } else if owned && status.st_uid != geteuid() {
-                "it belongs to user \(status.st_uid), not to this user (\(geteuid()))"
+                Failure(reason: "it belongs to user \(status.st_uid), not to this user (\(geteuid()))", code: 0)
             } else {
                 nil
             }
         if let refusal {
             close(descriptor)
-            return .failure(Failure(reason: refusal, code: 0))
+            return .failure(refusal)
         }
         // Back to blocking reads and writes: the rest of flowrun expects them (regular files never block long).
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)

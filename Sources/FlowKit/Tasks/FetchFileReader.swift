@@ -26,27 +26,28 @@ struct FetchFileReader {
     /// Reads the file, or fails with a message naming the path.
     func read(isCancelled: () -> Bool) -> FlowOperation.Outcome {
         let shown = path == written ? "'\(written)'" : "'\(written)' (\(path))"
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        // Opened first and asked of its descriptor: one path lookup, where `fileExists` and `attributesOfItem`
+        // took two more and the owner's name from the user database. Only a regular file: a FIFO would block
+        // this read past the node's timeout and a cancellation, a device never ends.
+        let descriptor: Int32
+        switch RegularFile.open(path) {
+        case .success(let opened): descriptor = opened
+        case .failure(let failure) where failure.isMissing:
             let suggestion = Self.closestSibling(of: path).map { " (did you mean '\($0)'?)" } ?? ""
             return .failure(context.failure(.io, "no such file: \(shown)\(suggestion)").permanent())
-        }
-        guard !isDirectory.boolValue else {
+        case .failure(let failure) where failure.isFolder:
             return .failure(context.failure(.io, "\(shown) is a directory, not a file").permanent())
-        }
-        // Check the size first so an oversized file is refused without reading it. Special files report 0
-        // or a wrong size, so the read below enforces the bound again.
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        if let size = (attributes?[.size] as? NSNumber)?.intValue, size > maxBytes {
-            return .failure(context.failure(.tooLarge, "\(shown) is \(size) bytes, more than maxBytes (\(maxBytes))"))
-        }
-        // Only a regular file: a FIFO would block this read past the node's timeout and a cancellation, a
-        // device never ends.
-        let handle: FileHandle
-        switch RegularFile.open(path) {
-        case .success(let descriptor): handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         case .failure(let failure):
             return .failure(context.failure(.io, "cannot read \(shown): \(failure.reason)").permanent())
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        // The size first, so an oversized file is refused without reading it. The read below enforces the bound
+        // again, for a file that grows meanwhile.
+        var status = stat()
+        if fstat(descriptor, &status) == 0, Int(status.st_size) > maxBytes {
+            try? handle.close()
+            return .failure(
+                context.failure(.tooLarge, "\(shown) is \(status.st_size) bytes, more than maxBytes (\(maxBytes))"))
         }
         defer { try? handle.close() }
         var bytes = Data()
