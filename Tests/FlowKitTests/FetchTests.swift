@@ -360,7 +360,17 @@ import Testing
         let directory = try TemporaryFolder()
         let failure = try #require(failureOf(await run(fetch(directory.path))))
         #expect(failure.code == .io)
-        #expect(failure.message.contains("is a directory"))
+        #expect(failure.message == "'\(directory.path)' is a directory, not a file")
+    }
+
+    /// A FIFO is refused at once, not waited on for a writer that never comes (the node would hang until its
+    /// timeout).
+    @Test func aFIFOIsRefusedWithoutWaiting() async throws {
+        let directory = try TemporaryFolder()
+        #expect(mkfifo(directory.path + "/pipe", 0o600) == 0)
+        let failure = try #require(failureOf(await run(fetch("pipe", directory: directory.path))))
+        #expect(failure.code == .io)
+        #expect(failure.message == "cannot read 'pipe' (\(directory.path)/pipe): it is a FIFO, not a regular file")
     }
 
     @Test(arguments: ["ftp://example.org/a.jpg", "file://otherhost/a.jpg"])

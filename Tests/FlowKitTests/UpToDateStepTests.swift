@@ -119,7 +119,8 @@ import Testing
         let inputs = Self.inputs
         let record = JournalRecord(run: "r", node: "s", key: inputs.key, inputs: inputs)
         var check = UpToDate.RecordCheck(
-            record: record, inputs: inputs, key: inputs.key, outputPath: nil, isRead: false, runningReader: nil)
+            record: record, inputs: .decoded(inputs), key: inputs.key, outputPath: nil, isRead: false,
+            runningReader: nil)
         #expect(check.cause == nil)
         check.record = nil
         #expect(check.cause == .noRecord)
@@ -134,7 +135,8 @@ import Testing
         var changed = inputs
         changed.parameters = [.init(name: "duration", value: "0.002")]
         check = UpToDate.RecordCheck(
-            record: record, inputs: changed, key: changed.key, outputPath: nil, isRead: false, runningReader: nil)
+            record: record, inputs: .decoded(changed), key: changed.key, outputPath: nil, isRead: false,
+            runningReader: nil)
         #expect(check.cause == .parameterChanged(name: "duration", from: "0.001", to: "0.002"))
     }
 
@@ -144,7 +146,7 @@ import Testing
         changed.parameters = [.init(name: "duration", value: "0.002")]
         // A record of another key: while no reader runs, their keys guarantee this one's, and the record is not read.
         var check = UpToDate.RecordCheck(
-            inputs: changed, key: changed.key, outputPath: nil, isRead: true, runningReader: nil)
+            inputs: .decoded(changed), key: changed.key, outputPath: nil, isRead: true, runningReader: nil)
         #expect(check.isJudgedByReaders)
         #expect(check.cause == nil)
         // Once a reader runs, the record decides: what changed, or else that the reader needs it.
@@ -179,7 +181,8 @@ import Testing
         let inputs = Self.inputs
         let record = JournalRecord(run: "r", node: "save", key: inputs.key, inputs: inputs, output: output)
         let check = UpToDate.RecordCheck(
-            record: record, inputs: inputs, key: inputs.key, outputPath: path, isRead: true, runningReader: nil)
+            record: record, inputs: .decoded(inputs), key: inputs.key, outputPath: path, isRead: true,
+            runningReader: nil)
         #expect(check.cause == nil)
         // Rewritten with the same bytes: a new stamp, the same content.
         try Data("written".utf8).write(to: URL(fileURLWithPath: path))

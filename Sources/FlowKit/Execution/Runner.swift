@@ -39,6 +39,9 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
     private let originSeconds: Double
     /// The nodes restored from the store (``RunOptions/restoredNodes``).
     private let restored: Set<Int>
+    /// Whether every result is whole: no task runs when its inputs failed (`runIf` other than `success`), so
+    /// a node that succeeds need not ask the run state whether it made a partial result.
+    private let resultsAreWhole: Bool
 
     /// Creates a runner for a plan.
     public init(plan: Plan, options: RunOptions = RunOptions()) {
@@ -58,6 +61,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         self.startedAt = origin.date
         self.originSeconds = origin.seconds
         self.restored = Set(options.restoredNodes)
+        self.resultsAreWhole = plan.workflow.tasks.allSatisfy { $0.runIf == .success }
     }
 
     /// Runs every node and blocks the calling thread until all have finished, failed, been skipped or
@@ -243,7 +247,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         let result = retryable(result(of: operation, index: index), taskIndex: taskIndex)
         let artifact = options.previews ? operation.artifact : nil
         if case .success = result, !restored.contains(index), let succeeded = options.nodeSucceeded {
-            succeeded(index, operation, !state.withLock { $0.recordsPartialResult(index) })
+            succeeded(index, operation, resultsAreWhole || !state.withLock { $0.recordsPartialResult(index) })
         }
         let warnings = operation.warnings
         // A finished operation has read its inputs: drop its edges. Otherwise each operation keeps its

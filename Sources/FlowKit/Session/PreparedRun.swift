@@ -56,8 +56,10 @@ public final class PreparedRun: Sendable {
             options.nodeSucceeded = { index, operation, isWhole in
                 // A partial result is not recorded: the next run makes it again, with the inputs that failed.
                 guard isWhole else { return }
+                // The value only where it is kept: reading it out casts it to an existential.
                 store.journal(
-                    index, of: plan, decisions: decisions, run: run, output: operation.output(as: (any Sendable).self),
+                    index, of: plan, decisions: decisions, run: run,
+                    output: decisions.storesValue[index] ? operation.output(as: (any Sendable).self) : nil,
                     observedSource: (operation as? any SourceObserving)?.observedSource,
                     written: decisions.outputPaths[index] == nil
                         ? nil : (operation as? any WrittenFileObserving)?.writtenFile)

@@ -159,7 +159,9 @@ package enum Journal {
     ///   in a journal that cannot be read again.
     static func append(_ record: JournalRecord, to out: inout ByteWriter) -> Range<Int>? {
         let start = out.bytes.count
-        out.bytes.append(contentsOf: repeatElement(0, count: headerLength))
+        // The length and checksum, filled in once the payload is encoded (two words: one copy, not eight bytes
+        // appended one by one).
+        withUnsafeBytes(of: (UInt32(0), UInt32(0))) { out.bytes.append(contentsOf: $0) }
         guard let inputs = record.encode(into: &out) else {
             out.bytes.removeSubrange(start...)
             return nil

@@ -71,16 +71,7 @@ package struct JournalRecord: Sendable, Equatable {
     ///
     /// A record read from a journal keeps only where these are: a run that reuses a node compares keys and never
     /// needs them, so only the nodes that changed pay for decoding them.
-    package var inputs: NodeKeyInputs? {
-        switch recordedInputs {
-        case .decoded(let inputs): inputs
-        case .inJournal(let file, let range):
-            file.read(range).flatMap { bytes in
-                var input = ByteReader(bytes[...])
-                return NodeKeyInputs(decoding: &input).flatMap { input.isAtEnd ? $0 : nil }
-            }
-        }
-    }
+    package var inputs: NodeKeyInputs? { recordedInputs.decoded }
 
     package static func == (left: JournalRecord, right: JournalRecord) -> Bool {
         left.run == right.run && left.node == right.node && left.key == right.key && left.output == right.output
@@ -92,8 +83,24 @@ package struct JournalRecord: Sendable, Equatable {
 enum RecordedInputs: Sendable {
     /// In memory (boxed: a record read back, which has none, stays small).
     indirect case decoded(NodeKeyInputs)
+    /// In memory, encoded as the journal holds them: what a run keyed (``KeyInputsByNode``).
+    case encoded(ArraySlice<UInt8>)
     /// Encoded in the journal, at these bytes (checked when the journal was read).
     case inJournal(JournalFile, Range<Int>)
+
+    /// The inputs field by field; `nil` when the journal they are in cannot be read again.
+    var decoded: NodeKeyInputs? {
+        switch self {
+        case .decoded(let inputs): return inputs
+        case .encoded(let bytes): return Self.decode(bytes)
+        case .inJournal(let file, let range): return file.read(range).flatMap { Self.decode($0[...]) }
+        }
+    }
+
+    private static func decode(_ bytes: ArraySlice<UInt8>) -> NodeKeyInputs? {
+        var input = ByteReader(bytes)
+        return NodeKeyInputs(decoding: &input).flatMap { input.isAtEnd ? $0 : nil }
+    }
 }
 
 /// A file a node wrote, as it was right after the write.
@@ -173,6 +180,7 @@ extension JournalRecord {
         let inputsStart = out.bytes.count
         switch recordedInputs {
         case .decoded(let inputs): inputs.encode(into: &out)
+        case .encoded(let bytes): out.bytes.append(contentsOf: bytes)
         case .inJournal(let file, let range):
             guard let bytes = file.read(range) else {
                 out.bytes.removeSubrange(start...)
@@ -254,7 +262,17 @@ extension JournalRecord {
 extension NodeKeyInputs {
     /// Appends the fields in the journal's order.
     func encode(into out: inout ByteWriter) {
-        Self.encodeTaskFields(
+        Self.encode(
+            type: type, implementation: implementation, options: options, parameters: parameters, upstream: upstream,
+            source: source, into: &out)
+    }
+
+    /// Appends the fields of inputs made of these, in the journal's order, without making them.
+    static func encode(
+        type: String, implementation: String, options: [String], parameters: [Parameter],
+        upstream: some Collection<Upstream>, source: String?, into out: inout ByteWriter
+    ) {
+        encodeTaskFields(
             type: type, implementation: implementation, options: options, parameters: parameters, into: &out)
         out.count(upstream.count)
         for link in upstream {

@@ -1,47 +1,72 @@
-/// What went into the keys of some nodes of a plan, by node index: a flat table of positions into the inputs
-/// kept, so a lookup is one array read, not a hash of the index, and a node without inputs costs one word.
+/// What went into the keys of some nodes of a plan, by node index, each node's inputs encoded as the journal holds
+/// them (``NodeKeyInputs/encode(into:)``), one after another in one buffer.
+///
+/// A cold run keys and journals every node: kept as values, each node's inputs were an allocation of their own
+/// and its arrays, copied and encoded again field by field when journaled. Kept encoded, a node costs a word,
+/// its record copies bytes, and only what reads the inputs field by field (`--explain`, a revised key) decodes
+/// them.
 package struct KeyInputsByNode: Sendable, Equatable {
-    /// For each node, the position of its inputs in ``kept``, or -1.
-    private var positions: [Int]
-    private var kept: [NodeKeyInputs] = []
+    /// How many nodes the table is of.
+    private let count: Int
+    /// For each node, where its inputs start in ``encoded``, or -1; they end where their last field does
+    /// (``NodeKeyInputs/skip(_:)``), so a node costs one word. Made when the first node's inputs are set: an
+    /// unchanged rerun keeps none.
+    private var starts: [Int] = []
+    private var encoded = ByteWriter()
 
     /// A table of `count` nodes holding none.
     init(count: Int) {
-        positions = [Int](repeating: -1, count: count)
+        self.count = count
     }
 
     /// Whether no node holds inputs.
-    package var isEmpty: Bool { kept.isEmpty }
+    package var isEmpty: Bool { encoded.bytes.isEmpty }
 
-    /// The inputs of a node; `nil` for one it holds none of.
+    /// The inputs of a node, decoded; `nil` for one it holds none of.
     package subscript(index: Int) -> NodeKeyInputs? {
         get {
-            let position = positions[index]
-            return position < 0 ? nil : kept[position]
+            encoded(index).flatMap { RecordedInputs.encoded($0).decoded }
         }
         set {
-            let position = positions[index]
-            switch (newValue, position < 0) {
-            case (let inputs?, true):
-                positions[index] = kept.count
-                kept.append(inputs)
-            case (let inputs?, false): kept[position] = inputs
-            // A node's inputs are set once, in plan order: one that drops them leaves a hole, not a move.
-            case (nil, false): positions[index] = -1
-            case (nil, true): break
+            if let newValue {
+                set(index) { newValue.encode(into: &$0) }
+            } else if !starts.isEmpty {
+                starts[index] = -1
             }
         }
     }
 
-    /// Whether both hold the same inputs for the same nodes, whatever order they were set in.
+    /// The inputs of a node as the journal holds them; `nil` for one it holds none of.
+    func encoded(_ index: Int) -> ArraySlice<UInt8>? {
+        precondition(index >= 0 && index < count, "node \(index) of \(count)")
+        guard !starts.isEmpty, starts[index] >= 0 else { return nil }
+        let bytes = encoded.bytes[starts[index]...]
+        var reader = ByteReader(bytes)
+        // Written by `set`, so they read to their end.
+        guard NodeKeyInputs.skip(&reader) else { return nil }
+        return bytes[..<reader.position]
+    }
+
+    /// Sets a node's inputs to what `encode` appends: their fields in the journal's order, as
+    /// ``NodeKeyInputs/encode(type:implementation:options:parameters:upstream:source:into:)`` writes them.
+    mutating func set(_ index: Int, encoding encode: (inout ByteWriter) -> Void) {
+        if starts.isEmpty { starts = [Int](repeating: -1, count: count) }
+        starts[index] = encoded.bytes.count
+        encode(&encoded)
+    }
+
+    /// Whether both hold the same inputs for the same nodes, wherever in their buffers.
     package static func == (lhs: KeyInputsByNode, rhs: KeyInputsByNode) -> Bool {
-        lhs.positions.count == rhs.positions.count && lhs.positions.indices.allSatisfy { lhs[$0] == rhs[$0] }
+        lhs.count == rhs.count && (0..<lhs.count).allSatisfy { lhs.encoded($0) == rhs.encoded($0) }
     }
 
     /// The inputs of some of the nodes, by their new indices (as ``Plan/restricted(to:)`` numbers them).
     func restricted(to nodes: [Int]) -> KeyInputsByNode {
         var copy = KeyInputsByNode(count: nodes.count)
-        for (newIndex, oldIndex) in nodes.enumerated() { copy[newIndex] = self[oldIndex] }
+        for (newIndex, oldIndex) in nodes.enumerated() {
+            guard let bytes = encoded(oldIndex) else { continue }
+            copy.set(newIndex) { $0.bytes.append(contentsOf: bytes) }
+        }
         return copy
     }
 }

@@ -72,10 +72,11 @@ package struct NodeKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Appends the 64 hex digits of ``hex`` to `bytes`, making no string.
     func appendHex(to bytes: inout [UInt8]) {
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: 64))
-        bytes.withUnsafeMutableBufferPointer { buffer in
-            writeHex(into: UnsafeMutableBufferPointer(rebasing: buffer[start..<start + 64]))
+        // Written on the stack and appended as one copy: appending 64 repeated zeros to fill in goes element by
+        // element, and every key computed before a run appends its upstream keys so.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { digits in
+            writeHex(into: digits)
+            bytes.append(contentsOf: UnsafeBufferPointer(digits))
         }
     }
 

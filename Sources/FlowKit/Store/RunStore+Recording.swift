@@ -19,7 +19,8 @@ extension RunStore {
         _ index: Int, of plan: Plan, decisions: UpToDate, run: String, output value: (any Sendable)? = nil,
         observedSource: String? = nil, written: WrittenFile? = nil
     ) {
-        guard !decisions.keepsNothing[index], let key = decisions.keys[index], let inputs = decisions.inputs(of: index)
+        guard !decisions.keepsNothing[index], let key = decisions.keys[index],
+            let inputs = decisions.recordedInputs(of: index)
         else { return }
         var output: OutputRecord?
         if let path = decisions.outputPaths[index], let location = S3Location(path) {
@@ -39,8 +40,8 @@ extension RunStore {
         let revised = revise(index, inputs: inputs, of: plan, observedSource: observedSource)
         append(
             JournalRecord(
-                run: run, node: plan.nodes[index].id, key: revised?.key ?? key, inputs: revised?.inputs ?? inputs,
-                output: output, blob: blob))
+                run: run, node: plan.nodes[index].id, key: revised?.key ?? key,
+                recordedInputs: revised.map { .decoded($0.inputs) } ?? inputs, output: output, blob: blob))
     }
 
     /// Makes room in the journal's index for the records of the nodes the decisions run (``JournalWriter/reserve(records:dataBytes:)``):
@@ -132,11 +133,11 @@ extension RunStore {
     ///
     /// Upstream nodes are journaled before their dependents run, so a revision reaches every node below it.
     private func revise(
-        _ index: Int, inputs decided: NodeKeyInputs, of plan: Plan, observedSource: String?
+        _ index: Int, inputs decided: RecordedInputs, of plan: Plan, observedSource: String?
     ) -> (inputs: NodeKeyInputs, key: NodeKey)? {
         let upstreamRevised = hasRevisions.load(ordering: .acquiring)
-        guard upstreamRevised || observedSource != nil else { return nil }
-        var inputs = decided
+        // Decoded only here: a node keyed as decided journals its inputs as they were encoded.
+        guard upstreamRevised || observedSource != nil, var inputs = decided.decoded else { return nil }
         var changed = false
         if let observedSource, observedSource != inputs.source {
             inputs.source = observedSource

@@ -59,7 +59,8 @@ extension UpToDate {
                     causes[index] = cause
                 } else {
                     var check = RecordCheck(
-                        inputs: keys.inputs[index], key: key, outputPath: keys.outputPaths[index], isRead: isRead,
+                        inputs: keys.inputs.encoded(index).map { .encoded($0) }, key: key,
+                        outputPath: keys.outputPaths[index], isRead: isRead,
                         runningReader: reader.map { plan.nodes[$0].id }, recordedUntil: settings.recordedUntil,
                         stamps: stamps, node: index)
                     // Decoded only where the check reads it.

@@ -29,8 +29,9 @@ extension UpToDate {
     struct RecordCheck {
         /// The store's latest record of the node.
         var record: JournalRecord?
-        /// What its key is made of now; `nil` when the record has its key (``NodeKeys/inputs``).
-        var inputs: NodeKeyInputs?
+        /// What its key is made of now; `nil` when the record has its key (``NodeKeys/inputs``). Decoded only to
+        /// tell a changed node's cause.
+        var inputs: RecordedInputs?
         /// Its key now.
         var key: NodeKey
         /// The file it writes.
@@ -75,7 +76,7 @@ extension UpToDate {
 
         /// The first field in which the key's inputs differ from those of a record with another key.
         private func difference(from record: JournalRecord) -> RunCause? {
-            guard let inputs, let recorded = record.inputs else { return nil }
+            guard let inputs = inputs?.decoded, let recorded = record.inputs else { return nil }
             return RunCause.firstDifference(from: recorded, to: inputs)
         }
 

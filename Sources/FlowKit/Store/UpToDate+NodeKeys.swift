@@ -56,6 +56,7 @@ extension UpToDate {
             var scratch = ByteWriter()
             // Only the keys upstream go into a key; the ids with them only into the inputs of a node that changed.
             var upstreamKeys: [NodeKey] = []
+            var upstream: [NodeKeyInputs.Upstream] = []
             for index in plan.nodes.indices {
                 if !awaitingConfirmation.isEmpty {
                     graph.forEachDependency(of: index) { dependency in
@@ -102,16 +103,17 @@ extension UpToDate {
                     after: resolved.keyPrefix, upstream: upstreamKeys, source: keyedSource, encodingIn: &scratch)
                 keys.append(key)
                 if records.key(of: index) != key {
-                    var upstream: [NodeKeyInputs.Upstream] = []
-                    upstream.reserveCapacity(upstreamKeys.count)
+                    upstream.removeAll(keepingCapacity: true)
                     graph.forEachDependency(of: index) { dependency in
                         if let key = keys[dependency] {
                             upstream.append(.init(node: plan.nodes[dependency].id, key: key))
                         }
                     }
-                    inputs[index] = NodeKeyInputs(
-                        type: task.typeName, implementation: task.implementation, options: options,
-                        parameters: resolved.canonical, upstream: upstream, source: keyedSource)
+                    inputs.set(index) { encoded in
+                        NodeKeyInputs.encode(
+                            type: task.typeName, implementation: task.implementation, options: options,
+                            parameters: resolved.canonical, upstream: upstream, source: keyedSource, into: &encoded)
+                    }
                 }
                 outputPaths.append(resolved.outputPath)
             }

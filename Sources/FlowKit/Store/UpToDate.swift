@@ -96,9 +96,15 @@ package struct UpToDate: Sendable {
     /// What went into a node's key; `nil` for a node without one, or whose record (which has its key) cannot be
     /// read again.
     package func inputs(of index: Int) -> NodeKeyInputs? {
-        if let inputs = inputs[index] { return inputs }
+        recordedInputs(of: index)?.decoded
+    }
+
+    /// What went into a node's key, as its record takes them: encoded, as this run keyed it, or where its own
+    /// record (which has its key) holds them; `nil` for a node without a key.
+    func recordedInputs(of index: Int) -> RecordedInputs? {
+        if let encoded = inputs.encoded(index) { return .encoded(encoded) }
         guard let key = keys[index], let record = records[index], record.key == key else { return nil }
-        return record.inputs
+        return record.recordedInputs
     }
 
     /// The up-to-date nodes that are not restored, ascending: what ``RunOptions/cachedNodes`` takes.
