@@ -15,6 +15,9 @@ package enum Journal {
     static let magic = Array("flowrun journal 2\n".utf8)
     static let checksumLength = 4
     static let headerLength = 4 + checksumLength
+    /// Where a record's length and checksum go, filled in once its payload is encoded: appended as one copy, where
+    /// repeated zeros are appended one by one.
+    private static let emptyHeader = [UInt8](repeating: 0, count: headerLength)
     /// A record larger than this is damage, not data.
     static let maxRecordLength = 64 << 20
 
@@ -159,9 +162,7 @@ package enum Journal {
     ///   in a journal that cannot be read again.
     static func append(_ record: JournalRecord, to out: inout ByteWriter) -> Range<Int>? {
         let start = out.bytes.count
-        // The length and checksum, filled in once the payload is encoded (two words: one copy, not eight bytes
-        // appended one by one).
-        withUnsafeBytes(of: (UInt32(0), UInt32(0))) { out.bytes.append(contentsOf: $0) }
+        out.bytes.append(contentsOf: emptyHeader)
         guard let inputs = record.encode(into: &out) else {
             out.bytes.removeSubrange(start...)
             return nil

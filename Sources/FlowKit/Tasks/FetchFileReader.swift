@@ -41,15 +41,14 @@ struct FetchFileReader {
             return .failure(context.failure(.io, "cannot read \(shown): \(failure.reason)").permanent())
         }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        defer { try? handle.close() }
         // The size first, so an oversized file is refused without reading it. The read below enforces the bound
         // again, for a file that grows meanwhile.
         var status = stat()
         if fstat(descriptor, &status) == 0, Int(status.st_size) > maxBytes {
-            try? handle.close()
             return .failure(
                 context.failure(.tooLarge, "\(shown) is \(status.st_size) bytes, more than maxBytes (\(maxBytes))"))
         }
-        defer { try? handle.close() }
         var bytes = Data()
         do {
             while true {
