@@ -105,6 +105,21 @@ import Testing
             "\(result.stderr)")
     }
 
+    /// A folder where the journal goes is refused as the store's own files are (never a link, a FIFO, another
+    /// user's file), with the way out, rather than reported as a failed open.
+    @Test func aFolderInPlaceOfTheJournalMeansARunWithoutIt() async throws {
+        try FileManager.default.createDirectory(atPath: journal, withIntermediateDirectories: true)
+        let result = try await run()
+        try expectComplete(result, "a folder for a journal")
+        #expect(result.stdout.contains("26 nodes: 26 succeeded"))
+        #expect(
+            warnings(result) == [
+                "warning: cannot use the store: the store's file .flowrun/thumbs.yaml.journal cannot be used: Is a "
+                    + "directory; remove it, or give this run another --state-dir; running without it (nothing is "
+                    + "reused or recorded)"
+            ], "\(result.stderr)")
+    }
+
     @Test(.enabled(if: FaultInjectionTests.canMountTmpfs, "needs root and permission to mount a tmpfs"))
     func aStoreOnAReadOnlyFilesystemMeansARunWithoutIt() async throws {
         let disk = scratch.path("disk")
