@@ -68,16 +68,25 @@ import Testing
         #expect(fromValidation.inputs == fromResolution.inputs)
         // Per node, only what differs: the item's values, the output path, the file read.
         let save = try #require(plan.nodes.firstIndex { $0.id == "save[in/b.txt]" })
-        let facts = try #require(resolved.node(save, of: plan.nodes[save].taskIndex))
-        #expect(facts.outputPath == folder + "/out/b.txt")
-        #expect(facts.source == .none)
-        #expect(facts.parameters.first { $0.name == "path" }?.value == "\"out/b.txt\"")
-        #expect(facts.parameters.first { $0.name == "quality" }?.value == "70")
+        var encoded = ByteWriter()
+        let files = try #require(resolved.encodeParameters(save, of: plan.nodes[save].taskIndex, into: &encoded))
+        #expect(files.outputPath == folder + "/out/b.txt")
+        #expect(files.source == .none)
+        var reader = ByteReader(encoded.bytes[...])
+        #expect(reader.count() == 3)
+        let parameters = (0..<3).map { _ in "\(reader.string() ?? "?")=\(reader.string() ?? "?")" }
+        #expect(parameters == ["label=\"none\"", "path=\"out/b.txt\"", "quality=70"])
+        #expect(reader.isAtEnd)
         let read = try #require(plan.nodes.firstIndex { $0.id == "read[in/a.txt]" })
-        #expect(resolved.node(read, of: plan.nodes[read].taskIndex)?.source == .file(folder + "/in/a.txt"))
-        // A task whose nodes share their parameters keeps nothing per node.
+        var ignored = ByteWriter()
+        #expect(
+            resolved.encodeParameters(read, of: plan.nodes[read].taskIndex, into: &ignored)?.source
+                == .file(folder + "/in/a.txt"))
+        // A task whose nodes share their parameters keeps nothing per node, and nothing is written for it.
         let after = try #require(plan.nodes.firstIndex { $0.id == "after" })
-        #expect(resolved.node(after, of: plan.nodes[after].taskIndex) == nil)
+        var untouched = ByteWriter()
+        #expect(resolved.encodeParameters(after, of: plan.nodes[after].taskIndex, into: &untouched) == nil)
+        #expect(untouched.bytes.isEmpty)
     }
 
     @Test func aRestrictedPlanKeysItsNodesAsTheWholeDoes() throws {

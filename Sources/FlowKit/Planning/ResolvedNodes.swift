@@ -17,6 +17,35 @@ package struct ResolvedNodes: Sendable {
         var entries: [Entry]
         /// How many ``Entry/perNode(name:)`` entries there are: each node's bytes start with that many values.
         var perNodeCount: Int
+        /// The entries as a key encodes them (``NodeKeyInputs/encodeTaskFields(type:implementation:options:parameters:into:)``),
+        /// made once: the shared ones whole, each run of them as one piece; of a per-node one, its name.
+        var encoded: [EncodedEntry]
+
+        enum EncodedEntry: Sendable {
+            case shared([UInt8])
+            case perNode(name: [UInt8])
+        }
+
+        init(entries: [Entry], perNodeCount: Int) {
+            self.entries = entries
+            self.perNodeCount = perNodeCount
+            encoded = []
+            var shared = ByteWriter()
+            for entry in entries {
+                switch entry {
+                case .shared(let parameter):
+                    shared.string(parameter.name)
+                    shared.string(parameter.value)
+                case .perNode(let name, _):
+                    if !shared.bytes.isEmpty { encoded.append(.shared(shared.bytes)) }
+                    shared.bytes.removeAll()
+                    var named = ByteWriter()
+                    named.string(name)
+                    encoded.append(.perNode(name: named.bytes))
+                }
+            }
+            if !shared.bytes.isEmpty { encoded.append(.shared(shared.bytes)) }
+        }
     }
 
     /// The local file a node reads, as its type names it before anything is read (``LocalSourceFile``).
@@ -29,13 +58,6 @@ package struct ResolvedNodes: Sendable {
         case other
     }
 
-    /// One node's facts.
-    struct Node {
-        var parameters: [NodeKeyInputs.Parameter]
-        var outputPath: String?
-        var source: Source
-    }
-
     /// By task index; `nil` for a task whose nodes share their parameters (``Plan/sharedParameters``) or were
     /// not resolved one by one.
     private var templates: [Template?]
@@ -45,29 +67,38 @@ package struct ResolvedNodes: Sendable {
     /// Where each node's bytes start, by node index, and where the last ends.
     private var starts: [UInt32]
 
-    /// The facts of the node at `index` of task `taskIndex`; `nil` when validation kept none for it.
-    func node(_ index: Int, of taskIndex: Int) -> Node? {
+    /// Appends the parameters of the node at `index` of task `taskIndex` as a key encodes them (their count, then
+    /// each name and canonical value, ``NodeKeyInputs/encodeTaskFields(type:implementation:options:parameters:into:)``)
+    /// straight from its bytes, making no string of them.
+    /// - Returns: The file it writes and what it reads; `nil`, with `out` as it was, when validation kept no facts
+    ///   for it.
+    func encodeParameters(_ index: Int, of taskIndex: Int, into out: inout ByteWriter) -> (
+        outputPath: String?, source: Source
+    )? {
         guard let template = templates[taskIndex], index + 1 < starts.count else { return nil }
-        var reader = ByteReader(bytes[Int(starts[index])..<Int(starts[index + 1])])
-        var values: [String?] = []
-        values.reserveCapacity(template.perNodeCount)
+        let values = bytes[Int(starts[index])..<Int(starts[index + 1])]
+        // A parameter without a value is left out, as resolving the node again leaves it: counted before any is
+        // written.
+        var reader = ByteReader(values)
+        var present = template.entries.count - template.perNodeCount
         for _ in 0..<template.perNodeCount {
-            guard let value = reader.optionalString() else { return nil }
-            values.append(value)
+            guard let flag = reader.count(), flag <= 1, flag == 0 || reader.skipString() else { return nil }
+            present += flag
         }
         guard let (outputPath, source) = Self.files(from: &reader) else { return nil }
-        var parameters: [NodeKeyInputs.Parameter] = []
-        parameters.reserveCapacity(template.entries.count)
-        var next = 0
-        for entry in template.entries {
+        out.count(present)
+        reader = ByteReader(values)
+        for entry in template.encoded {
             switch entry {
-            case .shared(let parameter): parameters.append(parameter)
-            case .perNode(let name, _):
-                if let value = values[next] { parameters.append(.init(name: name, value: value)) }
-                next += 1
+            case .shared(let pairs): out.bytes.append(contentsOf: pairs)
+            case .perNode(let name):
+                guard reader.count() == 1, let value = reader.field() else { continue }
+                out.bytes.append(contentsOf: name)
+                out.count(value.count)
+                out.bytes.append(contentsOf: value)
             }
         }
-        return Node(parameters: parameters, outputPath: outputPath, source: source)
+        return (outputPath, source)
     }
 
     /// The file the node at `index` writes and the local file it reads (``Source/file(_:)``), read from its bytes

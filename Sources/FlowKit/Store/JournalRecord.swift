@@ -274,6 +274,19 @@ extension NodeKeyInputs {
     ) {
         encodeTaskFields(
             type: type, implementation: implementation, options: options, parameters: parameters, into: &out)
+        encode(upstream: upstream, source: source, into: &out)
+    }
+
+    /// Appends the fields of inputs whose task fields are already encoded (``encodeTaskFields(type:implementation:options:parameters:into:)``),
+    /// in the journal's order.
+    static func encode(
+        taskFields: [UInt8], upstream: some Collection<Upstream>, source: String?, into out: inout ByteWriter
+    ) {
+        out.bytes.append(contentsOf: taskFields)
+        encode(upstream: upstream, source: source, into: &out)
+    }
+
+    private static func encode(upstream: some Collection<Upstream>, source: String?, into out: inout ByteWriter) {
         out.count(upstream.count)
         for link in upstream {
             out.string(link.node)

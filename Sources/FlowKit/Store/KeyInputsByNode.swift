@@ -14,6 +14,9 @@ package struct KeyInputsByNode: Sendable, Equatable {
     private var starts: [Int] = []
     private var encoded = ByteWriter()
 
+    /// The most room made ahead for the nodes' inputs, in bytes.
+    static let largestReservation = 256 << 20
+
     /// A table of `count` nodes holding none.
     init(count: Int) {
         self.count = count
@@ -50,7 +53,17 @@ package struct KeyInputsByNode: Sendable, Equatable {
     /// Sets a node's inputs to what `encode` appends: their fields in the journal's order, as
     /// ``NodeKeyInputs/encode(type:implementation:options:parameters:upstream:source:into:)`` writes them.
     mutating func set(_ index: Int, encoding encode: (inout ByteWriter) -> Void) {
-        if starts.isEmpty { starts = [Int](repeating: -1, count: count) }
+        guard !starts.isEmpty else {
+            starts = [Int](repeating: -1, count: count)
+            starts[index] = 0
+            encode(&encoded)
+            // Room for every node's inputs at half again the first one's size: grown by doubling, a cold run's
+            // buffer was copied a dozen times and touched twice its size. Room never used costs address space,
+            // bounded all the same: a first node with a large parameter says little of the others.
+            let (room, overflow) = encoded.bytes.count.multipliedReportingOverflow(by: count + count / 2)
+            encoded.bytes.reserveCapacity(overflow ? Self.largestReservation : min(room, Self.largestReservation))
+            return
+        }
         starts[index] = encoded.bytes.count
         encode(&encoded)
     }

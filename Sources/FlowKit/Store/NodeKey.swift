@@ -152,28 +152,45 @@ package struct NodeKeyInputs: Sendable, Equatable {
         encodingIn scratch: inout ByteWriter
     ) -> SHA256 {
         scratch.bytes.removeAll(keepingCapacity: true)
-        scratch.string(keyDomain)
         encodeTaskFields(
             type: type, implementation: implementation, options: options, parameters: parameters, into: &scratch)
+        return keyPrefix(taskFields: scratch.bytes)
+    }
+
+    /// The key's hash over a task's fields already encoded (``encodeTaskFields(type:implementation:options:parameters:into:)``).
+    static func keyPrefix(taskFields: [UInt8]) -> SHA256 {
         var hash = SHA256()
-        scratch.bytes.withUnsafeBytes { hash.update(bufferPointer: $0) }
+        keyDomainBytes.withUnsafeBytes { hash.update(bufferPointer: $0) }
+        taskFields.withUnsafeBytes { hash.update(bufferPointer: $0) }
         return hash
     }
+
+    /// ``keyDomain`` as the key encodes it, first.
+    private static let keyDomainBytes: [UInt8] = {
+        var writer = ByteWriter()
+        writer.string(keyDomain)
+        return writer.bytes
+    }()
 
     /// The fields the nodes of a task share, in the one order both the key and the journal (``encode(into:)``)
     /// write them.
     static func encodeTaskFields(
         type: String, implementation: String, options: [String], parameters: [Parameter], into out: inout ByteWriter
     ) {
-        out.string(type)
-        out.string(implementation)
-        out.count(options.count)
-        for option in options { out.string(option) }
+        encodeTaskHead(type: type, implementation: implementation, options: options, into: &out)
         out.count(parameters.count)
         for parameter in parameters {
             out.string(parameter.name)
             out.string(parameter.value)
         }
+    }
+
+    /// The task fields ahead of the parameters: the same for every node of a task in a run.
+    static func encodeTaskHead(type: String, implementation: String, options: [String], into out: inout ByteWriter) {
+        out.string(type)
+        out.string(implementation)
+        out.count(options.count)
+        for option in options { out.string(option) }
     }
 
     /// The key, going on from the hash of its task's shared fields (``keyPrefix(type:implementation:options:parameters:encodingIn:)``

@@ -76,12 +76,11 @@ extension UpToDate {
                 // Parameters that do not depend on the item are resolved, encoded and identified once per task.
                 let resolved =
                     task.sharedParameters
-                    ?? resolvedNodes?.node(index, of: taskIndex).map {
+                    ?? resolvedNodes.flatMap { resolvedNodes in
                         task.resolve(
-                            $0, options: options, encodingIn: &scratch,
-                            stamp: { stamps.stamp(ofRegularFile: $0, node: index)?.stamp },
+                            index, in: resolvedNodes, stamp: { stamps.stamp(ofRegularFile: $0, node: index)?.stamp },
                             parameters: { plan.parameters(of: plan.nodes[index]) })
-                    } ?? task.resolve(plan.parameters(of: plan.nodes[index]), options: options, encodingIn: &scratch)
+                    } ?? task.resolve(plan.parameters(of: plan.nodes[index]), options: options)
                 let source = revalidated[index] ?? resolved.source
                 var keyedSource = source?.description
                 if let source, source.changesEveryRun {
@@ -111,8 +110,7 @@ extension UpToDate {
                     }
                     inputs.set(index) { encoded in
                         NodeKeyInputs.encode(
-                            type: task.typeName, implementation: task.implementation, options: options,
-                            parameters: resolved.canonical, upstream: upstream, source: keyedSource, into: &encoded)
+                            taskFields: resolved.taskFields, upstream: upstream, source: keyedSource, into: &encoded)
                     }
                 }
                 outputPaths.append(resolved.outputPath)

@@ -56,6 +56,11 @@ extension UpToDate {
         /// A ``StatelessTask``'s, without a run condition: nothing of its nodes is kept.
         let keepsNothing: Bool
         let directory: String
+        /// Its index in the workflow's tasks.
+        let taskIndex: Int
+        /// Its fields ahead of its parameters in every key of the run (``NodeKeyInputs/encodeTaskHead(type:implementation:options:into:)``),
+        /// encoded once.
+        let head: [UInt8]
         private(set) var sharedParameters: Resolved?
 
         var typeName: String { kind.name }
@@ -66,16 +71,26 @@ extension UpToDate {
 
         /// A node's parameters, canonically encoded, and what the type makes of them.
         struct Resolved {
-            var canonical: [NodeKeyInputs.Parameter]
+            /// The node's type, implementation, run options and canonical parameters, as its key and its record
+            /// encode them (``NodeKeyInputs/encodeTaskFields(type:implementation:options:parameters:into:)``).
+            var taskFields: [UInt8]
             var outputPath: String?
             /// What a source node reads (``TaskType/sourceIdentity(_:directory:cache:)``).
             var source: SourceIdentity?
-            /// The hash of the key fields the task's nodes share (``NodeKeyInputs/keyPrefix(type:implementation:options:parameters:encodingIn:)``).
+            /// The hash of ``taskFields`` (``NodeKeyInputs/keyPrefix(taskFields:)``).
             var keyPrefix: SHA256
         }
 
-        private init(id: String, kind: TypeFacts, cache: CacheSetting?, keepsNothing: Bool, directory: String) {
+        private init(
+            id: String, taskIndex: Int, kind: TypeFacts, cache: CacheSetting?, keepsNothing: Bool, directory: String,
+            options: [String]
+        ) {
             self.id = id
+            self.taskIndex = taskIndex
+            var head = ByteWriter()
+            NodeKeyInputs.encodeTaskHead(
+                type: kind.name, implementation: kind.implementation, options: options, into: &head)
+            self.head = head.bytes
             self.kind = kind
             self.cache = cache
             self.keepsNothing = keepsNothing
@@ -107,8 +122,9 @@ extension UpToDate {
                 let cache = tasks[index].cache
                 // A run condition's outcome (skipped or run) is a result, kept like any other.
                 let made = TaskFacts(
-                    id: tasks[index].id.value, kind: kind, cache: cache,
-                    keepsNothing: kind.isStateless && tasks[index].runIf == .success, directory: directory)
+                    id: tasks[index].id.value, taskIndex: index, kind: kind, cache: cache,
+                    keepsNothing: kind.isStateless && tasks[index].runIf == .success, directory: directory,
+                    options: options)
                 // The same for every node of the task (none mentions `${item…}`): resolved when planning, and
                 // resolved here once for all the tasks of this type given the same. Not for a task that keeps
                 // nothing: most of its nodes get no key, and the few that do resolve their own.
@@ -126,8 +142,7 @@ extension UpToDate {
                     if let resolved = kind.shared[memo] {
                         made.sharedParameters = resolved
                     } else {
-                        var scratch = ByteWriter()
-                        made.sharedParameters = made.resolve(shared, options: options, encodingIn: &scratch)
+                        made.sharedParameters = made.resolve(shared, options: options)
                         kind.shared[memo] = made.sharedParameters
                     }
                 }
@@ -143,48 +158,45 @@ extension UpToDate {
         }
 
         /// A node's parameters, canonical, and what its type and the run `options` make of them.
-        /// - Parameter scratch: Where the key's prefix is encoded: one writer for every node, not one each.
-        func resolve(_ parameters: ParameterValues, options: [String], encodingIn scratch: inout ByteWriter)
-            -> Resolved
-        {
+        func resolve(_ parameters: ParameterValues, options: [String]) -> Resolved {
             let canonical = parameters.names.sorted().compactMap { name in
                 parameters[name].map {
                     NodeKeyInputs.Parameter(
                         name: name, value: NodeKeyInputs.canonical($0, as: type.parameter(named: name)?.type))
                 }
             }
+            var fields = ByteWriter()
+            NodeKeyInputs.encodeTaskFields(
+                type: typeName, implementation: implementation, options: options, parameters: canonical, into: &fields)
             let facts = type.storeFacts(parameters, directory: directory, cache: cache)
-            return resolved(
-                canonical, outputPath: facts.outputPath.map { NodeContext.resolve($0, in: directory) },
-                source: facts.source, options: options, encodingIn: &scratch)
+            return Resolved(
+                taskFields: fields.bytes, outputPath: facts.outputPath.map { NodeContext.resolve($0, in: directory) },
+                source: facts.source, keyPrefix: NodeKeyInputs.keyPrefix(taskFields: fields.bytes))
         }
 
-        /// A node's key facts from what validation resolved of it (``ResolvedNodes``): only a source that is
-        /// not a local file makes its parameters be resolved again (`parameters`), for its type to identify it.
+        /// A node's key facts from what validation resolved of it (``ResolvedNodes``), its parameters copied
+        /// encoded from there: only a source that is not a local file makes its parameters be resolved again
+        /// (`parameters`), for its type to identify it. `nil` when validation kept no facts of the node.
+        /// - Parameters:
         /// - Parameter stamp: Reads a local file's stamp.
         func resolve(
-            _ node: ResolvedNodes.Node, options: [String], encodingIn scratch: inout ByteWriter,
-            stamp: (String) -> FileStamp?, parameters: () -> ParameterValues
-        ) -> Resolved {
+            _ index: Int, in resolvedNodes: ResolvedNodes, stamp: (String) -> FileStamp?,
+            parameters: () -> ParameterValues
+        ) -> Resolved? {
+            var fields = ByteWriter()
+            fields.bytes.reserveCapacity(head.count + 64)
+            fields.bytes.append(contentsOf: head)
+            guard let (outputPath, nodeSource) = resolvedNodes.encodeParameters(index, of: taskIndex, into: &fields)
+            else { return nil }
             let source: SourceIdentity? =
-                switch node.source {
+                switch nodeSource {
                 case .none: nil
                 case .file(let path): .file(atPath: path, byContent: cache == .content, stamp: stamp)
                 case .other: type.storeFacts(parameters(), directory: directory, cache: cache).source
                 }
-            return resolved(
-                node.parameters, outputPath: node.outputPath, source: source, options: options, encodingIn: &scratch)
-        }
-
-        private func resolved(
-            _ canonical: [NodeKeyInputs.Parameter], outputPath: String?, source: SourceIdentity?, options: [String],
-            encodingIn scratch: inout ByteWriter
-        ) -> Resolved {
-            Resolved(
-                canonical: canonical, outputPath: outputPath, source: source,
-                keyPrefix: NodeKeyInputs.keyPrefix(
-                    type: typeName, implementation: implementation, options: options, parameters: canonical,
-                    encodingIn: &scratch))
+            return Resolved(
+                taskFields: fields.bytes, outputPath: outputPath, source: source,
+                keyPrefix: NodeKeyInputs.keyPrefix(taskFields: fields.bytes))
         }
     }
 }
