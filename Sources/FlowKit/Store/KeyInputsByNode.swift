@@ -2,16 +2,16 @@
 /// them (``NodeKeyInputs/encode(into:)``), one after another in one buffer.
 ///
 /// A cold run keys and journals every node: kept as values, each node's inputs were an allocation of their own
-/// and its arrays, copied and encoded again field by field when journaled. Kept encoded, a node costs a word,
+/// and its arrays, copied and encoded again field by field when journaled. Kept encoded, a node costs two words,
 /// its record copies bytes, and only what reads the inputs field by field (`--explain`, a revised key) decodes
 /// them.
 package struct KeyInputsByNode: Sendable, Equatable {
     /// How many nodes the table is of.
     private let count: Int
-    /// For each node, where its inputs start in ``encoded``, or -1; they end where their last field does
-    /// (``NodeKeyInputs/skip(_:)``), so a node costs one word. Made when the first node's inputs are set: an
-    /// unchanged rerun keeps none.
-    private var starts: [Int] = []
+    /// For each node, where its inputs are in ``encoded``; empty for a node without (inputs never are). Made
+    /// when the first node's inputs are set: an unchanged rerun keeps none. Each record and decision reads its
+    /// node's: kept rather than found by stepping over the fields (``NodeKeyInputs/skip(_:)``).
+    private var spans: [Range<Int>] = []
     private var encoded = ByteWriter()
 
     /// The most room made ahead for the nodes' inputs, in bytes.
@@ -33,8 +33,8 @@ package struct KeyInputsByNode: Sendable, Equatable {
         set {
             if let newValue {
                 set(index) { newValue.encode(into: &$0) }
-            } else if !starts.isEmpty {
-                starts[index] = -1
+            } else if !spans.isEmpty {
+                spans[index] = 0..<0
             }
         }
     }
@@ -42,30 +42,29 @@ package struct KeyInputsByNode: Sendable, Equatable {
     /// The inputs of a node as the journal holds them; `nil` for one it holds none of.
     func encoded(_ index: Int) -> ArraySlice<UInt8>? {
         precondition(index >= 0 && index < count, "node \(index) of \(count)")
-        guard !starts.isEmpty, starts[index] >= 0 else { return nil }
-        let bytes = encoded.bytes[starts[index]...]
-        var reader = ByteReader(bytes)
-        // Written by `set`, so they read to their end.
-        guard NodeKeyInputs.skip(&reader) else { return nil }
-        return bytes[..<reader.position]
+        guard !spans.isEmpty, !spans[index].isEmpty else { return nil }
+        return encoded.bytes[spans[index]]
     }
 
     /// Sets a node's inputs to what `encode` appends: their fields in the journal's order, as
     /// ``NodeKeyInputs/encode(type:implementation:options:parameters:upstream:source:into:)`` writes them.
     mutating func set(_ index: Int, encoding encode: (inout ByteWriter) -> Void) {
-        guard !starts.isEmpty else {
-            starts = [Int](repeating: -1, count: count)
-            starts[index] = 0
-            encode(&encoded)
+        if spans.isEmpty {
+            spans = [Range<Int>](repeating: 0..<0, count: count)
             // Room for every node's inputs at half again the first one's size: grown by doubling, a cold run's
             // buffer was copied a dozen times and touched twice its size. Room never used costs address space,
             // bounded all the same: a first node with a large parameter says little of the others.
-            let (room, overflow) = encoded.bytes.count.multipliedReportingOverflow(by: count + count / 2)
+            var first = ByteWriter()
+            encode(&first)
+            let (room, overflow) = first.bytes.count.multipliedReportingOverflow(by: count + count / 2)
             encoded.bytes.reserveCapacity(overflow ? Self.largestReservation : min(room, Self.largestReservation))
+            encoded.bytes.append(contentsOf: first.bytes)
+            spans[index] = 0..<encoded.bytes.count
             return
         }
-        starts[index] = encoded.bytes.count
+        let start = encoded.bytes.count
         encode(&encoded)
+        spans[index] = start..<encoded.bytes.count
     }
 
     /// Whether both hold the same inputs for the same nodes, wherever in their buffers.
