@@ -5,8 +5,9 @@ import Testing
 
 @testable import FlowKit
 
-/// The stamps the store's decisions read ahead on every core (``UpToDate/FileStamps``) are those `stat` gives, for
-/// every node's source and written file; a path other than the one read ahead is asked of `stat` then.
+/// The stamps the store's decisions read ahead on another core (``UpToDate/FileStamps``) are those `stat` gives,
+/// for every node's source and written file, whether the read-ahead has reached the node or not; a path other
+/// than the one read ahead is asked of `stat` then.
 @Suite struct FileStampsTests {
     let folder: TemporaryFolder
     let plan: Plan
@@ -41,8 +42,9 @@ import Testing
         }
     }
 
-    @Test func everyNodesFileIsReadAheadAsStatReadsIt() throws {
+    @Test(arguments: [false, true]) func everyNodesFileIsReadAheadAsStatReadsIt(waiting: Bool) throws {
         let stamps = UpToDate.FileStamps(plan: plan, outputs: true)
+        if waiting { stamps.waitForReadAhead() }
         let files = try files()
         #expect(files.count == 4200)
         var found = 0
@@ -65,10 +67,12 @@ import Testing
     }
 
     /// Without records there is nothing to compare written files with: only sources are read ahead. A file read
-    /// ahead is answered as it was when the decisions began; one that was not, as it is when they reach it.
+    /// ahead is answered as it was when it was read; one that was not, as it is when the decisions reach it.
     @Test func writtenFilesAreReadAheadOnlyWhenAsked() throws {
         let withOutputs = UpToDate.FileStamps(plan: plan, outputs: true)
         let sourcesOnly = UpToDate.FileStamps(plan: plan, outputs: false)
+        withOutputs.waitForReadAhead()
+        sourcesOnly.waitForReadAhead()
         let files = try files()
         let output = try #require(files.first { $0.path.hasSuffix("out/f0003.txt") })
         try Data("longer than before\n".utf8).write(to: URL(fileURLWithPath: output.path))
