@@ -139,7 +139,8 @@ package struct UpToDate: Sendable {
         let tasks = TaskFacts.of(plan, options: options)
         let keepsNothing = plan.nodes.map { tasks[$0.taskIndex].keepsNothing }
         let ownRecords = Records(latest: latest, nodes: plan.nodes)
-        // The sources the keys read and the files the decisions check, read ahead on every core.
+        // The sources the keys read and the files the decisions check, read ahead on a thread of their own while
+        // the keys are computed.
         let stamps = FileStamps(plan: plan, outputs: !latest.isEmpty)
         var keys = NodeKeys(
             plan: plan, tasks: tasks, keepsNothing: keepsNothing, options: options, revalidated: [:],
