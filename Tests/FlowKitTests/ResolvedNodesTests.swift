@@ -89,6 +89,37 @@ import Testing
         #expect(untouched.bytes.isEmpty)
     }
 
+    /// A node without a value for one of its task's per-item parameters leaves it out of its key's parameters,
+    /// counted so, as resolving the node again would: the bytes copied are those of the values it has.
+    @Test func aPerItemParameterWithoutAValueIsLeftOutAndNotCounted() throws {
+        let (folder, yaml) = try Self.workflow()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let plan = try TestWorkflow.plan(yaml, registry: Self.registry, path: folder + "/wf.yaml")
+        let save = try #require(plan.workflow.tasks.firstIndex { $0.id.value == "save" })
+        let first = try #require(plan.nodes.firstIndex { $0.taskIndex == save })
+        let builder = ResolvedNodes.Builder(taskCount: plan.workflow.tasks.count, nodeCount: 2, directory: folder)
+        builder.start(
+            save, task: plan.workflow.tasks[save], type: plan.taskTypes[save],
+            values: plan.parameters(of: plan.nodes[first]))
+        let use = PlannedUse(access: .none, outputPath: "out/a.txt", source: .none)
+        builder.record(node: 0, taskIndex: save, values: plan.parameters(of: plan.nodes[first]), use: use)
+        builder.record(
+            node: 1, taskIndex: save, values: ParameterValues(["label": .string("none"), "quality": .int(70)]),
+            use: use)
+        let resolved = try #require(builder.build())
+        var encoded = ByteWriter()
+        let files = try #require(resolved.encodeParameters(1, of: save, into: &encoded))
+        #expect(files.outputPath == folder + "/out/a.txt")
+        var expected = ByteWriter()
+        expected.count(2)
+        for text in ["label", "\"none\"", "quality", "70"] { expected.string(text) }
+        #expect(encoded.bytes == expected.bytes)
+        var whole = ByteWriter()
+        _ = try #require(resolved.encodeParameters(0, of: save, into: &whole))
+        var reader = ByteReader(whole.bytes[...])
+        #expect(reader.count() == 3)
+    }
+
     @Test func aRestrictedPlanKeysItsNodesAsTheWholeDoes() throws {
         let (folder, yaml) = try Self.workflow()
         defer { try? FileManager.default.removeItem(atPath: folder) }
