@@ -80,8 +80,9 @@ extension UpToDate {
             init(nodes: [PlannedNode], resolved: ResolvedNodes, outputs: Bool) {
                 entries = UnsafeMutableBufferPointer<Entry>.allocate(capacity: nodes.count)
                 let chunks = (nodes.count + Self.chunkSize - 1) / Self.chunkSize
-                // The thread holds the read-ahead; its entries are freed once the thread has ended (``stop()``).
-                Thread.detachNewThread { [self] in
+                // A thread of the shared pool (making one could fail), holding the read-ahead: its entries are freed
+                // once the work has ended (``stop()``).
+                DispatchQueue.global(qos: .userInitiated).async { [self] in
                     defer { ended.signal() }
                     let folders = FolderStat()
                     for chunk in 0..<chunks {
