@@ -50,7 +50,7 @@ import Testing
         let tasks = UpToDate.TaskFacts.of(plan, options: ["optimize=true"])
         return UpToDate.NodeKeys(
             plan: plan, tasks: tasks, keepsNothing: plan.nodes.map { tasks[$0.taskIndex].keepsNothing },
-            options: ["optimize=true"], revalidated: [:])
+            revalidated: [:])
     }
 
     @Test func keysFromWhatValidationResolvedAreThoseOfResolvingEachNodeAgain() throws {

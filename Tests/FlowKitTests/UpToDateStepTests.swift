@@ -20,7 +20,7 @@ import Testing
         let tasks = UpToDate.TaskFacts.of(plan, options: ["optimize=true"])
         return UpToDate.NodeKeys(
             plan: plan, tasks: tasks, keepsNothing: plan.nodes.map { tasks[$0.taskIndex].keepsNothing },
-            options: ["optimize=true"], revalidated: revalidated)
+            revalidated: revalidated)
     }
 
     static let inputs = NodeKeyInputs(

@@ -26,21 +26,7 @@ truncate -s 3G "$WORK/image"
 # Inodes for the inputs, the outputs and the store, with room: the default ratio gives a 3 GB file system fewer.
 mkfs.ext4 -q -F -N $((4 * N + 10000)) "$WORK/image"
 mount -o loop "$WORK/image" "$MOUNT"
-python3 - "$MOUNT/w" "$N" <<'PY'
-import os, sys
-work, count = sys.argv[1], int(sys.argv[2])
-os.makedirs(f"{work}/in")
-for i in range(count):
-    with open(f"{work}/in/f{i:06d}.txt", "w") as f:
-        f.write(f"item {i}\n")
-with open(f"{work}/wf.yaml", "w") as f:
-    f.write("""version: 1
-name: cold-cost-bench
-tasks:
-  read: { type: fetch, forEach: { glob: "in/*.txt" }, url: "${item}" }
-  save: { type: write, path: "out/${item.stem}.txt", dependsOn: read }
-""")
-PY
+fetch_write_workflow "$MOUNT/w" "$N" cold-cost-bench
 umount "$MOUNT"
 
 run() {  # label, then flowrun arguments → "label wall cpu" of one cold run on a fresh copy of the image

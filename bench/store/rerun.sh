@@ -16,21 +16,7 @@ trap 'rm -rf "$WORK"' EXIT
 source "$(dirname "$0")/../lib.sh"
 [ -n "${FLOWRUN:-}" ] || build_flowrun
 
-python3 - "$WORK" "$N" <<'PY'
-import os, sys
-work, count = sys.argv[1], int(sys.argv[2])
-os.makedirs(f"{work}/in")
-for i in range(count):
-    with open(f"{work}/in/f{i:06d}.txt", "w") as f:
-        f.write(f"item {i}\n")
-with open(f"{work}/wf.yaml", "w") as f:
-    f.write("""version: 1
-name: rerun-bench
-tasks:
-  read: { type: fetch, forEach: { glob: "in/*.txt" }, url: "${item}" }
-  save: { type: write, path: "out/${item.stem}.txt", dependsOn: read }
-""")
-PY
+fetch_write_workflow "$WORK" "$N" rerun-bench
 
 measure() {  # label, then flowrun arguments → seconds and peak RSS of the whole process
   local label=$1; shift

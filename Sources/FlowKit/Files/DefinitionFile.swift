@@ -14,9 +14,9 @@ package enum DefinitionFile {
     /// The bytes of the regular file at `path`, or why it cannot be read.
     /// - Parameter limit: The most bytes read; a larger file fails.
     package static func read(_ path: String, limit: Int = maxBytes) -> Result<[UInt8], RegularFile.Failure> {
-        RegularFile.open(path).flatMap { descriptor in
-            defer { close(descriptor) }
-            return RegularFile.readAll(descriptor, limit: limit)
+        RegularFile.open(path).flatMap { opened in
+            defer { close(opened.descriptor) }
+            return RegularFile.readAll(opened.descriptor, limit: limit)
         }
     }
 }

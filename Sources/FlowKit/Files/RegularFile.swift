@@ -19,15 +19,23 @@ package enum RegularFile {
         package var isFolder: Bool { code == EISDIR }
     }
 
+    /// A regular file opened and checked, with what `fstat` said of it then.
+    package struct Opened {
+        /// The open descriptor; the caller closes it.
+        package let descriptor: Int32
+        /// The file's status when it was checked: its size, stamp and owner, without asking again.
+        package let status: stat
+    }
+
     /// Opens `path` and checks what was opened: a regular file, and, for the store, not reached through a
     /// symbolic link and owned by this user. Opening does not block, so a FIFO is refused rather than waited on.
     /// - Parameters:
     ///   - flags: `O_RDONLY`, `O_WRONLY | O_CREAT`, …; `O_CLOEXEC` and `O_NONBLOCK` are added.
     ///   - mode: The permissions of a file `O_CREAT` makes.
     ///   - owned: Refuse a symbolic link as the last component (`O_NOFOLLOW`) and a file another user owns.
-    /// - Returns: The open descriptor (the caller closes it), or why the file was refused.
+    /// - Returns: The open file (the caller closes its descriptor) with its status, or why it was refused.
     package static func open(_ path: String, flags: Int32 = O_RDONLY, mode: mode_t = 0o644, owned: Bool = false)
-        -> Result<Int32, Failure>
+        -> Result<Opened, Failure>
     {
         let descriptor = Glibc.open(path, flags | O_CLOEXEC | O_NONBLOCK | (owned ? O_NOFOLLOW : 0), mode)
         guard descriptor >= 0 else {
@@ -61,7 +69,7 @@ package enum RegularFile {
         }
         // Back to blocking reads and writes: the rest of flowrun expects them (regular files never block long).
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
-        return .success(descriptor)
+        return .success(Opened(descriptor: descriptor, status: status))
     }
 
     /// Everything from an open regular file's current offset to its end.

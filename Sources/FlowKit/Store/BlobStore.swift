@@ -145,15 +145,16 @@ package struct BlobStore: Sendable {
         (bytes: [UInt8], stamp: FileStamp), BlobError
     > {
         let path = path(of: reference.sha256)
-        let descriptor: Int32
+        let opened: RegularFile.Opened
         switch RegularFile.open(path, owned: true) {
-        case .success(let opened): descriptor = opened
+        case .success(let file): opened = file
         case .failure(let failure) where failure.isMissing: return .failure(BlobError("blob \(path) is missing"))
         case .failure(let failure): return .failure(BlobError("cannot read \(path): \(failure.reason)"))
         }
+        let descriptor = opened.descriptor
         defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, Int64(info.st_size) == reference.size else {
+        let info = opened.status
+        guard Int64(info.st_size) == reference.size else {
             return .failure(BlobError("blob \(path) has \(info.st_size) bytes, not \(reference.size)"))
         }
         let stamp = FileStamp(info)

@@ -63,10 +63,10 @@ package enum ContentDigest {
     /// (`fstat`), taken before its bytes are read, so it is never newer than the content it goes with. `nil` as
     /// ``ofFile(atPath:)``.
     package static func stampedFile(atPath path: String) -> (stamp: FileStamp, sha256: SHA256Digest)? {
-        guard case .success(let descriptor) = RegularFile.open(path) else { return nil }
+        guard case .success(let opened) = RegularFile.open(path) else { return nil }
+        let descriptor = opened.descriptor
         defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { return nil }
+        let info = opened.status
         var hasher = SHA256()
         // One scratch buffer for the whole file (on the stack where it fits), not a `Data` per chunk.
         let complete = withUnsafeTemporaryAllocation(byteCount: chunkBytes, alignment: 16) { buffer in

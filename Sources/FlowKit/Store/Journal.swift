@@ -58,7 +58,7 @@ package enum Journal {
     ) -> Contents {
         let descriptor: Int32
         switch RegularFile.open(path, owned: true) {
-        case .success(let opened): descriptor = opened
+        case .success(let opened): descriptor = opened.descriptor
         case .failure(let failure) where failure.isMissing: return Contents()
         case .failure(let failure):
             return Contents(damage: "cannot read \(path) (\(failure.reason)); starting without it")

@@ -91,10 +91,11 @@ final class JournalIndex: @unchecked Sendable {
     /// Reads the index at `path` if it is intact and of the journal open at `descriptor` as it is now; `nil`
     /// otherwise (missing, damaged, stale), and the journal is read instead.
     static func load(atPath path: String, journal descriptor: Int32, file: JournalFile) -> JournalIndex? {
-        guard case .success(let index) = RegularFile.open(path, owned: true) else { return nil }
+        guard case .success(let opened) = RegularFile.open(path, owned: true) else { return nil }
+        let index = opened.descriptor
         defer { close(index) }
-        var info = stat()
-        guard fstat(index, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size >= headerLength + 4,
+        let info = opened.status
+        guard info.st_size >= headerLength + 4,
             info.st_size <= Int(UInt32.max)
         else { return nil }
         let size = Int(info.st_size)

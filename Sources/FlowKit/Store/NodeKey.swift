@@ -178,6 +178,11 @@ package struct NodeKeyInputs: Sendable, Equatable {
         type: String, implementation: String, options: [String], parameters: [Parameter], into out: inout ByteWriter
     ) {
         encodeTaskHead(type: type, implementation: implementation, options: options, into: &out)
+        encodeParameters(parameters, into: &out)
+    }
+
+    /// The task fields after the head: the node's canonical parameters, counted.
+    static func encodeParameters(_ parameters: [Parameter], into out: inout ByteWriter) {
         out.count(parameters.count)
         for parameter in parameters {
             out.string(parameter.name)

@@ -32,7 +32,8 @@ extension RunStore {
             }
         }
         builder.recordCount = recordCount + appended.recordCount
-        guard case .success(let descriptor) = RegularFile.open(journalPath, owned: true) else { return }
+        guard case .success(let opened) = RegularFile.open(journalPath, owned: true) else { return }
+        let descriptor = opened.descriptor
         defer { Glibc.close(descriptor) }
         guard let file = try? AtomicFile(path: JournalIndex.path(ofJournal: journalPath)) else { return }
         do {

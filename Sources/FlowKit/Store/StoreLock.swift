@@ -83,7 +83,7 @@ extension RegularFile {
     ///   open itself fails.
     static func openInStore(_ path: String, flags: Int32) throws(StoreError) -> Int32 {
         switch open(path, flags: flags, owned: true) {
-        case .success(let descriptor): return descriptor
+        case .success(let opened): return opened.descriptor
         case .failure(let failure) where [0, EISDIR, ELOOP, ENXIO].contains(failure.code):
             throw .refused(path: path, reason: failure.reason)
         case .failure(let failure): throw .posix("cannot open \(path)", failure.code)

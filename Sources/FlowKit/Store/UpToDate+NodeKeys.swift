@@ -28,9 +28,8 @@ extension UpToDate {
         /// Keys every node of a plan that needs one.
         /// - Parameters:
         ///   - plan: The plan.
-        ///   - tasks: The facts of its tasks (``TaskFacts/of(_:options:)``).
+        ///   - tasks: The facts of its tasks (``TaskFacts/of(_:options:)``), the run options in every key among them.
         ///   - keepsNothing: Whether each node is of a ``StatelessTask``.
-        ///   - options: The run options in every key (``NodeKeyInputs/options``).
         ///   - revalidated: The identities sources have now, where ``SourceRevalidation`` could ask.
         ///   - records: Each node's own latest record in the store (none found by key yet): a node whose record
         ///     has its key keeps no inputs, and a dry run keys a source it did not ask about by the version
@@ -38,8 +37,8 @@ extension UpToDate {
         ///   - dryRun: How a dry run keys the sources that cannot be checked ahead; `nil` for a run.
         ///   - stamps: Where the stamps of local sources are read.
         init(
-            plan: Plan, tasks: [TaskFacts], keepsNothing: [Bool], options: [String],
-            revalidated: [Int: SourceIdentity], records: Records = Records(), dryRun: DryRun? = nil,
+            plan: Plan, tasks: [TaskFacts], keepsNothing: [Bool], revalidated: [Int: SourceIdentity],
+            records: Records = Records(), dryRun: DryRun? = nil,
             stamps: FileStamps = FileStamps()
         ) {
             let count = plan.nodes.count
@@ -80,7 +79,7 @@ extension UpToDate {
                         task.resolve(
                             index, in: resolvedNodes, stamp: { stamps.stamp(ofRegularFile: $0, node: index)?.stamp },
                             parameters: { plan.parameters(of: plan.nodes[index]) })
-                    } ?? task.resolve(plan.parameters(of: plan.nodes[index]), options: options)
+                    } ?? task.resolve(plan.parameters(of: plan.nodes[index]))
                 let source = revalidated[index] ?? resolved.source
                 var keyedSource = source?.description
                 if let source, source.changesEveryRun {

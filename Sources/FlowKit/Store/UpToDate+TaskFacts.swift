@@ -142,7 +142,7 @@ extension UpToDate {
                     if let resolved = kind.shared[memo] {
                         made.sharedParameters = resolved
                     } else {
-                        made.sharedParameters = made.resolve(shared, options: options)
+                        made.sharedParameters = made.resolve(shared)
                         kind.shared[memo] = made.sharedParameters
                     }
                 }
@@ -157,8 +157,8 @@ extension UpToDate {
             valueType != nil && (keep || cache == .enabled || cache == .content)
         }
 
-        /// A node's parameters, canonical, and what its type and the run `options` make of them.
-        func resolve(_ parameters: ParameterValues, options: [String]) -> Resolved {
+        /// A node's parameters, canonical, and what its type makes of them, after the task's ``head``.
+        func resolve(_ parameters: ParameterValues) -> Resolved {
             let canonical = parameters.names.sorted().compactMap { name in
                 parameters[name].map {
                     NodeKeyInputs.Parameter(
@@ -166,8 +166,8 @@ extension UpToDate {
                 }
             }
             var fields = ByteWriter()
-            NodeKeyInputs.encodeTaskFields(
-                type: typeName, implementation: implementation, options: options, parameters: canonical, into: &fields)
+            fields.bytes = head
+            NodeKeyInputs.encodeParameters(canonical, into: &fields)
             let facts = type.storeFacts(parameters, directory: directory, cache: cache)
             return Resolved(
                 taskFields: fields.bytes, outputPath: facts.outputPath.map { NodeContext.resolve($0, in: directory) },
@@ -177,7 +177,6 @@ extension UpToDate {
         /// A node's key facts from what validation resolved of it (``ResolvedNodes``), its parameters copied
         /// encoded from there: only a source that is not a local file makes its parameters be resolved again
         /// (`parameters`), for its type to identify it. `nil` when validation kept no facts of the node.
-        /// - Parameters:
         /// - Parameter stamp: Reads a local file's stamp.
         func resolve(
             _ index: Int, in resolvedNodes: ResolvedNodes, stamp: (String) -> FileStamp?,

@@ -143,13 +143,13 @@ package struct UpToDate: Sendable {
         // the keys are computed.
         let stamps = FileStamps(plan: plan, outputs: !latest.isEmpty)
         var keys = NodeKeys(
-            plan: plan, tasks: tasks, keepsNothing: keepsNothing, options: options, revalidated: [:],
+            plan: plan, tasks: tasks, keepsNothing: keepsNothing, revalidated: [:],
             records: ownRecords, dryRun: settings.dryRun, stamps: stamps)
         if let revalidate, !keys.unverifiedSourceNodes.isEmpty {
             let revalidated = revalidate(keys.unverifiedSourceNodes)
             if !revalidated.isEmpty {
                 keys = NodeKeys(
-                    plan: plan, tasks: tasks, keepsNothing: keepsNothing, options: options, revalidated: revalidated,
+                    plan: plan, tasks: tasks, keepsNothing: keepsNothing, revalidated: revalidated,
                     records: ownRecords, dryRun: settings.dryRun, stamps: stamps)
             }
         }

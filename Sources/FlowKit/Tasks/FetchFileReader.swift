@@ -29,9 +29,9 @@ struct FetchFileReader {
         // Opened first and asked of its descriptor: one path lookup, where `fileExists` and `attributesOfItem`
         // took two more and the owner's name from the user database. Only a regular file: a FIFO would block
         // this read past the node's timeout and a cancellation, a device never ends.
-        let descriptor: Int32
+        let opened: RegularFile.Opened
         switch RegularFile.open(path) {
-        case .success(let opened): descriptor = opened
+        case .success(let file): opened = file
         case .failure(let failure) where failure.isMissing:
             let suggestion = Self.closestSibling(of: path).map { " (did you mean '\($0)'?)" } ?? ""
             return .failure(context.failure(.io, "no such file: \(shown)\(suggestion)").permanent())
@@ -40,14 +40,14 @@ struct FetchFileReader {
         case .failure(let failure):
             return .failure(context.failure(.io, "cannot read \(shown): \(failure.reason)").permanent())
         }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        let handle = FileHandle(fileDescriptor: opened.descriptor, closeOnDealloc: true)
         defer { try? handle.close() }
         // The size first, so an oversized file is refused without reading it. The read below enforces the bound
         // again, for a file that grows meanwhile.
-        var status = stat()
-        if fstat(descriptor, &status) == 0, Int(status.st_size) > maxBytes {
+        if Int(opened.status.st_size) > maxBytes {
             return .failure(
-                context.failure(.tooLarge, "\(shown) is \(status.st_size) bytes, more than maxBytes (\(maxBytes))"))
+                context.failure(
+                    .tooLarge, "\(shown) is \(opened.status.st_size) bytes, more than maxBytes (\(maxBytes))"))
         }
         var bytes = Data()
         do {
