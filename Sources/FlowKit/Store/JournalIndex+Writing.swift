@@ -154,11 +154,12 @@ extension JournalIndex {
         /// (``JournalIndex/entry(of:after:)``).
         private func sortedByNode() -> [Int] {
             data.bytes.withUnsafeBytes { bytes in
-                func node(_ entry: Int) -> UnsafeRawBufferPointer {
-                    var reader = IndexReader(bytes, at: Int(entries[entry].offset))
+                // Each id found once rather than at every comparison (a cold run sorts 200,000 of them).
+                let nodes = entries.map { entry in
+                    var reader = IndexReader(bytes, at: Int(entry.offset))
                     return reader.field() ?? UnsafeRawBufferPointer(start: nil, count: 0)
                 }
-                return entries.indices.sorted { Self.precedes(node($0), node($1)) }
+                return nodes.indices.sorted { Self.precedes(nodes[$0], nodes[$1]) }
             }
         }
 
