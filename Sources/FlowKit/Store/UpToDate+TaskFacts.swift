@@ -73,12 +73,20 @@ extension UpToDate {
         struct Resolved {
             /// The node's type, implementation, run options and canonical parameters, as its key and its record
             /// encode them (``NodeKeyInputs/encodeTaskFields(type:implementation:options:parameters:into:)``).
-            var taskFields: [UInt8]
+            let taskFields: [UInt8]
             var outputPath: String?
             /// What a source node reads (``TaskType/sourceIdentity(_:directory:cache:)``).
             var source: SourceIdentity?
-            /// The hash of ``taskFields`` (``NodeKeyInputs/keyPrefix(taskFields:)``).
-            var keyPrefix: SHA256
+            /// The hash of ``taskFields`` (``NodeKeyInputs/keyPrefix(taskFields:)``), made with them: a shared
+            /// resolution's is hashed once for all the nodes of its tasks.
+            let keyPrefix: SHA256
+
+            init(taskFields: [UInt8], outputPath: String?, source: SourceIdentity?) {
+                self.taskFields = taskFields
+                self.outputPath = outputPath
+                self.source = source
+                keyPrefix = NodeKeyInputs.keyPrefix(taskFields: taskFields)
+            }
         }
 
         private init(
@@ -171,7 +179,7 @@ extension UpToDate {
             let facts = type.storeFacts(parameters, directory: directory, cache: cache)
             return Resolved(
                 taskFields: fields.bytes, outputPath: facts.outputPath.map { NodeContext.resolve($0, in: directory) },
-                source: facts.source, keyPrefix: NodeKeyInputs.keyPrefix(taskFields: fields.bytes))
+                source: facts.source)
         }
 
         /// A node's key facts from what validation resolved of it (``ResolvedNodes``), its parameters copied
@@ -193,9 +201,7 @@ extension UpToDate {
                 case .file(let path): .file(atPath: path, byContent: cache == .content, stamp: stamp)
                 case .other: type.storeFacts(parameters(), directory: directory, cache: cache).source
                 }
-            return Resolved(
-                taskFields: fields.bytes, outputPath: outputPath, source: source,
-                keyPrefix: NodeKeyInputs.keyPrefix(taskFields: fields.bytes))
+            return Resolved(taskFields: fields.bytes, outputPath: outputPath, source: source)
         }
     }
 }
