@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
-// What the store's work costs in SQLite through GRDB.swift, for the choice in the README's "Re-running": a package
-// of its own, so the main package does not depend on GRDB (`bench/store/sqlite.sh` runs it).
+// What the store's work costs in SQLite through GRDB.swift, for the choice in docs/store-format.md ("Why a
+// journal"): a package of its own, so the main package does not depend on GRDB (`bench/store/sqlite.sh` runs it).
 import PackageDescription
 
 let package = Package(
