@@ -4,8 +4,10 @@ import FlowKit
 /// losslessly — size, the full-size picture it stands for and the scale it was decoded at, a colour step still
 /// pending, the metadata it carries for `write`, and the RGBA8 pixels.
 extension Image: StorableOutput {
+    /// `image 2`: the version of the encoding below.
     public static var storageTag: String { "image 2" }
 
+    /// Writes every field of the image and its pixels; an opaque image's alpha is left out.
     public func store(into blob: inout BlobWriter) throws(BlobError) {
         blob.count(width)
         blob.count(height)
@@ -61,6 +63,7 @@ extension Image: StorableOutput {
         }
     }
 
+    /// Reads an image written by ``store(into:)``.
     public init(restoring blob: inout BlobReader) throws(BlobError) {
         let width = try blob.count()
         let height = try blob.count()

@@ -40,6 +40,7 @@ public protocol ColorMatrixTask: PointwiseColorTask {
 }
 
 extension ColorMatrixTask {
+    /// An operation that applies the task's colour matrix to its input image.
     public func makeOperation(_ context: NodeContext) -> FlowOperation {
         ColorMatrixOperation(context: context, matrix: colorMatrix(context.parameters(as: Parameters.self)))
     }

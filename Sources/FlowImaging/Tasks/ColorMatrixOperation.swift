@@ -15,6 +15,7 @@ public final class ColorMatrixOperation: ImageOperation, @unchecked Sendable {
         super.init(context: context)
     }
 
+    /// The image with the matrix applied, or with it pending when every consumer resizes first.
     public override func transform(_ image: Image) -> Image {
         var image = image
         let combined = image.pendingColor.map { $0.followed(by: matrix) } ?? matrix

@@ -9,6 +9,7 @@ open class ImageOperation: FlowOperation, ImageProvider, @unchecked Sendable {
     /// The output image, once finished.
     public var providedImage: Image? { output(as: Image.self) }
 
+    /// Reads the input image, transforms it, and finishes with the result or the failure.
     public override func execute() {
         if finishIfCancelled() { return }
         guard let image = input((any ImageProvider).self)?.providedImage else {
@@ -52,6 +53,7 @@ public struct ImageOperationError: Error, CustomStringConvertible {
     public var message: String
     /// Creates an error.
     public init(_ message: String) { self.message = message }
+    /// The message.
     public var description: String { message }
 
     /// Throws unless a `width` × `height` result is within the pixel budget (`FLOWRUN_MAX_PIXELS`), before anything is allocated.

@@ -4,32 +4,43 @@ import Foundation
 extension WriteTask {
     /// The parameters of the `write` task.
     public struct Parameters: TaskParameters {
+        /// The file to write.
         @Parameter(help: "The file to write; relative to the workflow's folder; parent folders are created.")
         public var path: String
+        /// The format to write; from the path's extension when `nil`.
         @Parameter(
             help: "jpeg, png, webp or avif; from the path's extension when absent. For data, the format its bytes "
                 + "must be.")
         public var format: WritableFormat?
+        /// The JPEG, lossy WebP and AVIF quality, 1 to 100.
         @Parameter(help: "JPEG, lossy WebP and AVIF quality, 1 to 100.", range: 1...100)
         public var quality = 90
+        /// Whether a JPEG is progressive.
         @Parameter(help: "JPEG: write a progressive file (coarse to fine scans) instead of a baseline one.")
         public var progressive = false
+        /// Whether a WebP is lossless.
         @Parameter(help: "WebP: encode losslessly (alpha is always kept).")
         public var lossless = false
+        /// The colour a JPEG's transparent pixels are composited over.
         @Parameter(help: "JPEG: the colour transparent pixels are composited over (#rrggbb, #rgb, white, black).")
         public var background = "#ffffff"
+        /// The metadata copied from the decoded file.
         @Parameter(
             help: "Metadata copied from the decoded file: any of exif, icc, xmp (default none; EXIF "
                 + "orientation reset to 1, as decode applied it).")
         public var keep: [String]?
+        /// The EXIF fields dropped from the kept EXIF.
         @Parameter(
             help: "EXIF fields dropped while the rest of the EXIF is kept (camera, date, lens, exposure): any of "
                 + "gps, serial, owner, makernote, thumbnail.")
         public var strip: [String]?
+        /// Whether an existing file may be replaced.
         @Parameter(help: "Whether an existing file may be replaced; when false the node fails instead.")
         public var overwrite = true
+        /// Creates the parameters with their defaults.
         public init() {}
 
+        /// The path, which may name the item.
         public static var itemParameters: [ItemParameter<Self>] {
             [
                 .storage(\._path), .storage(\._format), .storage(\._quality), .storage(\._progressive),

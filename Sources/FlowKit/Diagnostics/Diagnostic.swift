@@ -15,6 +15,7 @@ public struct Diagnostic: Sendable, Hashable, Error {
             }
         }
 
+        /// Whether `lhs` is more severe than `rhs`: errors sort first, then warnings, then notes.
         public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
     }
 

@@ -20,6 +20,7 @@ public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConver
     /// `path:line:col`, the form compilers and editors understand.
     public var description: String { "\(path):\(line):\(column)" }
 
+    /// Whether `lhs` comes before `rhs`: by path, then line, then column.
     public static func < (lhs: SourceLocation, rhs: SourceLocation) -> Bool {
         (lhs.path, lhs.line, lhs.column) < (rhs.path, rhs.line, rhs.column)
     }

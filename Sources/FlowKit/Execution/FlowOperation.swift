@@ -293,6 +293,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
         }
     }
 
+    /// Removes a dependency, and forgets it among the finished ones whose outputs the operation reads.
     open override func removeDependency(_ operation: Operation) {
         let recorded = state.withLock { state -> Bool in
             guard state.finishedDependencies.removeFirst(where: { $0 === operation }) else { return false }
@@ -378,12 +379,16 @@ open class FlowOperation: Operation, @unchecked Sendable {
         cancel(reason: .runCancelled)
     }
 
+    /// `true`: an operation finishes when its work calls `finish`, not when ``start()`` returns.
     public final override var isAsynchronous: Bool { true }
+    /// Whether the operation has started and not yet finished.
     public final override var isExecuting: Bool {
         state.withLock { $0.phase == .executing || $0.phase == .finishing }
     }
+    /// Whether the operation has finished, with an output or a failure.
     public final override var isFinished: Bool { state.withLock { $0.phase == .finished } }
 
+    /// Starts the node's work, or finishes it at once when it was cancelled while queued.
     public final override func start() {
         // corelibs starts an operation cancelled while queued at once, even before its dependencies have
         // finished: check first and never read inputs then.

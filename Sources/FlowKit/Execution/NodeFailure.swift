@@ -33,6 +33,7 @@ public struct NodeFailure: Error, Sendable, CustomStringConvertible {
         /// A bug in flowrun or in a task: please report it.
         public static let internalError = Code(.internalError)
 
+        /// The code's name, as reports write it.
         public var description: String { base.rawValue }
     }
 

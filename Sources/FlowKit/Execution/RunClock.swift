@@ -16,6 +16,7 @@ public protocol RunClock: Sendable {
 }
 
 extension RunClock {
+    /// ``now`` in seconds.
     public var nowSeconds: Double { now.seconds }
 }
 
@@ -30,11 +31,13 @@ public struct SystemClock: RunClock {
     /// Creates a clock whose origin is now.
     public init() {}
 
+    /// The time since the clock was made, on the monotonic clock.
     public var now: Duration {
         let time = Self.read()
         return .seconds(time.tv_sec - origin.tv_sec) + .nanoseconds(time.tv_nsec - origin.tv_nsec)
     }
 
+    /// The time since the clock was made, in seconds, read without `Duration` arithmetic.
     public var nowSeconds: Double {
         let time = Self.read()
         return Double(time.tv_sec - origin.tv_sec) + Double(time.tv_nsec - origin.tv_nsec) * 1e-9
@@ -46,6 +49,7 @@ public struct SystemClock: RunClock {
         return time
     }
 
+    /// Runs `action` once after `delay`, on a Dispatch timer; the returned function cancels it if it has not run.
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
         let work = DispatchWorkItem(block: action)
         DispatchQueue.global().asyncAfter(deadline: .now() + delay.seconds, execute: work)

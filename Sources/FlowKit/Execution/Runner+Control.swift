@@ -156,6 +156,7 @@ public enum RunControlError: Error, Equatable, CustomStringConvertible {
     /// The plan has no node of that id.
     case unknownNode(String, suggestion: String?)
 
+    /// What was asked for that the plan lacks, with the closest name it has.
     public var description: String {
         switch self {
         case .unknownQueue(let name, let suggestion):

@@ -23,6 +23,7 @@ public struct ParameterSpec: Sendable {
             }
         }
 
+        /// The type's name, as `flowrun tasks` and diagnostics print it.
         public var description: String {
             switch self {
             case .string: "string"

@@ -19,10 +19,14 @@ public struct ProviderKind: Sendable, Hashable, CustomStringConvertible, Compara
         self.valueType = valueType
     }
 
+    /// The kind's name, as diagnostics print it.
     public var description: String { name }
 
+    /// Whether `lhs` sorts before `rhs`, by name.
     public static func < (lhs: ProviderKind, rhs: ProviderKind) -> Bool { lhs.name < rhs.name }
+    /// Whether both kinds have the same name.
     public static func == (lhs: ProviderKind, rhs: ProviderKind) -> Bool { lhs.name == rhs.name }
+    /// Hashes the kind's name.
     public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 
     /// Bytes with a source (``DataProvider``).

@@ -9,13 +9,16 @@ public struct StringMap: ParameterValue, Hashable, Sequence, ExpressibleByDictio
         entries = OrderedDictionary(elements, uniquingKeysWith: { $1 })
     }
 
+    /// A map of strings.
     public static var parameterType: ParameterSpec.ValueType { .stringMap }
+    /// A map whose values are scalars, each kept as its text.
     public init?(parameter value: FlowKit.Value) {
         guard let map = value.mapValue, map.values.allSatisfy({ $0.listValue == nil && $0.mapValue == nil }) else {
             return nil
         }
         entries = map.mapValues(\.description)
     }
+    /// The map as written in a workflow.
     public var parameterValue: FlowKit.Value { .map(entries.mapValues(FlowKit.Value.string)) }
 
     /// The value of a key.

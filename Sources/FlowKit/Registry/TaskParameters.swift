@@ -26,8 +26,11 @@ public protocol TaskParameters: Decodable, Sendable {
 }
 
 extension TaskParameters {
+    /// No rules across parameters.
     public static var rules: [ParameterRule<Self>] { [] }
+    /// Checks nothing beyond the declarations and the rules.
     public func validate(reading input: ProviderKind?, into diagnostics: inout Diagnostics) {}
+    /// No parameter set per item.
     public static var itemParameters: [ItemParameter<Self>] { [] }
 
     /// ``itemParameters`` by the name each has in the workflow.
@@ -131,6 +134,7 @@ extension TaskParameters {
 
 /// A task type without parameters.
 public struct NoParameters: TaskParameters {
+    /// Creates the empty parameters.
     public init() {}
 }
 

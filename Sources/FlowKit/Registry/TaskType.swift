@@ -103,17 +103,25 @@ public protocol TaskType: Sendable {
 }
 
 extension TaskType {
+    /// `"1"`.
     public var implementationVersion: String { "1" }
+    /// `true`: results are reused unless the task says otherwise.
     public var cachedByDefault: Bool { true }
+    /// Whether the task consumes anything.
     public var readsInput: Bool { consumes != .none }
+    /// `nil`: the task writes no file.
     public func outputPath(_ parameters: Parameters) -> String? { nil }
+    /// `nil`: the node's parameters say all it reads.
     public func sourceIdentity(_ parameters: Parameters, directory: String, cache: CacheSetting?) -> SourceIdentity? {
         nil
     }
+    /// `nil`: the source cannot be asked, so the node runs.
     public func revalidateSource(_ parameters: Parameters, directory: String, recorded: String) -> SourceIdentity? {
         nil
     }
+    /// `nil`: the output depends on the node's key alone.
     public func outputVariant(facts: String, consumers: [NodeContext.Consumer], optimize: Bool) -> String? { nil }
+    /// No file read or written.
     public func fileAccess(_ parameters: Parameters) -> FileAccess { .none }
 
     /// The declared parameters, for validation, `flowrun tasks` and the schema.

@@ -161,6 +161,7 @@ public struct RunReport: Sendable, Decodable {
     /// of them (`type`, `queue`, `continueOnError`); a report without one is version 1, every node whole.
     static let formatVersion = 2
 
+    /// Reads a report that `--report` wrote, of version 1 or 2.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let workflow = try container.decode(String.self, forKey: .workflow)
@@ -244,6 +245,7 @@ extension RunReport {
     /// own records, so a million-node run does not hold a second million-entry copy; a decoded report holds
     /// an array.
     public struct Nodes: RandomAccessCollection, Sendable {
+        /// How many nodes the report has.
         public let count: Int
         private let node: @Sendable (Int) -> Node
         private let status: @Sendable (Int) -> NodeStatus
@@ -298,8 +300,11 @@ extension RunReport {
         /// Whether a node's failure is tolerated, without making the whole node.
         package func continuesOnError(at position: Int) -> Bool { continuesOnError(position) }
 
+        /// The first node's position: 0.
         public var startIndex: Int { 0 }
+        /// The position after the last node: ``count``.
         public var endIndex: Int { count }
+        /// The node at `position`, in plan order.
         public subscript(position: Int) -> Node { node(position) }
     }
 }
@@ -421,6 +426,7 @@ extension RunReport.Node {
 }
 
 extension RunReport.Nodes: Decodable {
+    /// Reads the nodes of a report, each node whole.
     public init(from decoder: any Decoder) throws {
         self.init(try [RunReport.Node](from: decoder))
     }

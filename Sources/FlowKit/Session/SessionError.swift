@@ -28,6 +28,7 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         /// A shard's report, which its gather phase reads, cannot be written.
         public static let shardReportNotWritten = Code(value: .shardReportNotWritten)
 
+        /// The code's name.
         public var description: String { value.rawValue }
     }
 
@@ -42,6 +43,7 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         self.message = message
     }
 
+    /// The message, ending with what was not done ("nothing was run").
     public var description: String { message }
 
     /// The OS's words for a failed file operation ("No space left on device") rather than Foundation's

@@ -48,6 +48,7 @@ public struct FileStamp: Sendable, Hashable, CustomStringConvertible {
         inode = UInt64(info.st_ino)
     }
 
+    /// The stamp as `size N mtime N inode N`.
     public var description: String { "size \(size) mtime \(modified) inode \(inode)" }
 }
 

@@ -61,11 +61,13 @@ public protocol StorableOutput: Sendable {
 }
 
 extension StorableOutput {
+    /// Empty: the value's key says all about it.
     public var variantFacts: String { "" }
 }
 
 /// Why a blob could not be written or read.
 public struct BlobError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong.
     public let description: String
 
     /// Creates an error with its message.
@@ -183,13 +185,16 @@ public struct BlobReader {
 }
 
 extension DataPayload: StorableOutput {
+    /// `data 1`.
     public static var storageTag: String { "data 1" }
 
+    /// Writes the bytes.
     public func store(into blob: inout BlobWriter) throws(BlobError) {
         blob.string(source)
         try blob.bytes([UInt8](bytes))
     }
 
+    /// Reads the bytes written by ``store(into:)``.
     public init(restoring blob: inout BlobReader) throws(BlobError) {
         let source = try blob.string()
         self.init(Data(try blob.bytes()), source: source)

@@ -65,6 +65,7 @@ public enum WatchError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A system call failed.
     case system(String, Errno)
 
+    /// What failed, with the system's reason.
     public var description: String {
         switch self {
         case .tooManyFolders(let folder):
