@@ -100,7 +100,7 @@ public enum NodeStatus: String, Sendable, Codable, CaseIterable {
     case skipped
     /// Not run, or stopped, because the run was cancelled, or the embedding app cancelled the node.
     case cancelled
-    /// Not run because the store holds its result from an earlier run (see ``RunOptions/cachedNodes``).
+    /// Not run because the store holds its result from an earlier run, found up to date by a ``RunSession``.
     case cached
 
     /// The position in `allCases`, for counters indexed by status.
