@@ -151,8 +151,14 @@ def public_symbols(modules: list[str], flags: list[str], work: Path) -> set[str]
 
 
 def resolves(link: str, symbols: set[str]) -> bool:
-    """Whether a link names a public symbol: by its path, or (as DocC resolves it within a type) by its end."""
-    components = [re.sub(r"-swift\.[a-z.]+$", "", part) for part in link.split("#")[0].split("/")]
+    """Whether a link names a public symbol: by its path, or (as DocC resolves it within a type) by its end.
+
+    A component may end in a disambiguation: a kind (`-swift.enum`) or, between overloads that differ only by
+    `async` or `throws`, the hash DocC suggests (`run()-4xj1q`).
+    """
+    components = [
+        re.sub(r"-(?:swift\.[a-z.]+|[a-z0-9]{4,6})$", "", part) for part in link.split("#")[0].split("/")
+    ]
     components = components[1:] if len(components) > 1 and components[0] in symbols else components
     path = "/".join(components)
     return path in symbols or any(symbol.endswith("/" + path) for symbol in symbols)

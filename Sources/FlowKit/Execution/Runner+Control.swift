@@ -63,7 +63,7 @@ extension Runner {
     /// Cancels one node, as ``cancel(item:cause:)`` does for each node of an item: its dependents are
     /// skipped, except a `gather`, which runs without that input.
     /// - Parameters:
-    ///   - node: The node id, e.g. `decode[3]`, or a task id when the task is not expanded.
+    ///   - id: The node id, e.g. `decode[3]`, or a task id when the task is not expanded.
     ///   - cause: What the report says about the node.
     /// - Throws: ``RunControlError`` when the plan has no such node.
     public func cancel(node id: String, cause: String = Runner.defaultCancellationCause) throws {

@@ -36,7 +36,7 @@ package struct PlannedNode: Sendable {
 
 /// A validated workflow expanded into its concrete node graph: what a run executes and a dry run prints.
 ///
-/// The one representation of a run's work: per node its identity (``nodes``) and its place in the graph (the
+/// The one representation of a run's work: per node its identity (its id and item) and its place in the graph (the
 /// graph's compressed rows, with queue, priority and depth), per task what planning resolved once — type,
 /// queue, input kind and, when they do not depend on the item, parameters. The runner reads all of it in
 /// place and builds no table of its own.

@@ -98,7 +98,7 @@ public protocol TaskType: Sendable {
     /// - Parameters:
     ///   - parameters: The node's parameters.
     ///   - directory: The workflow's folder.
-    ///   - recorded: The source identity the store recorded (see ``SourceObserving``).
+    ///   - recorded: The source identity the store recorded (see `SourceObserving`).
     func revalidateSource(_ parameters: Parameters, directory: String, recorded: String) -> SourceIdentity?
 }
 

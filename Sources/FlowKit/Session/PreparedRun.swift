@@ -2,9 +2,9 @@ import Foundation
 
 /// A run a ``RunSession`` has prepared: the store is open and locked, what is up to date is decided, and the
 /// ``runner`` is ready to start. Steer it through ``runner`` (cancel, suspend, prioritise) from any thread, and
-/// call ``run()`` once: a runner runs its plan once (ask the ``RunSession`` for another prepared run).
+/// call ``run()-4xj1q`` once: a runner runs its plan once (ask the ``RunSession`` for another prepared run).
 public final class PreparedRun: Sendable {
-    /// The runner of the session's nodes: control the run through it while ``run()`` runs.
+    /// The runner of the session's nodes: control the run through it while ``run()-4xj1q`` runs.
     public let runner: Runner
     /// The nodes that run, or end `cached`.
     public let plan: Plan

@@ -19,7 +19,7 @@
 /// }
 /// ```
 ///
-/// A session holds no open store between runs: each ``run()`` (or ``prepare()``) opens it, takes its lock and
+/// A session holds no open store between runs: each ``run()-8fv0n`` (or ``prepare()``) opens it, takes its lock and
 /// reads the records of the runs before, and lets go when the run ends. Call it again to run again — after a
 /// file changed, say — and only what changed runs.
 public struct RunSession: Sendable {
@@ -28,7 +28,7 @@ public struct RunSession: Sendable {
     /// What the session asks of the store and the run.
     public let options: SessionOptions
 
-    /// Creates a session. Nothing is read or run until ``preview()``, ``prepare()`` or ``run()``.
+    /// Creates a session. Nothing is read or run until ``preview()``, ``prepare()`` or ``run()-8fv0n``.
     public init(plan: Plan, options: SessionOptions = SessionOptions()) {
         self.plan = plan
         self.options = options
@@ -68,7 +68,7 @@ public struct RunSession: Sendable {
                 ? opened.latest.count : store.records(of: part, in: opened).count, decisions: decisions)
     }
 
-    /// Opens the store, decides and makes the runner, ready to ``PreparedRun/run()``. The store stays locked
+    /// Opens the store, decides and makes the runner, ready to ``PreparedRun/run()-4xj1q``. The store stays locked
     /// until that run ends.
     /// - Throws: ``SessionError`` when the options name a task the plan lacks, another run holds the store, or a
     ///   gather phase finds shards or their values missing. A store that cannot be used otherwise is a warning,
@@ -96,13 +96,13 @@ public struct RunSession: Sendable {
         return PreparedRun(part: part, opened: opened, options: options.run, bucket: published)
     }
 
-    /// Prepares and runs, blocking the calling thread (see ``PreparedRun/run()``).
+    /// Prepares and runs, blocking the calling thread (see ``PreparedRun/run()-4xj1q``).
     /// - Returns: The report of the run.
     public func run() throws(SessionError) -> RunReport {
         try prepare().run()
     }
 
-    /// Prepares and runs without holding a thread while the nodes run (see ``PreparedRun/run()``).
+    /// Prepares and runs without holding a thread while the nodes run (see ``PreparedRun/run()-2srxl``).
     /// - Returns: The report of the run.
     public func run() async throws(SessionError) -> RunReport {
         try await prepare().run()
