@@ -33,7 +33,7 @@ public protocol PointwiseColorTask: TaskType {}
 ///
 /// ## Implementation requirements
 ///
-/// Implement ``colorMatrix(_:)``; the default ``TaskType/makeOperation(_:)`` runs it.
+/// Implement ``colorMatrix(_:)``; the default ``makeOperation(_:)`` runs it.
 public protocol ColorMatrixTask: PointwiseColorTask {
     /// The matrix one node applies, from its parameters.
     func colorMatrix(_ parameters: Parameters) -> ColorMatrix

@@ -3,7 +3,7 @@ import FlowKit
 /// The operation of a ``ColorMatrixTask`` (`sepia`): applies the matrix, combined with any matrix still pending
 /// on the image.
 ///
-/// With ``NodeContext/optimize`` and only downsampling resize consumers, it applies nothing and attaches the
+/// With `NodeContext.optimize` and only downsampling resize consumers, it applies nothing and attaches the
 /// combined matrix to the image as its pending colour instead, for the resize to apply.
 public final class ColorMatrixOperation: ImageOperation, @unchecked Sendable {
     /// The node's matrix.
