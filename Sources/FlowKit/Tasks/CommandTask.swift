@@ -157,7 +157,8 @@ extension CommandOperation {
     /// are made absolute, so they name the same files from its working directory.
     func expandingInputFiles(_ argv: [String], relativeToWorkflow: Bool) -> Result<[String], NodeFailure> {
         let files = inputs((any FileProvider).self).compactMap(\.providedFile).map { file in
-            relativeToWorkflow || file.path.hasPrefix("/")
+            // An object in a bucket is named by its URL wherever the program runs.
+            relativeToWorkflow || file.path.hasPrefix("/") || S3Location(file.path) != nil
                 ? file.path : CommandInvocation.absolute(context.resolvePath(file.path))
         }
         var expanded: [String] = []
