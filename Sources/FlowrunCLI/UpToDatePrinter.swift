@@ -28,12 +28,13 @@ struct UpToDatePrinter {
         guard let decisions, recorded > 0 else {
             return "store \(directory): nothing recorded yet; every node will run\n"
         }
-        var byTask = OrderedDictionary<Int, (run: [Int], cached: Int, awaiting: Int)>()
+        var byTask = OrderedDictionary<Int, (run: [Int], cached: Int, awaiting: Int, awaitingOutput: [Int])>()
         for index in plan.nodes.indices {
             let task = plan.nodes[index].taskIndex
-            var entry = byTask[task] ?? ([], 0, 0)
+            var entry = byTask[task] ?? ([], 0, 0, [])
             if decisions.causes[index] == nil { entry.cached += 1 } else { entry.run.append(index) }
             if decisions.awaitingConfirmation[index] != nil { entry.awaiting += 1 }
+            if let producer = decisions.awaitingOutput[index] { entry.awaitingOutput.append(producer) }
             byTask[task] = entry
         }
         let toRun = decisions.causes.lazy.filter { $0 != nil }.count
@@ -45,7 +46,8 @@ struct UpToDatePrinter {
         for (task, entry) in byTask {
             out +=
                 "  \(plan.workflow.tasks[task].id.value.padded(to: width))  \(entry.run.count) run, \(entry.cached) cached"
-                + Self.awaiting(entry.awaiting, inSummary: false) + "\n"
+                + Self.awaiting(entry.awaiting, inSummary: false)
+                + Self.awaitingOutput(entry.awaitingOutput, plan: plan) + "\n"
             for index in entry.run.prefix(Self.listedPerTask) {
                 let cause = decisions.causes[index]?.description(forItem: plan.nodes[index].itemIndex != nil) ?? ""
                 out += "    \(NodeName.forTerminal(plan.nodes[index].id)): \(cause)\n"
@@ -64,6 +66,16 @@ struct UpToDatePrinter {
         let which = inSummary ? "\(count) of them" : "\(count)"
         return " (\(which) if the server confirms its source unchanged"
             + (inSummary ? "; --check-sources asks now)" : ")")
+    }
+
+    /// How many of a task's cached nodes run if what a node upstream that runs every time makes changes (they
+    /// are decided when their turn comes); empty when none.
+    private static func awaitingOutput(_ producers: [Int], plan: Plan) -> String {
+        guard let first = producers.first else { return "" }
+        let which =
+            Set(producers).count == 1
+            ? "\(NodeName.forTerminal(plan.nodes[first].id))'s output changes" : "an output made every time changes"
+        return " (\(producers.count) run\(producers.count == 1 ? "s" : "") if \(which))"
     }
 
     /// The whole chain of causes for one node: its own, then that of the node it points at, and so on.
@@ -89,7 +101,15 @@ struct UpToDatePrinter {
         return out
     }
 
-    private static func cachedReason(_ index: Int, plan: Plan, decisions: UpToDate) -> String {
+    private static func cachedReason(
+        _ index: Int, plan: Plan, decisions: UpToDate, ignoringOutput: Bool = false
+    ) -> String {
+        if !ignoringOutput, let producer = decisions.awaitingOutput[index] {
+            let id = NodeName.forTerminal(plan.nodes[producer].id)
+            return "runs if \(id)'s output changes (\(id) runs every time; the run compares what it makes with what "
+                + "it made), else "
+                + cachedReason(index, plan: plan, decisions: decisions, ignoringOutput: true)
+        }
         let cached =
             decisions.awaitingConfirmation[index].map { source in
                 "cached if the server confirms the source of \(plan.nodes[source].id) unchanged ("

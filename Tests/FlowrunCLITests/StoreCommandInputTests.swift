@@ -73,3 +73,60 @@ import Testing
         #expect(try listed() == "out/a.txt\nout/b.txt\nout/c.txt\nout/d.txt\n")
     }
 }
+
+/// A per-item `command` after the `write`s (to index each output) gets the files they recorded: nothing upstream
+/// runs for it, and with `cache: true` on it nothing runs at all. Through the built binary.
+@Suite struct PerItemCommandAfterWritesTests {
+    let scratch: Scratch
+
+    init() throws {
+        scratch = try Scratch()
+        try Fixtures.writeItems(["a", "b", "c"], in: scratch)
+    }
+
+    func workflow(cache: Bool?) throws {
+        try scratch.write(
+            "index.yaml",
+            Fixtures.copyingWorkflow(
+                then: """
+                      index:
+                        type: command
+                        dependsOn: save
+                        argv: [sh, -c, 'echo "$1" >> indexed.txt', sh, "${input}"]
+                    \(cache.map { "    cache: \($0)\n" } ?? "")
+                    """))
+    }
+
+    func run() async throws -> String {
+        let result = try await Child.runFlowrun(["index.yaml", "--no-progress", "--quiet"], in: scratch.url)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        return result.stdout
+    }
+
+    func indexed() throws -> [String] {
+        try String(contentsOfFile: scratch.path("indexed.txt"), encoding: .utf8).split(separator: "\n").map(String.init)
+            .sorted()
+    }
+
+    @Test func itRunsAloneOnTheRecordedFiles() async throws {
+        try workflow(cache: nil)
+        #expect(try await run().contains("9 nodes: 9 succeeded"))
+        try FileManager.default.removeItem(atPath: scratch.path("indexed.txt"))
+        let again = try await run()
+        #expect(again.contains("9 nodes: 3 succeeded, 6 cached"), "\(again)")
+        #expect(try indexed() == ["out/a.txt", "out/b.txt", "out/c.txt"])
+        let explain = try await Child.runFlowrun(["explain", "index.yaml", "save[in/a.txt]"], in: scratch.url)
+        #expect(explain.stdout.contains("save[in/a.txt] (key "), "\(explain.stdout)")
+        #expect(explain.stdout.contains("): cached: same key as the result of the run of "), "\(explain.stdout)")
+    }
+
+    @Test func addedWithCacheTrueItReencodesNothing() async throws {
+        try workflow(cache: nil)
+        _ = try await run()
+        try workflow(cache: true)
+        try FileManager.default.removeItem(atPath: scratch.path("indexed.txt"))
+        let added = try await run()
+        #expect(added.contains("9 nodes: 3 succeeded, 6 cached"), "\(added)")
+        #expect(try await run().contains("9 nodes: 9 cached"))
+    }
+}

@@ -40,7 +40,19 @@ package final class WriteOperation: FlowOperation, FileProvider, WrittenFileObse
         let path = context.resolvePath(rawPath)
         let bytes: Data
         var preview: Data?
-        if let image = input((any ImageProvider).self)?.providedImage {
+        let images = inputs((any ImageProvider).self).compactMap(\.providedImage)
+        // A gather's write gets every item: one file holds one image, so more than one is refused rather than all
+        // but the first dropped; data is written whole, every item's in item order (as a gather command's stdin).
+        guard images.count <= 1 else {
+            return finish(
+                .failure(
+                    context.failure(
+                        .invalidInput,
+                        "a gather write gets \(images.count) images and one file holds one: write each item "
+                            + "(without `gather: true`, path: \"out/${item.stem}.jpg\"), or encode them to data first"))
+            )
+        }
+        if let image = images.first {
             let options: EncodeOptions
             switch encodeOptions(parameters) {
             case .success(let chosen): options = chosen
@@ -55,9 +67,11 @@ package final class WriteOperation: FlowOperation, FileProvider, WrittenFileObse
                         context.failure(
                             .internalError, "cannot encode \(options.format.displayName): \(error)", cause: error)))
             }
-        } else if let payload = input((any DataProvider).self)?.providedData {
-            if let mismatch = formatMismatch(payload, parameters) { return finish(.failure(mismatch)) }
-            bytes = payload.bytes
+        } else if case let payloads = inputs((any DataProvider).self).compactMap(\.providedData), !payloads.isEmpty {
+            if let mismatch = payloads.lazy.compactMap({ self.formatMismatch($0, parameters) }).first {
+                return finish(.failure(mismatch))
+            }
+            bytes = payloads.count == 1 ? payloads[0].bytes : payloads.reduce(into: Data()) { $0 += $1.bytes }
         } else {
             return finish(
                 .failure(context.failure(.invalidInput, "no input image or data (the upstream node provided none)")))

@@ -80,8 +80,11 @@ open class FlowOperation: Operation, @unchecked Sendable {
         var hasFoundationDependencies = false
         /// The runner watching this operation, and the node's index in its plan.
         var lifecycle: (observer: any OperationLifecycle, index: Int)?
-        /// For a node restored from the store: what gives its output back, run instead of ``execute()``.
-        var restoring: (@Sendable () -> Outcome)?
+        /// For a node restored from the store: what gives its output back, run instead of ``execute()``; `nil`
+        /// from it executes the node after all (what it was decided from changed during the run).
+        var restoring: (@Sendable () -> Outcome?)?
+        /// Whether ``restoring`` gave the outcome: the node did not execute.
+        var wasRestored = false
         /// What stops the work the operation started (``whenCancelled(_:)``); dropped once it has run or the
         /// operation has finished.
         var stopWork: (@Sendable () -> Void)?
@@ -411,15 +414,22 @@ open class FlowOperation: Operation, @unchecked Sendable {
             finish(.cancelled)
             return
         }
-        if let restoring = state.withLock({ $0.restoring }) { return finish(restoring()) }
+        if let restoring = state.withLock({ $0.restoring }), let outcome = restoring() {
+            state.withLock { $0.wasRestored = true }
+            return finish(outcome)
+        }
         execute()
     }
 
     /// Makes the operation give back a stored output instead of executing: the node's provider protocols then
     /// serve the restored value as they serve a computed one. Called once, before the operation is queued.
-    func restore(with read: @escaping @Sendable () -> Outcome) {
+    /// - Parameter read: The stored output, or `nil` to execute instead.
+    func restore(with read: @escaping @Sendable () -> Outcome?) {
         state.withLock { $0.restoring = read }
     }
+
+    /// Whether the operation gave back a stored output (``restore(with:)``) rather than executing.
+    var wasRestored: Bool { state.withLock { $0.wasRestored } }
 
     /// Connects the operation to the runner; called once, before the operation is queued.
     func attach(_ observer: any OperationLifecycle, index: Int) {

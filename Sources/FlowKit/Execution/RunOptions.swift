@@ -38,6 +38,10 @@ public struct RunOptions: Sendable {
     /// Reads back the output of a node of ``restoredNodes`` (the store's blob), or says why it cannot, which
     /// fails the node.
     var restore: (@Sendable (_ index: Int) -> Result<any Sendable, NodeFailure>)?
+    /// Asked of a node of ``restoredNodes`` when its turn comes, before ``restore``: whether it executes instead,
+    /// because what it was decided from changed during the run (the output of a node upstream that runs every
+    /// time). It then ends `succeeded`, as a node that runs.
+    var runsInstead: (@Sendable (_ index: Int) -> Bool)?
     /// Called once a node has succeeded, with its index and operation, before its output can be released, from
     /// the thread where it finished (the store journals it here), and whether its result is whole: one that ran
     /// without some of its inputs (`runIf: always` after a failure), or read such a result, is partial. Keep it

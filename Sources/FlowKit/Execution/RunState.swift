@@ -235,6 +235,11 @@ struct RunState: Sendable {
         artifacts[index] = artifact
     }
 
+    /// Marks a node of the restored ones as one that executed instead: it ends `succeeded`, not `cached`.
+    mutating func executedInstead(_ index: Int) {
+        nodes[index].restored = false
+    }
+
     /// Closes a running attempt: frees its lane and records its span. Called before Foundation frees the
     /// queue slot, so lanes never outnumber slots.
     mutating func endAttempt(_ index: Int, at time: Double) {

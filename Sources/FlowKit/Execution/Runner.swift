@@ -211,8 +211,10 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         }
         for dependency in admission.dependencies { operation.addDependency(dependency) }
         if restored.contains(index), let restore = options.restore {
+            let runsInstead = options.runsInstead
             operation.restore {
-                switch restore(index) {
+                if let runsInstead, runsInstead(index) { return nil }
+                return switch restore(index) {
                 case .success(let value): .success(value)
                 case .failure(let failure): .failure(failure)
                 }
@@ -246,7 +248,10 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         let taskIndex = plan.nodes[index].taskIndex
         let result = retryable(result(of: operation, index: index), taskIndex: taskIndex)
         let artifact = options.previews ? operation.artifact : nil
-        if case .success = result, !restored.contains(index), let succeeded = options.nodeSucceeded {
+        // A node of `restoredNodes` that executed instead (``RunOptions/runsInstead``) is journaled as one that ran.
+        let isRestored = restored.contains(index)
+        let executed = !isRestored || !operation.wasRestored
+        if case .success = result, executed, let succeeded = options.nodeSucceeded {
             succeeded(index, operation, resultsAreWhole || !state.withLock { $0.recordsPartialResult(index) })
         }
         let warnings = operation.warnings
@@ -255,6 +260,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         operation.removeAllDependencies()
         var effects = RunState.Effects()
         state.withLock { state in
+            if isRestored, executed { state.executedInstead(index) }
             if let artifact { state.record(artifact, for: index) }
             state.endAttempt(index, at: now)
             if !warnings.isEmpty { state.recordWarnings(warnings, of: index) }

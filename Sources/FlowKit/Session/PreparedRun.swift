@@ -50,8 +50,16 @@ public final class PreparedRun: Sendable {
         if let (store, decisions) = opened {
             let run = Date().formatted(.iso8601)
             options.cachedNodes = decisions.cachedNodes
-            options.restoredNodes = decisions.restoredNodes
+            options.restoredNodes = decisions.nodesDecidedInTheRun
             options.restore = { index in store.restore(index, of: plan, decisions: decisions) }
+            if !decisions.awaitingOutput.isEmpty {
+                // Decided when their turn comes: run when what a node upstream that runs every time made changed.
+                options.runsInstead = { index in
+                    decisions.awaitingOutput[index] != nil
+                        && (decisions.inputChanged(index, of: plan, revisedKey: store.revisedKey(of:))
+                            || decisions.outputNeeded(index, of: plan))
+                }
+            }
             let previews = options.previews ? PreviewStore(storeDirectory: store.directory) : nil
             options.nodeSucceeded = { index, operation, isWhole in
                 // A partial result is not recorded: the next run makes it again, with the inputs that failed.
@@ -59,7 +67,9 @@ public final class PreparedRun: Sendable {
                 // The value only where it is kept: reading it out casts it to an existential.
                 store.journal(
                     index, of: plan, decisions: decisions, run: run,
-                    output: decisions.storesValue[index] ? operation.output(as: (any Sendable).self) : nil,
+                    output: decisions.storesValue[index]
+                        || (!decisions.keyedByOutput.isEmpty && decisions.keyedByOutput.contains(index))
+                        ? operation.output(as: (any Sendable).self) : nil,
                     observedSource: (operation as? any SourceObserving)?.observedSource,
                     written: decisions.outputPaths[index] == nil
                         ? nil : (operation as? any WrittenFileObserving)?.writtenFile)
@@ -137,6 +147,9 @@ public final class PreparedRun: Sendable {
                 if case .success(let output) = store.restore(index, of: plan, decisions: decisions) {
                     captured.withLock { $0[index] = output }
                 }
+            }
+            if let failures = FailedNodes.after(report, previous: decisions.failedLastRun, id: { plan.nodes[$0].id }) {
+                FailedNodes.write(failures, directory: store.directory, name: store.name)
             }
             if closesStore { store.close { bucket?.store.publish(store) } }
             report = report.keyed(by: store.keys(decisions))

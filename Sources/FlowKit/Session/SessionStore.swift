@@ -189,6 +189,7 @@ struct SessionStore {
             keepValues: keepValues)
         settings.recordWithKey = store.record(withKey:)
         settings.recordedUntil = store.recordedUntil
+        settings.failedLastRun = FailedNodes.read(directory: store.directory, name: store.name)
         return settings
     }
 

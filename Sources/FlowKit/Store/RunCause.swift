@@ -15,6 +15,8 @@ package enum RunCause: Sendable, Equatable, CustomStringConvertible {
     case unverifiableSource(String)
     /// The store has no result for this node: it is new, or it never finished.
     case noRecord
+    /// The store has no result for this node because its last attempt failed, for this cause (``FailedNodes``).
+    case failedLastRun(String)
     /// The task type's implementation version changed.
     indirect case implementationChanged(from: String, to: String)
     /// A run option that changes outputs changed (`--no-optimize`).
@@ -25,6 +27,9 @@ package enum RunCause: Sendable, Equatable, CustomStringConvertible {
     indirect case sourceChanged(from: String?, to: String?)
     /// An upstream node's key changed.
     case upstreamChanged(node: String)
+    /// The output of an upstream node that runs every time changed: the digests of what it made for this
+    /// node's result and since (``UpToDate/keyedByOutput``).
+    indirect case inputChanged(node: String, from: NodeKey, to: NodeKey)
     /// The node's dependencies are not the same nodes as before.
     case upstreamReplaced
     /// The file the node wrote is gone.
@@ -50,6 +55,7 @@ package enum RunCause: Sendable, Equatable, CustomStringConvertible {
                 + " it recorded changed, a dry run only with --check-sources); `cache: true` on the task trusts it"
                 + " not to change"
         case .noRecord: "new node (no result recorded: not run before, or it did not finish)"
+        case .failedLastRun(let cause): "failed last run: \(cause)"
         case .implementationChanged(let old, let new): "task implementation changed (\(old) → \(new))"
         case .optionsChanged(let old, let new):
             "run options changed (\(old.joined(separator: " ")) → \(new.joined(separator: " ")))"
@@ -57,6 +63,8 @@ package enum RunCause: Sendable, Equatable, CustomStringConvertible {
             "parameter '\(name)' changed (\(old ?? "absent") → \(new ?? "absent"))"
         case .sourceChanged(let old, let new): "source changed: " + Self.difference(old, new)
         case .upstreamChanged(let node): "upstream \(node) changed"
+        case .inputChanged(let node, let old, let new):
+            "input from \(node) changed (digest \(old.hex.prefix(8))… → \(new.hex.prefix(8))…)"
         case .upstreamReplaced: "its dependencies changed"
         case .outputMissing(let path): "output missing: \(path)"
         case .outputChanged(let path): "output changed since it was written: \(path)"
@@ -72,7 +80,7 @@ package enum RunCause: Sendable, Equatable, CustomStringConvertible {
     /// The node whose own cause explains this one, for `flowrun explain`'s chain.
     package var explainedBy: String? {
         switch self {
-        case .upstreamChanged(let node), .neededBy(let node), .waitsFor(let node): node
+        case .upstreamChanged(let node), .inputChanged(let node, _, _), .neededBy(let node), .waitsFor(let node): node
         default: nil
         }
     }

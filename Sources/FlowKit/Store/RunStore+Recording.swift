@@ -19,9 +19,14 @@ extension RunStore {
         _ index: Int, of plan: Plan, decisions: UpToDate, run: String, output value: (any Sendable)? = nil,
         observedSource: String? = nil, written: WrittenFile? = nil
     ) {
-        guard !decisions.keepsNothing[index], let key = decisions.keys[index],
-            let inputs = decisions.recordedInputs(of: index)
-        else { return }
+        guard let key = decisions.keys[index], let inputs = decisions.recordedInputs(of: index) else { return }
+        guard !decisions.keepsNothing[index] else {
+            // Nothing is kept of it, but a key revised upstream reaches what is kept below it through its own.
+            if hasRevisions.load(ordering: .acquiring) {
+                _ = revise(index, inputs: inputs, of: plan, observedSource: nil)
+            }
+            return
+        }
         var output: OutputRecord?
         if let path = decisions.outputPaths[index], let location = S3Location(path) {
             guard let record = S3Outputs.record(of: location) else { return }
@@ -38,10 +43,34 @@ extension RunStore {
             blob = store(value, of: index, in: plan, optimize: decisions.optimize)
         }
         let revised = revise(index, inputs: inputs, of: plan, observedSource: observedSource)
+        var recordedKey = revised?.key ?? key
+        if !decisions.keyedByOutput.isEmpty, decisions.keyedByOutput.contains(index) {
+            recordedKey = keyByOutput(index, value: value, written: output, decided: key)
+        }
         append(
             JournalRecord(
-                run: run, node: plan.nodes[index].id, key: revised?.key ?? key,
+                run: run, node: plan.nodes[index].id, key: recordedKey,
                 recordedInputs: revised.map { .decoded($0.inputs) } ?? inputs, output: output, blob: blob))
+    }
+
+    /// The key of a node that runs every time, as its record holds it and its dependents read it: the digest of
+    /// what it made (``OutputDigest``). Revised for the rest of the run when it is not the one the decisions
+    /// read from its last record, so what reads the output runs (``UpToDate/inputChanged(_:of:revisedKey:)``).
+    private func keyByOutput(_ index: Int, value: (any Sendable)?, written: OutputRecord?, decided: NodeKey)
+        -> NodeKey
+    {
+        let key = OutputDigest.key(of: value, written: written) ?? OutputDigest.unrepeatable()
+        revisedKeys.withLock { keys in
+            if key != decided { keys[index] = key } else { keys[index] = nil }
+        }
+        if key != decided { hasRevisions.store(true, ordering: .releasing) }
+        return key
+    }
+
+    /// A node's key as revised in this run; `nil` where the decided one stands.
+    package func revisedKey(of index: Int) -> NodeKey? {
+        guard hasRevisions.load(ordering: .acquiring) else { return nil }
+        return revisedKeys.withLock { $0[index] }
     }
 
     /// Makes room in the journal's index for the records of the nodes the decisions run (``JournalWriter/reserve(records:dataBytes:)``):
@@ -102,6 +131,11 @@ extension RunStore {
             // As the node gives it when it runs: the path as the workflow writes it.
             return .success(FileOutput(path: path, byteCount: Int(written.stamp.size)))
         }
+        if !decisions.awaitingOutput.isEmpty, decisions.awaitingOutput[index] != nil, !decisions.isRestored(index) {
+            // Decided in the run and found unchanged, its output neither a file nor restored: only a node no node
+            // reads is restored so (``UpToDate/outputNeeded(_:of:)``); its result is its record.
+            return .success(RecordedResult())
+        }
         guard let blob = decisions.records[index]?.blob,
             let valueType = plan.taskTypes[node.taskIndex].provides?.valueType
         else {
@@ -159,3 +193,6 @@ extension RunStore {
         return (inputs, key)
     }
 }
+
+/// The output given to a node decided in the run whose result only its record holds: no node reads it.
+struct RecordedResult: Sendable {}

@@ -128,8 +128,16 @@ public struct BlobWriter {
         return (ContentDigest.hex(hasher.finalize()), size)
     }
 
+    /// A writer that only hashes what it is given: the digest of a value as its blob would hold it, with no file
+    /// (``OutputDigest``).
+    static func hashing() -> BlobWriter { BlobWriter(descriptor: -1) }
+
     private mutating func emit(_ bytes: [UInt8]) throws(BlobError) {
         hasher.update(data: bytes)
+        guard descriptor >= 0 else {
+            size += Int64(bytes.count)
+            return
+        }
         let descriptor = descriptor
         let failure = bytes.withUnsafeBytes { raw -> Int32? in
             guard let base = raw.baseAddress else { return nil }

@@ -14,6 +14,9 @@ extension UpToDate {
         private(set) var restored: [Int] = []
         /// Stored outputs found unusable, one line each, in plan order.
         private(set) var unusable: [String] = []
+        /// The nodes that run every time (``TaskFacts/runsEveryTime``), ascending: their dependents are keyed by
+        /// the digest of what they made.
+        private(set) var runEveryTime: [Int] = []
 
         /// Decides every kept node of a plan.
         /// - Parameters:
@@ -62,11 +65,22 @@ extension UpToDate {
                         inputs: keys.inputs.encoded(index).map { .encoded($0) }, key: key,
                         outputPath: keys.outputPaths[index], isRead: isRead,
                         runningReader: reader.map { plan.nodes[$0].id }, recordedUntil: settings.recordedUntil,
-                        stamps: stamps, node: index)
+                        stamps: stamps, node: index, providesFile: task.kind.providesFile)
                     // Decoded only where the check reads it.
                     if !check.isJudgedByReaders { check.record = records[index] }
                     causes[index] = check.cause
+                    if causes[index] == .noRecord, !settings.failedLastRun.isEmpty,
+                        let failure = settings.failedLastRun[plan.nodes[index].id]
+                    {
+                        causes[index] = .failedLastRun(failure)
+                    }
+                    if case .upstreamChanged(let node)? = causes[index],
+                        let change = inputChange(index, from: node, of: plan, tasks: tasks, keys: keys.keys)
+                    {
+                        causes[index] = change
+                    }
                 }
+                if task.runsEveryTime { runEveryTime.append(index) }
                 if causes[index] == nil, task.kind.providesFile {
                     serveRecordedFile(index, of: plan, tasks: tasks, path: keys.outputPaths[index])
                 }
@@ -75,17 +89,38 @@ extension UpToDate {
             }
             restored.reverse()
             unusable.reverse()
+            runEveryTime.reverse()
+        }
+
+        /// The cause of a node whose input from a node that runs every time changed: that node's output, by its
+        /// digest as recorded with each (``UpToDate/keyedByOutput``); `nil` when the upstream node is not one, or
+        /// has no recorded output.
+        private func inputChange(
+            _ index: Int, from node: String, of plan: Plan, tasks: [TaskFacts], keys: [NodeKey?]
+        ) -> RunCause? {
+            var change: RunCause?
+            plan.graph.forEachDependency(of: index) { dependency in
+                guard change == nil, plan.nodes[dependency].id == node,
+                    tasks[plan.nodes[dependency].taskIndex].runsEveryTime, let now = keys[dependency],
+                    records.key(of: dependency) == now,
+                    let before = records[index]?.inputs?.upstream.first(where: { $0.node == node })?.key
+                else { return }
+                change = .inputChanged(node: node, from: before, to: now)
+            }
+            return change
         }
 
         /// Serves the file an up-to-date node wrote to the nodes after it that run and name it (a `command`'s
-        /// `${inputs}`): it is restored from its record — its file, as recorded and found intact — rather than
-        /// left without an operation, which would give them nothing. A node that reads no file needs nothing.
+        /// `${inputs}`): it is restored from its record — its file or object, as recorded and found intact — rather than
+        /// left without an operation, which would give them nothing. A node that reads nothing of it needs nothing.
         private mutating func serveRecordedFile(_ index: Int, of plan: Plan, tasks: [TaskFacts], path: String?) {
             var served = false
             plan.graph.forEachDependent(of: index) { dependent in
-                if causes[dependent] != nil, tasks[plan.nodes[dependent].taskIndex].readsInputFiles { served = true }
+                let reader = tasks[plan.nodes[dependent].taskIndex]
+                if causes[dependent] != nil, reader.readsInputFiles || reader.readsInput { served = true }
             }
-            guard served, let path, S3Location(path) == nil, records[index]?.output?.path == path else { return }
+            // Whatever its storage: an object in a bucket the write recorded serves as a file does.
+            guard served, let path, records[index]?.output?.path == path else { return }
             restored.append(index)
         }
 

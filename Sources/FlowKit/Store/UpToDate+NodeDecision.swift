@@ -47,6 +47,9 @@ extension UpToDate {
         var stamps = FileStamps()
         /// The node's index in the plan, by which ``stamps`` holds what it read ahead.
         var node = 0
+        /// Whether its output is the file it wrote (`write`): a reader that runs gets that file as recorded
+        /// (``KeptDecisions``), so it needs the node run only when the file is not as written.
+        var providesFile = false
 
         /// Whether the node is up to date by its readers alone: its output is read, it writes no file and none of
         /// its readers runs. Its record is then not asked for (on an unchanged rerun of `fetch → write`, half the
@@ -70,7 +73,7 @@ extension UpToDate {
             {
                 return cause
             }
-            if let runningReader { return changed ?? .neededBy(node: runningReader) }
+            if let runningReader, !providesFile { return changed ?? .neededBy(node: runningReader) }
             return nil
         }
 

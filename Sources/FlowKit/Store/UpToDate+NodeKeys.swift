@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 extension UpToDate {
@@ -97,10 +98,17 @@ extension UpToDate {
                     // Keyed: a keyed node's dependencies are (``keyed(_:keepsNothing:)``).
                     if let key = keys[dependency] { upstreamKeys.append(key) }
                 }
-                let key = NodeKeyInputs.key(
+                var key = NodeKeyInputs.key(
                     after: resolved.keyPrefix, upstream: upstreamKeys, source: keyedSource, encodingIn: &scratch)
+                // A node that runs every time is known to its dependents by the digest of what it made last
+                // (``UpToDate/keyedByOutput``), which its record holds as its key; with none, by a key of this run
+                // only, so they run. Its inputs are kept: its record's are of its last run.
+                let runsEveryTime = task.runsEveryTime
+                if runsEveryTime {
+                    key = records.key(of: index) ?? Self.unrecordedOutputKey(index, runNonce: runNonce)
+                }
                 keys.append(key)
-                if records.key(of: index) != key {
+                if runsEveryTime || records.key(of: index) != key {
                     upstream.removeAll(keepingCapacity: true)
                     graph.forEachDependency(of: index) { dependency in
                         if let key = keys[dependency] {
@@ -114,6 +122,12 @@ extension UpToDate {
                 }
                 outputPaths.append(resolved.outputPath)
             }
+        }
+
+        /// The key a node that runs every time and has no recorded output is known by to its dependents: of this
+        /// run only.
+        static func unrecordedOutputKey(_ index: Int, runNonce: String) -> NodeKey {
+            NodeKey(SHA256.hash(data: Data("flowrun-unrecorded-output \(runNonce) \(index)".utf8)))
         }
 
         /// Which nodes get a key: all but those of a ``StatelessTask`` that no keyed node depends on (decided in

@@ -55,6 +55,9 @@ extension UpToDate {
         private(set) var readsInputFiles = false
         /// A ``StatelessTask``'s, without a run condition: nothing of its nodes is kept.
         let keepsNothing: Bool
+        /// Whether its nodes run every time (`cache: false`, or a type never reused without `cache: true`): its
+        /// dependents are keyed by the digest of what a node made (``UpToDate/keyedByOutput``), not by its key.
+        let runsEveryTime: Bool
         let directory: String
         /// Its index in the workflow's tasks.
         let taskIndex: Int
@@ -102,6 +105,7 @@ extension UpToDate {
             self.kind = kind
             self.cache = cache
             self.keepsNothing = keepsNothing
+            runsEveryTime = !keepsNothing && (cache == .disabled || (cache == nil && !kind.cachedByDefault))
             // What a stateless node does with an input changes nothing the store keeps.
             readsInput = !keepsNothing && kind.readsInput
             self.directory = directory

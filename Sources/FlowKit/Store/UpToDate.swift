@@ -43,6 +43,9 @@ package struct UpToDate: Sendable {
         /// When the store last wrote its journal (``RunStore/recordedUntil``): a written file whose inode changed
         /// since is compared by content, whatever its stamp says.
         package var recordedUntil: Int64?
+        /// The nodes whose last attempt failed, with the cause, by node id (``FailedNodes``): a node of them with
+        /// no result recorded runs because it "failed last run".
+        package var failedLastRun: [String: String] = [:]
 
         /// Creates settings.
         package init(
@@ -85,8 +88,18 @@ package struct UpToDate: Sendable {
     /// and keyed by the version the store recorded, each with the index of that source's node: they are up to
     /// date if its server confirms that version, and run otherwise. Sparse: empty for a run.
     package private(set) var awaitingConfirmation: [Int: Int]
+    /// The nodes that run every time (`cache: false`, a `command` without `cache: true`): each is known to its
+    /// dependents by the digest of what it made (its record's key), not by what went into it, so what reads its
+    /// output runs when that output changes and stays cached when it does not (early cutoff).
+    package private(set) var keyedByOutput: Set<Int>
+    /// The up-to-date nodes downstream of a node of ``keyedByOutput`` that runs, each with the index of the first
+    /// such node: up to date while what that node makes is what it made before; a run decides when their turn
+    /// comes (``inputChanged(_:revisedKey:)``) and runs them otherwise. Sparse: empty when no such node runs.
+    package private(set) var awaitingOutput: [Int: Int]
     /// Whether the run allows equivalent-output shortcuts (``Settings/optimize``).
     package let optimize: Bool
+    /// The nodes whose last attempt failed, with the cause (``Settings/failedLastRun``).
+    package let failedLastRun: [String: String]
     /// The stamps of the blobs checked before the run, by name: a restore reads the same file without hashing
     /// it again.
     package let verifiedBlobs: [String: FileStamp]
@@ -107,17 +120,64 @@ package struct UpToDate: Sendable {
         return record.recordedInputs
     }
 
-    /// The up-to-date nodes that are not restored, ascending: what ``RunOptions/cachedNodes`` takes.
+    /// The up-to-date nodes that are not restored, ascending: what ``RunOptions/cachedNodes`` takes. A node of
+    /// ``awaitingOutput`` is not among them: it is decided when its turn comes (``nodesDecidedInTheRun``).
     package var cachedNodes: [Int] {
         var restored = restoredNodes[...]
         return causes.indices.filter { index in
             guard causes[index] == nil else { return false }
+            if !awaitingOutput.isEmpty, awaitingOutput[index] != nil { return false }
             if restored.first == index {
                 restored.removeFirst()
                 return false
             }
             return true
         }
+    }
+
+    /// The nodes restored when their turn comes, ascending: ``restoredNodes`` and the nodes of ``awaitingOutput``,
+    /// which a run restores, or runs when an input changed (``inputChanged(_:revisedKey:)``); what
+    /// ``RunOptions/restoredNodes`` takes.
+    package var nodesDecidedInTheRun: [Int] {
+        guard !awaitingOutput.isEmpty else { return restoredNodes }
+        return Set(restoredNodes).union(awaitingOutput.keys).sorted()
+    }
+
+    /// Whether a node of ``awaitingOutput`` must run after all: the key of one of its dependencies as the run
+    /// revised it (the digest of what a node that runs every time made) is not the one it was decided with.
+    /// - Parameter revisedKey: A node's key as revised in the run; `nil` for one that stands.
+    package func inputChanged(_ index: Int, of plan: Plan, revisedKey: (Int) -> NodeKey?) -> Bool {
+        var changed = false
+        plan.graph.forEachDependency(of: index) { dependency in
+            if !changed, let revised = revisedKey(dependency), revised != keys[dependency] { changed = true }
+        }
+        return changed
+    }
+
+    /// Whether a node of ``awaitingOutput`` found unchanged in the run has no output to give its readers: it
+    /// neither wrote a file nor is restored from a stored value checked before the run, and a node after it
+    /// reads what it provides. It then runs: whether those readers run is decided only after it.
+    package func outputNeeded(_ index: Int, of plan: Plan) -> Bool {
+        if isRestored(index) { return false }
+        if plan.taskTypes[plan.nodes[index].taskIndex].provides == .file, records[index]?.output != nil {
+            return false
+        }
+        var read = false
+        plan.graph.forEachDependent(of: index) { dependent in
+            if plan.taskTypes[plan.nodes[dependent].taskIndex].readsInput { read = true }
+        }
+        return read
+    }
+
+    /// Whether a node is among ``restoredNodes`` (ascending).
+    package func isRestored(_ index: Int) -> Bool {
+        var low = 0
+        var high = restoredNodes.count
+        while low < high {
+            let middle = (low + high) / 2
+            if restoredNodes[middle] < index { low = middle + 1 } else { high = middle }
+        }
+        return low < restoredNodes.count && restoredNodes[low] == index
     }
 
     /// Decides for every node of a plan, in steps: the keys (``NodeKeys``), the kept nodes' decisions
@@ -165,6 +225,8 @@ package struct UpToDate: Sendable {
         Self.decideStateless(
             plan, tasks: tasks, settings: settings, rerunBy: rerunBy, keys: keys.keys, records: kept.records,
             cold: latest.isEmpty, causes: &causes)
+        keyedByOutput = Set(kept.runEveryTime)
+        awaitingOutput = Self.outputsAwaited(plan, runEveryTime: kept.runEveryTime, causes: causes)
         inputs = keys.inputs
         self.keys = keys.keys
         outputPaths = keys.outputPaths
@@ -177,7 +239,13 @@ package struct UpToDate: Sendable {
                 && tasks[plan.nodes[index].taskIndex].storesValue(keep: settings.keepValues.contains(index))
         }
         optimize = settings.optimize
+        failedLastRun = settings.failedLastRun
         restoredNodes = kept.restored
+        if !awaitingOutput.isEmpty {
+            restoredNodes = Self.servingAwaited(
+                plan, tasks: tasks, awaiting: awaitingOutput, causes: causes, records: kept.records,
+                outputPaths: keys.outputPaths, restored: kept.restored)
+        }
         unusableBlobs = kept.unusable
         verifiedBlobs = blobs.verified
     }
@@ -196,10 +264,54 @@ package struct UpToDate: Sendable {
         copy.records = records.restricted(to: nodes)
         copy.storesValue = nodes.map { storesValue[$0] }
         copy.restoredNodes = restoredNodes.compactMap { position[$0] >= 0 ? position[$0] : nil }
+        copy.keyedByOutput = Set(keyedByOutput.compactMap { position[$0] >= 0 ? position[$0] : nil })
+        copy.awaitingOutput = [:]
+        for (node, source) in awaitingOutput where position[node] >= 0 && position[source] >= 0 {
+            copy.awaitingOutput[position[node]] = position[source]
+        }
         copy.awaitingConfirmation = [:]
         for (node, source) in awaitingConfirmation where position[node] >= 0 && position[source] >= 0 {
             copy.awaitingConfirmation[position[node]] = position[source]
         }
         return copy
+    }
+}
+
+extension UpToDate {
+    /// ``restoredNodes`` with the up-to-date `write`s whose recorded files a node of ``awaitingOutput`` reads: it
+    /// may run, and then gets them as a node decided to run does (``KeptDecisions``), not nothing.
+    static func servingAwaited(
+        _ plan: Plan, tasks: [TaskFacts], awaiting: [Int: Int], causes: [RunCause?], records: Records,
+        outputPaths: [String?], restored: [Int]
+    ) -> [Int] {
+        var serving = Set(restored)
+        for node in awaiting.keys {
+            let reader = tasks[plan.nodes[node].taskIndex]
+            guard reader.readsInputFiles || reader.readsInput else { continue }
+            plan.graph.forEachDependency(of: node) { dependency in
+                guard causes[dependency] == nil, awaiting[dependency] == nil,
+                    tasks[plan.nodes[dependency].taskIndex].kind.providesFile, let path = outputPaths[dependency],
+                    records[dependency]?.output?.path == path
+                else { return }
+                serving.insert(dependency)
+            }
+        }
+        return serving.count == restored.count ? restored : serving.sorted()
+    }
+
+    /// The up-to-date nodes downstream of a node that runs every time and runs, each with the first such node
+    /// found: walked from those nodes alone, so a plan without any costs nothing.
+    static func outputsAwaited(_ plan: Plan, runEveryTime: [Int], causes: [RunCause?]) -> [Int: Int] {
+        var awaited: [Int: Int] = [:]
+        var seen = Set<Int>()
+        var pending: [(node: Int, producer: Int)] = runEveryTime.filter { causes[$0] != nil }.map { ($0, $0) }
+        while let (node, producer) = pending.popLast() {
+            plan.graph.forEachDependent(of: node) { dependent in
+                guard seen.insert(dependent).inserted else { return }
+                if causes[dependent] == nil { awaited[dependent] = producer }
+                pending.append((dependent, producer))
+            }
+        }
+        return awaited
     }
 }

@@ -38,12 +38,16 @@ package struct CommandTask: TaskType {
             help: "Fail (and stop the program) when standard output grows past this (held in memory, 16 GiB at most).",
             range: 0...Double(1 << 34))
         package var maxOutputBytes = 64 << 20
+        @Parameter(
+            help: "Files the program reads besides its arguments (paths or globs, relative to the workflow): their "
+                + "content is part of the node's key, so editing one runs it again.")
+        package var inputs: [String]?
         package init() {}
 
         package static var itemParameters: [ItemParameter<Self>] {
             [
                 .storage(\._argv), .storage(\._env), .storage(\._workingDirectory), .storage(\._stdin),
-                .storage(\._maxOutputBytes),
+                .storage(\._maxOutputBytes), .storage(\._inputs),
             ]
         }
 
@@ -75,6 +79,10 @@ package struct CommandTask: TaskType {
     package var consumes: InputRequirement { .anything }
     package var provides: ProviderKind? { .data }
     package var cachedByDefault: Bool { false }
+    /// The content of the files it runs (``CommandCode``): what it reads from outside the workflow.
+    package func sourceIdentity(_ parameters: Parameters, directory: String, cache: CacheSetting?) -> SourceIdentity? {
+        CommandCode.identity(of: CommandCode.files(parameters, directory: directory))
+    }
 
     package func makeOperation(_ context: NodeContext) -> FlowOperation { CommandOperation(context: context) }
 }
@@ -157,7 +165,8 @@ extension CommandOperation {
     /// are made absolute, so they name the same files from its working directory.
     func expandingInputFiles(_ argv: [String], relativeToWorkflow: Bool) -> Result<[String], NodeFailure> {
         let files = inputs((any FileProvider).self).compactMap(\.providedFile).map { file in
-            relativeToWorkflow || file.path.hasPrefix("/")
+            // An object in a bucket is named by its URL wherever the program runs.
+            relativeToWorkflow || file.path.hasPrefix("/") || S3Location(file.path) != nil
                 ? file.path : CommandInvocation.absolute(context.resolvePath(file.path))
         }
         var expanded: [String] = []

@@ -12,6 +12,7 @@ enum ValidationPass {
         ReferenceValidator(),
         KindValidator(),
         GatherValidator(),
+        CommandInputsValidator(),
         RunTimeListValidator(),
         NodeParameterValidator(),
     ]
