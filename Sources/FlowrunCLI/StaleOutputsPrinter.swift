@@ -29,8 +29,9 @@ enum StaleOutputsPrinter {
     }
 
     /// What `cache clean --stale` did, or with `dryRun` would do: a line a file, then the counts.
-    static func clean(_ stale: [StaleOutput], dryRun: Bool) -> String {
-        guard !stale.isEmpty else { return "no stale outputs\n" }
+    /// - Parameter none: What is said when there is no file.
+    static func clean(_ stale: [StaleOutput], dryRun: Bool, none: String = "no stale outputs\n") -> String {
+        guard !stale.isEmpty else { return none }
         let (remove, leave) = dryRun ? ("would remove", "would leave") : ("removed", "left")
         var out = ""
         for output in stale {

@@ -65,7 +65,9 @@ import Testing
                 """)
         #expect(contents("out/c.txt") == "item c\n", "a dry run removes nothing")
         let topLevel = try await flowrun(["clean", "--stale", "--dry-run", "copy.yaml"])
-        #expect(topLevel.status == 0 && topLevel.stdout == dryRun.stdout, "`flowrun clean` is `flowrun cache clean`")
+        #expect(
+            topLevel.status == 0 && topLevel.stdout == dryRun.stdout,
+            "`flowrun clean --stale` is `flowrun cache clean --stale`")
         let clean = try await flowrun(["cache", "clean", "--stale", "copy.yaml"])
         #expect(clean.status == 0, "\(clean.stderr)")
         #expect(

@@ -52,6 +52,27 @@ extension RunStore {
         return stale
     }
 
+    /// The files the journal records written that are still there, by path, whether the workflow still writes
+    /// them or not: what `flowrun clean` removes where they still hold what flowrun wrote.
+    package static func writtenOutputs(directory: String, name: String) -> [StaleOutput] {
+        examine(Journal.read(atPath: journalPath(in: directory, name: name)), producing: [], removing: false).stale
+    }
+
+    /// Removes the files the journal records written that still hold what flowrun wrote, by the rules of
+    /// ``removeStaleOutputs(directory:name:producing:)``, under the store's lock. The journal is left as it is:
+    /// the next run finds the files missing and writes them again, and the files left stay known (a stale one is
+    /// still listed by `cache status`).
+    /// - Returns: Every recorded file found, removed or left (``StaleOutput/intact``).
+    /// - Throws: ``StoreError/busy(lock:holder:)`` while a run holds the store.
+    @discardableResult
+    package static func removeWrittenOutputs(directory: String, name: String) throws -> [StaleOutput] {
+        guard FileManager.default.fileExists(atPath: directory) else { return [] }
+        let lock = try StoreLock(path: directory + "/" + name + ".lock", wait: .zero)
+        defer { withExtendedLifetime(lock) {} }
+        return examine(Journal.read(atPath: journalPath(in: directory, name: name)), producing: [], removing: true)
+            .stale
+    }
+
     /// The last record of each file the journal records written, by path.
     private static func recordedOutputs(_ contents: Journal.Contents) -> [String: JournalRecord] {
         var written: [String: JournalRecord] = [:]
