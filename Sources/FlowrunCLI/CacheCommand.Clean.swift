@@ -32,20 +32,29 @@ extension CacheCommand {
 
         func run() throws {
             let terminal = Terminal()
+            try Self.cleaning(location, terminal: terminal, command: "cache clean") {
+                if stale {
+                    try Self.cleanStale(location, dryRun: dryRun, terminal: terminal)
+                    return
+                }
+                let status = try RunStore.clean(directory: location.directory, name: location.name, keepLast: keepLast)
+                terminal.print("cleaned; " + CacheCommand.describe(status, directory: location.directory))
+            }
+        }
+
+        /// Runs `body` on a local store, printing its errors: a store in use or not the store's own is exit 2.
+        static func cleaning(
+            _ location: Location, terminal: Terminal, command: String, _ body: () throws -> Void
+        ) throws {
             if BucketStore.isBucket(location.stateDir) {
                 terminal.error(
-                    "error: cache clean does not work on a store in a bucket (\(location.directory)): its journal "
+                    "error: \(command) does not work on a store in a bucket (\(location.directory)): its journal "
                         + "is the runs' segments, which no run rewrites; remove the prefix with the AWS tools "
                         + "(aws s3 rm --recursive) to start afresh, or keep it: reruns read only new segments\n")
                 throw ExitCode(2)
             }
             do {
-                if stale {
-                    try cleanStale(terminal: terminal)
-                    return
-                }
-                let status = try RunStore.clean(directory: location.directory, name: location.name, keepLast: keepLast)
-                terminal.print("cleaned; " + CacheCommand.describe(status, directory: location.directory))
+                try body()
             } catch let error as StoreError {
                 terminal.error("error: \(error)\n")
                 throw ExitCode(2)
@@ -57,7 +66,8 @@ extension CacheCommand {
             }
         }
 
-        private func cleanStale(terminal: Terminal) throws {
+        /// Removes (or with `dryRun` lists) the stale outputs of earlier runs.
+        static func cleanStale(_ location: Location, dryRun: Bool, terminal: Terminal) throws {
             let produced = try location.producedOutputs(terminal: terminal)
             if dryRun {
                 let found = RunStore.staleOutputs(

@@ -2,11 +2,11 @@ import ArgumentParser
 import FlowKit
 import Foundation
 
-/// `flowrun cache status|clean WORKFLOW`: what the store holds, and emptying it.
+/// `flowrun cache status|clean|clear WORKFLOW`: what the store holds, and emptying it.
 struct CacheCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache", abstract: "Show or clean the store of results that re-runs reuse.",
-        subcommands: [Status.self, Clean.self])
+        subcommands: [Status.self, Clean.self, Clear.self])
 
     /// The store a cache command works on.
     struct Location: ParsableArguments {

@@ -67,10 +67,10 @@ struct Flowrun: ParsableCommand {
             130 interrupted.
             """,
         version: "0.1.0",
-        // `clean` is also `cache clean`: `flowrun clean --stale WORKFLOW` is how the stale outputs are first met.
+        // `clean` is what Make users mean: the files the runs wrote; `clean --stale` the stale ones only.
         subcommands: [
             RunCommand.self, ValidateCommand.self, ExplainCommand.self, GraphCommand.self, CacheCommand.self,
-            CacheCommand.Clean.self, TasksCommand.self, SchemaCommand.self, ReportCommand.self, ExportCommand.self,
+            CleanCommand.self, TasksCommand.self, SchemaCommand.self, ReportCommand.self, ExportCommand.self,
         ],
         defaultSubcommand: RunCommand.self)
 }

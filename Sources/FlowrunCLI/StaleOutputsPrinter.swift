@@ -11,21 +11,34 @@ enum StaleOutputsPrinter {
             + "(`flowrun cache clean --stale` removes those that still hold what flowrun wrote):\n"
         for output in stale {
             out += "  \(output.path) (written by \(output.node)"
-            out += output.intact ? ")\n" : "; changed since, so it is kept)\n"
+            if let link = output.link {
+                out += "; reached through the symbolic link \(link), so it is kept)\n"
+            } else {
+                out += output.intact ? ")\n" : "; changed since, so it is kept)\n"
+            }
         }
         return out
     }
 
+    /// Why a stale output is left, after "left PATH (written by NODE): ".
+    static func reason(_ output: StaleOutput) -> String {
+        if let link = output.link {
+            return "\(link) is a symbolic link, and flowrun removes nothing through one"
+        }
+        return "changed since flowrun wrote it"
+    }
+
     /// What `cache clean --stale` did, or with `dryRun` would do: a line a file, then the counts.
-    static func clean(_ stale: [StaleOutput], dryRun: Bool) -> String {
-        guard !stale.isEmpty else { return "no stale outputs\n" }
+    /// - Parameter none: What is said when there is no file.
+    static func clean(_ stale: [StaleOutput], dryRun: Bool, none: String = "no stale outputs\n") -> String {
+        guard !stale.isEmpty else { return none }
         let (remove, leave) = dryRun ? ("would remove", "would leave") : ("removed", "left")
         var out = ""
         for output in stale {
             out +=
                 output.intact
                 ? "\(remove) \(output.path) (written by \(output.node))\n"
-                : "\(leave) \(output.path) (written by \(output.node)): changed since flowrun wrote it\n"
+                : "\(leave) \(output.path) (written by \(output.node)): \(reason(output))\n"
         }
         let removed = stale.filter(\.intact).count
         out += "\(remove) \(files(removed)); \(leave) \(files(stale.count - removed))\n"

@@ -103,6 +103,34 @@ import Testing
                     + "regular file\n"), "\(list.stderr)")
     }
 
+    /// An `overlay` file that is a folder, a FIFO (no writer: reading it blocked the node forever) or `/dev/zero`
+    /// fails its node saying what the file is, at once.
+    @Test func anOverlayThatIsNotARegularFileFailsSayingWhatItIs() async throws {
+        try Fixtures.photo("wine").write(to: URL(fileURLWithPath: scratch.path("in.jpg")))
+        try FileManager.default.createDirectory(atPath: scratch.path("folder"), withIntermediateDirectories: true)
+        #expect(mkfifo(scratch.path("fifo"), 0o600) == 0)
+        for (file, cause) in [
+            ("folder", "it is a folder, not a file"), ("fifo", "it is a FIFO, not a regular file"),
+            ("/dev/zero", "it is a character device, not a regular file"),
+        ] {
+            try scratch.write(
+                "mark.yaml",
+                """
+                version: 1
+                tasks:
+                  read: { type: fetch, url: in.jpg }
+                  decode: { type: decode, dependsOn: read }
+                  mark: { type: overlay, path: "\(file)", dependsOn: decode }
+                """)
+            let run = try await flowrun(["mark.yaml", "--no-progress", "--no-cache"])
+            #expect(run.status == 1)
+            #expect(
+                run.stdout.split(separator: "\n").filter { $0.contains(": error: ") } == [
+                    "mark.yaml:5:3: error: mark failed: cannot read overlay '\(file)': \(cause)"
+                ], "\(run.stdout)")
+        }
+    }
+
     /// Thirteen small pipelines, each importing the next ten times, would be 10¹³ tasks: validation stops at the
     /// limit, in bounded time, naming the chain of imports. The bound is a time limit on the test, not a timed
     /// expectation: without the limit the expansion would never end, while a busy machine only makes it slower.

@@ -130,6 +130,46 @@ import Testing
                 == [])
     }
 
+    /// `--trace /dev/stdout` with the output going to a file replaced the link with a regular file (round two's
+    /// regression; as root, `/dev/stdout` itself). A link is written into, as `tee` writes, and stays a link: one to
+    /// this process's own stdout goes on where the output is, one to another file writes that file, a dangling one
+    /// makes the file it names.
+    @Test func reportsAndTracesGoThroughLinksAsTeeWrites() async throws {
+        try copying(to: ["out/a.txt"])
+        try scratch.write("reports/old.json", "old")
+        let links = [
+            "report-link": "reports/old.json", "html-link": "reports/new.html", "stdout-link": "/proc/self/fd/1",
+        ]
+        for (link, target) in links {
+            try FileManager.default.createSymbolicLink(atPath: scratch.path(link), withDestinationPath: target)
+        }
+        let child = try Child.flowrunInShell(
+            prefix: "",
+            [
+                "copy.yaml", "--no-progress", "--no-cache", "--report", "report-link", "--html", "html-link",
+                "--trace", "stdout-link",
+            ], in: scratch.url, redirect: "> run.log")
+        let result = try #require(await child.wait(), "flowrun did not finish")
+        #expect(result.status == 0, "\(result.stderr)")
+        for (link, target) in links {
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: scratch.path(link)) == target)
+        }
+        let report = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: scratch.url.appending(path: "reports/old.json")))
+        #expect((report as? [String: Any])?["nodes"] != nil, "the report went into the file the link names")
+        let page = try String(contentsOfFile: scratch.path("reports/new.html"), encoding: .utf8)
+        #expect(page.hasPrefix("<!DOCTYPE html>"), "\(page.prefix(80))")
+        // The trace went on where the summary was written, overwriting none of it.
+        let log = try String(contentsOfFile: scratch.path("run.log"), encoding: .utf8)
+        let trace = try #require(log.range(of: "{\"displayTimeUnit\""), "no trace in the output: \(log)")
+        let summary = String(log[..<trace.lowerBound])
+        #expect(
+            summary.hasPrefix("copy.yaml: 2 nodes: 2 succeeded") || summary.contains("2 nodes: 2 succeeded"),
+            "\(summary)")
+        let parsed = try JSONSerialization.jsonObject(with: Data(log[trace.lowerBound...].utf8))
+        #expect((parsed as? [String: Any])?["traceEvents"] != nil)
+    }
+
     @Test func aReportToAFIFOWithoutAReaderIsAnErrorNotAHang() throws {
         try copying(to: ["out/a.txt"])
         #expect(mkfifo(scratch.path("report.fifo"), 0o644) == 0)

@@ -65,7 +65,9 @@ import Testing
                 """)
         #expect(contents("out/c.txt") == "item c\n", "a dry run removes nothing")
         let topLevel = try await flowrun(["clean", "--stale", "--dry-run", "copy.yaml"])
-        #expect(topLevel.status == 0 && topLevel.stdout == dryRun.stdout, "`flowrun clean` is `flowrun cache clean`")
+        #expect(
+            topLevel.status == 0 && topLevel.stdout == dryRun.stdout,
+            "`flowrun clean --stale` is `flowrun cache clean --stale`")
         let clean = try await flowrun(["cache", "clean", "--stale", "copy.yaml"])
         #expect(clean.status == 0, "\(clean.stderr)")
         #expect(
@@ -88,6 +90,42 @@ import Testing
         // The results of what the workflow still produces stay.
         let after = try await flowrun(["copy.yaml", "--no-progress"])
         #expect(after.stdout.contains("3 nodes: 3 cached"), "\(after.stdout)")
+    }
+
+    /// An output folder that became a symbolic link: a user's file elsewhere with the bytes flowrun once wrote at
+    /// the path was removed through the link. Nothing is removed through a link, and the file is named as left.
+    @Test func nothingIsRemovedThroughAnOutputFolderThatBecameALink() async throws {
+        #expect(try await flowrun(["copy.yaml", "--no-progress"]).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.path("in/c.txt"))
+        try FileManager.default.moveItem(atPath: scratch.path("out"), toPath: scratch.path("moved"))
+        try scratch.write("elsewhere/c.txt", "item c\n")
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.path("out"), withDestinationPath: scratch.path("elsewhere"))
+        #expect(
+            try await staleStatus() == """
+                stale outputs: 1 file earlier runs wrote that the workflow no longer produces \
+                (`flowrun cache clean --stale` removes those that still hold what flowrun wrote):
+                  out/c.txt (written by save[in/c.txt]; reached through the symbolic link out, so it is kept)
+
+                """)
+        let clean = try await flowrun(["cache", "clean", "--stale", "copy.yaml"])
+        #expect(clean.status == 0, "\(clean.stderr)")
+        #expect(
+            clean.stdout == """
+                left out/c.txt (written by save[in/c.txt]): out is a symbolic link, and flowrun removes nothing \
+                through one
+                removed 0 files; left 1 file
+
+                """)
+        #expect(contents("elsewhere/c.txt") == "item c\n", "the user's file elsewhere stays")
+        #expect(contents("moved/c.txt") == "item c\n")
+        // The folder made a folder again: the file flowrun wrote is removed where it wrote it.
+        try FileManager.default.removeItem(atPath: scratch.path("out"))
+        try FileManager.default.moveItem(atPath: scratch.path("moved"), toPath: scratch.path("out"))
+        let again = try await flowrun(["cache", "clean", "--stale", "copy.yaml"])
+        #expect(again.stdout == "removed out/c.txt (written by save[in/c.txt])\nremoved 1 file; left 0 files\n")
+        #expect(contents("out/c.txt") == nil)
+        #expect(contents("elsewhere/c.txt") == "item c\n")
     }
 
     @Test func aChangedPathLeavesTheOldFilesStaleThroughCompaction() async throws {

@@ -89,6 +89,68 @@ import Testing
         #expect(await producer.ended(), "the producer's program is still running")
     }
 
+    /// A link in the tree to a folder outside it (which the glob leaves out, with a warning) was followed — a
+    /// link to `/` made some 25,000 watches — and so were a folder the glob excludes and the store's. The watch
+    /// watches the workflow's folder and the folders the glob reads, no others.
+    @Test func theWatchWatchesExactlyTheFoldersTheGlobReads() async throws {
+        try scratch.write(
+            "flow.yaml",
+            """
+            version: 1
+            tasks:
+              read: { type: fetch, forEach: { glob: "photos/**/*.{jpg,JPG}", exclude: photos/skip }, url: "${item}" }
+              save: { type: write, path: "out/${item.rel}", dependsOn: read }
+            """)
+        try scratch.write("elsewhere/one/two/x.jpg", "x")
+        try scratch.write("photos/skip/deep/y.jpg", "y")
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.path("photos/outside"), withDestinationPath: scratch.path("elsewhere"))
+        let store = ["--state-dir", "photos/state"]
+        #expect(try await Child.runFlowrun(["flow.yaml", "--no-progress"] + store, in: scratch.url).status == 0)
+        let watch = try Child.flowrun(["flow.yaml", "--watch", "--no-progress"] + store, in: scratch.url)
+        #expect(await watch.waitForStdout(containing: "run 1:"))
+        let watched = try Self.watchedInodes(of: watch.pid)
+        watch.signal(SIGINT)
+        _ = try #require(await watch.wait())
+        let folders = [".", "photos", "photos/2024"]
+        #expect(watched == Set(try folders.map { try Self.inode(scratch.path($0)) }), "watched \(watched.count)")
+    }
+
+    /// More folders under a glob than a watch watches: a clear error, not thousands of watches.
+    @Test func aGlobOverTooManyFoldersIsRefusedSayingSo() async throws {
+        for index in 0...10_000 {
+            try FileManager.default.createDirectory(
+                atPath: scratch.path("photos/many/\(index)"), withIntermediateDirectories: true)
+        }
+        let result = try await Child.runFlowrun(["flow.yaml", "--watch", "--no-progress"], in: scratch.url)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr
+                == "error: cannot watch the globs' folders: there are more than 10000 under photos; "
+                + "start the glob in a narrower folder, or exclude folders it need not read\n")
+    }
+
+    private static func inode(_ path: String) throws -> UInt64 {
+        var info = stat()
+        try #require(stat(path, &info) == 0)
+        return UInt64(info.st_ino)
+    }
+
+    /// The inodes of the folders a process watches with inotify, as `/proc/PID/fdinfo` lists them (in hex).
+    private static func watchedInodes(of pid: Int32) throws -> Set<UInt64> {
+        var inodes = Set<UInt64>()
+        for descriptor in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") {
+            let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(descriptor)")
+            guard target == "anon_inode:inotify" else { continue }
+            let info = try String(contentsOfFile: "/proc/\(pid)/fdinfo/\(descriptor)", encoding: .utf8)
+            for line in info.split(separator: "\n") where line.hasPrefix("inotify wd:") {
+                let field = line.split(separator: " ").first { $0.hasPrefix("ino:") }
+                if let value = field.flatMap({ UInt64($0.dropFirst(4), radix: 16) }) { inodes.insert(value) }
+            }
+        }
+        return inodes
+    }
+
     @Test func watchRunsNeedsWatch() async throws {
         let result = try await Child.runFlowrun(["flow.yaml", "--watch-runs", "2"], in: scratch.url)
         #expect(result.status == 2)

@@ -62,21 +62,24 @@ package final class OverlayOperation: ImageOperation, @unchecked Sendable {
             ?? image
     }
 
-    /// The decoded overlay file.
+    /// The decoded overlay file: a regular file only, so a FIFO, a device or a folder is refused saying what it
+    /// is, and never blocks the read or reads without end.
     private func read(_ path: String, as written: String) throws(ImageOperationError) -> Image {
-        let size: Int
-        do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            size = (attributes[.size] as? NSNumber)?.intValue ?? 0
-        } catch {
-            throw ImageOperationError("cannot read overlay '\(written)': no such file")
+        let opened: RegularFile.Opened
+        switch RegularFile.open(path) {
+        case .success(let file): opened = file
+        case .failure(let failure): throw ImageOperationError("cannot read overlay '\(written)': \(failure.reason)")
         }
+        defer { close(opened.descriptor) }
+        let size = Int(opened.status.st_size)
         guard size <= OverlayTask.maxFileBytes else {
             throw ImageOperationError(
                 "overlay '\(written)' is \(size) bytes, more than the \(OverlayTask.maxFileBytes) an overlay may have")
         }
-        guard let bytes = FileManager.default.contents(atPath: path) else {
-            throw ImageOperationError("cannot read overlay '\(written)'")
+        let bytes: Data
+        switch RegularFile.readAll(opened.descriptor, limit: OverlayTask.maxFileBytes) {
+        case .success(let read): bytes = Data(read)
+        case .failure(let failure): throw ImageOperationError("cannot read overlay '\(written)': \(failure.reason)")
         }
         do {
             return try ImageDecoder.decode(

@@ -12,20 +12,23 @@ import SystemPackage
 /// flowrun replaces only regular files. A path that names anything else — a FIFO, a device, a socket, a folder, or a
 /// symbolic link when ``SpecialFiles/refuse`` — is refused before anything is written, so no run ever renames over
 /// `/dev/null` or a link. With ``SpecialFiles/streamInto`` (the command line's `--report`, `--trace`, `--html`), a
-/// FIFO or character device, through links or not, is written into as it is, never replaced.
+/// FIFO or character device, and a symbolic link to anything that can be written, are written into as they are, as
+/// `tee` writes (`--trace /dev/stdout`), never replaced: only a regular file itself is replaced atomically.
 package final class AtomicFile {
     /// What to do when the path exists and is not a regular file.
     package enum SpecialFiles: Sendable {
         /// Refuse it, and refuse a symbolic link too: workflow outputs, which never write through a link.
         case refuse
-        /// Write into a FIFO or character device in place, following links; refuse other kinds.
+        /// Write into a FIFO, a character device or a symbolic link in place (a link to a regular file writes that
+        /// file, truncated, or through this process's own stdout or stderr when it is that file); refuse other
+        /// kinds.
         case streamInto
     }
 
     /// The final path.
     package let path: String
     private let descriptor: Int32
-    /// The temporary's path; `nil` when writing into a FIFO or device in place.
+    /// The temporary's path; `nil` when writing into a FIFO, a device or a link in place.
     private let temporary: String?
     private let overwrite: Bool
     private var finished = false
@@ -62,8 +65,8 @@ package final class AtomicFile {
         if !finished { discard() }
     }
 
-    /// `nil` for a regular file (or a link the rename replaces), an open descriptor for a FIFO or device written
-    /// in place; throws for every other kind.
+    /// `nil` for a regular file (or a link the rename replaces, with ``SpecialFiles/refuse`` never), an open
+    /// descriptor for a FIFO, device or link written in place; throws for every other kind.
     private static func specialFile(_ path: String, _ info: stat, _ policy: SpecialFiles) throws(FileWriteError)
         -> Int32?
     {
@@ -78,25 +81,56 @@ package final class AtomicFile {
         }
         var target = stat()
         if kind == S_IFLNK {
-            // A dangling link, or one to a regular file, is replaced by the rename as a missing file would be.
-            guard stat(path, &target) == 0, target.st_mode & S_IFMT != S_IFREG else { return nil }
+            // A link given on the command line is written into, as `tee` would: the link stays a link.
+            if stat(path, &target) != 0 {
+                guard errno == ENOENT else {
+                    throw FileWriteError(
+                        path: path, message: "cannot write '\(path)': \(String(cString: strerror(errno)))")
+                }
+                return try openInPlace(path, creating: true)
+            }
         } else {
             target = info
         }
         let targetKind = target.st_mode & S_IFMT
+        if kind == S_IFLNK, targetKind == S_IFREG {
+            // `/dev/stdout` when the output goes to a file: the very file this process writes to, so its own
+            // descriptor is used (its offset, and `>>`'s append), never a second one that truncates the file and
+            // writes over what the process prints.
+            if let stream = [STDOUT_FILENO, STDERR_FILENO].first(where: { isSameFile(target, $0) }) {
+                let descriptor = fcntl(stream, F_DUPFD_CLOEXEC, 0)
+                guard descriptor >= 0 else {
+                    throw FileWriteError(
+                        path: path, message: "cannot write '\(path)': \(String(cString: strerror(errno)))")
+                }
+                return descriptor
+            }
+            return try openInPlace(path, creating: false)
+        }
         guard targetKind == S_IFIFO || targetKind == S_IFCHR else {
             throw FileWriteError(
                 path: path,
                 message: "cannot write '\(path)': it is \(RegularFile.describe(targetKind)), not a file or a stream")
         }
-        // Not blocking on a FIFO nobody reads: that is an error (ENXIO), not a hang.
-        let descriptor = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        return try openInPlace(path, creating: false)
+    }
+
+    /// Opens `path` for writing in place, following links; a FIFO nobody reads is an error (ENXIO), not a hang.
+    private static func openInPlace(_ path: String, creating: Bool) throws(FileWriteError) -> Int32 {
+        let flags = O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_TRUNC | (creating ? O_CREAT : 0)
+        let descriptor = open(path, flags, 0o644)
         guard descriptor >= 0 else {
             let reason = errno == ENXIO ? "no process reads the FIFO" : String(cString: strerror(errno))
             throw FileWriteError(path: path, message: "cannot write '\(path)': \(reason)")
         }
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
         return descriptor
+    }
+
+    /// Whether the open descriptor `descriptor` is the file `info` describes.
+    private static func isSameFile(_ info: stat, _ descriptor: Int32) -> Bool {
+        var open = stat()
+        return fstat(descriptor, &open) == 0 && FileIdentity(open) == FileIdentity(info)
     }
 
     /// Writes all of `bytes`.

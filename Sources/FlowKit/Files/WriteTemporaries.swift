@@ -64,6 +64,13 @@ package enum WriteTemporaries {
         removeStale(temporaries(in: folder), in: folder) { names.contains($0) }
     }
 
+    /// Removes the temporaries in `folder` of the files whose names `isWritten` accepts that no live process holds.
+    /// - Returns: The temporaries removed.
+    @discardableResult
+    package static func removeStale(in folder: String, of isWritten: (String) -> Bool) -> [String] {
+        removeStale(temporaries(in: folder), in: folder, isWritten: isWritten)
+    }
+
     /// Removes the temporaries a killed run left of these outputs, in their folders.
     ///
     /// Each folder is listed first, and only a folder that holds temporaries has the names of the outputs in it

@@ -182,13 +182,14 @@ package struct BlobStore: Sendable {
 
     // MARK: Maintenance
 
-    /// Every blob in the store: its name and size.
+    /// Every blob in the store: its name and size. Only files named as blobs count (``isBlobName(_:in:)``).
     package func all() -> [(sha256: String, size: Int64)] {
         let manager = FileManager.default
         guard let folders = try? manager.contentsOfDirectory(atPath: directory) else { return [] }
         var blobs: [(String, Int64)] = []
-        for folder in folders where folder.count == 2 {
-            for name in (try? manager.contentsOfDirectory(atPath: directory + "/" + folder)) ?? [] {
+        for folder in folders where Self.isBlobFolder(folder) {
+            for name in (try? manager.contentsOfDirectory(atPath: directory + "/" + folder)) ?? []
+            where Self.isBlobName(name, in: folder) {
                 if let stamp = FileStamp(path: directory + "/" + folder + "/" + name) {
                     blobs.append((name, stamp.size))
                 }
@@ -198,6 +199,7 @@ package struct BlobStore: Sendable {
     }
 
     /// Removes every blob not in `kept`, and temporaries a killed run left; returns how many blobs it removed.
+    /// Only blobs: a file of another name is never removed.
     @discardableResult
     package func removeAll(except kept: Set<String>) -> Int {
         var removed = 0
@@ -206,6 +208,44 @@ package struct BlobStore: Sendable {
         }
         removeStaleTemporaries()
         return removed
+    }
+
+    /// The entries of the blobs' folder the store did not make, as paths below it: what is neither a blob, a
+    /// folder of blobs nor a temporary of either. `cache clean` refuses to clean a folder that holds any.
+    package func strangers() -> [String] {
+        let manager = FileManager.default
+        guard let folders = try? manager.contentsOfDirectory(atPath: directory) else { return [] }
+        var found: [String] = []
+        for entry in folders.sorted() {
+            guard Self.isBlobFolder(entry) else {
+                if !WriteTemporaries.isTemporary(entry, of: Self.temporaryName) { found.append(entry) }
+                continue
+            }
+            for name in ((try? manager.contentsOfDirectory(atPath: directory + "/" + entry)) ?? []).sorted() {
+                // What a pull from a bucket by an earlier flowrun left (it wrote beside the blob).
+                let pulled = name.dropFirst(WriteTemporaries.prefix.count).dropLast(WriteTemporaries.randomLength + 1)
+                guard !Self.isBlobName(name, in: entry),
+                    !(Self.isBlobName(String(pulled), in: entry)
+                        && WriteTemporaries.isTemporary(name, of: String(pulled)))
+                else { continue }
+                found.append(entry + "/" + name)
+            }
+        }
+        return found
+    }
+
+    /// Whether `name` is a folder of blobs: two lowercase hex digits.
+    static func isBlobFolder(_ name: String) -> Bool {
+        name.utf8.count == 2 && name.utf8.allSatisfy(isLowercaseHex)
+    }
+
+    /// Whether `name` in the folder `folder` is a blob's: 64 lowercase hex digits, the first two the folder's.
+    static func isBlobName(_ name: String, in folder: String) -> Bool {
+        name.utf8.count == 64 && name.hasPrefix(folder) && name.utf8.allSatisfy(isLowercaseHex)
+    }
+
+    static func isLowercaseHex(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
     }
 
     /// The name blob temporaries are made for (``WriteTemporaries``): `blobs/.flowrun-blob.XXXXXX`, renamed to the

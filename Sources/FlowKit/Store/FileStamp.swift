@@ -67,7 +67,11 @@ package enum ContentDigest {
         guard case .success(let opened) = RegularFile.open(path) else { return nil }
         let descriptor = opened.descriptor
         defer { close(descriptor) }
-        let info = opened.status
+        return digest(ofOpen: descriptor).map { (FileStamp(opened.status), $0) }
+    }
+
+    /// The digest of what an open file holds from its offset to its end; `nil` when a read fails.
+    package static func digest(ofOpen descriptor: Int32) -> SHA256Digest? {
         var hasher = SHA256()
         // One scratch buffer for the whole file (on the stack where it fits), not a `Data` per chunk.
         let complete = withUnsafeTemporaryAllocation(byteCount: chunkBytes, alignment: 16) { buffer in
@@ -78,7 +82,7 @@ package enum ContentDigest {
                 hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             }
         }
-        return complete ? (FileStamp(info), hasher.finalize()) : nil
+        return complete ? hasher.finalize() : nil
     }
 
     /// How much of a file is hashed at a time.

@@ -40,7 +40,14 @@ package final class PreviewStore: Sendable {
             return count <= Artifact.maxPreviewsPerRun
         }
         guard allowed else { return }
-        try? jpeg.write(to: URL(fileURLWithPath: path(of: key)), options: .atomic)
+        // flowrun's own temporaries, so that a sweep knows what a killed run left (and nothing else).
+        guard let file = try? AtomicFile(path: path(of: key)) else { return }
+        do {
+            try file.write(jpeg)
+            try file.commit()
+        } catch {
+            file.discard()
+        }
     }
 
     /// The preview kept for the result with this key; `nil` when none was kept (the node ran without previews)
@@ -56,16 +63,34 @@ package final class PreviewStore: Sendable {
         return data
     }
 
-    /// Removes every file of the folder but the previews of these keys (hex): what `flowrun cache clean` leaves
-    /// once no journal records the results the others belong to, and temporaries of killed runs.
-    /// - Returns: How many files were removed.
+    /// Removes every preview but those of these keys (hex): what `flowrun cache clean` leaves once no journal
+    /// records the results the others belong to, and temporaries of killed runs. Only previews: a file of another
+    /// name is never removed.
+    /// - Returns: How many previews were removed.
     @discardableResult
     package func removeAll(except keys: Set<String>) -> Int {
         var removed = 0
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where !keys.contains(name) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        where Self.isPreviewName(name) && !keys.contains(name) {
             if unlink(directory + "/" + name) == 0 { removed += 1 }
         }
+        WriteTemporaries.removeStale(in: directory) { Self.isPreviewName($0) }
         return removed
+    }
+
+    /// The files of the folder the store did not make: neither a preview nor a temporary of one.
+    package func strangers() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted().filter { name in
+            let written = String(
+                name.dropFirst(WriteTemporaries.prefix.count).dropLast(WriteTemporaries.randomLength + 1))
+            return !Self.isPreviewName(name)
+                && !(Self.isPreviewName(written) && WriteTemporaries.isTemporary(name, of: written))
+        }
+    }
+
+    /// Whether `name` is a preview's: a node key, 64 lowercase hex digits.
+    static func isPreviewName(_ name: String) -> Bool {
+        name.utf8.count == 64 && name.utf8.allSatisfy(BlobStore.isLowercaseHex)
     }
 }
 

@@ -35,12 +35,18 @@ extension RunStore {
 
     /// Empties a workflow's part of the store, or with `keepLast` keeps only each node's latest result (what the next run can reuse).
     /// Takes the store's lock, so it never cuts a journal a run is writing.
+    ///
+    /// Only what the store made is removed: its journal, and the blobs and previews (by their names) no journal
+    /// records. A store whose blobs' or previews' folder holds other files (a `--state-dir` shared with a user's
+    /// files) is not cleaned at all.
     /// - Returns: The status after cleaning.
-    /// - Throws: ``StoreError/busy(lock:holder:)`` while a run holds the store; I/O errors.
+    /// - Throws: ``StoreError/busy(lock:holder:)`` while a run holds the store; ``StoreError/notOwned(folder:strangers:)``
+    ///   when a folder of the store holds files it did not make; I/O errors.
     @discardableResult
     package static func clean(directory: String, name: String, keepLast: Bool) throws -> Status {
         guard FileManager.default.fileExists(atPath: directory) else { return status(directory: directory, name: name) }
         let lock = try StoreLock(path: directory + "/" + name + ".lock", wait: .zero)
+        try checkOwnership(of: directory)
         let path = journalPath(in: directory, name: name)
         if keepLast {
             let contents = Journal.read(atPath: path)
@@ -52,6 +58,16 @@ extension RunStore {
         removeUnreferencedBlobs(in: directory, holding: name + ".lock")
         withExtendedLifetime(lock) {}
         return status(directory: directory, name: name)
+    }
+
+    /// Throws when the blobs' or the previews' folder of the store in `directory` holds files the store did not make.
+    private static func checkOwnership(of directory: String) throws(StoreError) {
+        let blobs = BlobStore(storeDirectory: directory)
+        let previews = PreviewStore(storeDirectory: directory)
+        for (folder, strangers) in [(blobs.directory, blobs.strangers()), (previews.directory, previews.strangers())]
+        where !strangers.isEmpty {
+            throw .notOwned(folder: folder, strangers: strangers)
+        }
     }
 
     /// Removes the blobs no journal of the store points at (every workflow's, every shard's), the previews of

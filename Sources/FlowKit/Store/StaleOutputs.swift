@@ -13,6 +13,9 @@ package struct StaleOutput: Sendable, Equatable {
     /// Whether it still holds what flowrun wrote; a file changed since (or replaced by a link or a folder) is
     /// never removed.
     package var intact: Bool
+    /// The folder on its path that is a symbolic link (or no longer a folder), when there is one: the file is then
+    /// left, however it reads, since a removal through the link would reach files elsewhere.
+    package var link: String? = nil
 }
 
 extension RunStore {
@@ -26,6 +29,10 @@ extension RunStore {
 
     /// Removes the stale outputs that still hold what flowrun wrote, and forgets them; the others are left.
     /// Takes the store's lock: it never cleans while a run writes.
+    ///
+    /// A file is removed only at the path flowrun wrote, never through a symbolic link in any folder of it, and
+    /// only when it is the file flowrun wrote (the same size, modification time and inode), or, where it was
+    /// written again since (a restore makes a new file), holds the same bytes in the folder it was written to.
     /// - Returns: Every stale output found, removed or left (``StaleOutput/intact``).
     /// - Throws: ``StoreError/busy(lock:holder:)`` while a run holds the store; I/O errors rewriting the journal.
     @discardableResult
@@ -37,20 +44,33 @@ extension RunStore {
         defer { withExtendedLifetime(lock) {} }
         let path = journalPath(in: directory, name: name)
         let contents = Journal.read(atPath: path)
-        var stale = staleOutputs(in: contents, producing: produced)
-        var removed = Set<String>()
-        for index in stale.indices where stale[index].intact {
-            if unlink(stale[index].path) == 0 || errno == ENOENT {
-                removed.insert(stale[index].path)
-            } else {
-                stale[index].intact = false
-            }
-        }
-        let gone = Set(recordedOutputs(contents).keys).subtracting(produced).filter { lstatMode($0) == nil }
+        let (stale, gone) = examine(contents, producing: produced, removing: true)
+        let removed = stale.filter(\.intact).map(\.path)
         if !removed.isEmpty || !gone.isEmpty {
-            _ = try compact(contents, at: path, forgetting: removed.union(gone))
+            _ = try compact(contents, at: path, forgetting: gone.union(removed))
         }
         return stale
+    }
+
+    /// The files the journal records written that are still there, by path, whether the workflow still writes
+    /// them or not: what `flowrun clean` removes where they still hold what flowrun wrote.
+    package static func writtenOutputs(directory: String, name: String) -> [StaleOutput] {
+        examine(Journal.read(atPath: journalPath(in: directory, name: name)), producing: [], removing: false).stale
+    }
+
+    /// Removes the files the journal records written that still hold what flowrun wrote, by the rules of
+    /// ``removeStaleOutputs(directory:name:producing:)``, under the store's lock. The journal is left as it is:
+    /// the next run finds the files missing and writes them again, and the files left stay known (a stale one is
+    /// still listed by `cache status`).
+    /// - Returns: Every recorded file found, removed or left (``StaleOutput/intact``).
+    /// - Throws: ``StoreError/busy(lock:holder:)`` while a run holds the store.
+    @discardableResult
+    package static func removeWrittenOutputs(directory: String, name: String) throws -> [StaleOutput] {
+        guard FileManager.default.fileExists(atPath: directory) else { return [] }
+        let lock = try StoreLock(path: directory + "/" + name + ".lock", wait: .zero)
+        defer { withExtendedLifetime(lock) {} }
+        return examine(Journal.read(atPath: journalPath(in: directory, name: name)), producing: [], removing: true)
+            .stale
     }
 
     /// The last record of each file the journal records written, by path.
@@ -65,29 +85,60 @@ extension RunStore {
     private static func staleOutputs(in contents: Journal.Contents, producing produced: Set<String>)
         -> [StaleOutput]
     {
+        examine(contents, producing: produced, removing: false).stale
+    }
+
+    /// The stale outputs of `contents` that are still there, by path, and the recorded files that are gone; with
+    /// `removing`, those that still hold what flowrun wrote are removed (and stay ``StaleOutput/intact``).
+    private static func examine(_ contents: Journal.Contents, producing produced: Set<String>, removing: Bool)
+        -> (stale: [StaleOutput], gone: Set<String>)
+    {
         let written = recordedOutputs(contents)
+        var stale: [StaleOutput] = []
+        var gone = Set<String>()
         // By path: records are journaled in the order nodes finish, which varies from run to run.
-        return written.keys.sorted().compactMap { path in
-            guard !produced.contains(path), let record = written[path], let output = record.output,
-                lstatMode(path) != nil
-            else { return nil }
-            return StaleOutput(path: path, node: record.node, intact: holds(output, at: path))
+        for path in written.keys.sorted() where !produced.contains(path) {
+            guard let record = written[path], let output = record.output else { continue }
+            let name = FilePaths.name(of: path)
+            let folder: LinkFreeFolder
+            switch LinkFreeFolder.open(FilePaths.folder(of: path)) {
+            case .success(let opened): folder = opened
+            case .failure(.missing):
+                gone.insert(path)
+                continue
+            case .failure(.link(let link)):
+                stale.append(StaleOutput(path: path, node: record.node, intact: false, link: link))
+                continue
+            case .failure(.failed):
+                stale.append(StaleOutput(path: path, node: record.node, intact: false))
+                continue
+            }
+            guard let info = folder.status(of: name) else {
+                gone.insert(path)
+                continue
+            }
+            var intact = holds(output, info, name, in: folder)
+            // Checked again just before: the file removed is the one found to hold what flowrun wrote.
+            if intact, removing {
+                intact =
+                    folder.status(of: name).map { FileIdentity($0) == FileIdentity(info) } == true
+                    && folder.remove(name)
+            }
+            stale.append(StaleOutput(path: path, node: record.node, intact: intact))
         }
+        return (stale, gone)
     }
 
-    /// Whether the file at `path` is still the regular file flowrun wrote: the same stamp, or else the same
-    /// content. A link is never followed.
-    private static func holds(_ output: OutputRecord, at path: String) -> Bool {
-        guard lstatMode(path) == S_IFREG, let stamp = FileStamp(path: path) else { return false }
+    /// Whether `name` in `folder`, which `lstat` described as `info`, is still the regular file flowrun wrote:
+    /// the same stamp, or else the same content. A link is never followed.
+    private static func holds(_ output: OutputRecord, _ info: stat, _ name: String, in folder: LinkFreeFolder)
+        -> Bool
+    {
+        guard let (stamp, _) = FileStamp.ofRegularFile(info) else { return false }
         if stamp == output.stamp { return true }
-        return stamp.size == output.stamp.size && ContentDigest.ofFile(atPath: path) == output.sha256
-    }
-
-    /// The kind of file at `path` (`S_IFREG`, `S_IFLNK`, …), not following a link; `nil` when there is none.
-    private static func lstatMode(_ path: String) -> mode_t? {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return nil }
-        return info.st_mode & S_IFMT
+        guard stamp.size == output.stamp.size, let file = folder.openRegularFile(name) else { return false }
+        defer { Glibc.close(file) }
+        return ContentDigest.digest(ofOpen: file).map(ContentDigest.hex) == output.sha256
     }
 }
 

@@ -56,6 +56,9 @@ package enum StoreError: Error, Sendable, CustomStringConvertible {
     case posix(String, Int32)
     /// A file of the store is not a regular file of this user's (a planted link, a FIFO): flowrun does not use it.
     case refused(path: String, reason: String)
+    /// A folder the store owns (its blobs, its previews) holds files flowrun did not make: it is not cleaned, as Git
+    /// will not clone into a folder that holds files.
+    case notOwned(folder: String, strangers: [String])
 
     /// Whether another flowrun holds the lock.
     package var isBusy: Bool {
@@ -72,6 +75,12 @@ package enum StoreError: Error, Sendable, CustomStringConvertible {
             return "\(what): \(String(cString: strerror(code)))"
         case .refused(let path, let reason):
             return "the store's file \(path) cannot be used: \(reason); remove it, or give this run another --state-dir"
+        case .notOwned(let folder, let strangers):
+            let shown = strangers.prefix(3).joined(separator: ", ")
+            let more = strangers.count > 3 ? " and \(strangers.count - 3) more" : ""
+            return
+                "\(folder) holds files flowrun did not make (\(shown)\(more)); flowrun cleans only folders of its own, "
+                + "so nothing was removed: move them out, or give --state-dir a folder of its own"
         }
     }
 }

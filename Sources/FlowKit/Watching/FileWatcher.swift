@@ -27,6 +27,14 @@ package final class FileWatcher: @unchecked Sendable {
     private let wakeWrite: Int32
     private let set: WatchSet
     private var folders = WatchedFolders()
+    /// What the runs wrote, as absolute paths (``ignore(_:)``): a change to one never counts.
+    private var written = Set<FilePath>()
+    /// The folder relative paths are taken from, for ``written``.
+    private let workingFolder: FilePath = {
+        guard let folder = getcwd(nil, 0) else { return FilePath("/") }
+        defer { free(folder) }
+        return FilePath(String(cString: folder))
+    }()
 
     /// Starts watching: every folder of the set is watched when this returns.
     /// - Throws: ``WatchError`` when inotify cannot be used or the system's limit on watches is reached.
@@ -61,6 +69,20 @@ package final class FileWatcher: @unchecked Sendable {
         close(inotify)
         close(wakeRead)
         close(wakeWrite)
+    }
+
+    /// Never counts a change to these files (absolute paths): what a run wrote. Called by the thread that waits,
+    /// between waits; the events the run's writes made are read by the next wait, so none of them wakes it.
+    package func ignore(_ files: some Sequence<String>) {
+        for file in files { written.insert(FilePath(file).lexicallyNormalized()) }
+    }
+
+    /// Whether a change to `path` never counts: a file of ``WatchSet/ignoredFiles`` or one a run wrote.
+    private func isIgnored(_ path: FilePath) -> Bool {
+        let normalized = path.lexicallyNormalized()
+        if set.ignoredFiles.contains(normalized) { return true }
+        guard !written.isEmpty else { return false }
+        return written.contains(path.isAbsolute ? normalized : workingFolder.pushing(path).lexicallyNormalized())
     }
 
     /// Ends the current wait, and every later one, with `nil`. Safe from any thread.
@@ -151,7 +173,9 @@ package final class FileWatcher: @unchecked Sendable {
             }
             return true
         }
-        if folder.trees.contains(where: { set.trees[$0].matches(path) }) { changes.insert(path, seen: &seen) }
+        if !isIgnored(path), folder.trees.contains(where: { set.trees[$0].matches(path) }) {
+            changes.insert(path, seen: &seen)
+        }
         return false
     }
 
@@ -161,11 +185,12 @@ package final class FileWatcher: @unchecked Sendable {
         throws(WatchError)
     {
         var plan = WatchedFolders.Plan()
+        plan.ignored = Set(set.ignoredFolders.compactMap { FileIdentity(path: WatchedFolders.systemPath($0)) })
         for file in set.files {
             plan.addFile(file)
         }
         for (index, tree) in set.trees.enumerated() {
-            plan.addTree(tree.root, index: index)
+            try plan.addTree(tree, index: index)
         }
         let previous = folders
         folders = WatchedFolders()
@@ -182,7 +207,8 @@ package final class FileWatcher: @unchecked Sendable {
                 for file in WatchedFolders.files(in: folder.path) {
                     let path = folder.path.appending(file)
                     if folder.files.contains(file)
-                        || folder.trees.contains(where: { set.trees[$0].matches(path) })
+                        || (!isIgnored(path)
+                            && folder.trees.contains(where: { set.trees[$0].matches(path) }))
                     {
                         changes.insert(path, seen: &seen)
                     }

@@ -3,8 +3,8 @@ import SystemPackage
 extension WatchSet {
     /// What a loaded workflow reads: the files it was read from (the workflow and its imports), `extraFiles`,
     /// and, when it is valid, its list files and the folders its globs read, with their `${params.…}` and
-    /// `${env.…}` references filled in as the plan filled them.
-    init(_ loaded: WorkflowLoader.LoadResult, extraFiles: [FilePath]) {
+    /// `${env.…}` references filled in as the plan filled them — never the store's folder (`storeDirectory`).
+    init(_ loaded: WorkflowLoader.LoadResult, extraFiles: [FilePath], storeDirectory: String? = nil) {
         var files = loaded.sources.keys.map { FilePath($0) } + extraFiles
         var trees: [Tree] = []
         if let plan = loaded.plan {
@@ -18,7 +18,8 @@ extension WatchSet {
                 }
             }
         }
-        self.init(files: files, trees: trees)
+        self.init(
+            files: files, trees: trees, ignoredFolders: Set(storeDirectory.map { [FilePath($0)] } ?? []))
     }
 
     /// A path or pattern with its references filled in, as the plan filled them.
@@ -42,15 +43,24 @@ extension WatchSet {
             guard let pattern = try? GlobPattern(resolved(text, in: scope), ignoreCase: glob.ignoreCase) else {
                 return nil  // planning reported it
             }
-            return Tree(root: path(pattern.base, in: directory)) { changed in
-                // Patterns name files from the workflow's folder, as the glob's walk does.
+            // Patterns name files from the workflow's folder, as the glob's walk does.
+            @Sendable func named(_ changed: FilePath) -> String? {
                 var named = changed
                 if !pattern.base.hasPrefix("/"), directory != ".", !directory.isEmpty, !named.removePrefix(directory) {
-                    return false
+                    return nil
                 }
-                let relative = named.string
-                return pattern.matches(relative) && !excludes.contains { $0.matches(relative) }
+                return named.string
             }
+            return Tree(
+                root: path(pattern.base, in: directory),
+                matches: { changed in
+                    guard let relative = named(changed) else { return false }
+                    return pattern.matches(relative) && !excludes.contains { $0.matches(relative) }
+                },
+                descends: { folder in
+                    guard let relative = named(folder) else { return false }
+                    return pattern.mayMatch(inside: relative) && !excludes.contains { $0.matches(relative) }
+                })
         }
     }
 }

@@ -20,11 +20,19 @@ package struct WatchSet: Sendable {
         /// Whether a change to a file below `root` is worth a run, given its whole path (a glob's pattern,
         /// usually). Changes to hidden files and folders never are.
         package var matches: @Sendable (FilePath) -> Bool
+        /// Whether a folder below `root`, given its whole path, is watched with what is below it: where the glob
+        /// may find matches, and no exclude pattern names it. A symbolic link is followed, as the glob's walk
+        /// follows one, only to a folder inside `root`.
+        package var descends: @Sendable (FilePath) -> Bool
 
         /// Creates a tree whose changes count when `matches` accepts the changed file.
-        package init(root: FilePath, matches: @escaping @Sendable (FilePath) -> Bool = { _ in true }) {
+        package init(
+            root: FilePath, matches: @escaping @Sendable (FilePath) -> Bool = { _ in true },
+            descends: @escaping @Sendable (FilePath) -> Bool = { _ in true }
+        ) {
             self.root = root
             self.matches = matches
+            self.descends = descends
         }
     }
 
@@ -32,11 +40,24 @@ package struct WatchSet: Sendable {
     package var files: [FilePath]
     /// Folder trees whose matching files' changes count.
     package var trees: [Tree]
+    /// Folders never watched, however a tree reaches them: the store's.
+    package var ignoredFolders: Set<FilePath>
+    /// Files whose changes never count: what the runs write (lexically normalized).
+    package var ignoredFiles: Set<FilePath>
+
+    /// The most folders a watch watches: each costs the kernel a watch (of the user's limit, often 8,192 to
+    /// 65,536 in all) and a re-arm walks them all; a glob that reaches more is refused, saying so.
+    package static let maxFolders = 10_000
 
     /// Creates a watch set.
-    package init(files: [FilePath] = [], trees: [Tree] = []) {
+    package init(
+        files: [FilePath] = [], trees: [Tree] = [], ignoredFolders: Set<FilePath> = [],
+        ignoredFiles: Set<FilePath> = []
+    ) {
         self.files = files
         self.trees = trees
+        self.ignoredFolders = ignoredFolders
+        self.ignoredFiles = Set(ignoredFiles.map { $0.lexicallyNormalized() })
     }
 }
 
@@ -64,6 +85,8 @@ public enum WatchError: Error, Sendable, Equatable, CustomStringConvertible {
     case tooManyFolders(FilePath)
     /// A system call failed.
     case system(String, Errno)
+    /// The globs reach more folders than a watch watches (``WatchSet/maxFolders``), from this one.
+    case tooManyToWatch(FilePath, limit: Int)
 
     /// What failed, with the system's reason.
     public var description: String {
@@ -74,6 +97,11 @@ public enum WatchError: Error, Sendable, Equatable, CustomStringConvertible {
                 + "'sysctl fs.inotify.max_user_watches=524288'"
         case .system(let what, let code):
             return "\(what): \(code)"
+        case .tooManyToWatch(let root, let limit):
+            let named = root.isEmpty ? "." : root.string
+            return
+                "cannot watch the globs' folders: there are more than \(limit) under \(named); start the glob in "
+                + "a narrower folder, or exclude folders it need not read"
         }
     }
 }

@@ -46,6 +46,8 @@ struct WatchedFolders: Sendable {
     struct Plan {
         private(set) var folders: [FilePath: WatchedFolder] = [:]
         private var visited = Set<FileIdentity>()
+        /// Folders never watched (the store's), by identity: however a path names them.
+        var ignored: Set<FileIdentity> = []
 
         /// Watches the folder of `file` for it, or the nearest folder that exists above it.
         mutating func addFile(_ file: FilePath) {
@@ -58,17 +60,32 @@ struct WatchedFolders: Sendable {
             }
         }
 
-        /// Watches `root` and every folder below it that is not hidden, once each however links loop.
-        mutating func addTree(_ root: FilePath, index: Int) {
+        /// Watches the tree's root and the folders below it its glob reads (``WatchSet/Tree/descends``), none
+        /// hidden, none ignored, through a symbolic link only to a folder inside the root (as the glob's walk),
+        /// and each once however links loop.
+        /// - Throws: ``WatchError/tooManyToWatch(_:limit:)`` past ``WatchSet/maxFolders`` folders in all.
+        mutating func addTree(_ tree: WatchSet.Tree, index: Int) throws(WatchError) {
+            let root = tree.root
             guard WatchedFolders.isFolder(root) else { return awaitFolder(root) }
+            let realRoot = WatchedFolders.realPath(root)
             var pending = [root]
             while let folder = pending.popLast() {
                 guard let identity = FileIdentity(path: WatchedFolders.systemPath(folder)),
-                    visited.insert(identity).inserted
+                    !ignored.contains(identity), visited.insert(identity).inserted
                 else { continue }
+                if folders[folder] == nil, folders.count >= WatchSet.maxFolders {
+                    throw .tooManyToWatch(root, limit: WatchSet.maxFolders)
+                }
                 folders[folder, default: WatchedFolder(path: folder)].trees.append(index)
                 for entry in WatchedFolders.entries(of: folder) where entry.isFolder && !isHidden(entry.name) {
-                    pending.append(folder.appending(entry.name))
+                    let below = folder.appending(entry.name)
+                    guard tree.descends(below) else { continue }
+                    if entry.isLink {
+                        guard let realRoot, let target = WatchedFolders.realPath(below),
+                            target == realRoot || target.hasPrefix(realRoot == "/" ? "/" : realRoot + "/")
+                        else { continue }
+                    }
+                    pending.append(below)
                 }
             }
             visited.removeAll()  // another tree may overlap this one and must see its folders too
@@ -91,6 +108,14 @@ struct WatchedFolders: Sendable {
     private struct Entry {
         var name: String
         var isFolder: Bool
+        var isLink = false
+    }
+
+    /// The path with every link resolved (`realpath`); `nil` when it does not resolve.
+    static func realPath(_ path: FilePath) -> String? {
+        guard let resolved = realpath(systemPath(path), nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// The path to hand the system: the current folder for an empty one.
@@ -103,7 +128,7 @@ struct WatchedFolders: Sendable {
         return stat(systemPath(path), &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
-    /// A folder's entries, folders followed through symbolic links (loops are cut by the walk's identities).
+    /// A folder's entries, a symbolic link described by what it points to (loops are cut by the walk's identities).
     private static func entries(of folder: FilePath) -> [Entry] {
         guard let stream = opendir(systemPath(folder)) else { return [] }
         defer { closedir(stream) }
@@ -114,10 +139,17 @@ struct WatchedFolders: Sendable {
             }
             guard name != ".", name != ".." else { continue }
             let type = entry.pointee.d_type
+            let path = folder.appending(name)
+            let isLink =
+                type == UInt8(DT_LNK)
+                || (type == UInt8(DT_UNKNOWN)
+                    && {
+                        var info = stat()
+                        return lstat(systemPath(path), &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
+                    }())
             let isFolder =
-                type == UInt8(DT_DIR)
-                || ((type == UInt8(DT_LNK) || type == UInt8(DT_UNKNOWN)) && Self.isFolder(folder.appending(name)))
-            entries.append(Entry(name: name, isFolder: isFolder))
+                type == UInt8(DT_DIR) || ((isLink || type == UInt8(DT_UNKNOWN)) && Self.isFolder(path))
+            entries.append(Entry(name: name, isFolder: isFolder, isLink: isLink))
         }
         return entries
     }

@@ -95,10 +95,17 @@ public final class WorkflowWatch: Sendable {
             number += 1
             let started = ContinuousClock.now
             let loaded = load(path)
-            // Watching starts before the run, so what changes while it runs wakes the next cycle.
-            let watcher = try FileWatcher(WatchSet(loaded, extraFiles: [FilePath(path)] + extraFiles))
+            let made = loaded.plan.map(session)
+            // Watching starts before the run, so what changes while it runs wakes the next cycle; the store's
+            // folder is never watched, so the run's own records do not wake one.
+            let store = made.map {
+                RunStore.directory(for: $0.plan.workflow, stateDirectory: $0.options.stateDirectory)
+            }
+            let watcher = try FileWatcher(
+                WatchSet(loaded, extraFiles: [FilePath(path)] + extraFiles, storeDirectory: store))
             guard register(watcher: watcher) else { return }
-            let outcome = run(loaded)
+            let outcome = run(loaded, made)
+            if case .ran(let report) = outcome { watcher.ignore(report.nodes.compactMap { $0.artifact?.path }) }
             onCycle(Cycle(number: number, changes: changes, outcome: outcome, duration: ContinuousClock.now - started))
             if let limit, number >= limit { return }
             guard let next = try watcher.nextChanges(settle: settle) else { return }
@@ -122,9 +129,8 @@ public final class WorkflowWatch: Sendable {
 
     /// Runs one cycle's plan through its session, with a cancellation of the watch's own (it replaces any the
     /// session's options carry).
-    private func run(_ loaded: WorkflowLoader.LoadResult) -> Cycle.Outcome {
-        guard let plan = loaded.plan else { return .invalid(loaded) }
-        let made = session(plan)
+    private func run(_ loaded: WorkflowLoader.LoadResult, _ made: RunSession?) -> Cycle.Outcome {
+        guard let made else { return .invalid(loaded) }
         var options = made.options
         let cancellation = RunCancellation()
         options.cancellation = cancellation
