@@ -126,7 +126,7 @@ let package = Package(
             name: "FlowrunCLITests",
             // The tests run the built `flowrun`; depending on it makes `swift test` build it first.
             dependencies: ["FlowrunCLI", "FlowKit", "FlowKitTesting", "TestSupport", "flowrun"],
-            exclude: ["Goldens", "ArgoSchema"],
+            exclude: ["Goldens", "ArgoSchema", "JUnitSchema"],
             swiftSettings: strictSettings
         ),
     ]

@@ -101,6 +101,17 @@ struct WorkflowOptions: ParsableArguments {
     @Flag(help: "Treat a glob that matches no files as an error, not a warning.")
     var strict = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Also print workflow errors and failed nodes for a CI to annotate: github (the default when "
+                + "GITHUB_ACTIONS=true) or none.", valueName: "format"))
+    var annotations: AnnotationFormat?
+
+    /// Whether GitHub's annotations are printed, asked for or in GitHub Actions.
+    var githubAnnotations: Bool {
+        AnnotationFormat.resolved(annotations, environment: ProcessInfo.processInfo.environment) == .github
+    }
+
     func validate() throws {
         for param in params where !param.contains("=") || param.hasPrefix("=") {
             throw ValidationError("--param '\(param)' must be key=value")
@@ -136,8 +147,16 @@ struct WorkflowOptions: ParsableArguments {
         if !result.diagnostics.all.isEmpty {
             let renderer = DiagnosticRenderer(sources: result.sources)
             terminal.error(renderer.render(result.diagnostics), styled: terminal.colorsDiagnostics)
+            annotate(result.diagnostics, terminal: terminal)
         }
         return result
+    }
+
+    /// GitHub's annotations of `diagnostics` on stdout, where the runner reads workflow commands, with
+    /// `--annotations github`.
+    func annotate(_ diagnostics: Diagnostics, terminal: Terminal) {
+        guard githubAnnotations, !diagnostics.all.isEmpty else { return }
+        terminal.print(diagnostics.all.map { GitHubAnnotations.line(for: $0) + "\n" }.joined())
     }
 
     /// "1 error", "3 errors": how many errors a load found.
@@ -162,6 +181,7 @@ struct WorkflowOptions: ParsableArguments {
         }
         if diagnostics.hasErrors {
             terminal.error(DiagnosticRenderer(sources: sources).render(diagnostics), styled: terminal.colorsDiagnostics)
+            annotate(diagnostics, terminal: terminal)
             let errors = diagnostics.all.count
             terminal.error("\(errors) error\(errors == 1 ? "" : "s") in --env-file; nothing was run\n")
             throw ExitCode(2)

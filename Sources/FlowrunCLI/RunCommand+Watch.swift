@@ -26,7 +26,7 @@ extension RunCommand {
         let last = LockedBox<RunReport?>(nil)
         do {
             try watch.run(limit: watchRuns) { cycle in
-                terminal.print(WatchLine(cycle: cycle, terminal: terminal).render())
+                terminal.printPainted(WatchLine(cycle: cycle, terminal: terminal).render())
                 if case .ran(let report) = cycle.outcome { last.withLock { $0 = report } }
             }
         } catch {
@@ -35,33 +35,45 @@ extension RunCommand {
         }
         signals.waitUntilReported()
         guard let report = last.withLock({ $0 }) else { throw ExitCode(2) }
-        terminal.print(SummaryTable(report: report, terminal: terminal, listAll: verbose, quiet: quiet).render())
+        terminal.printPainted(SummaryTable(report: report, terminal: terminal, listAll: verbose, quiet: quiet).render())
         try write(report)
         throw ExitCode(interrupted.withLock { $0 } ? 130 : report.exitCode)
     }
 }
 
-/// The line `--watch` prints for each run: when, what woke it, and how it ended.
+/// The line `--watch` prints for each run: when, what woke it, and how it ended; below it, each failure of the
+/// run with its cause.
 struct WatchLine {
     let cycle: WorkflowWatch.Cycle
     let terminal: Terminal
 
     /// Up to this many changed paths are named.
     static let namedChanges = 3
+    /// Up to this many failures of a run are named below its line.
+    static let namedFailures = 5
 
+    /// The line and the failures, every piece of user text made visible, painted when colours are on: print it
+    /// with ``Terminal/printPainted(_:)``.
     func render() -> String {
         let time = Date().formatted(.iso8601.time(includingFractionalSeconds: false))
         var line = "[\(time)] run \(cycle.number)"
         if let changes = cycle.changes { line += " after " + Self.describe(changes) }
+        var failures = ""
         switch cycle.outcome {
         case .ran(let report):
-            line += ": " + SummaryTable(report: report, terminal: terminal, listAll: false, quiet: false).totals()
+            line = Terminal.visible(line) + ": "
+            line += SummaryTable(report: report, terminal: terminal, listAll: false, quiet: false).totals()
+            let named = report.rootFailures(limit: Self.namedFailures)
+            for failure in named { failures += "  " + Terminal.visible(SummaryTable.describe(failure)) + "\n" }
+            let count = report.failureCount
+            if count > named.count { failures += "  (\(count - named.count) more failures)\n" }
+            return line + "\n" + failures
         case .invalid(let loaded):
             line += ": \(WorkflowOptions.errorCount(loaded)); nothing was run, watching for the next change"
         case .notRun(let error):
             line += ": \(error); nothing was run"
         }
-        return line + "\n"
+        return Terminal.visible(line) + "\n"
     }
 
     /// "1 change (photos/new.jpg)", "12 changes (a.jpg, b.jpg, c.jpg, …)".

@@ -17,6 +17,11 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Validate and print the plan without running anything (same as `flowrun validate`).")
     var dryRun = false
 
+    @Option(
+        help: ArgumentHelp(
+            "With --dry-run: print a line per task (tasks, the default) or every node (nodes).", valueName: "detail"))
+    var plan: PlanDetail?
+
     @Flag(help: "Cancel everything at the first failure.")
     var failFast = false
 
@@ -33,6 +38,12 @@ struct RunCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Write a JUnit XML report to this file, a test case per node (GitLab, Jenkins, GitHub test reporters).",
+            valueName: "report.xml"))
+    var junit: String?
+
+    @Option(
+        help: ArgumentHelp(
             "Write the run as one self-contained HTML page: graph, failures, status grid, timeline, thumbnails.",
             valueName: "run.html"))
     var html: String?
@@ -46,8 +57,22 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Log every node event, and list every node in the summary.")
     var verbose = false
 
-    @Flag(help: "Do not draw the live progress line.")
+    @Flag(help: "Show no progress (same as --progress none).")
     var noProgress = false
+
+    @Option(
+        help: ArgumentHelp(
+            "How to show progress: a live line on a terminal (tty), a line every --progress-interval and at each "
+                + "task's end for a log (plain), none, or auto: tty when stderr is a terminal, plain otherwise "
+                + "(default: $\(ProgressMode.environmentVariable), or auto).", valueName: "mode"))
+    var progress: ProgressMode?
+
+    @Option(
+        help: ArgumentHelp(
+            "With plain progress: the time between two lines of every task (\(ProgressMode.defaultInterval.shortDescription) unless given).",
+            valueName: "DURATION"),
+        transform: parseProgressInterval)
+    var progressInterval: Duration?
 
     @Flag(help: "Run every task literally: no shrink-on-load, no colour step moved after a resize.")
     var noOptimize = false
@@ -77,7 +102,16 @@ struct RunCommand: ParsableCommand {
         if let watchRuns, watchRuns < 1 { throw ValidationError("--watch-runs must be at least 1") }
         if watchRuns != nil && !watch { throw ValidationError("--watch-runs needs --watch") }
         if watchSettle != nil && !watch { throw ValidationError("--watch-settle needs --watch") }
+        if plan != nil && !dryRun { throw ValidationError("--plan is for --dry-run") }
+        if quiet && plan != nil { throw ValidationError("--quiet prints no plan; it excludes --plan") }
         if watch && dryRun { throw ValidationError("--watch and --dry-run exclude each other") }
+        if let mode = ProcessInfo.processInfo.environment[ProgressMode.environmentVariable], !mode.isEmpty,
+            ProgressMode(rawValue: mode) == nil
+        {
+            throw ValidationError(
+                "\(ProgressMode.environmentVariable)='\(mode)' is not a progress mode: auto, tty, plain or none")
+        }
+        if noProgress && progress != nil { throw ValidationError("--no-progress and --progress exclude each other") }
         if store.checkSources && !dryRun {
             throw ValidationError("--check-sources is for --dry-run: a run always asks the servers of http(s) sources")
         }
@@ -103,10 +137,12 @@ struct RunCommand: ParsableCommand {
         let cancellation = RunCancellation()
         options.cancellation = cancellation
         // Drawn from the first runner the session starts: a list made at run time runs items while preparing.
-        let progress = (!quiet && !noProgress && terminal.stderrIsTTY && !dryRun) ? ProgressLine() : nil
+        let progress = dryRun ? nil : makeProgress(terminal: terminal)
         if let progress { options.onRunnerStart = { progress.add($0) } }
         let session = RunSession(plan: try workflow.loadPlan(terminal: terminal), options: options)
-        if dryRun { return try terminal.printPreview(of: session) }
+        if dryRun {
+            return try terminal.printPreview(of: session, detail: plan ?? (verbose ? .nodes : .tasks), quiet: quiet)
+        }
         signals.preparing(cancellation)
         let result = try terminal.exitOnFailure { () throws(SessionError) in
             defer { progress?.stop() }
@@ -114,6 +150,7 @@ struct RunCommand: ParsableCommand {
         }
         signals.waitUntilReported()
         terminal.printPainted(SummaryTable(report: result, terminal: terminal, listAll: verbose, quiet: quiet).render())
+        annotate(result, terminal: terminal)
         try write(result)
         throw ExitCode(result.exitCode)
     }
@@ -123,6 +160,7 @@ struct RunCommand: ParsableCommand {
             if let report { try result.write(toPath: report) }
             if let trace { try ChromeTrace.write(result, toPath: trace) }
             if let html { try HTMLReport.write(result, to: html) }
+            if let junit { try JUnitReport.write(result, toPath: junit) }
         } catch let failure as FileWriteError {
             Terminal().error("error: \(failure)\n")
             throw ExitCode(result.exitCode == 0 ? 1 : result.exitCode)
@@ -130,14 +168,40 @@ struct RunCommand: ParsableCommand {
             Terminal().error("error: \(failure)\n")
             throw ExitCode(result.exitCode == 0 ? 1 : result.exitCode)
         } catch {
-            Terminal().error("error: cannot write \(report ?? trace ?? "output"): \(Self.reason(error))\n")
+            Terminal().error("error: cannot write \(report ?? trace ?? junit ?? "output"): \(Self.reason(error))\n")
             throw ExitCode(result.exitCode == 0 ? 1 : result.exitCode)
         }
+    }
+
+    /// GitHub's annotation of each failure of the run, with `--annotations github`.
+    func annotate(_ result: RunReport, terminal: Terminal) {
+        guard workflow.githubAnnotations else { return }
+        let lines = result.rootFailures(limit: SummaryTable.failureListingLimit).map {
+            GitHubAnnotations.line(for: $0) + "\n"
+        }
+        terminal.print(lines.joined())
     }
 
     /// The OS's words for a failed write ("File too large", "No space left on device") rather than Foundation's
     /// "The operation could not be completed. (NSCocoaErrorDomain error 512.)".
     static func reason(_ error: any Error) -> String { SessionError.reason(error) }
+
+    /// The live line or the log's lines `--progress` asks for (`auto`, from a terminal, unless `--quiet`).
+    private func makeProgress(terminal: Terminal) -> (any RunProgress)? {
+        let asked =
+            noProgress
+            ? ProgressMode.none
+            : progress
+                ?? ProcessInfo.processInfo.environment[ProgressMode.environmentVariable].flatMap {
+                    ProgressMode(rawValue: $0)
+                }
+        if quiet && (asked == nil || asked == .auto) { return nil }
+        switch (asked ?? .auto).resolved(stderrIsTTY: terminal.stderrIsTTY) {
+        case .tty: return ProgressLine()
+        case .plain: return ProgressLog(interval: progressInterval ?? ProgressMode.defaultInterval)
+        case .none, .auto: return nil
+        }
+    }
 
     private func makeLogger() -> Logger {
         var logger = Logger(label: "flowrun", factory: TerminalLogHandler.init)

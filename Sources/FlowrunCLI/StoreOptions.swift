@@ -85,11 +85,14 @@ extension Terminal {
     }
 
     /// A dry run, `flowrun validate` and `flowrun run --dry-run` alike: the plan of the session's part and,
-    /// with a store, what will run and why.
-    func printPreview(of session: RunSession) throws {
+    /// with a store, what will run and why; `detail` (``PlanDetail/nodes`` with `--verbose`) says how much,
+    /// `quiet` prints the verdict alone.
+    func printPreview(of session: RunSession, detail: PlanDetail, quiet: Bool) throws {
         let preview = try exitOnFailure { () throws(SessionError) in try session.preview() }
+        let examples =
+            detail == .nodes ? UpToDatePrinter.examplesPerCause.verbose : UpToDatePrinter.examplesPerCause.brief
         print(
-            PlanPrinter(plan: preview.plan, listSizes: preview.recordedListSizes).render(
-                upToDate: UpToDatePrinter(preview)?.render()))
+            PlanPrinter(plan: preview.plan, listSizes: preview.recordedListSizes, detail: detail, quiet: quiet)
+                .render(upToDate: quiet ? nil : UpToDatePrinter(preview)?.render(examples: examples)))
     }
 }

@@ -1,85 +1,92 @@
 import FlowKit
 import Foundation
 
-/// The table printed after a run: node, status, queue, duration, attempts, cause; then the totals.
+/// What is printed after a run: a line per node that failed by itself, with the dependents its failure skipped,
+/// pointing at its task in the workflow, then the totals; every node in a table before them with `--verbose`.
 struct SummaryTable {
     let report: RunReport
     let terminal: Terminal
-    /// List every node, not only the ones that did not succeed, even in large runs.
+    /// List every node in a table: node, status, queue, duration, attempts, cause.
     let listAll: Bool
-    /// Print only the nodes that did not succeed.
+    /// Print only the failures.
     let quiet: Bool
 
-    /// Up to this many nodes, every node is listed.
-    static let fullListingLimit = 40
-
-    /// The table, every piece of user text made visible (``Terminal/visible(_:)``), painted when colours are on:
-    /// print it with ``Terminal/printPainted(_:)``.
+    /// The summary, every piece of user text made visible (``Terminal/visible(_:)``), painted when colours are
+    /// on: print it with ``Terminal/printPainted(_:)``.
     func render() -> String {
-        let showAll = !quiet && (listAll || report.nodes.count <= Self.fullListingLimit)
-        // Statuses first: making every node of a million-node run only to drop the succeeded ones is slow.
-        let nodes = report.nodes
-        let rows = nodes.indices.filter {
-            showAll || (nodes.status(at: $0) != .succeeded && nodes.status(at: $0) != .cached)
-        }.map { nodes[$0] }
-        var out = ""
-        if !rows.isEmpty {
-            let header = ["NODE", "STATUS", "QUEUE", "DURATION", "ATTEMPTS", "CAUSE"]
-            let cells = rows.map { node in
-                [
-                    NodeName.forTerminal(node.id, shortenedTo: NodeName.tableWidth), node.status.rawValue,
-                    Terminal.visible(node.queue), node.duration.map(Self.format) ?? "-", String(node.attempts),
-                    Terminal.visible(node.cause ?? ""),
-                ]
-            }
-            let widths = (0..<header.count).map { column in
-                ([header[column]] + cells.map { $0[column] }).map(\.count).max() ?? 0
-            }
-            out += Self.line(header, widths: widths) + "\n"
-            for (row, node) in zip(cells, rows) {
-                var line = Self.line(row, widths: widths)
-                if terminal.colors {
-                    line = line.replacingOccurrences(
-                        of: " " + node.status.rawValue + " ",
-                        with: " " + terminal.paint(node.status.rawValue, node.status) + " ")
-                }
-                out += line + "\n"
-            }
-        }
-        out += failureLines()
-        let hidden = report.nodes.count - rows.count
+        var out = listAll && !quiet ? table() : ""
+        let failures = failureLines()
+        if !failures.isEmpty { out += (out.isEmpty ? "" : "\n") + failures + (quiet ? "" : "\n") }
         if !quiet {
-            if hidden > 0 {
-                out += "(\(hidden) succeeded or cached node\(hidden == 1 ? "" : "s") not listed; --verbose lists all)\n"
+            let unlisted =
+                report.nodes.count - (report.totals[.succeeded] ?? 0) - (report.totals[.cached] ?? 0)
+                - report.failureCount
+            if !listAll && unlisted > 0 {
+                out += "(--verbose lists every node with its cause)\n"
             }
             out += totals() + "\n"
         }
         return out
     }
 
-    /// Every failure again, as a compiler would print it: `path:line:col: error: node failed: cause`, pointing
-    /// at the task in the workflow (editors jump there).
-    private func failureLines() -> String {
-        let nodes = report.nodes
-        let failed = nodes.indices.filter { nodes.status(at: $0) == .failed }.map { nodes[$0] }
-            .filter { $0.location != nil }
-        guard !failed.isEmpty else { return "" }
-        let listed = failed.prefix(Self.failureListingLimit)
-        var out = "\n"
-        for node in listed {
-            let severity = node.continueOnError ? "warning" : "error"
-            out +=
-                Terminal.visible(
-                    "\(node.location ?? ""): \(severity): \(NodeName.forTerminal(node.id)) failed: "
-                        + "\(node.cause ?? "no cause given")") + "\n"
+    /// Every node, one row each.
+    private func table() -> String {
+        let rows = report.nodes
+        guard !rows.isEmpty else { return "" }
+        let header = ["NODE", "STATUS", "QUEUE", "DURATION", "ATTEMPTS", "CAUSE"]
+        let cells = rows.map { node in
+            [
+                NodeName.forTerminal(node.id, shortenedTo: NodeName.tableWidth), node.status.rawValue,
+                Terminal.visible(node.queue), node.duration.map(Self.format) ?? "-", String(node.attempts),
+                Terminal.visible(node.cause ?? ""),
+            ]
         }
-        if failed.count > listed.count {
-            out += "(\(failed.count - listed.count) more failures; --report lists every one)\n"
+        let widths = (0..<header.count).map { column in
+            ([header[column]] + cells.map { $0[column] }).map(\.count).max() ?? 0
         }
-        return out + "\n"
+        var out = Self.line(header, widths: widths) + "\n"
+        for (row, node) in zip(cells, rows) {
+            var line = Self.line(row, widths: widths)
+            if terminal.colors {
+                line = line.replacingOccurrences(
+                    of: " " + node.status.rawValue + " ",
+                    with: " " + terminal.paint(node.status.rawValue, node.status) + " ")
+            }
+            out += line + "\n"
+        }
+        return out
     }
 
-    /// Up to this many failures are repeated with their location under the table.
+    /// A line per failure, as a compiler would print it: `path:line:col: error: node failed: cause — 12
+    /// dependents skipped`, pointing at the task in the workflow (editors jump there).
+    private func failureLines() -> String {
+        let failed = report.rootFailures(limit: Self.failureListingLimit)
+        guard !failed.isEmpty else { return "" }
+        var out = ""
+        for failure in failed {
+            out += Terminal.visible(Self.describe(failure)) + "\n"
+        }
+        let count = report.failureCount
+        if count > failed.count {
+            out += "(\(count - failed.count) more failures; --report lists every one)\n"
+        }
+        return out
+    }
+
+    /// `path:line:col: error: node failed: cause — 12 dependents skipped`, the location left out when the node
+    /// has none.
+    static func describe(_ failure: RunReport.RootFailure) -> String {
+        let node = failure.node
+        let severity = node.continueOnError ? "warning" : "error"
+        var line =
+            (node.location.map { "\($0): " } ?? "") + "\(severity): \(NodeName.forTerminal(node.id)) failed: "
+            + (node.cause ?? "no cause given")
+        let skipped = failure.skippedDependents
+        if skipped > 0 { line += " — \(skipped) dependent\(skipped == 1 ? "" : "s") skipped" }
+        return line
+    }
+
+    /// Up to this many failures are named, one line each.
     static let failureListingLimit = 20
 
     /// The last line: how many nodes ended how, and how long the run took.

@@ -21,18 +21,28 @@ struct UpToDatePrinter {
         recorded = preview.recordedResults
     }
 
-    /// Nodes listed with their cause, per task; `flowrun explain` tells about any other.
-    static let listedPerTask = 10
+    /// Nodes listed with their cause, per task and kind of cause: a few by default, more with `--verbose` (or
+    /// `--plan nodes`); `flowrun explain` tells about any other.
+    static let examplesPerCause = (brief: 3, verbose: 10)
 
-    func render() -> String {
+    /// Per task, how many nodes run and how many are cached, then for each kind of cause (a new node, an output
+    /// missing, an upstream change) up to `examples` nodes with their cause.
+    func render(examples: Int = Self.examplesPerCause.brief) -> String {
         guard let decisions, recorded > 0 else {
             return "store \(directory): nothing recorded yet; every node will run\n"
         }
-        var byTask = OrderedDictionary<Int, (run: [Int], cached: Int, awaiting: Int, awaitingOutput: [Int])>()
+        var byTask = OrderedDictionary<
+            Int, (run: OrderedDictionary<String, [Int]>, count: Int, cached: Int, awaiting: Int, awaitingOutput: [Int])
+        >()
         for index in plan.nodes.indices {
             let task = plan.nodes[index].taskIndex
-            var entry = byTask[task] ?? ([], 0, 0, [])
-            if decisions.causes[index] == nil { entry.cached += 1 } else { entry.run.append(index) }
+            var entry = byTask[task] ?? ([:], 0, 0, 0, [])
+            if let cause = decisions.causes[index] {
+                entry.run[Self.kind(of: cause), default: []].append(index)
+                entry.count += 1
+            } else {
+                entry.cached += 1
+            }
             if decisions.awaitingConfirmation[index] != nil { entry.awaiting += 1 }
             if let producer = decisions.awaitingOutput[index] { entry.awaitingOutput.append(producer) }
             byTask[task] = entry
@@ -45,18 +55,26 @@ struct UpToDatePrinter {
         let width = byTask.keys.map { plan.workflow.tasks[$0].id.value.count }.max() ?? 0
         for (task, entry) in byTask {
             out +=
-                "  \(plan.workflow.tasks[task].id.value.padded(to: width))  \(entry.run.count) run, \(entry.cached) cached"
+                "  \(plan.workflow.tasks[task].id.value.padded(to: width))  \(entry.count) run, \(entry.cached) cached"
                 + Self.awaiting(entry.awaiting, inSummary: false)
                 + Self.awaitingOutput(entry.awaitingOutput, plan: plan) + "\n"
-            for index in entry.run.prefix(Self.listedPerTask) {
-                let cause = decisions.causes[index]?.description(forItem: plan.nodes[index].itemIndex != nil) ?? ""
-                out += "    \(NodeName.forTerminal(plan.nodes[index].id)): \(cause)\n"
-            }
-            if entry.run.count > Self.listedPerTask {
-                out += "    … and \(entry.run.count - Self.listedPerTask) more (flowrun explain WORKFLOW NODE)\n"
+            for nodes in entry.run.values {
+                for index in nodes.prefix(examples) {
+                    let cause = decisions.causes[index]?.description(forItem: plan.nodes[index].itemIndex != nil) ?? ""
+                    out += "    \(NodeName.forTerminal(plan.nodes[index].id)): \(cause)\n"
+                }
+                if nodes.count > examples {
+                    out += "    … and \(nodes.count - examples) more like these (flowrun explain WORKFLOW NODE)\n"
+                }
             }
         }
         return out
+    }
+
+    /// The kind of a cause, whatever its details (which node, which file): the causes of a task's nodes are
+    /// grouped by it. The case's name, read by reflection so that a case added to ``RunCause`` is its own kind.
+    private static func kind(of cause: RunCause) -> String {
+        Mirror(reflecting: cause).children.first?.label ?? cause.description
     }
 
     /// How many of the cached nodes are up to date only if a server confirms the version of an http(s) source

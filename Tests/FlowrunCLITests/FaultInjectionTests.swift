@@ -108,7 +108,7 @@ import Testing
 
         let started = ContinuousClock.now
         let result = try await Child.runFlowrun(
-            ["faults.yaml", "--no-progress", "--report", "run.json"], in: scratch.url)
+            ["faults.yaml", "--no-progress", "--report", "run.json", "--verbose"], in: scratch.url)
         #expect(ContinuousClock.now - started < .seconds(120))
         #expect(result.status == 1, "stderr: \(result.stderr)")
         #expect(!result.terminatedBySignal)
@@ -220,7 +220,7 @@ import Testing
             """)
         // 64 blocks of 512 bytes: the report and the thumbnails fit, the full-size photo does not.
         let child = try Child.flowrunInShell(
-            prefix: "ulimit -f 64;", ["limit.yaml", "--no-progress", "--report", "run.json"],
+            prefix: "ulimit -f 64;", ["limit.yaml", "--no-progress", "--report", "run.json", "--verbose"],
             in: scratch.url)
         let result = try #require(await child.wait())
         #expect(!result.terminatedBySignal, "flowrun was killed by signal \(result.status) (SIGXFSZ is 25)")

@@ -192,8 +192,11 @@ final class Child: @unchecked Sendable {
     static func flowrun(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws
         -> Child
     {
-        try Child(executable: Flowrun.binary, arguments, in: directory, environment: environment)
+        try Child(executable: Flowrun.binary, arguments, in: directory, environment: quiet.merging(environment) { $1 })
     }
+
+    /// Progress lines come when the clock says, so a test asks for them (`--progress`, or this variable).
+    static let quiet = ["FLOWRUN_PROGRESS": "none"]
 
     /// Starts `/bin/sh -c 'PREFIX exec flowrun ARGS REDIRECT'`, e.g. with `ulimit -f N;` as the prefix.
     static func flowrunInShell(prefix: String, _ arguments: [String], in directory: URL, redirect: String = "") throws
@@ -204,7 +207,8 @@ final class Child: @unchecked Sendable {
         }
         return try Child(
             executable: URL(fileURLWithPath: "/bin/sh"),
-            ["-c", prefix + " exec " + quoted.joined(separator: " ") + " " + redirect], in: directory)
+            ["-c", prefix + " exec " + quoted.joined(separator: " ") + " " + redirect], in: directory,
+            environment: quiet)
     }
 
     /// Starts flowrun under `/usr/bin/time` (when installed), for its own elapsed and CPU time and peak memory;
@@ -214,7 +218,7 @@ final class Child: @unchecked Sendable {
         guard FileManager.default.isExecutableFile(atPath: tool) else { return try flowrun(arguments, in: directory) }
         return try Child(
             executable: URL(fileURLWithPath: tool),
-            ["-f", Measured.marker + "%e %U %M", Flowrun.binary.path] + arguments, in: directory)
+            ["-f", Measured.marker + "%e %U %M", Flowrun.binary.path] + arguments, in: directory, environment: quiet)
     }
 
     var isRunning: Bool { lock.withLock { exit == nil } }

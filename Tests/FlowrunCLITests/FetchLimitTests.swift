@@ -23,7 +23,8 @@ import Testing
               quick: { type: fetch, url: "\(server.urlString("/fast"))", idleTimeout: 2s }
             """)
         let started = ContinuousClock.now
-        let result = try await Child.runFlowrun(["flow.yaml", "--no-progress"], in: scratch.url)
+        // --verbose: the table shows the quick fetch succeeded beside the failure.
+        let result = try await Child.runFlowrun(["flow.yaml", "--no-progress", "--verbose"], in: scratch.url)
         // The trickle would take 2,000 s; a bound far above any machine's load shows the idle timeout ended it.
         #expect(ContinuousClock.now - started < .seconds(300))
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")

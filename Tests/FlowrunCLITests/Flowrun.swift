@@ -33,7 +33,10 @@ struct Flowrun {
             process.executableURL = Flowrun.binary
             process.arguments = arguments
             if let directory { process.currentDirectoryURL = directory }
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            // Progress lines come when the clock says, so a test asks for them (`--progress`, or this variable).
+            process.environment = ProcessInfo.processInfo.environment.merging(
+                ["FLOWRUN_PROGRESS": "none"].merging(environment) { $1 }
+            ) { $1 }
             process.standardOutput = out
             process.standardError = err
             try process.run()

@@ -42,7 +42,9 @@ import Testing
                 "320", "320/2023", "320/2023/IMG_0001.jpg", "320/2024", "320/2024/basque",
                 "320/2024/basque/at the bar.jpg", "320/2024/basque/bridge.jpg", "320/top.jpg",
             ])
-        #expect(result.stdout.contains("save[photos/2024/basque/at the bar.jpeg]"), "\(result.stdout)")
+        // The table of --verbose names every node, cached ones too.
+        let listed = try Flowrun.run(["thumbs.yaml", "--no-progress", "--verbose"], in: scratch.url)
+        #expect(listed.stdout.contains("save[photos/2024/basque/at the bar.jpeg]"), "\(listed.stdout)")
     }
 
     @Test func aGlobThatMatchesNothingWarnsAndIsAnErrorWhenStrict() throws {

@@ -63,7 +63,7 @@ import Testing
     @Test func awkwardKeysAreEscapedForTheTerminalAndKeptWholeInTheReport() throws {
         try scratch.write("in/new\nline.txt", "N")
         try scratch.write("in/it's \"quoted\" .. x.txt", "Q")
-        let result = try run(["--report", "run.json"])
+        let result = try run(["--report", "run.json", "--verbose"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("read[in/new\\nline.txt]"), "\(result.stdout)")
         #expect(result.stdout.contains("save[in/it's \"quoted\" .. x.txt]"), "\(result.stdout)")

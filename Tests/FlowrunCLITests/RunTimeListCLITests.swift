@@ -173,7 +173,7 @@ import Testing
 
     @Test func theDryRunSaysTheListIsKnownAfterItsProducerRunsOrShowsItFromTheStore() async throws {
         try writeFlow(producer: #"[printf, "a\nb\n"]"#)
-        let before = try await Child.runFlowrun(["validate", "flow.yaml"], in: scratch.url)
+        let before = try await Child.runFlowrun(["validate", "flow.yaml", "--plan", "nodes"], in: scratch.url)
         #expect(before.status == 0, "\(before.stderr)")
         #expect(
             before.stdout == """
@@ -195,7 +195,7 @@ import Testing
 
                 """)
         _ = try await run()
-        let after = try await Child.runFlowrun(["flow.yaml", "--dry-run"], in: scratch.url)
+        let after = try await Child.runFlowrun(["flow.yaml", "--dry-run", "--plan", "nodes"], in: scratch.url)
         #expect(
             after.stdout == """
                 flow: 4 tasks → 5 nodes in 2 waves

@@ -127,7 +127,7 @@ import Testing
         #expect(unknown.stdout.contains("\nthe list of 'each' is known only after 'list' runs\n"), "\(unknown.stdout)")
         let lists = try await flowrun(["--lists"])
         #expect(lists.status == 0, "\(lists.stdout)\(lists.stderr)")
-        let known = try await flowrun(["--shard", "2/3", "--dry-run"])
+        let known = try await flowrun(["--shard", "2/3", "--dry-run", "--plan", "nodes"])
         #expect(known.status == 0, "\(known.stderr)")
         // The keys whose SHA-256 names shard 2 of 3 (ShardTests pins the hash), in list order.
         #expect(

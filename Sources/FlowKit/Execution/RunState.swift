@@ -103,6 +103,8 @@ struct RunState: Sendable {
     var boosts: [Int: Int] = [:]
     /// Nodes per (queue, status), for the progress line: index `queue * statusCount + status`.
     private(set) var counts: [Int]
+    /// Nodes per (task, status), for a log's progress lines: index `task * statusCount + status`.
+    private(set) var taskCounts: [Int]
     var ready: [Heap<ReadyNode>]
     /// Ready sources (no dependencies, some consumers), per queue; held back while `backlog` is full.
     var readySources: [Heap<ReadyNode>]
@@ -140,6 +142,10 @@ struct RunState: Sendable {
         counts = [Int](repeating: 0, count: queueNames.count * Self.statuses.count)
         for (index, queue) in graph.queue.enumerated() where !quietNodes.contains(index) {
             counts[Int(queue) * Self.statuses.count] += 1  // all pending
+        }
+        taskCounts = [Int](repeating: 0, count: plan.workflow.tasks.count * Self.statuses.count)
+        for (index, node) in plan.nodes.enumerated() where !quietNodes.contains(index) {
+            taskCounts[node.taskIndex * Self.statuses.count] += 1  // all pending
         }
         ready = queueNames.map { _ in Heap() }
         readySources = queueNames.map { _ in Heap() }
@@ -405,6 +411,9 @@ struct RunState: Sendable {
             let base = Int(graph.queue[index]) * Self.statuses.count
             counts[base + nodes[index].status.ordinal] -= 1
             counts[base + status.ordinal] += 1
+            let taskBase = plan.nodes[index].taskIndex * Self.statuses.count
+            taskCounts[taskBase + nodes[index].status.ordinal] -= 1
+            taskCounts[taskBase + status.ordinal] += 1
         }
         nodes[index].status = status
     }

@@ -145,6 +145,20 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         return result
     }
 
+    /// Counts of nodes per task and status, in the workflow's order of tasks, for a log's progress lines.
+    public func progressByTask() -> OrderedDictionary<String, [NodeStatus: Int]> {
+        let counts = state.withLock { $0.taskCounts }
+        var result = OrderedDictionary<String, [NodeStatus: Int]>()
+        for (taskIndex, task) in plan.workflow.tasks.enumerated() {
+            var byStatus: [NodeStatus: Int] = [:]
+            for (statusIndex, status) in NodeStatus.allCases.enumerated() {
+                byStatus[status] = counts[taskIndex * NodeStatus.allCases.count + statusIndex]
+            }
+            result[task.id.value] = byStatus
+        }
+        return result
+    }
+
     /// The time since the run started.
     public var elapsed: Duration { .seconds(elapsedSeconds) }
 

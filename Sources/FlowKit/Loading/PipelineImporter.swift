@@ -141,7 +141,9 @@ struct PipelineImporter {
         } else if !found.hasErrors {
             found.error("the pipeline is empty", at: SourceLocation(path: path, line: 1, column: 1))
         }
-        diagnostics.append(contentsOf: Self.annotated(found, path: path, chains: [Array(sites)]))
+        // Not annotated with this import's chain: the same file imported again finds the same problems, which
+        // are one each once the loader notes every import of the file (``annotated(_:path:chains:groups:)``).
+        diagnostics.append(contentsOf: found)
         return pipeline
     }
 
@@ -207,17 +209,51 @@ struct PipelineImporter {
 
     /// Diagnostics of an imported file, each with the chains of imports that led to it (one per import of
     /// the file); those that already name theirs are left as they are.
-    static func annotated(_ diagnostics: Diagnostics, path: String, chains: [[SourceLocation]]) -> Diagnostics {
-        var result = Diagnostics()
+    ///
+    /// A mistake in a pipeline imported three times is found three times, once in each group's tasks
+    /// (`thumbs.save`, `covers.save`): it is reported once, in the pipeline's own names (`save`), with a note at
+    /// every import.
+    /// - Parameter groups: The ids of the workflow's groups (``TaskGroup/id``), whose prefixes the repeats differ by.
+    static func annotated(
+        _ diagnostics: Diagnostics, path: String, chains: [[SourceLocation]], groups: [String]
+    ) -> Diagnostics {
+        let prefixes = groups.sorted { $0.count > $1.count }.map { "'\($0)." }
+        var kept: [Diagnostic] = []
+        var firstOf: [Diagnostic: Int] = [:]
         for var diagnostic in diagnostics.all {
-            if diagnostic.location?.path == path,
+            guard diagnostic.location?.path == path,
                 !diagnostic.notes.contains(where: { $0.message.hasPrefix(importNote) })
-            {
-                diagnostic.notes += chains.joined().map { .note(importNote, at: $0) }
+            else {
+                kept.append(diagnostic)
+                continue
             }
-            result.append(diagnostic)
+            let local = withoutGroups(diagnostic, prefixes: prefixes)
+            if let first = firstOf[local] {
+                // A repeat from another import: the one kept says it in the pipeline's names.
+                kept[first].message = local.message
+                kept[first].suggestion = local.suggestion
+                kept[first].hint = local.hint
+                continue
+            }
+            firstOf[local] = kept.count
+            diagnostic.notes += chains.joined().map { .note(importNote, at: $0) }
+            kept.append(diagnostic)
         }
+        var result = Diagnostics()
+        for diagnostic in kept { result.append(diagnostic) }
         return result
+    }
+
+    /// A diagnostic with the group prefixes of its quoted names removed (`'thumbs.save'` → `'save'`).
+    private static func withoutGroups(_ diagnostic: Diagnostic, prefixes: [String]) -> Diagnostic {
+        func strip(_ text: String) -> String {
+            prefixes.reduce(text) { $0.replacingOccurrences(of: $1, with: "'") }
+        }
+        var local = diagnostic
+        local.message = strip(diagnostic.message)
+        local.suggestion = diagnostic.suggestion.map { strip("'" + $0).dropFirst().description }
+        local.hint = diagnostic.hint.map(strip)
+        return local
     }
 
     private static let importNote = "in the pipeline imported here"

@@ -106,7 +106,8 @@ public struct WorkflowLoader: Sendable {
         }
         // Problems found in an imported pipeline after importing (a bad edge, a bad value) say how it was reached.
         for (file, chains) in importer.importChains {
-            diagnostics = PipelineImporter.annotated(diagnostics, path: file, chains: chains)
+            diagnostics = PipelineImporter.annotated(
+                diagnostics, path: file, chains: chains, groups: workflow.groups.map(\.id))
         }
         diagnostics = AliasUse.annotated(diagnostics, uses: aliases + importer.aliasUses)
         return LoadResult(plan: diagnostics.hasErrors ? nil : plan, diagnostics: diagnostics, sources: sources)

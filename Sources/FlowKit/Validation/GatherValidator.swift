@@ -8,7 +8,9 @@ struct GatherValidator: WorkflowValidator {
                 diagnostics.error(
                     "task '\(task.id.value)' has both 'forEach' and 'gather: true'", at: spec.location,
                     hint: "a gather task runs once over its dependencies' items; drop one of the two")
-            } else if !task.dependsOn.contains(where: { context.taskIndex[$0.value].map { expanded[$0] } ?? false }) {
+            } else if !task.dependsOn.contains(where: { context.taskIndex[$0.value].map { expanded[$0] } ?? true }) {
+                // An unknown dependency (`?? true`) may be the forEach task it was meant to name: reported once,
+                // by ``DependencyValidator``.
                 diagnostics.error(
                     "task '\(task.id.value)' has 'gather: true' but depends on no forEach task", at: task.id.location,
                     hint:

@@ -53,7 +53,7 @@ struct ValidationContext {
     }
 
     /// The tasks that run once per item, by task index: those with `forEach`, and those that depend (not as
-    /// `gather`) on an expanded task. A walk from the `forEach` tasks along dependents, so it works on cyclic
+    /// `gather`) on an expanded task or on an unknown one. A walk from the `forEach` tasks along dependents, so it works on cyclic
     /// graphs too.
     func expandedTasks() -> [Bool] {
         let tasks = workflow.tasks
@@ -63,8 +63,18 @@ struct ValidationContext {
                 if let dependency = taskIndex[entry.value] { dependents[dependency].append(index) }
             }
         }
+        // A task that names an unknown task may have meant an expanded one, when there is one: that is one
+        // mistake, reported by ``DependencyValidator``, not again as every `${item}` below it "used outside a
+        // forEach".
+        let expanded = tasks.indices.filter { tasks[$0].forEach != nil }
+        let unknown =
+            expanded.isEmpty
+            ? []
+            : tasks.indices.filter { index in
+                !tasks[index].gather && tasks[index].dependsOn.contains { taskIndex[$0.value] == nil }
+            }
         return GraphAlgorithms.reachable(
-            from: tasks.indices.filter { tasks[$0].forEach != nil }, count: tasks.count,
+            from: expanded + unknown, count: tasks.count,
             successors: { task, body in dependents[task].forEach(body) })
     }
 }
