@@ -27,6 +27,20 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "FuzzHEIF",
+            dependencies: [
+                "CFuzzer",
+                .product(name: "FlowImaging", package: "flowrun"),
+            ]
+        ),
+        .executableTarget(
+            name: "FuzzTIFF",
+            dependencies: [
+                "CFuzzer",
+                .product(name: "FlowImaging", package: "flowrun"),
+            ]
+        ),
+        .executableTarget(
             name: "FuzzResize",
             dependencies: [
                 "CFuzzer",

@@ -3,16 +3,19 @@
 #
 #   Fuzz/run.sh loader 600          # the workflow loader, validators, planner and diagnostic renderer
 #   Fuzz/run.sh decoders 600        # ImageDecoder: JPEG (TurboJPEG), PNG (libpng), EXIF orientation
+#   Fuzz/run.sh heif 300            # HEIFFile and HEIFCodec (libheif: HEIC through libde265, AVIF through dav1d)
+#   Fuzz/run.sh tiff 300            # TIFFCodec (libtiff), the TIFF structure reader and EXIF stripping
 #   Fuzz/run.sh resize 600          # the resampling kernels (AVX2 in C where the CPU has it) on any shape
 #   Fuzz/run.sh loader 60 -jobs=2   # extra arguments go to libFuzzer
 #
 # The corpus grows in Fuzz/corpus/TARGET (not committed), seeded from the project's workflows, fixtures and
-# Fuzz/seeds/loader (loader), its photos and Fuzz/seeds/decoders (decoders), or a few generated shapes (resize).
+# Fuzz/seeds/loader (loader), its photos and Fuzz/seeds/decoders (decoders), Fuzz/seeds/heif and Fuzz/seeds/tiff
+# (made by make-format-seeds.py), or a few generated shapes (resize).
 # Crashes, leaks, timeouts and OOMs land in Fuzz/artifacts/TARGET/. SANITIZE=fuzzer runs without AddressSanitizer.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-target="${1:?usage: run.sh loader|decoders|resize [seconds] [libFuzzer args...]}"
+target="${1:?usage: run.sh loader|decoders|heif|tiff|resize [seconds] [libFuzzer args...]}"
 seconds="${2:-600}"
 shift $(( $# >= 2 ? 2 : 1 ))
 sanitize="${SANITIZE:-fuzzer,address}"
@@ -21,8 +24,10 @@ case "$target" in
     # An input that reaches the import limit expands 10,000 tasks: seconds under AddressSanitizer on a busy machine.
     loader) product=FuzzLoader; max_len=65536; timeout=30 ;;
     decoders) product=FuzzDecoders; max_len=262144; timeout=10 ;;
+    heif) product=FuzzHEIF; max_len=65536; timeout=10 ;;
+    tiff) product=FuzzTIFF; max_len=65536; timeout=10 ;;
     resize) product=FuzzResize; max_len=4096; timeout=10 ;;
-    *) echo "unknown target '$target' (loader, decoders or resize)" >&2; exit 2 ;;
+    *) echo "unknown target '$target' (loader, decoders, heif, tiff or resize)" >&2; exit 2 ;;
 esac
 
 cd "$here"
@@ -49,6 +54,9 @@ if [ "$target" = loader ]; then
     extra=(-dict="$here/yaml.dict")
 elif [ "$target" = decoders ]; then
     cp "$root"/examples/photos/*.jpg "$here"/seeds/decoders/* "$seeds/"
+    extra=()
+elif [ "$target" = heif ] || [ "$target" = tiff ]; then
+    cp "$here/seeds/$target"/* "$seeds/"
     extra=()
 else
     # Sizes, filter, fit, shrink and flags in the first 8 bytes, pixels after: a few shapes to start from.

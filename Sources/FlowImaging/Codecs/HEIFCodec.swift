@@ -118,8 +118,13 @@ enum HEIFCodec {
     /// Throws `what` with libheif's message unless `error` says all went well.
     static func check(_ error: heif_error, _ what: String) throws(ImageCodecError) {
         guard error.code != heif_error_Ok else { return }
-        let detail = error.message.map { String(cString: $0) } ?? "libheif error \(error.code.rawValue)"
-        throw ImageCodecError("\(what) (\(detail))")
+        throw ImageCodecError("\(what) (\(detail(of: error)))")
+    }
+
+    /// libheif's message for `error`, copied: the text belongs to the context (or handle) that returned it and is
+    /// freed with it, so it must be read before that is released.
+    static func detail(of error: heif_error) -> String {
+        error.message.map { String(cString: $0) } ?? "libheif error \(error.code.rawValue)"
     }
 }
 
@@ -132,11 +137,13 @@ final class HEIFFile {
     init(_ bytes: UnsafeRawBufferPointer, format: ImageFormat) throws(ImageCodecError) {
         guard let context = heif_context_alloc() else { throw ImageCodecError("out of memory reading HEIF") }
         var handle: OpaquePointer?
-        let opened = heif_context_read_from_memory_without_copy(context, bytes.baseAddress, bytes.count, nil)
-        if opened.code == heif_error_Ok { _ = heif_context_get_primary_image_handle(context, &handle) }
+        var status = heif_context_read_from_memory_without_copy(context, bytes.baseAddress, bytes.count, nil)
+        if status.code == heif_error_Ok { status = heif_context_get_primary_image_handle(context, &handle) }
         guard let handle else {
+            // The message lives in the context: copied before the context is freed (reading it after was a
+            // use-after-free that printed random bytes).
+            let detail = status.code == heif_error_Ok ? "no primary image" : HEIFCodec.detail(of: status)
             heif_context_free(context)
-            let detail = opened.message.map { String(cString: $0) } ?? "no primary image"
             throw ImageCodecError("corrupt \(format.displayName) (\(detail))")
         }
         self.context = context

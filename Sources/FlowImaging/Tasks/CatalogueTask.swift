@@ -25,7 +25,15 @@ package struct CatalogueTask: TaskType {
     package enum Format: String, Sendable, Hashable, CaseIterable, ParameterValue {
         /// A JSON array of the objects, one per line.
         case json
-        /// A header row of every key (in the order first seen), then a row per object; RFC 4180 quoting.
+        /// A header row of every key (in the order first seen), then a row per object, for spreadsheets.
+        ///
+        /// Cells follow RFC 4180: rows end in CRLF, and a cell holding a comma, a double quote, a CR or an LF is
+        /// put in double quotes, its quotes doubled, so that text from a file (a camera make from EXIF, say) can
+        /// never split a row or shift a column. A *string* that starts with `=`, `+`, `-`, `@`, a tab, a CR or a NUL
+        /// is written with a single quote before it (`'=1+1`), as OWASP's CSV-injection guidance and ASVS 1.2.10
+        /// say, so that a spreadsheet shows it as text rather than running it as a formula; the same goes for a
+        /// column name. Numbers and booleans are written as their JSON text, unchanged: `-2.5936` stays a number
+        /// (a JSON number cannot hold a formula). Read the JSON format where the exact string matters.
         case csv
     }
 
@@ -111,26 +119,45 @@ package final class CatalogueOperation: FlowOperation, FileProvider, @unchecked 
         for object in objects {
             for key in object.keys.sorted() where seen.insert(key).inserted { columns.append(key) }
         }
-        var text = columns.map(quoted).joined(separator: ",") + "\r\n"
+        var text = columns.map { quoted(neutralised($0)) }.joined(separator: ",") + "\r\n"
         for object in objects {
             text += columns.map { cell(object[$0]) }.joined(separator: ",") + "\r\n"
         }
         return Data(text.utf8)
     }
 
-    /// A value as CSV: empty for null or absent, strings quoted when needed, anything else (numbers, booleans) as its
-    /// JSON text.
+    /// A value as CSV: empty for null or absent, strings neutralised and quoted when needed, anything else (numbers,
+    /// booleans, arrays and objects as JSON text, which start with a digit, `-`, a letter, `[` or `{`) quoted when
+    /// needed.
     private static func cell(_ value: JSONValue?) -> String {
         switch value {
         case nil, .null?: ""
-        case .string(let text)?: quoted(text)
+        case .string(let text)?: quoted(neutralised(text))
         case let value?: quoted(String(decoding: value.sortingKeys().json(), as: UTF8.self))
         }
     }
 
-    /// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
+    /// The first characters that make a spreadsheet read a cell as a formula (OWASP's list: `=`, `+`, `-`, `@`, tab,
+    /// CR; and NUL, which ASVS 1.2.10 adds), as bytes: `"\r\n"` is one `Character` in Swift, so characters would
+    /// miss a CRLF.
+    private static let formulaStarts: Set<UInt8> = [0x3D, 0x2B, 0x2D, 0x40, 0x09, 0x0D, 0x00]
+
+    /// A string a spreadsheet shows as text: a single quote before one that starts like a formula.
+    private static func neutralised(_ text: String) -> String {
+        guard let first = text.utf8.first, formulaStarts.contains(first) else { return text }
+        return "'" + text
+    }
+
+    /// RFC 4180: a field with a comma, quote, CR or LF is quoted, quotes doubled. Checked on bytes, since a CRLF is
+    /// one `Character`, equal neither to `"\r"` nor to `"\n"` (which let such a field out unquoted).
     private static func quoted(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        guard text.utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else { return text }
+        // By scalars too: a quote followed by a combining mark is one `Character` that a search for `"` misses.
+        var field = "\""
+        for scalar in text.unicodeScalars {
+            field.unicodeScalars.append(scalar)
+            if scalar == "\"" { field.unicodeScalars.append(scalar) }
+        }
+        return field + "\""
     }
 }
