@@ -22,7 +22,7 @@ import Testing
     }
 
     func run() async throws -> String {
-        let result = try await Child.runFlowrun(["site.yaml", "--no-progress", "--quiet"], in: scratch.url)
+        let result = try await Child.runFlowrun(["site.yaml", "--no-progress"], in: scratch.url)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         return result.stdout
     }

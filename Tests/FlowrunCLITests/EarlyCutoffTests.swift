@@ -31,7 +31,7 @@ import Testing
     }
 
     func run() async throws -> String {
-        let result = try await flowrun(["site.yaml", "--no-progress", "--quiet"])
+        let result = try await flowrun(["site.yaml", "--no-progress"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         return result.stdout
     }
@@ -81,7 +81,7 @@ import Testing
         try FileManager.default.removeItem(atPath: scratch.path("out/index.txt"))
         try FileManager.default.createDirectory(
             atPath: scratch.path("out/index.txt"), withIntermediateDirectories: false)
-        let failed = try await flowrun(["site.yaml", "--no-progress", "--quiet"])
+        let failed = try await flowrun(["site.yaml", "--no-progress"])
         #expect(failed.status == 1, "\(failed.stdout)\(failed.stderr)")
         try FileManager.default.removeItem(atPath: scratch.path("out/index.txt"))
         let explain = try await flowrun(["explain", "site.yaml", "manifest"])

@@ -29,7 +29,7 @@ struct S3GatherInputsTests {
 
     func run(_ environment: [String: String]) async throws -> Flowrun.Result {
         let child = try Child.flowrun(
-            ["site.yaml", "--no-progress", "--quiet"], in: scratch.url, environment: environment)
+            ["site.yaml", "--no-progress"], in: scratch.url, environment: environment)
         return try #require(await child.wait(timeout: .seconds(120)), "flowrun did not finish")
     }
 
