@@ -27,7 +27,7 @@ import Testing
           all: { type: command, gather: true, dependsOn: each, argv: ["true"] }
         """
 
-    @Test(.timeLimit(.minutes(6))) func theRunnersOfAStreamedListCountEachNodeOnce() async throws {
+    @Test(.timeLimit(.minutes(10))) func theRunnersOfAStreamedListCountEachNodeOnce() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let plan = try TestWorkflow.plan(
             Self.streamingWorkflow, registry: .builtIn, path: folder.appendingPathComponent("flow.yaml").path)

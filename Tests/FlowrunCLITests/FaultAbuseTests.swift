@@ -131,7 +131,7 @@ import Testing
         }
         try scratch.write("\(kind).yaml", text)
         let child = try Child.measuredFlowrun(["\(kind).yaml", "--no-progress"], in: scratch.url)
-        let result = try #require(await child.wait(timeout: .seconds(60)))
+        let result = try #require(await child.wait(timeout: .seconds(600)))
         if let measured = Measured(result) { #expect(measured.userCPU < 2, "\(measured.userCPU) s of CPU") }
         #expect(!result.terminatedBySignal, "flowrun crashed: signal \(result.status)")
         #expect(result.status == 2, "\(result.stderr.prefix(500))")

@@ -106,10 +106,8 @@ import Testing
               stalledSave: { type: write, path: out/stalled.jpg, dependsOn: stalledDecode }
             """)
 
-        let started = ContinuousClock.now
         let result = try await Child.runFlowrun(
             ["faults.yaml", "--no-progress", "--report", "run.json", "--verbose"], in: scratch.url)
-        #expect(ContinuousClock.now - started < .seconds(120))
         #expect(result.status == 1, "stderr: \(result.stderr)")
         #expect(!result.terminatedBySignal)
 

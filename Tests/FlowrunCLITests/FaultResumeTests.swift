@@ -47,7 +47,7 @@ extension FaultHeavyTests {
             #expect(await child.waitForStderr(containing: " running"), "\(what): no node started")
             try await Task.sleep(for: .milliseconds(delay))
             child.signal(signal)
-            let stopped = try #require(await child.wait(timeout: .seconds(60)), "\(what): flowrun did not exit")
+            let stopped = try #require(await child.wait(timeout: .seconds(600)), "\(what): flowrun did not exit")
             // SIGKILL cannot be caught: a write it interrupts leaves its temporary (`.flowrun-NAME.XXXXXX`, never
             // the output's own name) behind, which the rerun removes. Every output in the folder is complete: a
             // file there is byte-identical to the clean run's.

@@ -118,7 +118,7 @@ extension FaultHeavyTests {
             }
             let sent = ContinuousClock.now
             child.signal(signal)
-            let result = try #require(await child.wait(timeout: .seconds(60)), "\(what): flowrun did not exit")
+            let result = try #require(await child.wait(timeout: .seconds(600)), "\(what): flowrun did not exit")
             let took = try #require(child.exitedAt) - sent
             #expect(took < .seconds(5), "\(what): exit took \(took)")
             #expect(
@@ -202,7 +202,7 @@ extension FaultHeavyTests {
                 let n = read(reader, &buffer, buffer.count)
                 if n > 0 { drained += n } else { try await Task.sleep(for: .milliseconds(5)) }
             }
-            let result = try #require(await child.wait(timeout: .seconds(5)))
+            let result = try #require(await child.wait(timeout: .seconds(300)))
             let killed = result.terminatedBySignal
             #expect(!killed, "flowrun was killed by the late Ctrl-C (signal \(result.status))")
             #expect(result.status == 0)
@@ -255,7 +255,7 @@ extension FaultHeavyTests {
             #expect(server.bodyBytesSent("/slow.jpg") >= 256 * 1024, "the download never got going")
             let sent = ContinuousClock.now
             child.signal(SIGINT)
-            let result = try #require(await child.wait(timeout: .seconds(60)))
+            let result = try #require(await child.wait(timeout: .seconds(600)))
             #expect(try #require(child.exitedAt) - sent < .seconds(5))
             #expect(result.status == 130 && !result.terminatedBySignal, "\(result.stderr.suffix(500))")
             let report = try ReportView(scratch.path("run.json"))
@@ -297,7 +297,7 @@ extension FaultHeavyTests {
             let programPID = try #require(await Self.readPID(scratch.path("pid")), "the program did not start")
             let sent = ContinuousClock.now
             child.signal(SIGINT)
-            let result = try #require(await child.wait(timeout: .seconds(60)))
+            let result = try #require(await child.wait(timeout: .seconds(600)))
             #expect(try #require(child.exitedAt) - sent < .seconds(5))
             #expect(result.status == 130 && !result.terminatedBySignal, "\(result.stderr)")
             let report = try ReportView(scratch.path("run.json"))
@@ -334,7 +334,7 @@ extension FaultHeavyTests {
                 "flowrun did not wait for the program after the first Ctrl-C")
             let second = ContinuousClock.now
             child.signal(SIGINT)
-            let result = try #require(await child.wait(timeout: .seconds(60)))
+            let result = try #require(await child.wait(timeout: .seconds(600)))
             let took = try #require(child.exitedAt) - second
             if second - first < .milliseconds(1_500) {
                 // Well inside the grace period: only the second Ctrl-C can have ended it this soon.

@@ -232,7 +232,7 @@ final class Child: @unchecked Sendable {
     }
 
     /// Waits until stderr contains `text`, up to `timeout`.
-    func waitForStderr(containing text: String, timeout: Duration = .seconds(60)) async -> Bool {
+    func waitForStderr(containing text: String, timeout: Duration = .seconds(300)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if stderrSoFar.contains(text) { return true }
@@ -246,7 +246,7 @@ final class Child: @unchecked Sendable {
     var stdoutSoFar: String { lock.withLock { String(decoding: stdoutData, as: UTF8.self) } }
 
     /// Waits until stdout contains `text`, up to `timeout`.
-    func waitForStdout(containing text: String, timeout: Duration = .seconds(60)) async -> Bool {
+    func waitForStdout(containing text: String, timeout: Duration = .seconds(300)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if stdoutSoFar.contains(text) { return true }
@@ -257,7 +257,7 @@ final class Child: @unchecked Sendable {
     }
 
     /// Waits for the exit, up to `timeout`; kills the process (SIGKILL) and answers `nil` if it does not come.
-    func wait(timeout: Duration = .seconds(60)) async -> Flowrun.Result? {
+    func wait(timeout: Duration = .seconds(600)) async -> Flowrun.Result? {
         let deadline = ContinuousClock.now + timeout
         while isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
         if isRunning {

@@ -58,7 +58,7 @@ struct Flowrun {
         var stderrSoFar: String { lock.withLock { String(decoding: stderrData, as: UTF8.self) } }
 
         /// Waits until stderr contains `text`, up to `timeout` seconds.
-        func waitForStderr(containing text: String, timeout: TimeInterval = 20) -> Bool {
+        func waitForStderr(containing text: String, timeout: TimeInterval = 300) -> Bool {
             let deadline = Date(timeIntervalSinceNow: timeout)
             while Date() < deadline {
                 if stderrSoFar.contains(text) { return true }
@@ -70,7 +70,7 @@ struct Flowrun {
         func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
         /// Waits for the exit, up to `timeout` seconds; kills the process if it does not come.
-        func wait(timeout: TimeInterval = 60) -> Result? {
+        func wait(timeout: TimeInterval = 600) -> Result? {
             let deadline = Date(timeIntervalSinceNow: timeout)
             while process.isRunning, Date() < deadline { usleep(5_000) }
             if process.isRunning {

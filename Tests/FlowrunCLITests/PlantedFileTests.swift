@@ -14,7 +14,7 @@ import Testing
 
     private func flowrun(_ arguments: [String]) async throws -> Flowrun.Result {
         let child = try Child.flowrun(arguments, in: scratch.url)
-        return try #require(await child.wait(timeout: .seconds(60)), "flowrun \(arguments) did not finish: it hangs")
+        return try #require(await child.wait(timeout: .seconds(600)), "flowrun \(arguments) did not finish: it hangs")
     }
 
     /// A link at the store's lock or journal: the file it points to is left as it was, and the run goes on

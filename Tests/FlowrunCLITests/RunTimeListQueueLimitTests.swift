@@ -20,7 +20,7 @@ import Testing
 
     /// Also while the items stream: the producer prints half the list, waits until the first item has run, then
     /// prints the rest, so the items run in batches beside it, on the same queue.
-    @Test(.timeLimit(.minutes(6)), arguments: [false, true])
+    @Test(.timeLimit(.minutes(10)), arguments: [false, true])
     func twoThousandItemsOnAQueueOfOneSlotNeverOverlap(streaming: Bool) async throws {
         let count = 2_000
         let producer =

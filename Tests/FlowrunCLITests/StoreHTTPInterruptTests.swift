@@ -39,7 +39,7 @@ extension StoreHTTPTests {
             "the revalidation never reached the server: \(child.stderrSoFar)")
         let sent = ContinuousClock.now
         child.signal(SIGINT)
-        let result = try #require(await child.wait(timeout: .seconds(60)))
+        let result = try #require(await child.wait(timeout: .seconds(600)))
         #expect(try #require(child.exitedAt) - sent < .seconds(5))
         #expect(result.status == 130 && !result.terminatedBySignal, "\(result.stdout)\(result.stderr)")
         #expect(result.stderr.contains("interrupted before the run started"), "\(result.stderr)")

@@ -68,7 +68,7 @@ import Testing
     /// The producer of a list made at run time runs while a cycle's session prepares, before its runner exists:
     /// Ctrl-C reaches it there too, instead of waiting for it to end on its own. Its item ran while it ran (the
     /// producer waits for the item's file, then five seconds for its node to end) and keeps its result.
-    @Test(.timeLimit(.minutes(6))) func ctrlCWhileAProducerRunsInAWatchStopsIt() async throws {
+    @Test(.timeLimit(.minutes(10))) func ctrlCWhileAProducerRunsInAWatchStopsIt() async throws {
         try scratch.write(
             "flow.yaml",
             #"""
@@ -80,7 +80,7 @@ import Testing
         let watch = try Child.flowrun(["flow.yaml", "--watch", "--no-progress"], in: scratch.url)
         let producer = try await ProgramPID(file: scratch.path("producer.pid"))
         watch.signal(SIGINT)
-        let result = try #require(await watch.wait(timeout: .seconds(60)), "the watch did not end after Ctrl-C")
+        let result = try #require(await watch.wait(timeout: .seconds(600)), "the watch did not end after Ctrl-C")
         #expect(result.status == 130, "\(result.stdout)\(result.stderr)")
         #expect(result.stderr == "\ninterrupted: cancelling (press Ctrl-C again to exit now)\n")
         let lines = runLines(result.stdout)

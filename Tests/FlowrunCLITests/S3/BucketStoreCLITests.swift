@@ -45,7 +45,7 @@ struct BucketStoreCLITests {
         let child = try Child.flowrun(
             arguments, in: machine.folder,
             environment: server.environment().merging(machine.environment) { $1 })
-        return try #require(await child.wait(timeout: .seconds(120)), "flowrun \(arguments) did not finish")
+        return try #require(await child.wait(timeout: .seconds(600)), "flowrun \(arguments) did not finish")
     }
 
     /// The keys under `prefix` in `bucket`.
@@ -210,7 +210,7 @@ struct BucketStoreCLITests {
         }
         usleep(300_000)
         child.signal(SIGTERM)
-        let stopped = try #require(await child.wait(timeout: .seconds(60)), "flowrun did not stop on SIGTERM")
+        let stopped = try #require(await child.wait(timeout: .seconds(600)), "flowrun did not stop on SIGTERM")
         #expect(stopped.status == 130, "\(stopped.stdout)\(stopped.stderr)")
         #expect(try keys(server, "state", "p/journals/stop.yaml/").count == 1)
 
@@ -226,7 +226,7 @@ struct BucketStoreCLITests {
     @Test func aStoreURLNamingNoBucketStopsTheRunBeforeAnything() async throws {
         try scratch.write("one.yaml", "version: 1\ntasks:\n  a: { type: command, argv: [touch, ran] }\n")
         let child = try Child.flowrun(["one.yaml", "--no-progress", "--state-dir", "s3://"], in: scratch.url)
-        let result = try #require(await child.wait(timeout: .seconds(60)))
+        let result = try #require(await child.wait(timeout: .seconds(600)))
         #expect(result.status == 2)
         #expect(
             result.stderr == "error: --state-dir 's3://' names no bucket (write s3://bucket/prefix); nothing was run\n")

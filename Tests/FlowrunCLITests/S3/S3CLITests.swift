@@ -16,7 +16,7 @@ struct S3CLITests {
     /// Runs flowrun in the scratch folder with `environment`.
     func run(_ arguments: [String], _ environment: [String: String]) async throws -> Flowrun.Result {
         let child = try Child.flowrun(arguments + ["--no-progress"], in: scratch.url, environment: environment)
-        return try #require(await child.wait(timeout: .seconds(120)), "flowrun \(arguments) did not finish")
+        return try #require(await child.wait(timeout: .seconds(600)), "flowrun \(arguments) did not finish")
     }
 
     /// fetch → decode → resize → write for each object or file the glob names.

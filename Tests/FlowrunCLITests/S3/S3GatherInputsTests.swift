@@ -30,7 +30,7 @@ struct S3GatherInputsTests {
     func run(_ environment: [String: String]) async throws -> Flowrun.Result {
         let child = try Child.flowrun(
             ["site.yaml", "--no-progress"], in: scratch.url, environment: environment)
-        return try #require(await child.wait(timeout: .seconds(120)), "flowrun did not finish")
+        return try #require(await child.wait(timeout: .seconds(600)), "flowrun did not finish")
     }
 
     func arguments() throws -> String {
