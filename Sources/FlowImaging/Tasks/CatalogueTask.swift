@@ -14,6 +14,8 @@ package struct CatalogueTask: TaskType {
     }
     package var consumes: InputRequirement { .oneOf([.data]) }
     package var provides: ProviderKind? { .file }
+    /// 2: CSV cells with a CRLF quoted; strings that start like a formula neutralised.
+    package var implementationVersion: String { "2" }
     package func outputPath(_ parameters: Parameters) -> String? { parameters.path }
 
     package func fileAccess(_ parameters: Parameters) -> FileAccess {

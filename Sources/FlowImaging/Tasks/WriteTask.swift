@@ -12,7 +12,8 @@ package struct WriteTask: TaskType {
     /// 2: JPEG composites transparency over `background`; WebP; metadata kept on request.
     /// 3: PNG keeps a profile in an `iCCP` chunk.
     /// 4: AVIF; `strip`; a kept XMP's orientation reset to 1.
-    package var implementationVersion: String { "4 " + CodecVersions.description }
+    /// 5: `strip` finds every EXIF directory (GPS pointers in IFD1, the Exif sub-IFD, given twice).
+    package var implementationVersion: String { "5 " + CodecVersions.description }
     package func outputPath(_ parameters: Parameters) -> String? { parameters.path }
 
     package func fileAccess(_ parameters: Parameters) -> FileAccess {
