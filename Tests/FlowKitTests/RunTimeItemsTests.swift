@@ -70,7 +70,7 @@ import Testing
             ])
         #expect(
             described(RunTimeItems.items(of: Data([0x61, 0xff, 0x0a]), keyField: nil)) == [
-                "error: its output is neither a JSON array nor UTF-8 lines"
+                "error: its output is neither a JSON array nor lines of text: line 1 is not UTF-8 text"
             ])
     }
 }

@@ -79,7 +79,7 @@ import Testing
     @Test(arguments: [
         (
             #"[printf, '[1, 2']"#,
-            "its output is not the list of 'each': its output is not valid JSON: The given data was not valid JSON."
+            "its output is not the list of 'each': its output is not valid JSON: the input ends inside a list at byte 5"
         ),
         (#"[echo, '{"a": 1}']"#, "its output is not the list of 'each': its output is JSON but not a list of items"),
         (

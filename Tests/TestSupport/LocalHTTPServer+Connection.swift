@@ -80,9 +80,10 @@ extension LocalHTTPServer.Core {
             _ = send(prefix, on: fd)
             return .reset
 
-        case .stream(let byteCount, let chunked, let pause, let writeSize):
+        case .stream(let byteCount, let chunked, let pause, let writeSize, let status):
             streamBody(
-                byteCount: byteCount, chunked: chunked, pause: pause, writeSize: writeSize, path: request.path, on: fd)
+                byteCount: byteCount, chunked: chunked, pause: pause, writeSize: writeSize, status: status,
+                path: request.path, on: fd)
             return .close
 
         case .raw(let bytes):
@@ -102,13 +103,13 @@ extension LocalHTTPServer.Core {
     /// Sends the pattern body in 64 KiB writes, counting what the kernel accepted, until done or the client
     /// goes away (a failed send, or a hang-up seen during a pause) or the server stops.
     private func streamBody(
-        byteCount: Int, chunked: Bool, pause: Duration, writeSize: Int, path: String, on fd: Int32
+        byteCount: Int, chunked: Bool, pause: Duration, writeSize: Int, status: Int, path: String, on fd: Int32
     ) {
         let framing =
             chunked
             ? LocalHTTPServer.HTTPHeader("Transfer-Encoding", "chunked")
             : LocalHTTPServer.HTTPHeader("Content-Length", String(byteCount))
-        guard send(head(200, [framing]), on: fd) == .close else { return }
+        guard send(head(status, [framing]), on: fd) == .close else { return }
         // 261 × 251 bytes: a whole number of pattern periods, so consecutive writes continue the pattern.
         let block = LocalHTTPServer.patternBytes(261 * 251)
         var remaining = byteCount

@@ -14,22 +14,33 @@ package enum DotEnvFile {
     /// Reads a file; a file that cannot be read is one error.
     /// - Returns: The variables, later lines overriding earlier ones, and the text for source snippets.
     package static func load(path: String, diagnostics: inout Diagnostics) -> (values: [String: String], text: String) {
-        let text: String
+        let bytes: [UInt8]
         switch DefinitionFile.read(path) {
-        case .success(let bytes): text = String(decoding: bytes, as: UTF8.self)
+        case .success(let read): bytes = read
         case .failure(let failure):
             diagnostics.error("cannot read env file '\(path)': \(failure.reason)", at: nil)
             return ([:], "")
         }
-        return (parse(text, path: path, diagnostics: &diagnostics), text)
+        var lines: [String] = []
+        do throws(TextLines.Fault) {
+            try TextLines.forEach(in: bytes) { _, line in
+                lines.append(line)
+                return true
+            }
+        } catch {
+            // Nothing of the file is used: a value cut at a NUL, or with its bytes replaced, would be wrong.
+            diagnostics.error(
+                "cannot read env file '\(path)': \(error.message)",
+                at: SourceLocation(path: path, line: error.line, column: 1),
+                hint: "an env file is UTF-8 text without NUL bytes")
+            return ([:], lines.joined(separator: "\n"))
+        }
+        return (parse(lines: lines, path: path, diagnostics: &diagnostics), lines.joined(separator: "\n"))
     }
 
-    /// Parses dotenv text; `path` names it in diagnostics.
-    package static func parse(_ text: String, path: String, diagnostics: inout Diagnostics) -> [String: String] {
+    /// Parses the lines of a dotenv file, split on bytes with any `\r` before a `\n` removed (``TextLines``).
+    private static func parse(lines: [String], path: String, diagnostics: inout Diagnostics) -> [String: String] {
         var values: [String: String] = [:]
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
-            $0.hasSuffix("\r") ? $0.dropLast() : $0
-        }
         var number = 0
         while number < lines.count {
             let start = number

@@ -140,23 +140,40 @@ enum ForEachExpansion {
         return listLines(bytes, of: path, file: full, diagnostics: &diagnostics)
     }
 
-    /// The items of a list file's bytes: its lines, trimmed, without blank lines and `#` comments; `file` names
-    /// the list in the items' locations.
+    /// The items of a list file's bytes: its lines (split on bytes, CRLF or LF: ``TextLines``), trimmed, without
+    /// blank lines and `#` comments; `file` names the list in the items' locations. Items are counted as they are
+    /// read, so a list past ``maxItems`` stops there and costs no more memory than the limit allows.
     static func listLines(
-        _ bytes: some Sequence<UInt8>, of path: Located<String>, file: String, diagnostics: inout Diagnostics
+        _ bytes: some Collection<UInt8>, of path: Located<String>, file: String, diagnostics: inout Diagnostics
     ) -> [ForEachItem]? {
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            diagnostics.error("the forEach file '\(path.value)' is not UTF-8 text", at: path.location)
+        var items: [ForEachItem] = []
+        var overLimitAt: Int?
+        do throws(TextLines.Fault) {
+            try TextLines.forEach(in: bytes) { number, line in
+                let entry = line.trimmingCharacters(in: .whitespacesAndNewlines)
+                guard !entry.isEmpty, !entry.hasPrefix("#") else { return true }
+                guard items.count < maxItems else {
+                    overLimitAt = number
+                    return false
+                }
+                items.append(
+                    ForEachItem(
+                        value: .string(entry), key: entry, base: "",
+                        location: SourceLocation(path: file, line: number, column: 1)))
+                return true
+            }
+        } catch {
+            diagnostics.error(
+                "cannot read the forEach file '\(path.value)': \(error.message)",
+                at: path.location, hint: "a list holds one item a line, in UTF-8")
             return nil
         }
-        var items: [ForEachItem] = []
-        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let entry = line.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !entry.isEmpty, !entry.hasPrefix("#") else { continue }
-            items.append(
-                ForEachItem(
-                    value: .string(entry), key: entry, base: "",
-                    location: SourceLocation(path: file, line: number + 1, column: 1)))
+        if let overLimitAt {
+            diagnostics.error(
+                "the forEach file '\(path.value)' has more than \(maxItems) items (line \(overLimitAt) is item "
+                    + "\(maxItems + 1)); the limit is \(maxItems)",
+                at: path.location, hint: "split the work into several runs")
+            return nil
         }
         return items
     }

@@ -41,10 +41,10 @@ enum RunTimeItems {
             case .failure(let problem): return .failure(problem)
             }
         } else {
-            guard let text = String(validating: bytes, as: UTF8.self) else {
-                return .failure(Problem(message: "its output is neither a JSON array nor UTF-8 lines"))
+            switch lineItems(bytes) {
+            case .success(let parsed): items = parsed
+            case .failure(let problem): return .failure(problem)
             }
-            items = lineItems(text)
         }
         var diagnostics = Diagnostics()
         let keyed = ForEachExpansion.keyed(items, by: keyField, diagnostics: &diagnostics)
@@ -62,31 +62,44 @@ enum RunTimeItems {
             || byte == UInt8(ascii: "\r")
     }
 
-    /// One item per line, trimmed; blank lines are left out, and a last line needs no newline.
-    private static func lineItems(_ text: String) -> [ForEachItem] {
+    /// One item per line (split on bytes, CRLF or LF: ``TextLines``), trimmed; blank lines are left out, and a
+    /// last line needs no newline. Items are counted as they are read: a list past ``ForEachExpansion/maxItems``
+    /// stops there, so it costs no more memory than the limit allows whatever the producer printed.
+    private static func lineItems(_ bytes: Data) -> Result<[ForEachItem], Problem> {
         var items: [ForEachItem] = []
-        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
-            let entry = line.trimmingCharacters(in: .whitespacesAndNewlines)
-            if !entry.isEmpty { items.append(ForEachItem(value: .string(entry), key: "")) }
-        }
-        return items
-    }
-
-    private static func jsonItems(_ bytes: Data) -> Result<[ForEachItem], Problem> {
-        let list: [JSONValue]
-        do {
-            list = try JSONDecoder().decode([JSONValue].self, from: bytes)
-        } catch DecodingError.typeMismatch {
-            return .failure(Problem(message: "its output is JSON but not a list of items"))
+        var overLimitAt: Int?
+        do throws(TextLines.Fault) {
+            try TextLines.forEach(in: bytes) { number, line in
+                let entry = line.trimmingCharacters(in: .whitespacesAndNewlines)
+                guard !entry.isEmpty else { return true }
+                guard items.count < ForEachExpansion.maxItems else {
+                    overLimitAt = number
+                    return false
+                }
+                items.append(ForEachItem(value: .string(entry), key: ""))
+                return true
+            }
         } catch {
-            return .failure(Problem(message: "its output is not valid JSON: \(Self.reason(error))"))
+            return .failure(Problem(message: "its output is neither a JSON array nor lines of text: \(error.message)"))
         }
-        return .success(list.map { ForEachItem(value: Value($0), key: "") })
+        if let overLimitAt {
+            return .failure(Problem(message: Self.overLimit(at: "line \(overLimitAt)")))
+        }
+        return .success(items)
     }
 
-    private static func reason(_ error: any Error) -> String {
-        guard case .dataCorrupted(let context) = error as? DecodingError else { return "\(error)" }
-        return (context.underlyingError.map { "\($0)" } ?? context.debugDescription)
+    /// Why a list past the limit is not read, `place` naming where its first item past the limit is.
+    static func overLimit(at place: String, limit: Int = ForEachExpansion.maxItems) -> String {
+        "it has more than \(limit) items (\(place) is item \(limit + 1)); the limit is \(limit)"
+    }
+
+    /// The items of a JSON list, read by ``JSONReader``: an integer past 64 bits, a number out of range or nesting
+    /// past its limit is a problem that says so, and the items are counted as they are read.
+    private static func jsonItems(_ bytes: Data) -> Result<[ForEachItem], Problem> {
+        switch JSONReader.list(bytes, maxItems: ForEachExpansion.maxItems) {
+        case .success(let list): .success(list.map { ForEachItem(value: Value($0), key: "") })
+        case .failure(let fault): .failure(Problem(message: fault.message))
+        }
     }
 
     /// Gives each item whose key an earlier item has a key no item has (`KEY#INDEX`, with more `#` while taken).

@@ -18,8 +18,9 @@ extension S3Client {
     package func get(_ location: S3Location, maxBytes: Int, cancellation: S3Cancellation? = nil) throws(S3Error)
         -> Object
     {
-        let response = try send(
-            Call(method: "GET", location: location, maxBytes: maxBytes), cancellation: cancellation)
+        var call = Call(method: "GET", location: location, maxBytes: maxBytes)
+        call.bodyDeadline = nil
+        let response = try send(call, cancellation: cancellation)
         return Object(bytes: response.body, etag: response.header("ETag"))
     }
 
@@ -40,9 +41,9 @@ extension S3Client {
         var headers: [String: String] = [:]
         if let contentType { headers["content-type"] = contentType }
         guard bytes.count >= Self.multipartThreshold else {
-            var call = Call(method: "PUT", location: location, headers: headers, body: bytes)
-            call.maxBytes = 1 << 20
-            return try send(call, cancellation: cancellation).header("ETag")
+            return try send(
+                Call(method: "PUT", location: location, headers: headers, body: bytes), cancellation: cancellation
+            ).header("ETag")
         }
         return try putInParts(bytes, at: location, headers: headers, cancellation: cancellation)
     }
@@ -126,33 +127,66 @@ extension S3Client {
         }
     }
 
+    /// The most pages one listing may take: 100 million keys at S3's 1,000 a page. A server that pages on past it
+    /// (a fresh token each time, pages of few or no keys) fails the listing rather than keeping it going for ever.
+    package static let maxListPages = 100_000
+
     /// Lists the objects under `prefix`, one page (up to 1,000 keys) at a time, handing each page to `page`
     /// before asking for the next, so memory holds one page whatever the number of objects.
+    ///
+    /// A page is taken only whole (``S3XML/listingPage(_:)``): part of a bucket never passes for all of it. A
+    /// continuation token the listing was given before, or more than `maxPages` pages, fails it with the cause.
     /// - Returns: The number of list requests made.
     @discardableResult
     package func list(
-        bucket: String, prefix: String, cancellation: S3Cancellation? = nil,
+        bucket: String, prefix: String, maxPages: Int = S3Client.maxListPages, cancellation: S3Cancellation? = nil,
         page: ([(key: String, etag: String, size: Int)]) throws(S3Error) -> Void
     ) throws(S3Error) -> Int {
         var token: String?
+        var seen = Set<String>()
         var requests = 0
+        let listing = "the listing of 's3://\(bucket)/\(prefix)'"
         repeat {
+            guard requests < maxPages else {
+                throw S3Error(
+                    kind: .service, message: "\(listing) took more than \(maxPages) pages; it was stopped there",
+                    isTransient: false)
+            }
             var query = [("list-type", "2"), ("prefix", prefix)]
             if let token { query.append(("continuation-token", token)) }
-            let response = try send(
-                Call(
-                    method: "GET", location: S3Location(bucket: bucket, key: ""), query: query,
-                    maxBytes: 16 << 20),
-                cancellation: cancellation)
+            let call = Call(
+                method: "GET", location: S3Location(bucket: bucket, key: ""), query: query, maxBytes: 16 << 20)
+            let response = try send(call, cancellation: cancellation)
             requests += 1
-            guard let document = S3XML.parse(response.body) else {
+            let document: S3XML
+            switch S3XML.listingPage(response.body) {
+            case .success(let parsed): document = parsed
+            case .failure(let fault):
                 throw S3Error(
-                    kind: .service, message: "the listing of 's3://\(bucket)/\(prefix)' is not XML", isTransient: false)
+                    kind: .service,
+                    message:
+                        "\(listing) failed: page \(requests) (GET \(requestText(call))) "
+                        + "\(fault.reason)",
+                    isTransient: false)
             }
             try page(document.entries.map { ($0.key, $0.etag, $0.size) })
             token = document.values["IsTruncated"] == "true" ? document.values["NextContinuationToken"] : nil
-        } while token?.isEmpty == false
+            if let token, !seen.insert(token).inserted {
+                throw S3Error(
+                    kind: .service,
+                    message:
+                        "\(listing) does not end: page \(requests) gave the continuation token '\(token)' that an "
+                        + "earlier page gave; it was stopped there",
+                    isTransient: false)
+            }
+        } while token != nil
         return requests
+    }
+
+    /// A request's path and query as sent, for a message.
+    private func requestText(_ call: Call) -> String {
+        guard let request = try? makeRequest(call) else { return "'\(call.location)'" }
+        return request.path + (request.url.query.map { "?" + $0 } ?? "")
     }
 
     private static func escaped(_ text: String) -> String {

@@ -40,8 +40,12 @@ package struct S3Client: Sendable {
         var query: [(name: String, value: String)] = []
         var headers: [String: String] = [:]
         var body: Data?
-        /// The most body bytes accepted in a success answer.
-        var maxBytes = 1 << 20
+        /// The most body bytes accepted in a success answer: by default as many as of an error answer, for the
+        /// answers that are not an object's bytes (a PUT's, a multipart upload's).
+        var maxBytes = S3Exchange.errorBodyLimit
+        /// How long a success answer's body may take to come whole, from its headers: `nil` for an object's bytes
+        /// (which the node's `timeout` bounds), a bound for every other answer, which flowrun holds in memory.
+        var bodyDeadline: Duration? = S3Exchange.answerBodyDeadline
     }
 
     /// Sends `call`, retrying transient failures; returns the 2xx answer.
@@ -54,7 +58,7 @@ package struct S3Client: Sendable {
             endpoint.wait()
             let result = S3Exchange.perform(
                 request.signed(self, call), endpoint: request.endpoint, body: call.body, maxBytes: call.maxBytes,
-                cancellation: cancellation)
+                bodyDeadline: call.bodyDeadline, cancellation: cancellation)
             endpoint.signal()
             let failure: S3Error
             switch result {
@@ -92,7 +96,10 @@ package struct S3Client: Sendable {
     }
 
     /// The URL for `call`: path-style under a custom endpoint, virtual-hosted on AWS where the bucket allows.
+    /// A location with `.` or `..` segments is refused (``S3Location/dotSegmentProblem``): whichever way it came
+    /// (a workflow, a listing, an item), no request goes to a key or bucket other than the one it names.
     func makeRequest(_ call: Call) throws(S3Error) -> UnsignedRequest {
+        if let problem = call.location.dotSegmentProblem { throw .configuration(problem) }
         let bucket = call.location.bucket
         let key = S3Signer.encode(call.location.key, keepSlash: true)
         var base: String

@@ -7,7 +7,9 @@ import Synchronization
 
 /// One HTTP request to S3 on a kept session of its endpoint (``S3SessionPool``), waited for by the calling
 /// thread. The body streams in under a limit: a success body over `maxBytes` ends the transfer at once; an error
-/// body is kept only as far as its first 64 KiB (enough for S3's XML error).
+/// body is read only as far as its first 64 KiB (enough for S3's XML error) and for at most
+/// ``errorBodyDeadline``, then the transfer ends with what came: a server sending an endless (or trickling) error
+/// body costs neither unbounded memory nor an endless wait.
 final class S3Exchange: Sendable {
     /// What came back.
     struct Response: Sendable {
@@ -28,24 +30,36 @@ final class S3Exchange: Sendable {
     private struct State: Sendable {
         var response: Response?
         var result: Result<Response, Failure>?
+        /// Whether the answer was cut short (an error body past its limit or its deadline): its connection still
+        /// carries the rest, so its session is not reused.
+        var cut = false
     }
 
-    private static let errorBodyLimit = 64 << 10
+    /// The most bytes of an error answer's body read.
+    static let errorBodyLimit = 64 << 10
+    /// How long an error answer's body may take to come, from its headers.
+    static let errorBodyDeadline = Duration.seconds(10)
+    /// How long the body of a success answer held in memory (a listing page, a PUT's answer) may take to come
+    /// whole, from its headers: a trickling server ends the attempt rather than holding it for ever.
+    static let answerBodyDeadline = Duration.seconds(120)
     private let maxBytes: Int
+    private let bodyDeadline: Duration?
     private let state = Mutex(State())
     private let done = DispatchSemaphore(value: 0)
 
-    private init(maxBytes: Int) {
+    private init(maxBytes: Int, bodyDeadline: Duration?) {
         self.maxBytes = maxBytes
+        self.bodyDeadline = bodyDeadline
     }
 
     /// Sends `request` (with `body` for an upload) to `endpoint` and waits for the whole answer or
     /// `cancellation`. The session goes back to the pool once the answer came whole, so the next request reuses
     /// its connection; after an early end it is invalidated, which stops the transfer.
     static func perform(
-        _ request: URLRequest, endpoint: String, body: Data?, maxBytes: Int, cancellation: S3Cancellation?
+        _ request: URLRequest, endpoint: String, body: Data?, maxBytes: Int, bodyDeadline: Duration?,
+        cancellation: S3Cancellation?
     ) -> Result<Response, Failure> {
-        let exchange = S3Exchange(maxBytes: maxBytes)
+        let exchange = S3Exchange(maxBytes: maxBytes, bodyDeadline: bodyDeadline)
         let session = S3SessionPool.take(for: endpoint)
         guard cancellation?.register({ exchange.end(.failure(.cancelled)) }) ?? true else {
             S3SessionPool.giveBack(session)
@@ -57,8 +71,8 @@ final class S3Exchange: Sendable {
         }
         exchange.done.wait()
         cancellation?.register(nil)
-        let result = exchange.state.withLock { $0.result } ?? .failure(.cancelled)
-        if case .success = result {
+        let (result, cut) = exchange.state.withLock { ($0.result ?? .failure(.cancelled), $0.cut) }
+        if case .success = result, !cut {
             S3SessionPool.giveBack(session)
         } else {
             session.invalidate()
@@ -77,21 +91,49 @@ final class S3Exchange: Sendable {
         let isSuccess = (200..<300).contains(http.statusCode)
         if isSuccess, http.expectedContentLength > maxBytes { return end(.failure(.tooLarge)) }
         state.withLock { $0.response = Response(status: http.statusCode, headers: headers, body: Data()) }
+        if let wait = isSuccess ? bodyDeadline : Self.errorBodyDeadline {
+            let deadline = DispatchTime.now() + .milliseconds(Int(wait / .milliseconds(1)))
+            DispatchQueue.global().asyncAfter(deadline: deadline) { [weak self] in
+                guard let self else { return }
+                guard isSuccess else { return endWithErrorSoFar() }
+                end(.failure(.transport("its answer did not come whole within \(wait)")))
+            }
+        }
     }
 
     func didReceive(_ data: Data) {
-        let tooLarge = state.withLock { state -> Bool in
-            guard state.result == nil, var response = state.response else { return false }
-            let limit = (200..<300).contains(response.status) ? maxBytes : Self.errorBodyLimit
+        enum Next { case goOn, tooLarge, errorComplete }
+        let next = state.withLock { state -> Next in
+            guard state.result == nil, var response = state.response else { return .goOn }
+            let isSuccess = (200..<300).contains(response.status)
+            let limit = isSuccess ? maxBytes : Self.errorBodyLimit
             guard response.body.count + data.count <= limit else {
-                return (200..<300).contains(response.status)
+                guard !isSuccess else { return .tooLarge }
+                // The first 64 KiB of an error body say what it is; the rest is not waited for.
+                response.body.append(data.prefix(limit - response.body.count))
+                state.response = response
+                return .errorComplete
             }
             state.response = nil
             response.body.append(data)
             state.response = response
-            return false
+            return .goOn
         }
-        if tooLarge { end(.failure(.tooLarge)) }
+        switch next {
+        case .goOn: break
+        case .tooLarge: end(.failure(.tooLarge))
+        case .errorComplete: endWithErrorSoFar()
+        }
+    }
+
+    /// Ends an error answer with the part of its body that came (past its limit or its deadline).
+    private func endWithErrorSoFar() {
+        let response = state.withLock { state -> Response? in
+            guard state.result == nil, let response = state.response else { return nil }
+            state.cut = true
+            return response
+        }
+        if let response { end(.success(response)) }
     }
 
     func didComplete(_ error: (any Error)?) {

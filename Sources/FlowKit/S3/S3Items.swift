@@ -62,6 +62,10 @@ enum S3Items {
                 "the forEach file '\(path.value)' names no object", at: path.location, hint: "write s3://bucket/key")
             return nil
         }
+        if let problem = location.dotSegmentProblem {
+            diagnostics.error("cannot read the forEach file '\(path.value)': \(problem)", at: path.location)
+            return nil
+        }
         do throws(S3Error) {
             let object = try S3Client.environment.get().get(location, maxBytes: DefinitionFile.maxListBytes)
             return ForEachExpansion.listLines(object.bytes, of: path, file: path.value, diagnostics: &diagnostics)

@@ -30,4 +30,21 @@ package struct S3Location: Sendable, Hashable, CustomStringConvertible {
 
     /// `s3://bucket/key`.
     package var description: String { "s3://\(bucket)/\(key)" }
+
+    /// Why no request can name this location as it is written, or `nil` when one can: a bucket `.` or `..`, or
+    /// a key with a `.` or `..` segment (`in/../../other/x.txt`).
+    ///
+    /// S3 keeps such a key as it is, but HTTP clients resolve dot segments in a URL's path before sending it
+    /// (libcurl, under `URLSession`, always does; RFC 3986 §5.2.4): the request would name another key, or
+    /// another bucket, than the workflow does — and be signed for the path as written, so a server would take
+    /// it for a wrong secret key. So such a location is refused rather than sent.
+    package var dotSegmentProblem: String? {
+        if bucket == "." || bucket == ".." {
+            return "'\(self)' names the bucket '\(bucket)', which is no bucket's name"
+        }
+        let segments = key.split(separator: "/", omittingEmptySubsequences: false)
+        guard let dots = segments.first(where: { $0 == "." || $0 == ".." }) else { return nil }
+        return "the key of '\(self)' has a '\(dots)' segment, which HTTP would resolve into another key or bucket;"
+            + " flowrun sends keys as written and refuses such a key (rename the object without '.' and '..' segments)"
+    }
 }

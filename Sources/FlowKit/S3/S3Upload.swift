@@ -13,6 +13,7 @@ package struct S3Upload: Sendable {
             return .failure(
                 context.failure(.invalidInput, "'\(path)' names no object: write s3://bucket/key"))
         }
+        if let problem = location.dotSegmentProblem { return .failure(context.failure(.invalidInput, problem)) }
         return .success(S3Upload(location: location))
     }
 

@@ -40,6 +40,7 @@ enum FetchSource: Equatable {
             guard let location = S3Location(text), !location.key.isEmpty else {
                 return .failure(failure(.invalidInput, "'\(written)' names no object: write s3://bucket/key"))
             }
+            if let problem = location.dotSegmentProblem { return .failure(failure(.invalidInput, problem)) }
             return .success(.s3(location))
         }
         if hasPrefix(text, lowercased: "file:") {

@@ -43,6 +43,11 @@ package struct FetchTask: LocalSourceFile {
                     at: $headers.location,
                     hint: "remove 'headers', or fetch the object over https (a presigned URL) to send your own")
             }
+            // A literal location is refused here, before anything runs; one made from an item, when its node runs.
+            let written = FetchSource.trimmed(url)
+            if !written.contains("${"), let location = S3Location(written), let problem = location.dotSegmentProblem {
+                diagnostics.error(problem, at: $url.location)
+            }
         }
     }
     package var consumes: InputRequirement { .none }
