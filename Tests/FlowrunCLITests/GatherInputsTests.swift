@@ -65,8 +65,12 @@ import Testing
         #expect(second.status == 0, "\(second.stdout)")
         #expect(try read("out/rows.txt") == "a\nb\n")
         #expect(second.stdout.contains("4 nodes: 4 succeeded in "), "\(second.stdout)")
+        // The rows run every time, so the gather is decided by the digests of what they printed; `save` reads its
+        // output, which only running it gives in that case (its stored value is not checked before the run), and
+        // what it printed is the same, so `save` stays cached.
         let third = try Flowrun.run(["flow.yaml", "--no-progress"], in: scratch.url)
-        #expect(third.stdout.contains("4 nodes: 2 succeeded, 2 cached in "), "\(third.stdout)")
+        #expect(third.stdout.contains("4 nodes: 3 succeeded, 1 cached in "), "\(third.stdout)")
+        #expect(try read("out/rows.txt") == "a\nb\n")
     }
 
     @Test func inputsIsOneArgumentPerFileWrittenOrRead() throws {

@@ -53,7 +53,7 @@ import Testing
                 shout[b] succeeded
                 shout[a#2] skipped: upstream each[a#2] failed: \(cause)
                 all succeeded
-                flow.yaml:4:43: error: each[a#2] failed: \(cause)
+                flow.yaml:4:43: error: each[a#2] failed: \(cause) — 1 dependent skipped
 
                 """)
         #expect(try String(contentsOfFile: scratch.path("all.txt"), encoding: .utf8) == "A\nB\n")

@@ -86,7 +86,7 @@ import Testing
         let scratch = try Scratch()
         let result = try Flowrun.run([
             workflow("gallery.yaml"), "--param", "outDir=\(scratch.path("out"))", "--state-dir", scratch.path("state"),
-            "--report", scratch.path("run.json"),
+            "--report", scratch.path("run.json"), "--verbose",
         ])
         #expect(result.status == 1)
         let written = try FileManager.default.contentsOfDirectory(atPath: scratch.path("out"))

@@ -321,7 +321,7 @@ import Testing
     @Test func tasksAndTheSchemaShowTheCacheSetting() async throws {
         let tasks = try await Child.runFlowrun(["tasks", "command", "write"], in: scratch.url)
         #expect(tasks.stdout.contains("cache: always runs (side effects); `cache: true` to reuse results across runs"))
-        #expect(tasks.stdout.contains("cache: results reused across runs (implementation 4 libjpeg-turbo "))
+        #expect(tasks.stdout.contains("cache: results reused across runs (implementation 5 libjpeg-turbo "))
         let schema = try await Child.runFlowrun(["schema"], in: scratch.url)
         #expect(schema.stdout.contains("\"cache\""))
     }

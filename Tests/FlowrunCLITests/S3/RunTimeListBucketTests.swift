@@ -25,7 +25,7 @@ struct RunTimeListBucketTests {
     @Test func shardsOnMachinesSharingOnlyTheBucketReplayTheListsStepsList() async throws {
         let server = try SeaweedServer(buckets: ["state"])
         defer { server.stop() }
-        let store = ["flow.yaml", "--no-progress", "--state-dir", "s3://state/runs/flow"]
+        let store = ["flow.yaml", "--no-progress", "--verbose", "--state-dir", "s3://state/runs/flow"]
         let lists = try await BucketStoreCLITests.run(store + ["--lists"], on: try machine("lists"), server)
         #expect(lists.status == 0, "\(lists.stdout)\(lists.stderr)")
         for (index, name) in ["one", "two"].enumerated() {
