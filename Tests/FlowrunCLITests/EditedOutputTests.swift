@@ -21,7 +21,7 @@ import Testing
     }
 
     private func run() async throws -> Flowrun.Result {
-        try await Child.runFlowrun(["flow.yaml", "--no-progress"], in: scratch.url)
+        try await Child.runFlowrun(["flow.yaml", "--no-progress", "--verbose"], in: scratch.url)
     }
 
     /// Overwrites the file's bytes in place (same inode, same size), then gives it back its old modification time.

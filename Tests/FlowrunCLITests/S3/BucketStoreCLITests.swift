@@ -69,7 +69,7 @@ struct BucketStoreCLITests {
 
         // Both shards at once, each on its own machine: neither overwrites the other's records.
         let store = [
-            "thumbs.yaml", "--no-progress", "--state-dir", "s3://state/runs/thumbs", "--param",
+            "thumbs.yaml", "--no-progress", "--verbose", "--state-dir", "s3://state/runs/thumbs", "--param",
             "out=s3://thumbs/sharded",
         ]
         let (one, two) = (try machine("one"), try machine("two"))
@@ -110,7 +110,7 @@ struct BucketStoreCLITests {
         let fresh = try machine("fresh")
         let rerun = try await Self.run(store + ["--shard", "2/2"], on: fresh, server)
         #expect(rerun.status == 0, "\(rerun.stdout)\(rerun.stderr)")
-        #expect(rerun.stdout.contains("\n15 nodes: 15 cached in "), "\(rerun.stdout)")
+        #expect(rerun.stdout.contains("15 nodes: 15 cached in "), "\(rerun.stdout)")
         let regathered = try await Self.run(store + ["--gather"], on: gatherer, server)
         #expect(regathered.status == 0, "\(regathered.stdout)\(regathered.stderr)")
         #expect(Self.status(of: "table", in: regathered.stdout) == "cached", "\(regathered.stdout)")
@@ -186,7 +186,7 @@ struct BucketStoreCLITests {
         let third = try await Self.run(store, on: try machine("three"), server)
         #expect(third.status == 0, "\(third.stdout)\(third.stderr)")
         // The table is a file on the machine that wrote it: the third makes its own.
-        #expect(third.stdout.contains("\n26 nodes: 1 succeeded, 25 cached in "), "\(third.stdout)")
+        #expect(third.stdout.contains("26 nodes: 1 succeeded, 25 cached in "), "\(third.stdout)")
     }
 
     @Test func aRunStoppedWithSIGTERMUploadsWhatFinished() async throws {
