@@ -196,7 +196,8 @@ extension FaultHeavyTests {
             #expect(over.result.stdout.isEmpty)
             #expect(
                 over.result.stderr.hasPrefix(
-                    "over.yaml:3:40: error: 'forEach' of task 'each' has 1000001 items; the limit is 1000000\n"),
+                    "over.yaml:3:40: error: the forEach file 'over.txt' has more than 1000000 items "
+                        + "(line 1000001 is item 1000001); the limit is 1000000\n"),
                 "\(over.result.stderr.prefix(500))")
             #expect(over.result.stderr.contains("1 error in over.yaml; nothing was run"))
             if let measured = over.measured { #expect(measured.userCPU < 60) }

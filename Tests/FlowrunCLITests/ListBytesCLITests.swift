@@ -189,7 +189,11 @@ extension FaultHeavyTests {
             let result = try #require(await child.wait(timeout: .seconds(300)), "flowrun did not finish")
             if let measured = Measured(result) {
                 print("ListLimitTests (\(kind)): peak RSS \(measured.peakKB / 1024) MB, \(measured.elapsed) s")
-                #expect(measured.peakKB < 700 << 10, "peak RSS \(measured.peakKB / 1024) MB")
+                // A file is refused before anything runs. A producer's lines stream: on a loaded machine up to
+                // the limit's items can start while it still prints, and a million started nodes take about
+                // 0.9 GB here (1.26 GB seen under CI load) — bounded by the limit, where 20 million items are not.
+                let bound = kind == "file" ? 700 << 10 : 1_600 << 10
+                #expect(measured.peakKB < bound, "peak RSS \(measured.peakKB / 1024) MB")
             }
             let limit = "more than 1000000 items (line 1000001 is item 1000001); the limit is 1000000"
             if kind == "file" {

@@ -30,7 +30,8 @@ extension StoreHTTPTests {
 
         holding.withLock { $0 = true }
         let child = try Child.flowrun(["photos.yaml", "--no-progress", "--report", "second.json"], in: scratch.url)
-        let deadline = ContinuousClock.now + .seconds(30)
+        // A hang guard, not a timing: on a loaded 2-core machine the child can take tens of seconds to start.
+        let deadline = ContinuousClock.now + .seconds(300)
         while server.requests(to: "/tagged.jpg").count < 2, child.isRunning, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
