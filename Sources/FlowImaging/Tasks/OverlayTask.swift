@@ -42,7 +42,9 @@ package struct OverlayTask: TaskType {
     }
 
     package func sourceIdentity(_ parameters: Parameters, directory: String, cache: CacheSetting?) -> SourceIdentity? {
-        .file(atPath: NodeContext.resolve(parameters.path, in: directory), byContent: cache == .content)
+        .file(
+            atPath: NodeContext.resolve(parameters.path, in: directory), relativeTo: directory,
+            byContent: cache == .content)
     }
 
     package func makeOperation(_ context: NodeContext) -> FlowOperation { OverlayOperation(context: context) }

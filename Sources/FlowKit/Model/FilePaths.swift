@@ -10,6 +10,15 @@ package enum FilePaths {
         return normalised(joined, in: FileManager.default.currentDirectoryPath)
     }
 
+    /// `path` as it is under `directory` (`/work/site/photos/a.jpg` under `/work/site` is `photos/a.jpg`), or
+    /// `path` unchanged when it is not under it: what a key names a file by, the same in every checkout.
+    package static func relative(_ path: String, to directory: String) -> String {
+        guard !directory.isEmpty, directory != "." else { return path }
+        let folder = directory.hasSuffix("/") ? directory : directory + "/"
+        guard path.utf8.count > folder.utf8.count, path.utf8.starts(with: folder.utf8) else { return path }
+        return String(decoding: path.utf8.dropFirst(folder.utf8.count), as: UTF8.self)
+    }
+
     /// A path joined to the workflow's folder, with `.`, `..` and repeated slashes removed lexically.
     static func normalised(_ path: String, in directory: String) -> String {
         let joined = path.hasPrefix("/") || directory.isEmpty || directory == "." ? path : directory + "/" + path

@@ -71,6 +71,7 @@ public final class PreparedRun: Sendable {
                         || (!decisions.keyedByOutput.isEmpty && decisions.keyedByOutput.contains(index))
                         ? operation.output(as: (any Sendable).self) : nil,
                     observedSource: (operation as? any SourceObserving)?.observedSource,
+                    sourceFile: (operation as? any SourceFileObserving)?.readSourceFile,
                     written: decisions.outputPaths[index] == nil
                         ? nil : (operation as? any WrittenFileObserving)?.writtenFile)
                 if let previews, let preview = operation.artifact?.preview,

@@ -116,6 +116,27 @@ public struct SourceIdentity: Sendable, Hashable, CustomStringConvertible {
     public var description: String
     /// Whether the source cannot be checked before the run (an http(s) URL): it then counts as changed every run.
     public var changesEveryRun: Bool
+    /// The local file identified by its stamp, as read: a stamp other than the recorded one sends the store to
+    /// its content (``SourceFileRecord``). `nil` for every other source.
+    package var stampedFile: (path: String, stamp: FileStamp)? {
+        stamped.map { ($0.path, $0.stamp) }
+    }
+    private var stamped: Stamped?
+
+    private struct Stamped: Sendable, Hashable {
+        var path: String
+        /// The path as the identity names it (``file(atPath:relativeTo:byContent:)``).
+        var named: String
+        var stamp: FileStamp
+    }
+
+    /// The identity of the same file with another stamp: the one a record holds (``SourceFileRecord``).
+    package func withStamp(_ stamp: FileStamp) -> SourceIdentity? {
+        guard let stamped else { return nil }
+        var identity = Self.stamped(stamped.named, stamp)
+        identity.stamped = Stamped(path: stamped.path, named: stamped.named, stamp: stamp)
+        return identity
+    }
 
     /// Creates an identity from its canonical text.
     public init(_ description: String) {
@@ -132,24 +153,37 @@ public struct SourceIdentity: Sendable, Hashable, CustomStringConvertible {
 
     /// A local file by path and stamp, or by path and content hash; a missing file is identified as missing
     /// (the node will run and fail, naming the file).
-    public static func file(atPath path: String, byContent: Bool) -> SourceIdentity {
-        file(atPath: path, byContent: byContent) { FileStamp(path: $0) }
-    }
-
-    /// ``file(atPath:byContent:)``, the file's stamp read by `stamp` (read ahead, or through its folder's
-    /// descriptor: ``UpToDate/FileStamps``).
-    static func file(atPath path: String, byContent: Bool, stamp: (String) -> FileStamp?)
+    ///
+    /// The identity names the file by its path relative to `directory` (the workflow's folder) when it is inside
+    /// it, so a checkout in another folder finds the same keys.
+    public static func file(atPath path: String, relativeTo directory: String? = nil, byContent: Bool)
         -> SourceIdentity
     {
+        file(atPath: path, relativeTo: directory, byContent: byContent) { FileStamp(path: $0) }
+    }
+
+    /// ``file(atPath:relativeTo:byContent:)``, the file's stamp read by `stamp` (read ahead, or through its
+    /// folder's descriptor: ``UpToDate/FileStamps``).
+    static func file(atPath path: String, relativeTo directory: String?, byContent: Bool, stamp: (String) -> FileStamp?)
+        -> SourceIdentity
+    {
+        let named = directory.map { FilePaths.relative(path, to: $0) } ?? path
         if byContent, let digest = ContentDigest.ofFile(atPath: path) {
-            return SourceIdentity("file \(path) sha256 \(digest)")
+            return SourceIdentity("file \(named) sha256 \(digest)")
         }
-        guard let stamp = stamp(path) else { return SourceIdentity("file \(path) missing") }
+        guard let stamp = stamp(path) else { return SourceIdentity("file \(named) missing") }
+        var identity = stamped(named, stamp)
+        identity.stamped = Stamped(path: path, named: named, stamp: stamp)
+        return identity
+    }
+
+    /// A file named `named` with `stamp`, as a key reads it.
+    private static func stamped(_ named: String, _ stamp: FileStamp) -> SourceIdentity {
         // The stamp's `description`, written into the one string (a source node's key reads one each run), its
         // room taken once: interpolation would grow it piece by piece.
         var text = "file "
-        text.reserveCapacity(path.utf8.count + 80)
-        text += path
+        text.reserveCapacity(named.utf8.count + 80)
+        text += named
         text += " size "
         text += String(stamp.size)
         text += " mtime "

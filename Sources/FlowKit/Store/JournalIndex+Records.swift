@@ -57,6 +57,9 @@ struct IndexReader {
             guard field() != nil, integer() != nil, integer() != nil, integer() != nil else { return false }
             guard flags & IndexedRecordFlags.textDigest != 0 ? field() != nil : bytes(32) != nil else { return false }
         }
+        if flags & IndexedRecordFlags.sourceFile != 0 {
+            guard integer() != nil, integer() != nil, integer() != nil, bytes(32) != nil else { return false }
+        }
         if flags & IndexedRecordFlags.blob != 0 {
             guard field() != nil, integer() != nil, field() != nil, let variant = count() else { return false }
             guard variant == 0 || field() != nil else { return false }
@@ -71,6 +74,8 @@ enum IndexedRecordFlags {
     static let blob: UInt64 = 2
     /// The output's digest is text (an `ETag`), not the 32 bytes of a SHA-256.
     static let textDigest: UInt64 = 4
+    /// The local file the node read (``SourceFileRecord``): its stamp and 32 bytes of SHA-256.
+    static let sourceFile: UInt64 = 8
 }
 
 extension ByteWriter {
@@ -86,6 +91,7 @@ extension ByteWriter {
             if case .text = output.digest { flags |= IndexedRecordFlags.textDigest }
         }
         if record.blob != nil { flags |= IndexedRecordFlags.blob }
+        if record.sourceFile != nil { flags |= IndexedRecordFlags.sourceFile }
         count(Int(flags))
         if let output = record.output {
             string(output.path)
@@ -96,6 +102,13 @@ extension ByteWriter {
             case .bytes(var key): withUnsafeBytes(of: &key) { bytes.append(contentsOf: $0) }
             case .text(let text): string(text)
             }
+        }
+        if let sourceFile = record.sourceFile {
+            integer(UInt64(bitPattern: sourceFile.stamp.size))
+            integer(UInt64(bitPattern: sourceFile.stamp.modified))
+            integer(sourceFile.stamp.inode)
+            var digest = sourceFile.sha256
+            withUnsafeBytes(of: &digest) { bytes.append(contentsOf: $0) }
         }
         if let blob = record.blob {
             string(blob.sha256)
@@ -124,6 +137,15 @@ extension JournalRecord {
                 stamp: FileStamp(size: Int64(bitPattern: size), modified: Int64(bitPattern: modified), inode: inode),
                 digest: digest)
         }
+        var sourceFile: SourceFileRecord?
+        if flags & IndexedRecordFlags.sourceFile != 0 {
+            guard let size = input.integer(), let modified = input.integer(), let inode = input.integer(),
+                let digest = input.bytes(32)
+            else { return nil }
+            sourceFile = SourceFileRecord(
+                stamp: FileStamp(size: Int64(bitPattern: size), modified: Int64(bitPattern: modified), inode: inode),
+                sha256: digest.loadUnaligned(as: NodeKey.self))
+        }
         var blob: BlobReference?
         if flags & IndexedRecordFlags.blob != 0 {
             guard let sha256 = input.string(), let size = input.integer(), let facts = input.string(),
@@ -138,7 +160,7 @@ extension JournalRecord {
         }
         self.init(
             run: run, node: node, key: key, recordedInputs: .inJournal(journal, start..<(start + length)),
-            output: output, blob: blob)
+            output: output, blob: blob, sourceFile: sourceFile)
     }
 
     private static func indexedDigest(_ input: inout IndexReader, text: Bool) -> OutputRecord.Digest? {

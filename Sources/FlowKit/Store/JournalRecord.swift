@@ -12,12 +12,17 @@ package struct JournalRecord: Sendable, Equatable {
     /// The file the node wrote, if it writes one.
     package var output: OutputRecord? {
         get { kept?.output }
-        set { kept = Kept(output: newValue, blob: blob) }
+        set { kept = Kept(output: newValue, blob: blob, sourceFile: sourceFile) }
     }
     /// The node's output value, when the store keeps it (`cache: true`, or read across shards).
     package var blob: BlobReference? {
         get { kept?.blob }
-        set { kept = Kept(output: output, blob: newValue) }
+        set { kept = Kept(output: output, blob: newValue, sourceFile: sourceFile) }
+    }
+    /// The local file the node read as its source, with its digest (``SourceFileRecord``).
+    package var sourceFile: SourceFileRecord? {
+        get { kept?.sourceFile }
+        set { kept = Kept(output: output, blob: blob, sourceFile: newValue) }
     }
     /// What went into the key: decoded, or where it is in the journal.
     let recordedInputs: RecordedInputs
@@ -25,18 +30,20 @@ package struct JournalRecord: Sendable, Equatable {
     /// of such a node stays small (a journal's records are kept one per node while a run decides).
     private var kept: Kept?
 
-    /// The file and the value a node left, held apart from its record.
+    /// The file and the value a node left, and the file it read, held apart from its record.
     private final class Kept: Sendable {
         let output: OutputRecord?
+        let sourceFile: SourceFileRecord?
         /// Boxed apart again: most nodes that leave something wrote a file and keep no value, and a box with
         /// room for both would be half again as large (100,000 `write` records hold 16 MB less).
         private let storedBlob: StoredBlob?
 
         var blob: BlobReference? { storedBlob?.reference }
 
-        init?(output: OutputRecord?, blob: BlobReference?) {
-            guard output != nil || blob != nil else { return nil }
+        init?(output: OutputRecord?, blob: BlobReference?, sourceFile: SourceFileRecord?) {
+            guard output != nil || blob != nil || sourceFile != nil else { return nil }
             self.output = output
+            self.sourceFile = sourceFile
             storedBlob = blob.map(StoredBlob.init)
         }
 
@@ -50,20 +57,22 @@ package struct JournalRecord: Sendable, Equatable {
     /// Creates a record.
     package init(
         run: String, node: String, key: NodeKey, inputs: NodeKeyInputs, output: OutputRecord? = nil,
-        blob: BlobReference? = nil
+        blob: BlobReference? = nil, sourceFile: SourceFileRecord? = nil
     ) {
-        self.init(run: run, node: node, key: key, recordedInputs: .decoded(inputs), output: output, blob: blob)
+        self.init(
+            run: run, node: node, key: key, recordedInputs: .decoded(inputs), output: output, blob: blob,
+            sourceFile: sourceFile)
     }
 
     init(
         run: String, node: String, key: NodeKey, recordedInputs: RecordedInputs, output: OutputRecord?,
-        blob: BlobReference?
+        blob: BlobReference?, sourceFile: SourceFileRecord? = nil
     ) {
         self.run = run
         self.node = node
         self.key = key
         self.recordedInputs = recordedInputs
-        kept = Kept(output: output, blob: blob)
+        kept = Kept(output: output, blob: blob, sourceFile: sourceFile)
     }
 
     /// What went into the key, to explain a later change; `nil` when the journal it was read from cannot be
@@ -75,7 +84,7 @@ package struct JournalRecord: Sendable, Equatable {
 
     package static func == (left: JournalRecord, right: JournalRecord) -> Bool {
         left.run == right.run && left.node == right.node && left.key == right.key && left.output == right.output
-            && left.blob == right.blob && left.inputs == right.inputs
+            && left.blob == right.blob && left.sourceFile == right.sourceFile && left.inputs == right.inputs
     }
 }
 
@@ -189,8 +198,10 @@ extension JournalRecord {
             out.bytes.append(contentsOf: bytes)
         }
         let inputs = inputsStart..<out.bytes.count
+        // A set of flags, once a count of outputs (0 or 1): journals written before sources were recorded read
+        // as they always did.
+        out.count((output == nil ? 0 : Self.hasOutput) | (sourceFile == nil ? 0 : Self.hasSourceFile))
         if let output {
-            out.count(1)
             out.string(output.path)
             out.integer(UInt64(bitPattern: output.stamp.size))
             out.integer(UInt64(bitPattern: output.stamp.modified))
@@ -200,8 +211,12 @@ extension JournalRecord {
             case .bytes(let digest): out.key(digest)
             case .text(let text): out.string(text)
             }
-        } else {
-            out.count(0)
+        }
+        if let sourceFile {
+            out.integer(UInt64(bitPattern: sourceFile.stamp.size))
+            out.integer(UInt64(bitPattern: sourceFile.stamp.modified))
+            out.integer(sourceFile.stamp.inode)
+            out.key(sourceFile.sha256)
         }
         // Last and only when present, so records without a blob read as they always did.
         if let blob {
@@ -235,9 +250,9 @@ extension JournalRecord {
             guard let inputs = NodeKeyInputs(decoding: &input) else { return nil }
             recordedInputs = .decoded(inputs)
         }
-        guard let hasOutput = input.count(), hasOutput <= 1 else { return nil }
+        guard let flags = input.count(), flags <= Self.hasOutput | Self.hasSourceFile else { return nil }
         var output: OutputRecord?
-        if hasOutput == 1 {
+        if flags & Self.hasOutput != 0 {
             guard let path = input.string(), let size = input.integer(), let modified = input.integer(),
                 let inode = input.integer(), let digest = input.field().map(OutputRecord.Digest.init(utf8:))
             else { return nil }
@@ -245,6 +260,15 @@ extension JournalRecord {
                 path: path,
                 stamp: FileStamp(size: Int64(bitPattern: size), modified: Int64(bitPattern: modified), inode: inode),
                 digest: digest)
+        }
+        var sourceFile: SourceFileRecord?
+        if flags & Self.hasSourceFile != 0 {
+            guard let size = input.integer(), let modified = input.integer(), let inode = input.integer(),
+                let digest = input.key()
+            else { return nil }
+            sourceFile = SourceFileRecord(
+                stamp: FileStamp(size: Int64(bitPattern: size), modified: Int64(bitPattern: modified), inode: inode),
+                sha256: digest)
         }
         var blob: BlobReference?
         if !input.isAtEnd {
@@ -255,8 +279,13 @@ extension JournalRecord {
         }
         guard input.isAtEnd else { return nil }
         self.init(
-            run: run, node: node, key: key, recordedInputs: recordedInputs, output: output, blob: blob)
+            run: run, node: node, key: key, recordedInputs: recordedInputs, output: output, blob: blob,
+            sourceFile: sourceFile)
     }
+
+    /// The flags that say what a record holds after its inputs.
+    private static let hasOutput = 1
+    private static let hasSourceFile = 2
 }
 
 extension NodeKeyInputs {

@@ -13,11 +13,12 @@ extension RunStore {
     ///   - output: The node's output value.
     ///   - observedSource: The version of its source the node read, when it learned one while running
     ///     (``SourceObserving``).
+    ///   - sourceFile: The local file the node read as its source, with its digest (``SourceFileObserving``).
     ///   - written: What the node says it wrote (``WrittenFileObserving``): a file it wrote at the node's output
     ///     path is recorded so, without being read back.
     package func journal(
         _ index: Int, of plan: Plan, decisions: UpToDate, run: String, output value: (any Sendable)? = nil,
-        observedSource: String? = nil, written: WrittenFile? = nil
+        observedSource: String? = nil, sourceFile: SourceFileRecord? = nil, written: WrittenFile? = nil
     ) {
         guard let key = decisions.keys[index], let inputs = decisions.recordedInputs(of: index) else { return }
         guard !decisions.keepsNothing[index] else {
@@ -50,7 +51,8 @@ extension RunStore {
         append(
             JournalRecord(
                 run: run, node: plan.nodes[index].id, key: recordedKey,
-                recordedInputs: revised.map { .decoded($0.inputs) } ?? inputs, output: output, blob: blob))
+                recordedInputs: revised.map { .decoded($0.inputs) } ?? inputs, output: output, blob: blob,
+                sourceFile: sourceFile))
     }
 
     /// The key of a node that runs every time, as its record holds it and its dependents read it: the digest of

@@ -100,6 +100,18 @@ extension UpToDate {
                 }
                 var key = NodeKeyInputs.key(
                     after: resolved.keyPrefix, upstream: upstreamKeys, source: keyedSource, encodingIn: &scratch)
+                if let source, source.stampedFile != nil, let recorded = records.key(of: index), recorded != key,
+                    let unchanged = Self.sameContent(
+                        source, as: records[index]?.sourceFile, recorded: recorded,
+                        key: {
+                            var scratch = ByteWriter()
+                            return NodeKeyInputs.key(
+                                after: resolved.keyPrefix, upstream: upstreamKeys, source: $0, encodingIn: &scratch)
+                        })
+                {
+                    key = recorded
+                    keyedSource = unchanged.description
+                }
                 // A node that runs every time is known to its dependents by the digest of what it made last
                 // (``UpToDate/keyedByOutput``), which its record holds as its key; with none, by a key of this run
                 // only, so they run. Its inputs are kept: its record's are of its last run.
@@ -122,6 +134,24 @@ extension UpToDate {
                 }
                 outputPaths.append(resolved.outputPath)
             }
+        }
+
+        /// The identity a local source had when its node last read it, when its stamp changed since but not its
+        /// content, and the key made with that identity is the recorded one (nothing else changed): the node
+        /// keeps its key and everything downstream stays up to date. `nil` otherwise, without reading the file
+        /// unless only the stamp differs.
+        ///
+        /// A fresh checkout gives every file a new mtime and inode: its unchanged sources are read once here,
+        /// where a key by stamp alone would run the whole workflow again.
+        static func sameContent(
+            _ source: SourceIdentity, as read: SourceFileRecord?, recorded: NodeKey, key: (String) -> NodeKey
+        ) -> SourceIdentity? {
+            guard let read, let current = source.stampedFile, current.stamp != read.stamp,
+                current.stamp.size == read.stamp.size, let identity = source.withStamp(read.stamp),
+                key(identity.description) == recorded,
+                let file = ContentDigest.stampedFile(atPath: current.path), NodeKey(file.sha256) == read.sha256
+            else { return nil }
+            return identity
         }
 
         /// The key a node that runs every time and has no recorded output is known by to its dependents: of this

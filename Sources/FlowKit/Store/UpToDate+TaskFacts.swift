@@ -164,9 +164,13 @@ extension UpToDate {
         }
 
         /// Whether a node of the task that runs stores its output: `cache: true` (or `content`), or `keep` (even
-        /// with `cache: false`: a value the gather phase reads must cross).
+        /// with `cache: false`: a value the gather phase reads must cross). Not the bytes of a local source under
+        /// `cache: content`: the file holds them, and a node that reads them reads it again, where a copy in the
+        /// store would upload every photo of a site into a bucket store.
         func storesValue(keep: Bool) -> Bool {
-            valueType != nil && (keep || cache == .enabled || cache == .content)
+            guard valueType != nil else { return false }
+            if keep || cache == .enabled { return true }
+            return cache == .content && !(type is any LocalSourceFile)
         }
 
         /// A node's parameters, canonical, and what its type makes of them, after the task's ``head``.
@@ -202,7 +206,9 @@ extension UpToDate {
             let source: SourceIdentity? =
                 switch nodeSource {
                 case .none: nil
-                case .file(let path): .file(atPath: path, byContent: cache == .content, stamp: stamp)
+                case .file(let path):
+                    .file(
+                        atPath: path, relativeTo: directory, byContent: cache == .content, stamp: stamp)
                 case .other: type.storeFacts(parameters(), directory: directory, cache: cache).source
                 }
             return Resolved(taskFields: fields.bytes, outputPath: outputPath, source: source)

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// Reads a `fetch` source from disk, bounded by `maxBytes`.
@@ -23,8 +24,19 @@ struct FetchFileReader {
     /// Reads in 1 MiB chunks so cancellation is seen between chunks.
     static let chunkSize = 1 << 20
 
-    /// Reads the file, or fails with a message naming the path.
-    func read(isCancelled: () -> Bool) -> FlowOperation.Outcome {
+    /// Reads the file, or fails with a message naming the path; with the bytes, what was read for the store: the
+    /// opened file's stamp and the digest of its bytes, hashed as they arrive (``SourceFileRecord``).
+    func read(isCancelled: () -> Bool) -> (outcome: FlowOperation.Outcome, read: SourceFileRecord?) {
+        var hasher = SHA256()
+        var stamp: FileStamp?
+        let outcome = read(isCancelled: isCancelled, opened: { stamp = $0 }, chunk: { hasher.update(data: $0) })
+        guard case .success = outcome, let stamp else { return (outcome, nil) }
+        return (outcome, SourceFileRecord(stamp: stamp, sha256: NodeKey(hasher.finalize())))
+    }
+
+    private func read(isCancelled: () -> Bool, opened stamped: (FileStamp) -> Void, chunk hashed: (Data) -> Void)
+        -> FlowOperation.Outcome
+    {
         let shown = path == written ? "'\(written)'" : "'\(written)' (\(path))"
         // Opened first and asked of its descriptor: one path lookup, where `fileExists` and `attributesOfItem`
         // took two more and the owner's name from the user database. Only a regular file: a FIFO would block
@@ -40,6 +52,7 @@ struct FetchFileReader {
         case .failure(let failure):
             return .failure(context.failure(.io, "cannot read \(shown): \(failure.reason)").permanent())
         }
+        stamped(FileStamp(opened.status))
         let handle = FileHandle(fileDescriptor: opened.descriptor, closeOnDealloc: true)
         defer { try? handle.close() }
         // The size first, so an oversized file is refused without reading it. The read below enforces the bound
@@ -56,6 +69,7 @@ struct FetchFileReader {
                 // Ask for one byte past the limit so a file that grew since the size check is still caught.
                 let want = min(Self.chunkSize, maxBytes + 1 - bytes.count)
                 guard let chunk = try handle.read(upToCount: want), !chunk.isEmpty else { break }
+                hashed(chunk)
                 bytes.append(chunk)
                 if bytes.count > maxBytes {
                     return .failure(context.failure(.tooLarge, "\(shown) is larger than maxBytes (\(maxBytes))"))

@@ -58,7 +58,7 @@ package struct FetchTask: LocalSourceFile {
     /// it counts as changed. With `cache: true` the URL is trusted to name content that does not change.
     package func sourceIdentity(_ parameters: Parameters, directory: String, cache: CacheSetting?) -> SourceIdentity? {
         switch source(parameters, directory: directory) {
-        case .success(.file(let path)): return .file(atPath: path, byContent: cache == .content)
+        case .success(.file(let path)): return .file(atPath: path, relativeTo: directory, byContent: cache == .content)
         case .success(.http(let url)):
             let identity = HTTPValidator.urlIdentity(url)
             return cache == .enabled ? SourceIdentity(identity) : .changing(identity)
@@ -105,11 +105,17 @@ package struct FetchTask: LocalSourceFile {
 /// its own `URLSession` (see `FetchSessionDelegate` for why), follows at most ``FetchTask/maxRedirects``
 /// http(s) redirects, and ends at once when `cancel()` is called (Ctrl-C or the node's `timeout`); file reads
 /// check for cancellation between chunks.
-package final class FetchOperation: FlowOperation, DataProvider, FileProvider, SourceObserving, @unchecked Sendable {
+package final class FetchOperation: FlowOperation, DataProvider, FileProvider, SourceObserving, SourceFileObserving,
+    @unchecked Sendable
+{
     /// The version of the http(s) resource (``HTTPValidator``) or object (its `ETag`) downloaded, for the store.
     private let observed = LockedBox<String?>(nil)
+    /// The local file read, with its digest, for the store.
+    private let readFile = LockedBox<SourceFileRecord?>(nil)
 
     package var observedSource: String? { observed.withLock { $0 } }
+
+    package var readSourceFile: SourceFileRecord? { readFile.withLock { $0 } }
 
     /// The fetched bytes, once the operation has succeeded.
     package var providedData: DataPayload? { output(as: DataPayload.self) }
@@ -129,7 +135,9 @@ package final class FetchOperation: FlowOperation, DataProvider, FileProvider, S
             finish(.failure(failure))
         case .success(.file(let path)):
             let reader = FetchFileReader(path: path, written: written, maxBytes: maxBytes, context: context)
-            finish(reader.read(isCancelled: { [unowned self] in isCancelled }))
+            let (outcome, read) = reader.read(isCancelled: { [unowned self] in isCancelled })
+            readFile.withLock { $0 = read }
+            finish(outcome)
         case .success(.http(let url)):
             let headers = parameters.headers ?? [:]
             if let problem = HTTPHeaderField.problem(in: headers) {
