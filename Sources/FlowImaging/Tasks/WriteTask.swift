@@ -25,9 +25,22 @@ package struct WriteTask: TaskType {
 }
 
 /// The operation of ``WriteTask``.
-package final class WriteOperation: FlowOperation, FileProvider, WrittenFileObserving, @unchecked Sendable {
+package final class WriteOperation: FlowOperation, FileProvider, DataProvider, WrittenFileObserving,
+    @unchecked Sendable
+{
     /// The file written, once finished.
     package var providedFile: FileOutput? { output(as: FileOutput.self) }
+
+    /// The bytes of the file written, read back for a node that takes them as data (a `probe` of the output);
+    /// `nil` for an object in a bucket, or when the file cannot be read.
+    package var providedData: DataPayload? {
+        guard let file = providedFile, S3Location(file.path) == nil,
+            case .success(let opened) = RegularFile.open(context.resolvePath(file.path))
+        else { return nil }
+        defer { close(opened.descriptor) }
+        guard case .success(let bytes) = RegularFile.readAll(opened.descriptor) else { return nil }
+        return DataPayload(Data(bytes), source: file.path)
+    }
     /// The stamp and digest of the file written, once finished: set before the operation finishes, read after.
     package private(set) var writtenFile: WrittenFile?
 

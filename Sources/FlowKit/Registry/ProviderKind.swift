@@ -33,6 +33,15 @@ public struct ProviderKind: Sendable, Hashable, CustomStringConvertible, Compara
     public static let data = ProviderKind("data", valueType: DataPayload.self)
     /// A file written to disk (``FileProvider``).
     public static let file = ProviderKind("file")
+
+    /// The kind a task that needs one of `needed` reads from a dependency that provides this kind: this kind, or
+    /// the bytes (`data`) of a file another node wrote (`file`): a `probe` of what a `write` made. `nil` when it
+    /// cannot read it.
+    package func read(as needed: [ProviderKind]) -> ProviderKind? {
+        if needed.contains(self) { return self }
+        if self == .file, needed.contains(.data) { return .data }
+        return nil
+    }
 }
 
 /// What a task type needs from its dependencies.

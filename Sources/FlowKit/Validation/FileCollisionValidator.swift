@@ -4,6 +4,9 @@ import Foundation
 /// file the workflow is made of (itself, its pipelines, its `forEach` lists, its env files, its store): either
 /// way a run would silently replace a file it depends on. Fed node by node by ``NodeParameterValidator``,
 /// which resolves the parameters that name the files.
+///
+/// A node that reads a file written by a node it depends on (directly or further up) reads it once written:
+/// that is the workflow using its own output (a `fetch` of what a `write` made), not replacing an input.
 struct FileCollisionValidator {
     /// One node's use of one file: eight bytes, as a 100,000-item plan keeps one for every file its nodes name.
     /// Where it is written is its task's (``location(of:)``).
@@ -25,9 +28,12 @@ struct FileCollisionValidator {
     static let shownPerTaskPair = 5
 
     private let nodes: [PlannedNode]
+    private let graph: NodeGraph
     private let workflow: Workflow
     private var writers: [String: Use] = [:]
     private var readers: [String: Use] = [:]
+    /// The readers of a file after its first, rarely any: each must wait for a node that writes it.
+    private var laterReaders: [String: [Use]] = [:]
     private var pendingWrites: [(key: String, path: String, use: Use)] = []
     /// The names of the parameters that name files, each once.
     private var parameterNames: [String] = []
@@ -44,8 +50,9 @@ struct FileCollisionValidator {
     /// ``store`` with a slash after it: what the keys of the files in it start with.
     private let storePrefix: String
 
-    init(nodes: [PlannedNode], workflow: Workflow) {
+    init(nodes: [PlannedNode], graph: NodeGraph, workflow: Workflow) {
         self.nodes = nodes
+        self.graph = graph
         self.workflow = workflow
         let base = FilePaths.key(of: ".", in: workflow.directory)
         let basePrefix = base.hasSuffix("/") ? base : base + "/"
@@ -83,7 +90,10 @@ struct FileCollisionValidator {
             let key = key(of: file.path)
             // The first reader is kept: put back when there was one.
             let use = Use(node: UInt32(node), parameter: number(of: file.parameter))
-            if let first = readers.updateValue(use, forKey: key) { readers[key] = first }
+            if let first = readers.updateValue(use, forKey: key) {
+                readers[key] = first
+                if first.node != use.node { laterReaders[key, default: []].append(use) }
+            }
         }
         for file in access.writes {
             let key = key(of: file.path)
@@ -105,8 +115,17 @@ struct FileCollisionValidator {
     /// Reports writes to files the workflow reads (a read may be recorded after the write that replaces it)
     /// and the count of collisions not spelt out.
     mutating func finish(diagnostics: inout Diagnostics) {
+        var upstream: [Int: Set<Int>] = [:]
         for write in pendingWrites {
-            guard let reader = readers[write.key], reader.node != write.use.node else { continue }
+            guard let first = readers[write.key] else { continue }
+            // The first reader that does not wait for the write: it would read the file while it is replaced.
+            let unordered = ([first] + (laterReaders[write.key] ?? [])).first { reader in
+                guard reader.node != write.use.node else { return false }
+                let above = upstream[reader.index] ?? ancestors(of: reader.index)
+                upstream[reader.index] = above
+                return !above.contains(write.use.index)
+            }
+            guard let reader = unordered else { continue }
             diagnostics.error(
                 "'\(id(write.use.index))' writes '\(shown(write.path))', which '\(id(reader.index))' reads",
                 at: location(of: write.use),
@@ -125,6 +144,19 @@ struct FileCollisionValidator {
                 "\(tally.count - Self.shownPerTaskPair) more nodes write a file already written \(between)",
                 at: tally.firstUnshown ?? second.id.location)
         }
+    }
+
+    /// Every node `node` waits for, directly or further up: found once per reader (a gather reader's are all its
+    /// items), so a reader of many outputs costs one walk.
+    private func ancestors(of node: Int) -> Set<Int> {
+        var found: Set<Int> = []
+        var pending = [node]
+        while let next = pending.popLast() {
+            graph.forEachDependency(of: next) { dependency in
+                if found.insert(dependency).inserted { pending.append(dependency) }
+            }
+        }
+        return found
     }
 
     private mutating func reportCollision(_ first: Use, _ second: Use, display: String, diagnostics: inout Diagnostics)

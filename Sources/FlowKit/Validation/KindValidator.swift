@@ -16,7 +16,7 @@ struct KindValidator: WorkflowValidator {
             let needed = type.consumes.kinds
             guard !needed.isEmpty else { continue }
             let providers = dependencies.filter { dependency in
-                context.type(of: dependency.task)?.provides.map(needed.contains) ?? false
+                context.type(of: dependency.task)?.provides?.read(as: needed) != nil
             }
             let neededText = Self.describe(needed)
             if providers.count == 1 { continue }
@@ -69,7 +69,7 @@ struct KindValidator: WorkflowValidator {
         }
         let needed = type.consumes.kinds
         guard !needed.isEmpty, let chosenType = context.type(of: chosen.task) else { return }
-        if let provided = chosenType.provides, needed.contains(provided) { return }
+        if chosenType.provides?.read(as: needed) != nil { return }
         diagnostics.error(
             "task '\(task.id.value)' (\(type.name)) needs \(Self.article(Self.describe(needed))); its input '\(input.value)' (\(chosenType.name)) provides \(chosenType.provides?.name ?? "nothing")",
             at: input.location)
@@ -83,8 +83,7 @@ struct KindValidator: WorkflowValidator {
         guard !needed.isEmpty else { return nil }
         let provided = context.dependencies(of: task)
             .filter { task.input == nil || $0.task.id.value == task.input?.value }
-            .compactMap { context.type(of: $0.task)?.provides }
-            .filter(needed.contains)
+            .compactMap { context.type(of: $0.task)?.provides?.read(as: needed) }
         return provided.count == 1 ? provided[0] : nil
     }
 

@@ -59,7 +59,7 @@ struct NodeParameterValidator: WorkflowValidator {
         var hasNodes = [Bool](repeating: false, count: tasks.count)
         // Tasks whose values do not mention the item that name files, with them.
         var sharedFiles: [Int: FileAccess] = [:]
-        var files = FileCollisionValidator(nodes: expansion.nodes, workflow: context.workflow)
+        var files = FileCollisionValidator(nodes: expansion.nodes, graph: expansion.graph, workflow: context.workflow)
         let parsed = Resolver.ParsedTexts()
         var taskNodes = [TaskNodes?](repeating: nil, count: tasks.count)
         var nodeCounts = [Int](repeating: 0, count: tasks.count)
