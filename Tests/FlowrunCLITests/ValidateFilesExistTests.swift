@@ -168,6 +168,7 @@ import Testing
               direct: { type: command, argv: [./run.sh, out/y.sh, new/z.py] }
               copy: { type: command, argv: [cp, a.txt, out/b.sh] }
               inline: { type: command, argv: [sh, -c, "cat > made.sh", made.sh] }
+              fromStdin: { type: command, argv: [bash, -s, out/d.sh] }
               module: { type: command, argv: [python3, -m, json.tool, out/c.py], env: { PATH: SCRATCH/bin } }
               perItem: { type: command, forEach: [a, b], argv: [sh, "scripts/${item}.sh"] }
 

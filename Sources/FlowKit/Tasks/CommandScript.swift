@@ -8,9 +8,10 @@
 /// when no option gives the code inline (`sh -c '…'`, `python3 -m module`, `perl -e '…'`) and it looks like a file
 /// (has a `/` or a script's extension).
 enum CommandScript {
-    /// The interpreters known, by file name, with the short options that give the code inline instead of a script.
+    /// The interpreters known, by file name, with the short options that mean no script file follows: the code
+    /// given inline (`-c`, `-e`, `-m`), or read from standard input (a shell's `-s`).
     static let interpreters: [String: Set<Character>] = [
-        "sh": ["c"], "bash": ["c"], "dash": ["c"], "ksh": ["c"], "zsh": ["c"],
+        "sh": ["c", "s"], "bash": ["c", "s"], "dash": ["c", "s"], "ksh": ["c", "s"], "zsh": ["c", "s"],
         "python": ["c", "m"], "node": ["e", "p"], "ruby": ["e"], "perl": ["e", "E"], "Rscript": ["e"],
     ]
 
