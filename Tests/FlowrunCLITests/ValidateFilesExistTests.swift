@@ -117,6 +117,35 @@ import Testing
                 """)
     }
 
+    @Test func aProgramThatIsNotExecutableOrAFolderIsAnError() async throws {
+        try scratch.write("gen.sh", "echo gen\n")
+        try scratch.write("tools/readme.txt", "a folder\n")
+        let result = try await flowrun(
+            """
+            version: 1
+            tasks:
+              gen: { type: command, argv: [./gen.sh] }
+              tools: { type: command, argv: [./tools] }
+              made: { type: command, argv: [sh, -c, "chmod +x gen.sh"] }
+              afterChmod: { type: command, argv: [./gen.sh], dependsOn: made }
+
+            """)
+        #expect(
+            stderr(result) == """
+                exit 2
+                site.yaml:3:32: error: program './gen.sh' is not executable
+                 3 |   gen: { type: command, argv: [./gen.sh] }
+                   |                                ^
+                    hint: make it executable (chmod +x), or put its interpreter before it in argv (e.g. [sh, ./gen.sh])
+                site.yaml:4:34: error: program './tools' is a folder, not a program
+                 4 |   tools: { type: command, argv: [./tools] }
+                   |                                  ^
+                    hint: relative to the workflow file's folder; looked for 'tools'
+                2 errors in site.yaml; nothing was run
+
+                """)
+    }
+
     @Test func aMissingScriptInAPipelineUsedTwiceIsOneError() async throws {
         try scratch.write("p/gen.yaml", "version: 1\ntasks:\n  gen: { type: command, argv: [sh, ./gen.sh] }\n")
         let result = try await flowrun(

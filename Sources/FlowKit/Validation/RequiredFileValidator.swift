@@ -128,7 +128,10 @@ struct RequiredFileValidator {
             diagnostics.error(
                 "program '\(program)' is a folder, not a program", at: location,
                 hint: lookedFor.isEmpty ? nil : lookedFor)
-        } else if !CommandInvocation.isExecutableFile(path) {
+        } else if !CommandInvocation.isExecutableFile(path),
+            // An upstream command may make it executable (chmod +x) as it may make it.
+            !mayBeMade(program, absolute: path, index: index, files: files)
+        {
             diagnostics.error(
                 "program '\(program)' is not executable", at: location,
                 hint: "make it executable (chmod +x), or put its interpreter before it in argv (e.g. [sh, \(program)])")
