@@ -127,8 +127,10 @@ struct WorkflowOptions: ParsableArguments {
 
     /// Loads and plans the workflow, printing diagnostics to stderr.
     /// - Throws: `ExitCode(2)` when the workflow is invalid.
-    func loadPlan(terminal: Terminal) throws -> Plan {
-        let result = load(terminal: terminal, environment: try environment(terminal))
+    /// - Parameter checksFiles: Whether the files that must be there before a run are checked: by what runs or
+    ///   says what a run would do, not by an export (its jobs check them where they run), a graph or a clean.
+    func loadPlan(terminal: Terminal, checksFiles: Bool = true) throws -> Plan {
+        let result = load(terminal: terminal, environment: try environment(terminal), checksFiles: checksFiles)
         guard let plan = result.plan else {
             terminal.error("\(Self.errorCount(result)) in \(workflow); nothing was run\n")
             throw ExitCode(2)
@@ -137,11 +139,14 @@ struct WorkflowOptions: ParsableArguments {
     }
 
     /// Loads and plans the workflow with `environment`, printing its diagnostics to stderr.
-    func load(terminal: Terminal, environment: [String: String]) -> WorkflowLoader.LoadResult {
+    func load(terminal: Terminal, environment: [String: String], checksFiles: Bool = true)
+        -> WorkflowLoader.LoadResult
+    {
         var loader = WorkflowLoader(
             registry: CommandEnvironment.registry, paramOverrides: overrides, environment: environment)
         loader.targets = targets
         loader.strict = strict
+        loader.checksFiles = checksFiles
         loader.alsoReads = envFiles
         let result = loader.plan(path: workflow)
         if !result.diagnostics.all.isEmpty {

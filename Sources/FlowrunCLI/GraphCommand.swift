@@ -20,7 +20,8 @@ struct GraphCommand: ParsableCommand {
 
     func run() throws {
         let terminal = Terminal()
-        let plan = try workflow.loadPlan(terminal: terminal)
+        // A drawing of the graph needs no program or script to be there.
+        let plan = try workflow.loadPlan(terminal: terminal, checksFiles: false)
         let renderer: any GraphDrawing = tasks ? TaskGraphRenderer(plan: plan) : GraphRenderer(plan: plan)
         switch format {
         case .dot: terminal.print(renderer.dot())

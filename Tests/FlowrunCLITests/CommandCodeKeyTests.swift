@@ -47,13 +47,16 @@ import Testing
         #expect(explain.stdout.contains("cached: same key as the result of the run of"), "\(explain.stdout)")
     }
 
-    @Test func anInputsGlobThatMatchesNothingWarns() async throws {
+    /// A glob that matches nothing is an error (ValidateFilesExistTests), but a command upstream may make its files.
+    @Test func anInputsGlobThatMatchesNothingWarnsWhenACommandRunsFirst() async throws {
         try scratch.write(
             "site.yaml",
             """
             version: 1
             tasks:
-              index: { type: command, cache: true, argv: [sh, scripts/manifest.sh], inputs: ["missing/*.txt"] }
+              make: { type: command, argv: [sh, -c, "mkdir -p missing && echo two > missing/two.txt"] }
+              index:
+                { type: command, cache: true, argv: [sh, scripts/manifest.sh], inputs: ["missing/*.txt"], dependsOn: make }
             """)
         let result = try await Child.runFlowrun(["validate", "site.yaml"], in: scratch.url)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")

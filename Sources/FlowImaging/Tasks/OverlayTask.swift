@@ -6,8 +6,8 @@ import Foundation
 ///
 /// The file is an input of the workflow like a `fetch`ed one: it is declared as read (a `write` of the same path
 /// is refused) and identified in the node's key by its stamp (or content, with `cache: content`), so replacing
-/// the watermark re-runs the nodes that use it.
-package struct OverlayTask: TaskType {
+/// the watermark re-runs the nodes that use it. A file that is missing is a validation error (``RequiresFilesBeforeRun``).
+package struct OverlayTask: TaskType, RequiresFilesBeforeRun {
     /// The largest overlay file read: a watermark is small; a bigger file is a mistake, not a reason to read it all.
     package static let maxFileBytes = 64 << 20
 

@@ -43,6 +43,9 @@ public struct WorkflowLoader: Sendable {
     public var targets: [String] = []
     /// `--strict`: a `forEach` glob that matches no files is an error, not a warning.
     public var strict = false
+    /// Whether the files that must be there before a run are checked — a `command`'s program and script, its
+    /// `inputs:`, an `overlay`'s image; `false` for a workflow exported to run elsewhere, where they are checked.
+    public var checksFiles = true
     /// Other files the run reads before it starts (`--env-file`s): like the workflow's own files, no node may
     /// write them.
     public var alsoReads: [String] = []
@@ -100,7 +103,8 @@ public struct WorkflowLoader: Sendable {
         workflow.definitionFiles = sources.keys.sorted() + alsoReads
 
         var plan = ValidationPass.plan(
-            workflow, registry: registry, environment: environment, strict: strict, diagnostics: &diagnostics)
+            workflow, registry: registry, environment: environment, strict: strict,
+            checksFiles: checksFiles, diagnostics: &diagnostics)
         if !targets.isEmpty, !diagnostics.hasErrors {
             plan = plan?.restricted(to: targets, diagnostics: &diagnostics)
         }

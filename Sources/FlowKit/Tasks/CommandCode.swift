@@ -7,27 +7,44 @@ import Synchronization
 ///
 /// A program found on `PATH` (`argv[0]` without a slash) is keyed by its name alone: what is installed is the
 /// machine's, not the workflow's. Entries with `${inputs}` or `${input}` name what the dependencies made, which
-/// their keys already stand for.
+/// their keys already stand for. Of these files, the program and the script an interpreter runs must be there
+/// before a run (``CommandScript``).
 enum CommandCode {
     /// The files a node with these parameters runs, resolved (absolute), in the order named, each once.
     static func files(_ parameters: CommandTask.Parameters, directory: String) -> [String] {
         let root = CommandInvocation.absolute(NodeContext.resolve(".", in: directory))
-        let workingDirectory = CommandInvocation.absolute(
-            NodeContext.resolve(parameters.workingDirectory ?? ".", in: directory))
+        let workingDirectory = Self.workingDirectory(parameters.workingDirectory, directory: directory)
         var files: [String] = []
         var seen = Set<String>()
         func add(_ path: String) {
             if seen.insert(path).inserted { files.append(path) }
         }
         for (position, entry) in parameters.argv.enumerated() {
-            guard !entry.isEmpty, !entry.contains("${"), position > 0 || entry.contains("/") else { continue }
-            let path = standardized(CommandInvocation.absolute(entry, base: workingDirectory))
+            guard let path = codePath(entry, at: position, workingDirectory: workingDirectory) else { continue }
             if isInside(path, root), FileStamp(path: path) != nil { add(path) }
         }
         for pattern in parameters.inputs ?? [] {
             for path in matches(of: pattern, directory: directory) { add(path) }
         }
         return files
+    }
+
+    /// The absolute folder a command with this `workingDirectory` runs in, which its `argv` paths are relative to.
+    static func workingDirectory(_ written: String?, directory: String) -> String {
+        CommandInvocation.absolute(NodeContext.resolve(written ?? ".", in: directory))
+    }
+
+    /// The file an `argv` entry may name, resolved against the working directory: a literal entry, and for the
+    /// program only one with a `/` (a bare name is looked up on `PATH`); `nil` otherwise.
+    static func codePath(_ entry: String, at position: Int, workingDirectory: String) -> String? {
+        guard !entry.isEmpty, !entry.contains("${"), position > 0 || entry.contains("/") else { return nil }
+        return standardized(CommandInvocation.absolute(entry, base: workingDirectory))
+    }
+
+    /// Whether `path` (standardized) is inside the folder tree of `root`.
+    static func isInside(_ path: String, _ root: String) -> Bool {
+        let root = standardized(root)
+        return path.hasPrefix(root.hasSuffix("/") ? root : root + "/")
     }
 
     /// The files an `inputs:` entry names: a glob's matches, or the one path; resolved, sorted.
@@ -63,10 +80,5 @@ enum CommandCode {
 
     private static func standardized(_ path: String) -> String {
         URL(fileURLWithPath: path).standardizedFileURL.path
-    }
-
-    private static func isInside(_ path: String, _ root: String) -> Bool {
-        let root = standardized(root)
-        return path.hasPrefix(root.hasSuffix("/") ? root : root + "/")
     }
 }

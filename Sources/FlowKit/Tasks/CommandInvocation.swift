@@ -61,8 +61,8 @@ struct CommandInvocation: Sendable {
     }
 
     /// Looks a program name up on PATH (the child's PATH, so `env: {PATH: …}` applies), as execvp does.
-    private static func search(_ name: String, path: String?, directory: String) -> String? {
-        let entries = (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":", omittingEmptySubsequences: false)
+    static func search(_ name: String, path: String?, directory: String) -> String? {
+        let entries = folders(of: path).split(separator: ":", omittingEmptySubsequences: false)
         for entry in entries {
             // An empty entry means the working directory, as in POSIX shells.
             let folder = entry.isEmpty ? directory : absolute(String(entry), base: directory)
@@ -72,7 +72,10 @@ struct CommandInvocation: Sendable {
         return nil
     }
 
-    private static func isExecutableFile(_ path: String) -> Bool {
+    /// The folders of a `PATH`, the default one when it is not set.
+    static func folders(of path: String?) -> String { path ?? "/usr/local/bin:/usr/bin:/bin" }
+
+    static func isExecutableFile(_ path: String) -> Bool {
         var isDirectory: ObjCBool = false
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
             && FileManager.default.isExecutableFile(atPath: path)

@@ -112,6 +112,9 @@ struct FileCollisionValidator {
         }
     }
 
+    /// Whether a node writes the file at `path` (relative to the workflow's folder, or absolute), as recorded so far.
+    func writes(_ path: String) -> Bool { writers[key(of: path)] != nil }
+
     /// Reports writes to files the workflow reads (a read may be recorded after the write that replaces it)
     /// and the count of collisions not spelt out.
     mutating func finish(diagnostics: inout Diagnostics) {

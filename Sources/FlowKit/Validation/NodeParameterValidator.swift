@@ -1,5 +1,6 @@
 /// Resolves and checks every node's parameters — types, ranges, constraints, then the task type's own
-/// ``TaskType/validate(_:into:)`` — and the files they name (``FileCollisionValidator``). Tasks whose values do
+/// ``TaskType/validate(_:into:)`` — and the files they name (``FileCollisionValidator``, then
+/// ``RequiredFileValidator``). Tasks whose values do
 /// not mention `${item…}` are checked once; the others per node, with repeated messages folded by
 /// ``Diagnostics``.
 struct NodeParameterValidator: WorkflowValidator {
@@ -119,6 +120,10 @@ struct NodeParameterValidator: WorkflowValidator {
             if access != .none { files.record(access, of: index, diagnostics: &diagnostics) }
         }
         files.finish(diagnostics: &diagnostics)
+        if context.checksFiles {
+            RequiredFileValidator(context: context).check(
+                sharedReads: sharedFiles, files: files, diagnostics: &diagnostics)
+        }
         // A task over a list not known yet (made at run time) has no nodes: what does not depend on its item is
         // checked now, before the producer runs.
         for (taskIndex, task) in tasks.enumerated() where !usesItem[taskIndex] && !hasNodes[taskIndex] {

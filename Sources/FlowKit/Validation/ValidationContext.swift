@@ -14,6 +14,9 @@ struct ValidationContext {
     var expansion: Expansion?
     /// Whether a glob that matches no files is an error rather than a warning (`--strict`).
     var strict = false
+    /// Whether the files that must be there before a run are checked (``RequiredFileValidator``); not when the
+    /// workflow is exported to run on other machines, which check them where they run.
+    var checksFiles = true
     /// The lists made at run time (`forEach: { from: TASK }`) known so far, by the fan-out's task index; a fan-out
     /// whose list is not known expands to no nodes.
     var runTimeItems: [Int: [ForEachItem]] = [:]

@@ -12,7 +12,6 @@ enum ValidationPass {
         ReferenceValidator(),
         KindValidator(),
         GatherValidator(),
-        CommandInputsValidator(),
         RunTimeListValidator(),
         NodeParameterValidator(),
     ]
@@ -23,14 +22,16 @@ enum ValidationPass {
     ///   - registry: The task types.
     ///   - environment: What `${env.NAME}` reads.
     ///   - strict: Whether a glob that matches no files is an error rather than a warning.
+    ///   - checksFiles: Whether the files that must be there before a run are checked (``RequiredFileValidator``).
     ///   - diagnostics: Where every problem goes.
     /// - Returns: The plan, or `nil` when an error was reported (now or before the pass).
     static func plan(
         _ workflow: Workflow, registry: TaskRegistry, environment: [String: String], strict: Bool = false,
-        diagnostics: inout Diagnostics
+        checksFiles: Bool = true, diagnostics: inout Diagnostics
     ) -> Plan? {
         var context = ValidationContext(workflow: workflow, registry: registry, environment: environment)
         context.strict = strict
+        context.checksFiles = checksFiles
         for validator in validators where validator.stage == .tasks {
             validator.validate(context, into: &diagnostics)
         }

@@ -26,7 +26,8 @@ struct ExportOptions: ParsableArguments {
 
     /// Loads the workflow and warns about paths other machines may not see.
     func load(terminal: Terminal) throws -> ExportedWorkflow {
-        let plan = try workflow.loadPlan(terminal: terminal)
+        // Each job checks the programs and scripts where it runs: a container's are not here.
+        let plan = try workflow.loadPlan(terminal: terminal, checksFiles: false)
         let split = ShardPlan(plan: plan)
         let exported = ExportedWorkflow(split: split, overrides: workflow.params)
         for path in exported.pathsOutsideFolder() {
