@@ -47,7 +47,7 @@ import Testing
         #expect(explain.stdout.contains("cached: same key as the result of the run of"), "\(explain.stdout)")
     }
 
-    /// A glob that matches nothing is an error (ValidateFilesExistTests), but a command upstream may make its files.
+    /// A glob that matches nothing is a warning, as a `forEach` glob's is: here a command upstream makes its files.
     @Test func anInputsGlobThatMatchesNothingWarnsWhenACommandRunsFirst() async throws {
         try scratch.write(
             "site.yaml",

@@ -172,8 +172,8 @@ struct RequiredFileValidator {
         return names
     }
 
-    /// An `inputs:` entry: a glob that matches no file, or a path that does not exist. One the run may make is
-    /// the warning it always was: the command's key then holds nothing of it.
+    /// An `inputs:` entry: a glob that matches no file is a warning, as a `forEach` glob's is (the command's key
+    /// then holds nothing of it); a path that does not exist is an error, unless the run may make it.
     private func checkInput(
         _ entry: YAMLNode, index: Int, files: FileCollisionValidator, diagnostics: inout Diagnostics
     ) {
@@ -182,18 +182,11 @@ struct RequiredFileValidator {
         else { return }
         let isGlob = pattern.contains { "*?[{".contains($0) }
         let absolute = CommandInvocation.absolute(NodeContext.resolve(pattern, in: directory))
-        if isGlob
-            ? (!pattern.hasPrefix("/") && commandUpstream[index])
-            : mayBeMade(pattern, absolute: absolute, index: index, files: files)
-        {
+        if isGlob || mayBeMade(pattern, absolute: absolute, index: index, files: files) {
             diagnostics.append(
                 Diagnostic(
                     .warning, "'inputs' pattern '\(pattern)' matches no file", at: entry.location,
                     hint: "the files it names are part of the command's key; none is"))
-        } else if isGlob {
-            diagnostics.error(
-                "'inputs' pattern '\(pattern)' matches no file", at: entry.location,
-                hint: "the command reads these files; list files that are there before the run")
         } else {
             diagnostics.error(
                 "'inputs' file '\(pattern)' does not exist", at: entry.location,
