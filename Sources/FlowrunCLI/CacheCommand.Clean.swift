@@ -32,6 +32,9 @@ extension CacheCommand {
 
         func run() throws {
             let terminal = Terminal()
+            if stale, BucketStore.isBucket(location.stateDir) {
+                return try Self.cleanStaleInBucket(location, dryRun: dryRun, terminal: terminal)
+            }
             try Self.cleaning(location, terminal: terminal, command: "cache clean") {
                 if stale {
                     try Self.cleanStale(location, dryRun: dryRun, terminal: terminal)
@@ -63,6 +66,27 @@ extension CacheCommand {
             } catch {
                 terminal.error("error: cannot clean \(location.directory): \(RunCommand.reason(error))\n")
                 throw ExitCode(1)
+            }
+        }
+
+        /// ``cleanStale(_:dryRun:terminal:)`` for a store in a bucket: its records are pulled as a run pulls them,
+        /// and the files they name that the workflow no longer writes are removed; the bucket is not written.
+        static func cleanStaleInBucket(_ location: Location, dryRun: Bool, terminal: Terminal) throws {
+            let bucket = try terminal.exitOnFailure { () throws(SessionError) in
+                try BucketStore(location.directory) { terminal.error("warning: \($0)\n") }
+            }
+            let produced = try location.producedOutputs(terminal: terminal)
+            let directory = bucket.localDirectory
+            do {
+                let found =
+                    dryRun
+                    ? RunStore.staleOutputs(directory: directory, name: location.name, producing: produced)
+                    : try RunStore.removeStaleOutputs(
+                        directory: directory, name: location.name, producing: produced, forgetting: false)
+                terminal.print(StaleOutputsPrinter.clean(found, dryRun: dryRun))
+            } catch let error as StoreError {
+                terminal.error("error: \(error)\n")
+                throw ExitCode(2)
             }
         }
 

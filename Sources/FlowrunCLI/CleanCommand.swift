@@ -36,6 +36,9 @@ struct CleanCommand: ParsableCommand {
 
     func run() throws {
         let terminal = Terminal()
+        if stale, BucketStore.isBucket(location.stateDir) {
+            return try CacheCommand.Clean.cleanStaleInBucket(location, dryRun: dryRun, terminal: terminal)
+        }
         try CacheCommand.Clean.cleaning(location, terminal: terminal, command: "clean") {
             if stale {
                 try CacheCommand.Clean.cleanStale(location, dryRun: dryRun, terminal: terminal)

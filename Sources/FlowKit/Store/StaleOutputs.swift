@@ -33,12 +33,16 @@ extension RunStore {
     /// A file is removed only at the path flowrun wrote, never through a symbolic link in any folder of it, and
     /// only when it is the file flowrun wrote (the same size, modification time and inode), or, where it was
     /// written again since (a restore makes a new file), holds the same bytes in the folder it was written to.
+    /// - Parameter forgetting: Whether the journal forgets what was removed; not for the local copy of a bucket
+    ///   store, whose records are the bucket's segments (the next pull would not agree with a rewritten copy): the
+    ///   removed files are then recorded still, and found missing by the next run, which writes them again only
+    ///   if the workflow produces them.
     /// - Returns: Every stale output found, removed or left (``StaleOutput/intact``).
     /// - Throws: ``StoreError/busy(lock:holder:)`` while a run holds the store; I/O errors rewriting the journal.
     @discardableResult
-    package static func removeStaleOutputs(directory: String, name: String, producing produced: Set<String>) throws
-        -> [StaleOutput]
-    {
+    package static func removeStaleOutputs(
+        directory: String, name: String, producing produced: Set<String>, forgetting: Bool = true
+    ) throws -> [StaleOutput] {
         guard FileManager.default.fileExists(atPath: directory) else { return [] }
         let lock = try StoreLock(path: directory + "/" + name + ".lock", wait: .zero)
         defer { withExtendedLifetime(lock) {} }
@@ -46,7 +50,7 @@ extension RunStore {
         let contents = Journal.read(atPath: path)
         let (stale, gone) = examine(contents, producing: produced, removing: true)
         let removed = stale.filter(\.intact).map(\.path)
-        if !removed.isEmpty || !gone.isEmpty {
+        if forgetting, !removed.isEmpty || !gone.isEmpty {
             _ = try compact(contents, at: path, forgetting: gone.union(removed))
         }
         return stale

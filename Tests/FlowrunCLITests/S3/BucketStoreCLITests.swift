@@ -168,6 +168,42 @@ struct BucketStoreCLITests {
         #expect(try keys(server, "state", "p/journals/").count == 2)
     }
 
+    /// `clean --stale` with the store in a bucket: the files earlier runs wrote that the workflow no longer
+    /// writes are removed (a renamed output folder), the others stay, and the bucket is not written.
+    @Test func cleanStaleRemovesWhatTheWorkflowNoLongerWritesWithTheStoreInABucket() async throws {
+        let server = try SeaweedServer(buckets: ["photos", "thumbs", "state"])
+        defer { server.stop() }
+        for name in Fixtures.photoNames.prefix(2) {
+            try server.client.put(Fixtures.photo(name), at: S3Location(bucket: "photos", key: "in/\(name).jpg"))
+        }
+        let here = try machine("here")
+        let store = ["--state-dir", "s3://state/p"]
+        let local = Self.workflow.replacing("\"${params.out}/${item.stem}.png\"", with: "\"old/${item.stem}.png\"")
+        try scratch.write("here/thumbs.yaml", local)
+        let first = try await Self.run(["thumbs.yaml", "--no-progress"] + store, on: here, server)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let segments = try keys(server, "state", "p/")
+
+        try scratch.write("here/thumbs.yaml", local.replacing("\"old/", with: "\"new/"))
+        let names = Fixtures.photoNames.prefix(2).sorted()
+        let listed = try await Self.run(["clean", "thumbs.yaml", "--stale", "--dry-run"] + store, on: here, server)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(
+            listed.stdout
+                == names.map { "would remove old/\($0).png (written by save[s3://photos/in/\($0).jpg])\n" }.joined()
+                + "would remove 2 files; would leave 0 files\n")
+        #expect(FileManager.default.fileExists(atPath: scratch.path("here/old/\(names[0]).png")))
+
+        let cleaned = try await Self.run(["clean", "thumbs.yaml", "--stale"] + store, on: here, server)
+        #expect(cleaned.status == 0, "\(cleaned.stderr)")
+        #expect(
+            cleaned.stdout
+                == names.map { "removed old/\($0).png (written by save[s3://photos/in/\($0).jpg])\n" }.joined()
+                + "removed 2 files; left 0 files\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("here/old")).isEmpty)
+        #expect(try keys(server, "state", "p/") == segments, "the bucket was written")
+    }
+
     /// No lock spans machines: two whole runs at once on one prefix both work, each uploads its own segment, and
     /// a third machine reuses what they recorded (the later upload's records winning where both have one).
     @Test func twoRunsAtOnceOnOnePrefixBothWorkAndKeepTheirOwnSegments() async throws {
