@@ -42,15 +42,38 @@ enum HEIFCodec {
         return image
     }
 
-    /// Encodes an image as AVIF (lossy AV1 at `quality`, 4:2:0, alpha kept as an auxiliary image) with `metadata`.
-    static func encodeAVIF(_ image: Image, quality: Int, metadata: ImageMetadata) throws(ImageCodecError) -> Data {
+    /// How an AVIF is encoded besides its quality.
+    struct AVIFTuning: Sendable, Hashable {
+        /// 0 (fastest) to 9 (smallest): libaom's speed, reversed (sharp's `effort`); `nil` keeps libaom's 6.
+        var effort: Int? = nil
+        var chroma: AVIFChroma = .yuv420
+        /// AV1 lossless, in 4:4:4 with identity matrix coefficients (RGB as it is), so pixels come back exactly.
+        var lossless = false
+    }
+
+    /// Encodes an image as AVIF (AV1 at `quality`, alpha kept as an auxiliary image) with `metadata`.
+    static func encodeAVIF(_ image: Image, quality: Int, tuning: AVIFTuning = .init(), metadata: ImageMetadata)
+        throws(ImageCodecError) -> Data
+    {
         let image = image.materialized()
         guard let context = heif_context_alloc() else { throw ImageCodecError("out of memory encoding AVIF") }
         defer { heif_context_free(context) }
         var encoder: OpaquePointer?
         try check(heif_context_get_encoder_for_format(context, heif_compression_AV1, &encoder), "no AV1 encoder")
         defer { heif_encoder_release(encoder) }
-        try check(heif_encoder_set_lossy_quality(encoder, Int32(min(max(quality, 1), 100))), "cannot set quality")
+        if tuning.lossless {
+            try check(heif_encoder_set_lossless(encoder, 1), "cannot encode AVIF losslessly")
+            try check(heif_encoder_set_parameter_boolean(encoder, "lossless-alpha", 1), "cannot keep alpha exactly")
+        } else {
+            try check(heif_encoder_set_lossy_quality(encoder, Int32(min(max(quality, 1), 100))), "cannot set quality")
+        }
+        let chroma = tuning.lossless ? AVIFChroma.yuv444 : tuning.chroma
+        try check(heif_encoder_set_parameter_string(encoder, "chroma", chroma.rawValue), "cannot set chroma")
+        if let effort = tuning.effort {
+            try check(
+                heif_encoder_set_parameter_integer(encoder, "speed", Int32(9 - min(max(effort, 0), 9))),
+                "cannot set the AVIF effort")
+        }
         var picture: OpaquePointer?
         try check(
             heif_image_create(
@@ -77,8 +100,19 @@ enum HEIFCodec {
         if let icc = metadata.icc {
             _ = icc.withUnsafeBytes { heif_image_set_raw_color_profile(picture, "prof", $0.baseAddress, $0.count) }
         }
+        // Lossless keeps RGB as it is (matrix coefficients 0, full range): a YCbCr conversion would round.
+        let options = heif_encoding_options_alloc()
+        defer { heif_encoding_options_free(options) }
+        let nclx = tuning.lossless ? heif_nclx_color_profile_alloc() : nil
+        defer { if let nclx { heif_nclx_color_profile_free(nclx) } }
+        if let nclx, let options {
+            nclx.pointee.matrix_coefficients = heif_matrix_coefficients_RGB_GBR
+            nclx.pointee.full_range_flag = 1
+            options.pointee.output_nclx_profile = nclx
+            try check(heif_image_set_nclx_color_profile(picture, nclx), "cannot mark the AVIF as RGB")
+        }
         var handle: OpaquePointer?
-        try check(heif_context_encode_image(context, picture, encoder, nil, &handle), "AVIF encoding failed")
+        try check(heif_context_encode_image(context, picture, encoder, options, &handle), "AVIF encoding failed")
         defer { heif_image_handle_release(handle) }
         if let exif = metadata.exif {
             try check(

@@ -1,3 +1,4 @@
+import FlowKit
 import Foundation
 
 /// How `write` encodes an image: the format and its options.
@@ -8,8 +9,13 @@ package struct EncodeOptions: Sendable, Hashable {
     package var quality: Int
     /// JPEG only: progressive (several scans, coarse to fine) rather than baseline.
     package var progressive: Bool
-    /// WebP only: lossless (VP8L) rather than lossy.
+    /// WebP and AVIF: lossless (VP8L; AV1 lossless in 4:4:4 with identity matrix coefficients) rather than lossy.
     package var lossless: Bool
+    /// WebP (0…6) and AVIF (0…9): how hard the encoder works for a smaller file at the same quality; `nil` for
+    /// the library's default (WebP 4, AVIF 3).
+    package var effort: Int?
+    /// AVIF only: the chroma subsampling of lossy encoding.
+    package var chroma: AVIFChroma
     /// JPEG only: the colour transparent pixels are composited over (JPEG has no alpha).
     package var background: RGBColor
     /// The metadata copied from the decoded file into the output.
@@ -20,15 +26,33 @@ package struct EncodeOptions: Sendable, Hashable {
     /// Creates options; the defaults are `write`'s.
     package init(
         format: ImageFormat, quality: Int = 90, progressive: Bool = false, lossless: Bool = false,
-        background: RGBColor = .white, keep: Set<ImageMetadata.Kind> = [], strip: Set<ExifField> = []
+        effort: Int? = nil, chroma: AVIFChroma = .yuv420, background: RGBColor = .white,
+        keep: Set<ImageMetadata.Kind> = [], strip: Set<ExifField> = []
     ) {
         self.format = format
         self.quality = quality
         self.progressive = progressive
         self.lossless = lossless
+        self.effort = effort
+        self.chroma = chroma
         self.background = background
         self.keep = keep
         self.strip = strip
+    }
+}
+
+/// The chroma subsampling of an AVIF: `420` (half-resolution colour, the default and what photos need) or `444`
+/// (full-resolution colour, for sharp coloured edges: text, line art).
+package enum AVIFChroma: String, Sendable, Hashable, CaseIterable, ParameterValue {
+    case yuv420 = "420"
+    case yuv444 = "444"
+
+    /// The case a YAML value names, written as a number (`chroma: 444`) or a string.
+    package init?(parameter value: Value) {
+        switch value {
+        case .string, .int: self.init(rawValue: value.description)
+        default: return nil
+        }
     }
 }
 
@@ -54,11 +78,15 @@ package enum ImageEncoder {
             let png = try PNGCodec.encode(image)
             return Data(PNGCodec.inserting(metadata, into: [UInt8](png)))
         case .avif:
-            return try HEIFCodec.encodeAVIF(image, quality: options.quality, metadata: metadata)
+            return try HEIFCodec.encodeAVIF(
+                image, quality: options.quality,
+                tuning: .init(effort: options.effort, chroma: options.chroma, lossless: options.lossless),
+                metadata: metadata)
         case .heic, .tiff:
             throw ImageCodecError("flowrun does not write \(options.format.displayName)")
         case .webp:
-            let webp = try WebPCodec.encode(image, quality: options.quality, lossless: options.lossless)
+            let webp = try WebPCodec.encode(
+                image, quality: options.quality, lossless: options.lossless, effort: options.effort)
             return Data(
                 WebPContainer.inserting(
                     metadata, into: [UInt8](webp), width: image.width, height: image.height,

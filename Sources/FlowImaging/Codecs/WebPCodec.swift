@@ -79,8 +79,13 @@ package enum WebPCodec {
     /// - Parameters:
     ///   - quality: 1…100, for lossy encoding.
     ///   - lossless: Whether to encode losslessly (VP8L); `quality` then sets the effort.
-    package static func encode(_ image: Image, quality: Int, lossless: Bool) throws(ImageCodecError) -> Data {
+    ///   - effort: libwebp's `method`, 0 (fastest) to 6 (smallest); `nil` for its default, 4, through the simple
+    ///     API the files of earlier versions were made with.
+    package static func encode(_ image: Image, quality: Int, lossless: Bool, effort: Int? = nil)
+        throws(ImageCodecError) -> Data
+    {
         let image = image.materialized()
+        if let effort { return try encode(image, quality: quality, lossless: lossless, method: effort) }
         var output: UnsafeMutablePointer<UInt8>? = nil
         let size = image.pixels.withUnsafeBufferPointer { rgba -> Int in
             let stride = Int32(image.width * 4)
@@ -97,6 +102,43 @@ package enum WebPCodec {
             throw ImageCodecError("WebP encoding failed (\(image.width)×\(image.height) pixels; WebP allows 16383)")
         }
         return Data(bytes: output, count: size)
+    }
+
+    /// ``encode(_:quality:lossless:effort:)`` through libwebp's advanced API, which takes a `method`; the other
+    /// settings are the simple API's (`WebPConfigPreset` default for lossy, `WebPConfigLosslessPreset`-like for
+    /// lossless: `quality` is the effort of the entropy coding there).
+    private static func encode(_ image: Image, quality: Int, lossless: Bool, method: Int) throws(ImageCodecError)
+        -> Data
+    {
+        var config = WebPConfig()
+        guard WebPConfigInit(&config) != 0 else { throw ImageCodecError("libwebp refused its own defaults") }
+        config.quality = lossless ? 70 : Float(min(max(quality, 1), 100))
+        config.lossless = lossless ? 1 : 0
+        config.exact = lossless ? 1 : 0
+        config.method = Int32(min(max(method, 0), 6))
+        var picture = WebPPicture()
+        guard WebPPictureInit(&picture) != 0 else { throw ImageCodecError("out of memory encoding WebP") }
+        defer { WebPPictureFree(&picture) }
+        picture.use_argb = lossless ? 1 : 0
+        picture.width = Int32(image.width)
+        picture.height = Int32(image.height)
+        let imported = image.pixels.withUnsafeBufferPointer { rgba in
+            WebPPictureImportRGBA(&picture, rgba.baseAddress, Int32(image.width * 4))
+        }
+        guard imported != 0 else {
+            throw ImageCodecError("WebP encoding failed (\(image.width)×\(image.height) pixels; WebP allows 16383)")
+        }
+        var writer = WebPMemoryWriter()
+        WebPMemoryWriterInit(&writer)
+        defer { WebPMemoryWriterClear(&writer) }
+        picture.writer = WebPMemoryWrite
+        try withUnsafeMutablePointer(to: &writer) { (pointer) throws(ImageCodecError) in
+            picture.custom_ptr = UnsafeMutableRawPointer(pointer)
+            guard WebPEncode(&config, &picture) != 0 else {
+                throw ImageCodecError("WebP encoding failed (libwebp error \(picture.error_code.rawValue))")
+            }
+        }
+        return Data(bytes: writer.mem, count: writer.size)
     }
 
     /// A failure naming what libwebp found wrong.

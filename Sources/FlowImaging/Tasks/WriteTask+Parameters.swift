@@ -18,9 +18,17 @@ extension WriteTask {
         /// Whether a JPEG is progressive.
         @Parameter(help: "JPEG: write a progressive file (coarse to fine scans) instead of a baseline one.")
         public var progressive = false
-        /// Whether a WebP is lossless.
-        @Parameter(help: "WebP: encode losslessly (alpha is always kept).")
+        /// Whether a WebP or an AVIF is lossless.
+        @Parameter(help: "WebP and AVIF: encode losslessly (alpha is always kept; an AVIF is then 4:4:4 RGB).")
         public var lossless = false
+        /// How hard the WebP or AVIF encoder works for a smaller file.
+        @Parameter(
+            help: "WebP (0–6, default 4) and AVIF (0–9, default 3): how hard the encoder works for a smaller file "
+                + "at the same quality; higher is slower.", range: 0...9)
+        public var effort: Int?
+        /// An AVIF's chroma subsampling.
+        @Parameter(help: "AVIF: chroma subsampling, 420 (default, photos) or 444 (sharp coloured edges).")
+        var chroma = AVIFChroma.yuv420
         /// The colour a JPEG's transparent pixels are composited over.
         @Parameter(help: "JPEG: the colour transparent pixels are composited over (#rrggbb, #rgb, white, black).")
         public var background = "#ffffff"
@@ -44,7 +52,8 @@ extension WriteTask {
         public static var itemParameters: [ItemParameter<Self>] {
             [
                 .storage(\._path), .storage(\._format), .storage(\._quality), .storage(\._progressive),
-                .storage(\._lossless), .storage(\._background), .storage(\._keep), .storage(\._strip),
+                .storage(\._lossless), .storage(\._effort), .storage(\._chroma), .storage(\._background),
+                .storage(\._keep), .storage(\._strip),
                 .storage(\._overwrite),
             ]
         }
@@ -57,8 +66,12 @@ extension WriteTask {
         /// The parameters given that do nothing for `format`, with the formats they apply to.
         func inapplicable(to format: ImageFormat) -> [(info: ParameterInfo, appliesTo: String)] {
             var found: [(ParameterInfo, String)] = []
-            if $quality.isGiven, format == .png { found.append(($quality, "JPEG, lossy WebP and AVIF")) }
-            if $lossless.isGiven, format != .webp { found.append(($lossless, "WebP")) }
+            if $quality.isGiven, format == .png || (lossless && format == .avif) {
+                found.append(($quality, "JPEG, lossy WebP and lossy AVIF"))
+            }
+            if $lossless.isGiven, format != .webp, format != .avif { found.append(($lossless, "WebP and AVIF")) }
+            if $effort.isGiven, format != .webp, format != .avif { found.append(($effort, "WebP and AVIF")) }
+            if $chroma.isGiven, format != .avif || lossless { found.append(($chroma, "lossy AVIF")) }
             if $progressive.isGiven, format != .jpeg { found.append(($progressive, "JPEG")) }
             if $background.isGiven, format != .jpeg { found.append(($background, "JPEG (it has no transparency)")) }
             return found
@@ -66,7 +79,7 @@ extension WriteTask {
 
         /// The encoding parameters given, which do nothing when `write` passes data through as it is.
         var encodingParameters: [ParameterInfo] {
-            [$quality, $progressive, $lossless, $background, $keep, $strip].filter(\.isGiven)
+            [$quality, $progressive, $lossless, $effort, $chroma, $background, $keep, $strip].filter(\.isGiven)
         }
 
         /// The background is a colour, `keep` and `strip` name what they can, an image gets a format `write` encodes
@@ -138,6 +151,11 @@ extension WriteTask {
                 diagnostics.error(
                     "write's '\(parameter.name)' does not apply to \(target.displayName)", at: parameter.location,
                     hint: "'\(parameter.name)' applies to \(appliesTo) only; remove it")
+            }
+            if let effort, target == .webp, effort > 6 {
+                diagnostics.error(
+                    "write's effort \(effort) is past WebP's range", at: $effort.location,
+                    hint: "WebP's effort is 0 (fastest) to 6 (smallest); AVIF's goes to 9")
             }
         }
     }

@@ -142,7 +142,8 @@ package final class WriteOperation: FlowOperation, FileProvider, DataProvider, W
         return .success(
             EncodeOptions(
                 format: format, quality: parameters.quality, progressive: parameters.progressive,
-                lossless: parameters.lossless, background: background, keep: keep, strip: strip))
+                lossless: parameters.lossless, effort: parameters.effort, chroma: parameters.chroma,
+                background: background, keep: keep, strip: strip))
     }
 
     /// The failure for data that is an image of one format written under the name or `format:` of another (JPEG
