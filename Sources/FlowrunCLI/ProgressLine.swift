@@ -4,7 +4,7 @@ import Foundation
 
 /// The live line on a terminal's stderr: per queue done/running/queued/failed, and the elapsed time.
 final class ProgressLine: Sendable {
-    private let timer = LockedBox<(any DispatchSourceTimer)?>(nil)
+    private let timer = RepeatingTimer()
     /// The runners whose nodes the line counts, the first giving the elapsed time.
     private let runners = LockedBox<[Runner]>([])
 
@@ -19,9 +19,7 @@ final class ProgressLine: Sendable {
     }
 
     private func start() {
-        let source = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
-        source.schedule(deadline: .now(), repeating: .milliseconds(100))
-        source.setEventHandler { [runners] in
+        timer.start(every: .milliseconds(100)) { [runners] in
             let all = runners.withLock { $0 }
             guard let first = all.first else { return }
             var progress: [String: [NodeStatus: Int]] = [:]
@@ -31,17 +29,10 @@ final class ProgressLine: Sendable {
             FileHandle.standardError.write(
                 Data(("\r\u{1B}[2K" + Terminal.visible(Self.line(progress, elapsed: first.elapsed))).utf8))
         }
-        timer.withLock { $0 = source }
-        source.resume()
     }
 
     func stop() {
-        let source = timer.withLock { timer -> (any DispatchSourceTimer)? in
-            defer { timer = nil }
-            return timer
-        }
-        guard let source else { return }
-        source.cancel()
+        guard timer.stop() else { return }
         // Wait for a tick in flight to finish writing before the line is cleared.
         DispatchQueue.global(qos: .utility).sync {}
         FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))

@@ -9,7 +9,7 @@ import OrderedCollections
 final class ProgressLog: Sendable {
     /// The time between two lines of every task.
     let interval: Duration
-    private let timer = LockedBox<(any DispatchSourceTimer)?>(nil)
+    private let timer = RepeatingTimer()
     private let state = LockedBox(State())
 
     private struct State {
@@ -38,21 +38,12 @@ final class ProgressLog: Sendable {
     }
 
     private func start() {
-        let source = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
-        source.schedule(deadline: .now(), repeating: .milliseconds(Int(Self.tick.seconds * 1000)))
-        source.setEventHandler { [self] in write(final: false) }
-        timer.withLock { $0 = source }
-        source.resume()
+        timer.start(every: Self.tick) { [self] in write(final: false) }
     }
 
     /// Stops the lines, writing the end of every task that ended since the last tick.
     func stop() {
-        let source = timer.withLock { timer -> (any DispatchSourceTimer)? in
-            defer { timer = nil }
-            return timer
-        }
-        guard let source else { return }
-        source.cancel()
+        guard timer.stop() else { return }
         write(final: true)
     }
 
