@@ -35,7 +35,13 @@ extension RunCommand {
         }
         signals.waitUntilReported()
         guard let report = last.withLock({ $0 }) else { throw ExitCode(2) }
-        terminal.printPainted(SummaryTable(report: report, terminal: terminal, listAll: verbose, quiet: quiet).render())
+        let summary = SummaryTable(report: report, terminal: terminal, listAll: verbose, quiet: quiet)
+        if verbose || report.failureCount > WatchLine.namedFailures {
+            terminal.printPainted(summary.render())
+        } else if !quiet {
+            // The last run's line named each of its failures already: the totals end the watch.
+            terminal.printPainted(summary.totals() + "\n")
+        }
         try write(report)
         throw ExitCode(interrupted.withLock { $0 } ? 130 : report.exitCode)
     }
