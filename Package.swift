@@ -40,11 +40,21 @@ let package = Package(
 
         // CRC-32C with the processor's instruction, for the store's journal.
         .target(name: "CFlowChecksum"),
+        // The layer under everything, which knows nothing of workflows: JSON, graph walks, the journal's byte codec
+        // and checksum, a lock box, lines of bytes. The DocC article "Architecture" draws the layers.
+        .target(
+            name: "FlowBasics",
+            dependencies: [
+                "CFlowChecksum",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "FlowKit",
             dependencies: [
+                "FlowBasics",
                 "CYAML",
-                "CFlowChecksum",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
@@ -63,7 +73,8 @@ let package = Package(
         .target(
             name: "FlowImaging",
             dependencies: [
-                "FlowKit", "CTurboJPEG", "CPNG", "CWebP", "CLCMS2", "CTIFF", "CHEIF", "CFlowKernels", "CFlowShims",
+                "FlowBasics", "FlowKit", "CTurboJPEG", "CPNG", "CWebP", "CLCMS2", "CTIFF", "CHEIF", "CFlowKernels",
+                "CFlowShims",
             ],
             swiftSettings: strictSettings + [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
         ),
@@ -72,6 +83,7 @@ let package = Package(
         .target(
             name: "FlowrunCLI",
             dependencies: [
+                "FlowBasics",
                 "FlowKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -93,7 +105,7 @@ let package = Package(
         ),
         .target(
             name: "FlowKitTesting",
-            dependencies: ["FlowKit"],
+            dependencies: ["FlowBasics", "FlowKit"],
             exclude: ["README.md"],
             swiftSettings: strictSettings
         ),
@@ -107,7 +119,7 @@ let package = Package(
             name: "FlowKitTests",
             // FlowImaging for its task types only: the goldens run against the registry `flowrun` uses.
             dependencies: [
-                "FlowKit", "FlowKitTesting", "FlowImaging", "TestSupport",
+                "FlowBasics", "FlowKit", "FlowKitTesting", "FlowImaging", "TestSupport",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             resources: [.copy("Fixtures")],
@@ -117,15 +129,15 @@ let package = Package(
             name: "FlowImagingTests",
             // lcms2 makes the colour profiles of the test photos; libtiff and libheif make the TIFF, HEIC and AVIF ones.
             dependencies: [
-                "FlowImaging", "FlowImagingBench", "FlowKit", "FlowKitTesting", "TestSupport", "CLCMS2", "CTIFF",
-                "CHEIF",
+                "FlowBasics", "FlowImaging", "FlowImagingBench", "FlowKit", "FlowKitTesting", "TestSupport", "CLCMS2",
+                "CTIFF", "CHEIF",
             ],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "FlowrunCLITests",
             // The tests run the built `flowrun`; depending on it makes `swift test` build it first.
-            dependencies: ["FlowrunCLI", "FlowKit", "FlowKitTesting", "TestSupport", "flowrun"],
+            dependencies: ["FlowBasics", "FlowrunCLI", "FlowKit", "FlowKitTesting", "TestSupport", "flowrun"],
             exclude: ["Goldens", "ArgoSchema", "JUnitSchema"],
             swiftSettings: strictSettings
         ),

@@ -1,3 +1,4 @@
+import FlowBasics
 import Foundation
 
 /// Reads the items of a `forEach`: an inline list, a list param, the lines of a file, or the matches of globs

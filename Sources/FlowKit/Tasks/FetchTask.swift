@@ -1,3 +1,4 @@
+import FlowBasics
 import Foundation
 
 /// `fetch`: reads bytes from an http(s) URL, an `s3://bucket/key` object, a file URL or a path relative to the

@@ -1,7 +1,8 @@
+import FlowBasics
 import FlowKit
 import Foundation
 
-/// Streams a page to its file through FlowKit's `JSONWriter` (its `raw` appends text as it is): a temporary file
+/// Streams a page to its file through FlowBasics' `JSONWriter` (its `raw` appends text as it is): a temporary file
 /// beside the destination, renamed into place when complete (or a FIFO or device written into), so the page
 /// appears whole or not at all and is never held in memory as one string.
 final class HTMLStream {
