@@ -41,7 +41,8 @@ let package = Package(
         // CRC-32C with the processor's instruction, for the store's journal.
         .target(name: "CFlowChecksum"),
         // The layer under everything, which knows nothing of workflows: JSON, graph walks, the journal's byte codec
-        // and checksum, a lock box, lines of bytes. The DocC article "Architecture" draws the layers.
+        // and checksum, the markup escaper, a lock box, lines of bytes. The DocC article "Architecture" draws the
+        // layers.
         .target(
             name: "FlowBasics",
             dependencies: [
