@@ -49,12 +49,25 @@ let package = Package(
                 "CFlowChecksum",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
+            exclude: ["README.md"],
+            swiftSettings: strictSettings
+        ),
+        // The S3 client FlowKit's buckets and `s3://` paths use: requests, Signature V4, the AWS configuration and
+        // credentials, `s3://` locations. It knows nothing of a run or the store.
+        .target(
+            name: "FlowS3",
+            dependencies: [
+                "FlowBasics",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            exclude: ["README.md"],
             swiftSettings: strictSettings
         ),
         .target(
             name: "FlowKit",
             dependencies: [
                 "FlowBasics",
+                "FlowS3",
                 "CYAML",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
@@ -74,8 +87,8 @@ let package = Package(
         .target(
             name: "FlowImaging",
             dependencies: [
-                "FlowBasics", "FlowKit", "CTurboJPEG", "CPNG", "CWebP", "CLCMS2", "CTIFF", "CHEIF", "CFlowKernels",
-                "CFlowShims",
+                "FlowBasics", "FlowS3", "FlowKit", "CTurboJPEG", "CPNG", "CWebP", "CLCMS2", "CTIFF", "CHEIF",
+                "CFlowKernels", "CFlowShims",
             ],
             swiftSettings: strictSettings + [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
         ),
@@ -85,6 +98,7 @@ let package = Package(
             name: "FlowrunCLI",
             dependencies: [
                 "FlowBasics",
+                "FlowS3",
                 "FlowKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -120,7 +134,7 @@ let package = Package(
             name: "FlowKitTests",
             // FlowImaging for its task types only: the goldens run against the registry `flowrun` uses.
             dependencies: [
-                "FlowBasics", "FlowKit", "FlowKitTesting", "FlowImaging", "TestSupport",
+                "FlowBasics", "FlowS3", "FlowKit", "FlowKitTesting", "FlowImaging", "TestSupport",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             resources: [.copy("Fixtures")],
@@ -138,7 +152,9 @@ let package = Package(
         .testTarget(
             name: "FlowrunCLITests",
             // The tests run the built `flowrun`; depending on it makes `swift test` build it first.
-            dependencies: ["FlowBasics", "FlowrunCLI", "FlowKit", "FlowKitTesting", "TestSupport", "flowrun"],
+            dependencies: [
+                "FlowBasics", "FlowS3", "FlowrunCLI", "FlowKit", "FlowKitTesting", "TestSupport", "flowrun",
+            ],
             exclude: ["Goldens", "ArgoSchema", "JUnitSchema"],
             swiftSettings: strictSettings
         ),
