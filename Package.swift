@@ -40,11 +40,35 @@ let package = Package(
 
         // CRC-32C with the processor's instruction, for the store's journal.
         .target(name: "CFlowChecksum"),
+        // The layer under everything, which knows nothing of workflows: JSON, graph walks, the journal's byte codec
+        // and checksum, the markup escaper, a lock box, lines of bytes. The DocC article "Architecture" draws the
+        // layers.
+        .target(
+            name: "FlowBasics",
+            dependencies: [
+                "CFlowChecksum",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
+            exclude: ["README.md"],
+            swiftSettings: strictSettings
+        ),
+        // The S3 client FlowKit's buckets and `s3://` paths use: requests, Signature V4, the AWS configuration and
+        // credentials, `s3://` locations. It knows nothing of a run or the store.
+        .target(
+            name: "FlowS3",
+            dependencies: [
+                "FlowBasics",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            exclude: ["README.md"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "FlowKit",
             dependencies: [
+                "FlowBasics",
+                "FlowS3",
                 "CYAML",
-                "CFlowChecksum",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
@@ -63,7 +87,8 @@ let package = Package(
         .target(
             name: "FlowImaging",
             dependencies: [
-                "FlowKit", "CTurboJPEG", "CPNG", "CWebP", "CLCMS2", "CTIFF", "CHEIF", "CFlowKernels", "CFlowShims",
+                "FlowBasics", "FlowS3", "FlowKit", "CTurboJPEG", "CPNG", "CWebP", "CLCMS2", "CTIFF", "CHEIF",
+                "CFlowKernels", "CFlowShims",
             ],
             swiftSettings: strictSettings + [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
         ),
@@ -72,6 +97,8 @@ let package = Package(
         .target(
             name: "FlowrunCLI",
             dependencies: [
+                "FlowBasics",
+                "FlowS3",
                 "FlowKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -93,7 +120,7 @@ let package = Package(
         ),
         .target(
             name: "FlowKitTesting",
-            dependencies: ["FlowKit"],
+            dependencies: ["FlowBasics", "FlowKit"],
             exclude: ["README.md"],
             swiftSettings: strictSettings
         ),
@@ -107,7 +134,7 @@ let package = Package(
             name: "FlowKitTests",
             // FlowImaging for its task types only: the goldens run against the registry `flowrun` uses.
             dependencies: [
-                "FlowKit", "FlowKitTesting", "FlowImaging", "TestSupport",
+                "FlowBasics", "FlowS3", "FlowKit", "FlowKitTesting", "FlowImaging", "TestSupport",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             resources: [.copy("Fixtures")],
@@ -117,15 +144,17 @@ let package = Package(
             name: "FlowImagingTests",
             // lcms2 makes the colour profiles of the test photos; libtiff and libheif make the TIFF, HEIC and AVIF ones.
             dependencies: [
-                "FlowImaging", "FlowImagingBench", "FlowKit", "FlowKitTesting", "TestSupport", "CLCMS2", "CTIFF",
-                "CHEIF",
+                "FlowBasics", "FlowImaging", "FlowImagingBench", "FlowKit", "FlowKitTesting", "TestSupport", "CLCMS2",
+                "CTIFF", "CHEIF",
             ],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "FlowrunCLITests",
             // The tests run the built `flowrun`; depending on it makes `swift test` build it first.
-            dependencies: ["FlowrunCLI", "FlowKit", "FlowKitTesting", "TestSupport", "flowrun"],
+            dependencies: [
+                "FlowBasics", "FlowS3", "FlowrunCLI", "FlowKit", "FlowKitTesting", "TestSupport", "flowrun",
+            ],
             exclude: ["Goldens", "ArgoSchema", "JUnitSchema"],
             swiftSettings: strictSettings
         ),

@@ -1,4 +1,5 @@
 import Dispatch
+import FlowBasics
 import FlowKit
 import Foundation
 import OrderedCollections

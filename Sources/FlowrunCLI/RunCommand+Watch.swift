@@ -1,4 +1,5 @@
 import ArgumentParser
+import FlowBasics
 import FlowKit
 import Foundation
 

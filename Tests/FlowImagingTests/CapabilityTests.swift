@@ -1,3 +1,4 @@
+import FlowBasics
 import FlowImaging
 import FlowImagingBench
 import FlowKit

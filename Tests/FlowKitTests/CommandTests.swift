@@ -1,3 +1,4 @@
+import FlowBasics
 import FlowKitTesting
 import Foundation
 import OrderedCollections

@@ -1,3 +1,4 @@
+import FlowBasics
 import Foundation
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 /// The JSON lists a producer prints: values as `JSONDecoder` would give them, and each fault named.
 @Suite struct JSONReaderTests {
     private func read(_ text: String, maxItems: Int = 100) -> Result<[JSONValue], JSONReader.Fault> {
-        JSONReader.list(Data(text.utf8), maxItems: maxItems)
+        JSONReader.list(Data(text.utf8), maxItems: maxItems) { RunTimeItems.overLimit(at: $0, limit: maxItems) }
     }
 
     @Test func valuesAreReadAsJSONDecoderReadsThem() throws {

@@ -1,3 +1,4 @@
+import FlowBasics
 import Testing
 
 @testable import FlowKit

@@ -1,3 +1,4 @@
+import FlowBasics
 import Foundation
 import Testing
 
@@ -156,8 +157,8 @@ import Testing
     }
 
     @Test func textIsEscapedForContentAndAttributes() {
-        #expect(HTMLStream.escape(#"<a href="x">&'"#) == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;")
-        #expect(HTMLStream.escape("plain é") == "plain é")
+        #expect(MarkupText.escaped(#"<a href="x">&'"#, for: .html) == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;")
+        #expect(MarkupText.escaped("plain é", for: .html) == "plain é")
     }
 
     static func node(_ id: String, _ start: Double?, _ end: Double?, task: String? = nil, item: Int? = nil)

@@ -1,5 +1,6 @@
 internal import CTurboJPEG
 internal import CWebP
+import FlowBasics
 import FlowKit
 import Foundation
 

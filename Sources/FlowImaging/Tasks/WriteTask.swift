@@ -1,4 +1,5 @@
 import FlowKit
+import FlowS3
 import Foundation
 
 /// `write`: encodes an image (or passes bytes through) and writes it atomically to `path`, a file or an

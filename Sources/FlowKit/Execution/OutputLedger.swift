@@ -1,3 +1,4 @@
+import FlowBasics
 import Foundation
 
 /// The files the nodes of one run have written, by real path: a write whose path was only known at run time

@@ -1,4 +1,5 @@
 import Dispatch
+import FlowBasics
 import Foundation
 
 /// The time source of a run: timestamps for the report and the trace, delays for backoff and timeouts.

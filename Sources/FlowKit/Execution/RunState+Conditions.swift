@@ -1,3 +1,5 @@
+import FlowBasics
+
 /// `runIf`: what a node's dependencies ending does to it. A node with the default `success` is skipped as soon
 /// as one dependency fails or is skipped; the others wait until every dependency has ended, then decide.
 extension RunState {

@@ -1,3 +1,4 @@
+import FlowBasics
 import HeapModule
 
 /// What an embedding app asks of a running run (see `Runner+Control.swift`): suspending queues, cancelling

@@ -1,3 +1,4 @@
+import FlowBasics
 import Foundation
 
 /// Reads a dotenv file (`--env-file`) for `${env.NAME}`: `NAME=value` lines, `export NAME=value`, `#`

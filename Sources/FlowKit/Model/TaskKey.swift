@@ -1,3 +1,5 @@
+import FlowBasics
+
 /// The keys every task has, whatever its type: the one table the decoder's unknown-key check, `defaults:`, the
 /// JSON Schema and the registry's check of task types' parameter names all read.
 package enum TaskKey: String, CaseIterable, Sendable {

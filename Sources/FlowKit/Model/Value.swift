@@ -1,3 +1,4 @@
+import FlowBasics
 import Foundation
 import OrderedCollections
 

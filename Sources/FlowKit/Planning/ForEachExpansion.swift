@@ -1,3 +1,5 @@
+import FlowBasics
+import FlowS3
 import Foundation
 
 /// Reads the items of a `forEach`: an inline list, a list param, the lines of a file, or the matches of globs

@@ -1,3 +1,5 @@
+import FlowBasics
+
 /// One concrete node of a run: a task, or one item of an expanded task. Its edges are the plan's
 /// (``Plan/dependencies(of:)``, ``Plan/dependents(of:)``).
 ///

@@ -1,3 +1,5 @@
+import FlowBasics
+
 extension Plan {
     /// The plan cut down to some targets and everything they need: `--target save` (every node of a task),
     /// `--target 'save[photos/a.jpg]'` (one node, named by its item's key). Make's `make target`.

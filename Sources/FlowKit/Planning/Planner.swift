@@ -1,3 +1,4 @@
+import FlowBasics
 import OrderedCollections
 
 /// Expands a workflow into its node graph — `forEach` lists into per-item nodes, element-wise zipping of

@@ -1,3 +1,5 @@
+import FlowBasics
+
 /// What validation resolved of each node's parameters that the store's keys need, for the tasks whose parameters
 /// mention the item: the store keys every node from it instead of resolving, decoding and checking each node's
 /// parameters a second time.

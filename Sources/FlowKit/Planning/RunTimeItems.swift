@@ -1,3 +1,4 @@
+import FlowBasics
 import Foundation
 import OrderedCollections
 
@@ -96,7 +97,7 @@ enum RunTimeItems {
     /// The items of a JSON list, read by ``JSONReader``: an integer past 64 bits, a number out of range or nesting
     /// past its limit is a problem that says so, and the items are counted as they are read.
     private static func jsonItems(_ bytes: Data) -> Result<[ForEachItem], Problem> {
-        switch JSONReader.list(bytes, maxItems: ForEachExpansion.maxItems) {
+        switch JSONReader.list(bytes, maxItems: ForEachExpansion.maxItems, overLimit: { overLimit(at: $0) }) {
         case .success(let list): .success(list.map { ForEachItem(value: Value($0), key: "") })
         case .failure(let fault): .failure(Problem(message: fault.message))
         }

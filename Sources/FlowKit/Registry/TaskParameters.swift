@@ -1,3 +1,5 @@
+import FlowBasics
+
 /// The parameters of a task type, declared once: one ``Parameter`` property per parameter, rules over several
 /// of them, and checks that need more than one value. From this declaration FlowKit derives `flowrun tasks`, the
 /// JSON Schema, validation with located diagnostics, the store's key, and the typed value an operation reads

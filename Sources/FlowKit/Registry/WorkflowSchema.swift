@@ -1,3 +1,4 @@
+import FlowBasics
 import OrderedCollections
 
 /// The JSON Schema (draft 2020-12) of the workflow format for a registry, so editors using

@@ -1,3 +1,4 @@
+import FlowBasics
 import Foundation
 
 /// Writes a run as a Chrome trace (the JSON Perfetto and chrome://tracing open): one lane per queue slot,

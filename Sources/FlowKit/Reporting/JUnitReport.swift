@@ -1,3 +1,4 @@
+import FlowBasics
 import Foundation
 import OrderedCollections
 
@@ -84,24 +85,9 @@ package enum JUnitReport {
             + "\""
     }
 
-    /// Text as XML 1.0 holds it: the markup characters as entities, and the characters it cannot hold at all
-    /// (C0 controls but tab, newline and carriage return; U+FFFE, U+FFFF) written as `\u{…}`.
+    /// Text as XML 1.0 holds it (``MarkupText``): the markup characters as entities, and the characters it cannot
+    /// hold at all written as `\u{…}`.
     private static func escaped(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\t", "\n": out.unicodeScalars.append(scalar)
-            case "\r": out += "&#13;"
-            case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF:
-                out += "\\u{\(String(scalar.value, radix: 16))}"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
+        MarkupText.escaped(text, for: .xml)
     }
 }

@@ -1,3 +1,5 @@
+import FlowBasics
+
 extension RunReport {
     /// Where ``tasks`` comes from.
     enum TaskList: Sendable {

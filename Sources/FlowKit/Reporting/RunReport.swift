@@ -1,3 +1,4 @@
+import FlowBasics
 import Foundation
 
 /// What happened in a run: every node's status, attempts, times and cause, and the totals.

@@ -1,3 +1,4 @@
+import FlowS3
 import Foundation
 
 /// `fetch` of an `s3://bucket/key` object: the download, and the object's version for the store.

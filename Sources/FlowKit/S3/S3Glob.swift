@@ -1,3 +1,5 @@
+import FlowS3
+
 /// The objects a `forEach` glob over a bucket names (`s3://bucket/photos/**/*.jpg`), from one paginated
 /// listing of each pattern's ``GlobPattern/base`` (never a request per object), matched with ``GlobPattern`` as
 /// files are. Each listed object's `ETag` is kept for the store (``S3ObjectVersions``).

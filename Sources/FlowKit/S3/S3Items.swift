@@ -1,3 +1,4 @@
+import FlowS3
 import Foundation
 
 /// The `forEach` items that come from a bucket: a glob's objects, or the lines of a list object.

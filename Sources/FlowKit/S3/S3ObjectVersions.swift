@@ -1,3 +1,4 @@
+import FlowS3
 import Synchronization
 
 /// The `ETag` of every object a listing of this process saw, so a `fetch` of a listed object is judged up to

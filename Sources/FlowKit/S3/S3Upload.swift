@@ -1,3 +1,4 @@
+import FlowS3
 import Foundation
 
 /// A `write` whose `path` is `s3://bucket/key`: the object is put whole, or in parts when large, and is

@@ -1,3 +1,4 @@
+import FlowBasics
 import Foundation
 
 /// The item chains of a list that streams whose items arrived together (``StreamedList``), run as a plan of their

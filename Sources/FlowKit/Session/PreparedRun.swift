@@ -1,3 +1,4 @@
+import FlowBasics
 import Foundation
 
 /// A run a ``RunSession`` has prepared: the store is open and locked, what is up to date is decided, and the

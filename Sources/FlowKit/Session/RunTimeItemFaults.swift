@@ -1,3 +1,5 @@
+import FlowS3
+
 /// The nodes of lists made at run time that must fail before they run, decided once the lists are known: the
 /// nodes of an item whose key an earlier item has, and a node that would write a file another node of the run
 /// writes. Validation checks both for lists known before the run; these items only arrive with their producer.

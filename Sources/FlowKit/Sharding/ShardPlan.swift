@@ -1,3 +1,5 @@
+import FlowBasics
+
 /// Where each node of a plan runs when the run is split into shards: in the shard of its item, in every shard
 /// that needs it, or in the gather phase.
 ///

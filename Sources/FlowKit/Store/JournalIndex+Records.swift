@@ -1,3 +1,5 @@
+import FlowBasics
+
 /// Reads an index's data: LEB128 counts, 8-byte little-endian integers and length-prefixed fields, in place; every
 /// read returns `nil` past the end instead of trapping.
 struct IndexReader {

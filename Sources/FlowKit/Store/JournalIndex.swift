@@ -1,3 +1,5 @@
+import FlowBasics
+
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -1,3 +1,4 @@
+import FlowBasics
 import Synchronization
 
 #if canImport(Glibc)

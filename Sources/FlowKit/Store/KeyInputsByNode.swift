@@ -1,3 +1,5 @@
+import FlowBasics
+
 /// What went into the keys of some nodes of a plan, by node index, each node's inputs encoded as the journal holds
 /// them (``NodeKeyInputs/encode(into:)``), one after another in one buffer.
 ///

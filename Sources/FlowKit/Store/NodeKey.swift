@@ -1,4 +1,5 @@
 import Crypto
+import FlowBasics
 import Foundation
 
 /// The identity of a node's result: SHA-256 over the canonical encoding of everything that decides its output

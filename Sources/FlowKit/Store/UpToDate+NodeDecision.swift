@@ -1,3 +1,5 @@
+import FlowS3
+
 extension UpToDate {
     /// What makes a node run whatever the store holds: the run's options and the task's `cache:` setting, in the
     /// order the store checks them.

@@ -1,4 +1,5 @@
 import Crypto
+import FlowBasics
 import Foundation
 
 extension UpToDate {

@@ -1,3 +1,4 @@
+import FlowS3
 import Foundation
 
 /// `command`: runs a program (never through a shell) and provides its standard output as data.

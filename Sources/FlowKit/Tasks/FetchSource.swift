@@ -1,3 +1,4 @@
+import FlowS3
 import Foundation
 
 /// Where a `fetch` reads from, decided from the `url` parameter as written.

@@ -1,3 +1,5 @@
+import FlowBasics
+import FlowS3
 import Foundation
 
 /// `fetch`: reads bytes from an http(s) URL, an `s3://bucket/key` object, a file URL or a path relative to the

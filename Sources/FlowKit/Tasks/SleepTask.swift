@@ -1,4 +1,5 @@
 import Dispatch
+import FlowBasics
 import Foundation
 
 /// `sleep`: waits for `duration`, and stops at once when cancelled.

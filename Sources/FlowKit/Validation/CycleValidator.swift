@@ -1,3 +1,5 @@
+import FlowBasics
+
 /// Finds dependency cycles and reports each with its full path, `a → b → c → a`, and a note at every edge.
 struct CycleValidator: WorkflowValidator {
     func validate(_ context: ValidationContext, into diagnostics: inout Diagnostics) {

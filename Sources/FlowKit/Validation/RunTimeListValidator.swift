@@ -1,3 +1,5 @@
+import FlowBasics
+
 /// Checks `forEach: { from: TASK }`: the producer is a known task other than the fan-out, runs once, provides
 /// data to read the list from, and does not itself wait for the items (so its list can be known first).
 struct RunTimeListValidator: WorkflowValidator {

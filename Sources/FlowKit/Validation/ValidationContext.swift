@@ -1,3 +1,5 @@
+import FlowBasics
+
 /// What every validator reads: the workflow, the registry, and indexes over the tasks.
 struct ValidationContext {
     let workflow: Workflow

@@ -85,7 +85,7 @@ public enum WatchError: Error, Sendable, Equatable, CustomStringConvertible {
     case tooManyFolders(FilePath)
     /// A system call failed.
     case system(String, Errno)
-    /// The globs reach more folders than a watch watches (``WatchSet/maxFolders``), from this one.
+    /// The globs reach more folders than a watch watches (`WatchSet.maxFolders`), from this one.
     case tooManyToWatch(FilePath, limit: Int)
 
     /// What failed, with the system's reason.

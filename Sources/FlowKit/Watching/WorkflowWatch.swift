@@ -1,3 +1,4 @@
+import FlowBasics
 import SystemPackage
 
 /// Runs a workflow, then again each time something it reads changes: the workflow and the pipelines it imports,

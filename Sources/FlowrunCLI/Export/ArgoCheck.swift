@@ -1,3 +1,4 @@
+import FlowBasics
 import FlowKit
 import Foundation
 

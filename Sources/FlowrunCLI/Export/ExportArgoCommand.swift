@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowKit
+import FlowS3
 import Foundation
 
 /// `flowrun export argo WORKFLOW --shards N --image IMAGE`: an Argo Workflow whose DAG fans the shards out with

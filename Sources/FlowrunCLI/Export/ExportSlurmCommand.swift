@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowKit
+import FlowS3
 import Foundation
 
 /// `flowrun export slurm WORKFLOW --shards N`: a bash script that submits the shards as a job array and the

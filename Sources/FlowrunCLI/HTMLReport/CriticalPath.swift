@@ -1,3 +1,4 @@
+import FlowBasics
 import FlowKit
 
 /// The chain of nodes that decided how long a run took: from the node that ended last, back through the

@@ -1,3 +1,4 @@
+import FlowBasics
 import FlowKit
 import Foundation
 
@@ -46,13 +47,13 @@ extension HTMLReport {
 
     private func writeShot(_ nodeIndex: Int, into out: HTMLStream) throws(HTMLStream.Failure) {
         let node = report.nodes[nodeIndex]
-        try out.raw("<figure class=\"shot\" data-task=\"\(HTMLStream.escape(node.task))\">")
+        try out.raw("<figure class=\"shot\" data-task=\"\(MarkupText.escaped(node.task, for: .html))\">")
         if let artifact = node.artifact, let preview = artifact.preview {
             let name = FilePaths.name(of: artifact.path)
-            try out.raw("<a href=\"\(HTMLStream.escape(link(to: artifact.path)))\">")
-            try out.raw("<img alt=\"\(HTMLStream.escape(name))\" src=\"data:image/jpeg;base64,")
+            try out.raw("<a href=\"\(MarkupText.escaped(link(to: artifact.path), for: .html))\">")
+            try out.raw("<img alt=\"\(MarkupText.escaped(name, for: .html))\" src=\"data:image/jpeg;base64,")
             try out.raw(preview.base64EncodedString())
-            try out.raw("\"></a><figcaption title=\"\(HTMLStream.escape(artifact.path))\">")
+            try out.raw("\"></a><figcaption title=\"\(MarkupText.escaped(artifact.path, for: .html))\">")
             try out.text(name)
         } else {
             // The gap says why: the node's own failure, or the one upstream it was skipped for.

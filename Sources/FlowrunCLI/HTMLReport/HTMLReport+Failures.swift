@@ -1,3 +1,4 @@
+import FlowBasics
 import FlowKit
 
 extension HTMLReport {
@@ -37,7 +38,7 @@ extension HTMLReport {
         try out.text(node.task)
         try out.raw("\">\n<h3>")
         try out.text(node.id)
-        if let code = node.code { try out.raw(" <code>\(HTMLStream.escape(code))</code>") }
+        if let code = node.code { try out.raw(" <code>\(MarkupText.escaped(code, for: .html))</code>") }
         if node.continueOnError { try out.raw(" <span class=\"hint\">(continueOnError: tolerated)</span>") }
         try out.raw("</h3>\n<p class=\"cause\">")
         try out.text(node.cause ?? "failed without a cause")

@@ -1,3 +1,4 @@
+import FlowBasics
 import FlowKit
 import Foundation
 
@@ -43,7 +44,7 @@ extension HTMLReport {
         let spec = index.tasks[task]
         let totals = index.totals(ofTask: task)
         let count = index.nodesOfTask[task].count
-        try out.raw("<g class=\"task\" data-task=\"\(HTMLStream.escape(spec.id))\" ")
+        try out.raw("<g class=\"task\" data-task=\"\(MarkupText.escaped(spec.id, for: .html))\" ")
         try out.raw("transform=\"translate(\(Self.number(corner.x)) \(Self.number(corner.y)))\">\n<title>")
         let breakdown = StatusPalette.ordered.compactMap { status in
             totals[status].map { "\($0) \(status.rawValue)" }

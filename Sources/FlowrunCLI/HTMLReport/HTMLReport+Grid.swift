@@ -1,3 +1,4 @@
+import FlowBasics
 import FlowKit
 
 extension HTMLReport {
@@ -74,7 +75,7 @@ extension HTMLReport {
     }
 
     private func writeGridLabel(_ task: Int, into out: HTMLStream) throws(HTMLStream.Failure) {
-        let id = HTMLStream.escape(index.tasks[task].id)
+        let id = MarkupText.escaped(index.tasks[task].id, for: .html)
         try out.raw("<div class=\"row\" data-task=\"\(id)\"><b title=\"\(id)\">\(id)</b>")
     }
 

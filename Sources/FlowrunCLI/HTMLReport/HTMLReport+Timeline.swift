@@ -1,3 +1,4 @@
+import FlowBasics
 import FlowKit
 import Foundation
 
@@ -61,7 +62,8 @@ extension HTMLReport {
         for task in index.tasks.indices {
             let drawn = index.nodesOfTask[task].filter { !aggregated || critical.contains($0) }
             guard drawn.contains(where: { !report.nodes[$0].spans.isEmpty }) else { continue }
-            try out.raw("<g class=\"t\(task)\" data-task=\"\(HTMLStream.escape(index.tasks[task].id))\">\n")
+            try out.raw(
+                "<g class=\"t\(task)\" data-task=\"\(MarkupText.escaped(index.tasks[task].id, for: .html))\">\n")
             for nodeIndex in drawn {
                 let node = report.nodes[nodeIndex]
                 for span in node.spans {
@@ -138,7 +140,7 @@ extension HTMLReport {
         try out.raw("<div class=\"chips\">")
         for (task, spec) in index.tasks.enumerated() {
             try out.raw(
-                "<span class=\"chip\" data-task=\"\(HTMLStream.escape(spec.id))\"><svg width=\"10\" height=\"10\">"
+                "<span class=\"chip\" data-task=\"\(MarkupText.escaped(spec.id, for: .html))\"><svg width=\"10\" height=\"10\">"
                     + "<rect class=\"t\(task)\" width=\"10\" height=\"10\" rx=\"2\"/></svg>")
             try out.text(spec.id)
             try out.raw("</span>")

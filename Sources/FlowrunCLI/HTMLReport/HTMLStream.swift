@@ -1,7 +1,8 @@
+import FlowBasics
 import FlowKit
 import Foundation
 
-/// Streams a page to its file through FlowKit's `JSONWriter` (its `raw` appends text as it is): a temporary file
+/// Streams a page to its file through FlowBasics' `JSONWriter` (its `raw` appends text as it is): a temporary file
 /// beside the destination, renamed into place when complete (or a FIFO or device written into), so the page
 /// appears whole or not at all and is never held in memory as one string.
 final class HTMLStream {
@@ -38,7 +39,7 @@ final class HTMLStream {
 
     /// Appends text, escaped for element content and attribute values.
     func text(_ text: String) throws(Failure) {
-        try raw(Self.escape(text))
+        try raw(MarkupText.escaped(text, for: .html))
     }
 
     /// Writes what is buffered, closes the file and renames it into place.
@@ -49,26 +50,6 @@ final class HTMLStream {
         } catch {
             throw Self.failure(path, error)
         }
-    }
-
-    /// `&`, `<`, `>`, `"` and `'` as entities: safe in content and in quoted attributes.
-    static func escape(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == 38 || $0 == 60 || $0 == 62 || $0 == 34 || $0 == 39 }) else {
-            return text
-        }
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count + 16)
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.unicodeScalars.append(character)
-            }
-        }
-        return escaped
     }
 
     private static func failure(_ path: String, _ error: any Error) -> Failure {

@@ -1,3 +1,4 @@
+import FlowBasics
 import FlowKit
 
 /// What the page's sections look up in a report, computed once: nodes by id and by task, edges both ways,

@@ -1,3 +1,4 @@
+import FlowBasics
 import FlowKit
 
 /// A left-to-right layered drawing of a task graph (Sugiyama's scheme, kept small): each task's layer is its

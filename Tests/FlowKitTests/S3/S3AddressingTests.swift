@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import FlowKit
+@testable import FlowS3
 
 /// Where requests go: virtual-hosted-style on AWS itself (no endpoint set), path-style for a bucket name that
 /// cannot be a host name, and path-style under a custom endpoint.

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import FlowKit
+@testable import FlowS3
 
 /// A listing that pages on with a fresh token each time stops at its page limit, naming it; keys with dot
 /// segments make no request.

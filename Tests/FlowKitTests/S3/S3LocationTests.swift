@@ -1,3 +1,4 @@
+import FlowS3
 import Testing
 
 @testable import FlowKit

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import FlowKit
+@testable import FlowS3
 
 /// Signature V4 against requests signed independently by botocore's `S3SigV4Auth` (credentials
 /// `AKIDEXAMPLE` / `wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY`, region us-east-1, 2026-11-25 12:34:56 UTC): an

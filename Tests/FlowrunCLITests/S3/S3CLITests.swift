@@ -1,4 +1,5 @@
 import FlowKit
+import FlowS3
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import FlowKit
 import FlowKitTesting
+import FlowS3
 import Foundation
 import TestSupport
 

@@ -1,4 +1,5 @@
 import Crypto
+import FlowS3
 import Foundation
 
 /// A store kept in a bucket (`--state-dir s3://bucket/prefix`), so shards on machines that share no filesystem

@@ -1,9 +1,10 @@
 import Foundation
 import OrderedCollections
 
-/// flowrun's one JSON writer: values appended piece by piece into a buffer, which goes to an ``AtomicFile`` as it
-/// fills (so a report of a million nodes never exists in memory as one value) or is kept in memory
-/// (``init()``, for the report's in-memory form and small documents).
+/// flowrun's one JSON writer: values appended piece by piece into a buffer, which goes to a ``JSONWriterOutput``
+/// as it fills — in FlowKit, an atomically written file (`init(path:)`), so a report of a million nodes never
+/// exists in memory as one value — or is kept in memory (``init(escaping:)``, for the report's in-memory form and
+/// small documents).
 ///
 /// Values are appended with ``value(_:)`` overloads; the caller writes the punctuation between them with
 /// ``literal(_:)``, or appends a whole ``JSONValue``. The other streamed document of the package, the `--html`
@@ -21,7 +22,7 @@ package struct JSONWriter: ~Copyable {
 
     private let escaping: Escaping
     /// Where full buffers go; `nil` when the document is kept in memory.
-    private let file: AtomicFile?
+    private let output: (any JSONWriterOutput)?
     private var memory: [UInt8] = []
     /// Bytes not yet written: raw memory rather than an `[UInt8]`, whose every append checks uniqueness and
     /// capacity (a million-node report makes some thirty appends per node).
@@ -29,13 +30,10 @@ package struct JSONWriter: ~Copyable {
     private var buffered = 0
     private let capacity: Int
 
-    /// Writes to `path`, replaced when ``commit()`` is called; a FIFO or character device (`/dev/stdout`,
-    /// `/dev/null`) is written into as it is. Temporaries a killed writer left of `path` are removed first.
-    /// - Throws: ``FileWriteError``, e.g. when the folder does not exist or `path` is a folder.
-    package init(path: String) throws(FileWriteError) {
+    /// Writes into `output`, in pieces of up to a MiB, completed when ``commit()`` is called.
+    package init(output: any JSONWriterOutput) {
         escaping = .controls
-        WriteTemporaries.removeStale(of: [path])
-        file = try AtomicFile(path: path, specialFiles: .streamInto)
+        self.output = output
         capacity = 1 << 20
         buffer = .allocate(byteCount: capacity, alignment: 1)
     }
@@ -43,27 +41,28 @@ package struct JSONWriter: ~Copyable {
     /// Keeps the document in memory, for ``contents()``.
     package init(escaping: Escaping = .controls) {
         self.escaping = escaping
-        file = nil
+        output = nil
         capacity = 1 << 12
         buffer = .allocate(byteCount: capacity, alignment: 1)
     }
 
     deinit { buffer.deallocate() }
 
-    /// Writes what is buffered and moves the file into place.
-    package consuming func commit() throws(FileWriteError) {
+    /// Writes what is buffered and completes the output (a file is moved into place).
+    /// - Throws: What the output threw (in FlowKit, a `FileWriteError`); the output is discarded then.
+    package consuming func commit() throws {
         do {
             try flush()
-            try file?.commit()
+            try output?.commitOutput()
         } catch {
-            file?.discard()
+            output?.discardOutput()
             throw error
         }
     }
 
-    /// Drops the document: the temporary file is removed.
+    /// Drops the document: the output is discarded (a temporary file is removed).
     package consuming func abandon() {
-        file?.discard()
+        output?.discardOutput()
     }
 
     /// The document written, when kept in memory.
@@ -79,7 +78,7 @@ package struct JSONWriter: ~Copyable {
     }
 
     /// Appends JSON punctuation or a fixed key: a copy of the literal's bytes, with no `String` in between.
-    mutating func literal(_ text: StaticString) throws {
+    package mutating func literal(_ text: StaticString) throws {
         try append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
@@ -98,7 +97,7 @@ package struct JSONWriter: ~Copyable {
     }
 
     /// Appends bytes made earlier, e.g. with ``quoted(_:escaping:)``.
-    mutating func bytes(_ bytes: [UInt8]) throws {
+    package mutating func bytes(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { try append($0) }
     }
 
@@ -162,7 +161,7 @@ package struct JSONWriter: ~Copyable {
     }
 
     /// A time in seconds, to the microsecond (the trace's unit), written without formatting a `Double`.
-    mutating func value(seconds: Double) throws {
+    package mutating func value(seconds: Double) throws {
         guard seconds.isFinite, abs(seconds) < 1e12 else { return try value(seconds) }
         let micros = Int((seconds * 1e6).rounded())
         if micros < 0 { try append(UInt8(ascii: "-")) }
@@ -254,12 +253,23 @@ package struct JSONWriter: ~Copyable {
         buffered += bytes.count
     }
 
-    private mutating func flush() throws(FileWriteError) {
+    private mutating func flush() throws {
         try writeAll(UnsafeRawBufferPointer(rebasing: buffer[..<buffered]))
         buffered = 0
     }
 
-    private mutating func writeAll(_ bytes: UnsafeRawBufferPointer) throws(FileWriteError) {
-        if let file { try file.write(bytes) } else { memory.append(contentsOf: bytes) }
+    private mutating func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
+        if let output { try output.writeOutput(bytes) } else { memory.append(contentsOf: bytes) }
     }
+}
+
+/// Where a ``JSONWriter`` sends its full buffers when the document is not kept in memory, and what becomes of
+/// them at the end. FlowKit's `AtomicFile` is one: a temporary file beside the destination, renamed into place.
+package protocol JSONWriterOutput: AnyObject {
+    /// Appends `bytes` to what was written before.
+    func writeOutput(_ bytes: UnsafeRawBufferPointer) throws
+    /// Completes the document: nothing is written after it.
+    func commitOutput() throws
+    /// Drops what was written.
+    func discardOutput()
 }

@@ -29,6 +29,15 @@ package struct S3Error: Error, Sendable, CustomStringConvertible {
 
     package var description: String { message }
 
+    /// A failure of `kind`, worded by `message`.
+    package init(kind: Kind, message: String, status: Int? = nil, code: String? = nil, isTransient: Bool) {
+        self.kind = kind
+        self.message = message
+        self.status = status
+        self.code = code
+        self.isTransient = isTransient
+    }
+
     static func configuration(_ message: String) -> S3Error {
         S3Error(kind: .configuration, message: message, isTransient: false)
     }

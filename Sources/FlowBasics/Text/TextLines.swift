@@ -5,23 +5,23 @@
 /// matches a CRLF line end and the whole file becomes one line. A NUL byte is refused rather than kept (a path
 /// or a C string ends at it, so an item would silently name something else), and so is a line that is not
 /// UTF-8 (decoding it would replace its bytes with U+FFFD): both with the line's number.
-enum TextLines {
+package enum TextLines {
     /// Why the bytes are not lines of text.
-    enum Fault: Error, Equatable {
+    package enum Fault: Error, Equatable {
         /// Line `line` (from 1) holds a NUL byte.
         case nul(line: Int)
         /// Line `line` (from 1) is not UTF-8.
         case notUTF8(line: Int)
 
         /// The line's number, from 1.
-        var line: Int {
+        package var line: Int {
             switch self {
             case .nul(let line), .notUTF8(let line): line
             }
         }
 
         /// The fault in words, naming the line.
-        var message: String {
+        package var message: String {
             switch self {
             case .nul(let line): "line \(line) holds a NUL byte"
             case .notUTF8(let line): "line \(line) is not UTF-8 text"
@@ -31,7 +31,7 @@ enum TextLines {
 
     /// Calls `body` with each line's number (from 1) and text, in order, until it returns `false`.
     /// - Throws: ``Fault`` for the first line that holds a NUL or is not UTF-8; the lines before it were given.
-    static func forEach(
+    package static func forEach(
         in bytes: some Collection<UInt8>, _ body: (_ number: Int, _ line: String) -> Bool
     ) throws(Fault) {
         let result = bytes.withContiguousStorageIfAvailable { buffer in Self.split(buffer, body) }

@@ -5,14 +5,14 @@ import Foundation
 ///
 /// Prefer `Mutex` for `Sendable` state; use this where `Mutex` would need the value to be `sending`.
 package final class LockedBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
+    @usableFromInline let lock = NSLock()
+    @usableFromInline var value: Value
 
     /// Creates a box holding a value.
-    package init(_ value: Value) { self.value = value }
+    @inlinable package init(_ value: Value) { self.value = value }
 
     /// Runs `body` with exclusive access to the value.
-    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    @inlinable package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

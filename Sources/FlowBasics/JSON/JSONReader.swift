@@ -4,17 +4,17 @@ import OrderedCollections
 /// where `JSONDecoder` would not: an integer past 64 bits is refused with its digits (a `Double` would keep 16 of
 /// them and change the item), a number past `Double`'s range is named out of range, nesting past ``maxDepth`` names
 /// the limit, and the items are counted as they are read, so a list past its limit stops there.
-struct JSONReader {
+package struct JSONReader {
     /// Why the bytes are not the list.
-    struct Fault: Error, Equatable {
+    package struct Fault: Error, Equatable {
         /// What is wrong, with the byte offset (from 0) where it is.
-        var message: String
+        package var message: String
         /// Whether the bytes are JSON, but not a list.
-        var isNotAList = false
+        package var isNotAList = false
     }
 
     /// How deep lists and maps may nest (the list itself is level 1); deeper input is refused, not recursed into.
-    static let maxDepth = 512
+    package static let maxDepth = 512
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var at = 0
@@ -24,17 +24,22 @@ struct JSONReader {
     }
 
     /// The items of the JSON list `input`.
-    /// - Parameter maxItems: The most items the list may have; one more is a fault naming the limit.
-    static func list(_ input: some Collection<UInt8>, maxItems: Int) -> Result<[JSONValue], Fault> {
+    /// - Parameters:
+    ///   - maxItems: The most items the list may have; one more is a fault naming the limit.
+    ///   - overLimit: The fault's message for one more, given where that item is (`the one at byte 12`): the
+    ///     caller words its limit as it does for its other kinds of list.
+    package static func list(
+        _ input: some Collection<UInt8>, maxItems: Int, overLimit: (_ place: String) -> String
+    ) -> Result<[JSONValue], Fault> {
         let read = { (buffer: UnsafeBufferPointer<UInt8>) -> Result<[JSONValue], Fault> in
             var reader = JSONReader(buffer)
-            return Result { () throws(Fault) in try reader.topList(maxItems: maxItems) }
+            return Result { () throws(Fault) in try reader.topList(maxItems: maxItems, overLimit: overLimit) }
         }
         if let result = input.withContiguousStorageIfAvailable(read) { return result }
         return Array(input).withUnsafeBufferPointer(read)
     }
 
-    private mutating func topList(maxItems: Int) throws(Fault) -> [JSONValue] {
+    private mutating func topList(maxItems: Int, overLimit: (String) -> String) throws(Fault) -> [JSONValue] {
         skipBlanks()
         guard peek == UInt8(ascii: "[") else {
             _ = try value(depth: 1)
@@ -44,7 +49,7 @@ struct JSONReader {
         var items: [JSONValue] = []
         try sequence(closing: "]") { reader throws(Fault) in
             guard items.count < maxItems else {
-                throw Fault(message: RunTimeItems.overLimit(at: "the one at byte \(reader.at)", limit: maxItems))
+                throw Fault(message: overLimit("the one at byte \(reader.at)"))
             }
             items.append(try reader.value(depth: 2))
         }

@@ -47,8 +47,23 @@ final class S3Session: NSObject, URLSessionDataDelegate, Sendable {
         queue.maxConcurrentOperationCount = 1
         queue.name = "flowrun.s3"
         session.withLock {
-            $0 = URLSession(configuration: FetchSessionDelegate.configuration(), delegate: self, delegateQueue: queue)
+            $0 = URLSession(configuration: Self.configuration(), delegate: self, delegateQueue: queue)
         }
+    }
+
+    /// The configuration of every S3 session, the same as of FlowKit's `fetch` sessions
+    /// (`FetchSessionDelegate.configuration()`, which a test holds it to): no cache, no cookies, flowrun's
+    /// `User-Agent`, and an idle timeout of 60 s (restarted whenever data arrives), so a stalled server fails the
+    /// request without a node `timeout`.
+    static func configuration() -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpShouldSetCookies = false
+        configuration.httpAdditionalHeaders = ["User-Agent": "flowrun"]
+        configuration.timeoutIntervalForRequest = 60
+        configuration.timeoutIntervalForResource = 7 * 24 * 3600
+        return configuration
     }
 
     /// Starts `request` (with `body` for an upload) for `exchange`; `nil` once invalidated.

@@ -12,7 +12,7 @@ package enum GraphAlgorithms {
     ///   - count: The number of nodes.
     ///   - predecessors: The distinct nodes each node comes after.
     /// - Returns: The order, or `nil` when the graph has a cycle.
-    package static func topologicalSort<Predecessors: Collection<Int>>(
+    @inlinable package static func topologicalSort<Predecessors: Collection<Int>>(
         count: Int, predecessors: (Int) -> Predecessors
     ) -> [Int]? {
         var indegree = [Int](repeating: 0, count: count)
@@ -89,7 +89,7 @@ package enum GraphAlgorithms {
     ///   - order: Every node once, each after its predecessors (a topological order).
     ///   - count: The number of nodes.
     ///   - predecessors: Calls its second argument with each predecessor of a node.
-    package static func levels(
+    @inlinable package static func levels(
         order: some Sequence<Int>, count: Int, predecessors: (Int, (Int) -> Void) -> Void
     ) -> [Int] {
         var level = [Int](repeating: 0, count: count)
@@ -108,7 +108,7 @@ package enum GraphAlgorithms {
     ///   - roots: Where the walk starts.
     ///   - successors: Calls its second argument with each successor of a node.
     ///   - enter: Called for each successor reached; returns whether to walk on through it.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func visit(
         from roots: some Sequence<Int>, successors: (Int, (Int) -> Void) -> Void, enter: (Int) -> Bool
     ) {
@@ -131,7 +131,7 @@ package enum GraphAlgorithms {
     ///   - roots: Where the walk starts.
     ///   - successors: Calls its second argument with each successor of a node.
     ///   - enter: Called for each successor reached; returns whether to walk on through it.
-    package static func visitBreadthFirst(
+    @inlinable package static func visitBreadthFirst(
         from roots: some Sequence<Int>, successors: (Int, (Int) -> Void) -> Void, enter: (Int) -> Bool
     ) {
         var queue = Array(roots)
@@ -149,7 +149,7 @@ package enum GraphAlgorithms {
 
     /// The nodes reachable from `roots` along edges that `successors` gives, roots included.
     /// - Returns: For each node, whether it is reachable.
-    package static func reachable(
+    @inlinable package static func reachable(
         from roots: some Sequence<Int>, count: Int, successors: (Int, (Int) -> Void) -> Void
     ) -> [Bool] {
         var seen = [Bool](repeating: false, count: count)

@@ -1,3 +1,4 @@
+import FlowBasics
 import Foundation
 
 /// Reading, writing and listing objects.
@@ -103,7 +104,7 @@ extension S3Client {
                 offset = end
             }
             let list = parts.enumerated().map {
-                "<Part><PartNumber>\($0.offset + 1)</PartNumber><ETag>\(Self.escaped($0.element))</ETag></Part>"
+                "<Part><PartNumber>\($0.offset + 1)</PartNumber><ETag>\(MarkupText.escaped($0.element, for: .xml))</ETag></Part>"
             }
             let document = "<CompleteMultipartUpload>\(list.joined())</CompleteMultipartUpload>"
             let completed = try send(
@@ -187,10 +188,5 @@ extension S3Client {
     private func requestText(_ call: Call) -> String {
         guard let request = try? makeRequest(call) else { return "'\(call.location)'" }
         return request.path + (request.url.query.map { "?" + $0 } ?? "")
-    }
-
-    private static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: "\"", with: "&quot;")
     }
 }

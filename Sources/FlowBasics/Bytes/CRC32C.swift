@@ -7,7 +7,7 @@ internal import CFlowChecksum
 /// journal guards against accidents, not against someone forging records. With the processor's `crc32`
 /// instruction where it has one (SSE4.2: eight bytes a cycle or so); else slicing-by-8 (eight tables, eight bytes
 /// a step), a tenth of the time a table lookup per byte takes.
-enum CRC32C {
+package enum CRC32C {
     private static let hardware = cflow_crc32c_available() != 0
 
     /// `tables[k][b]`: the CRC of byte `b` followed by `k` zero bytes.
@@ -27,19 +27,20 @@ enum CRC32C {
         return tables
     }()
 
-    static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+    /// The checksum of `bytes`.
+    package static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt32 {
         bytes.withUnsafeBytes { checksum($0) }
     }
 
     /// The checksum of `bytes`, or with `previous`, of the bytes it was the checksum of followed by these: a file
     /// written in pieces is checked without a copy of it whole.
-    static func checksum(_ bytes: UnsafeRawBufferPointer, continuing previous: UInt32 = 0) -> UInt32 {
+    package static func checksum(_ bytes: UnsafeRawBufferPointer, continuing previous: UInt32 = 0) -> UInt32 {
         guard hardware else { return tableChecksum(bytes, continuing: previous) }
         return cflow_crc32c_update(previous ^ 0xFFFF_FFFF, bytes.baseAddress, bytes.count) ^ 0xFFFF_FFFF
     }
 
     /// The checksum without the instruction; the same value.
-    static func tableChecksum(_ bytes: UnsafeRawBufferPointer, continuing previous: UInt32 = 0) -> UInt32 {
+    package static func tableChecksum(_ bytes: UnsafeRawBufferPointer, continuing previous: UInt32 = 0) -> UInt32 {
         var crc: UInt32 = previous ^ 0xFFFF_FFFF
         tables.withUnsafeBufferPointer { table in
             var offset = 0
