@@ -1,5 +1,5 @@
 import Dispatch
-import FlowKit
+import FlowBasics
 
 /// Calls a handler at a steady interval on a utility queue, from the first tick at once, until stopped: what
 /// the progress line and the progress log tick with.

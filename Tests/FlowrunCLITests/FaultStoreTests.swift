@@ -157,8 +157,9 @@ import Testing
             """
             version: 1
             tasks:
-              wait: { type: sleep, duration: 300s }
+              wait: { type: sleep, duration: 3600s }
             """)
+        // An hour, ended by the SIGINT below: under load the runs in between have taken past 300 s.
         let first = try Child.flowrun(["slow.yaml", "--no-progress", "--verbose"], in: scratch.url)
         #expect(await first.waitForStderr(containing: "wait running"), "the first run did not start")
         let second = try await Child.runFlowrun(["slow.yaml", "--no-progress"], in: scratch.url)

@@ -1,3 +1,4 @@
+import FlowS3
 import Foundation
 
 /// Reports the files a workflow names that must be there before it runs and are not, so that a misspelt program
