@@ -30,8 +30,8 @@ extension StoreHTTPTests {
 
         holding.withLock { $0 = true }
         let child = try Child.flowrun(["photos.yaml", "--no-progress", "--report", "second.json"], in: scratch.url)
-        // A hang guard, not a timing: on a loaded 2-core machine the child can take tens of seconds to start.
-        let deadline = ContinuousClock.now + .seconds(300)
+        // A hang guard, not a timing: in a full parallel run on 2 cores a child has taken over 300 s to start.
+        let deadline = ContinuousClock.now + .seconds(1_200)
         while server.requests(to: "/tagged.jpg").count < 2, child.isRunning, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -41,7 +41,7 @@ extension StoreHTTPTests {
         let sent = ContinuousClock.now
         child.signal(SIGINT)
         let result = try #require(await child.wait(timeout: .seconds(600)))
-        #expect(try #require(child.exitedAt) - sent < .seconds(5))
+        #expect(try #require(child.exitedAt) - sent < .seconds(60))
         #expect(result.status == 130 && !result.terminatedBySignal, "\(result.stdout)\(result.stderr)")
         #expect(result.stderr.contains("interrupted before the run started"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("second.json")))
