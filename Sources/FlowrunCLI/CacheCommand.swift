@@ -38,6 +38,11 @@ struct CacheCommand: ParsableCommand {
         if let lastRun = status.lastRun { out += ", last recorded by the run of \(lastRun)" }
         out += "\nstored outputs: \(status.referencedBlobs) of this workflow; \(status.blobs.count) blob"
         out += "\(status.blobs.count == 1 ? "" : "s") in the store, \(size(status.blobs.bytes))"
+        if status.files.count > 0 {
+            out +=
+                "\nwritten files kept for restoring (--keep-outputs): \(status.files.count), "
+                + size(status.files.bytes)
+        }
         return out + "\n"
     }
 

@@ -51,6 +51,8 @@ final class ProgressLine: Sendable {
             if failed > 0 { text += ", \(failed) failed" }
             let cached = counts[.cached] ?? 0
             if cached > 0 { text += ", \(cached) cached" }
+            let restored = counts[.restored] ?? 0
+            if restored > 0 { text += ", \(restored) restored" }
             return text
         }
         return parts.joined(separator: " │ ") + " │ " + String(format: "%.1fs", elapsed.seconds)

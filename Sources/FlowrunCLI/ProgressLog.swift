@@ -81,7 +81,8 @@ final class ProgressLog: Sendable {
 
     /// `[1m05s] decode ended: 117 succeeded, 2 failed`.
     static func ended(_ task: String, _ counts: [NodeStatus: Int], elapsed: Duration) -> String {
-        let parts = [NodeStatus.succeeded, .cached, .failed, .skipped, .cancelled].compactMap { status -> String? in
+        let parts = [NodeStatus.succeeded, .cached, .restored, .failed, .skipped, .cancelled].compactMap {
+            status -> String? in
             guard let count = counts[status], count > 0 else { return nil }
             return "\(count) \(status.rawValue)"
         }

@@ -27,7 +27,19 @@ struct StoreOptions: ParsableArguments {
                 + "current, as a run does (a dry run otherwise asks nothing)."))
     var checkSources = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Keep a copy of every written file in the store, so one that goes missing is restored instead of made "
+                + "again (a store in a bucket always keeps them)."))
+    var keepOutputs = false
+
+    @Flag(help: "Make a missing output again instead of restoring it from the store's copy.")
+    var noRestore = false
+
     func validate() throws {
+        if noCache && (keepOutputs || noRestore) {
+            throw ValidationError("--keep-outputs and --no-restore are about the store; they exclude --no-cache")
+        }
         if noCache && (force || !rerun.isEmpty) {
             throw ValidationError("--no-cache runs everything already; it excludes --force and --rerun")
         }
@@ -50,6 +62,8 @@ struct StoreOptions: ParsableArguments {
             }
         }
         options.checkSources = checkSources
+        options.keepsWrittenFiles = keepOutputs
+        options.restoresWrittenFiles = !noRestore
         return options
     }
 

@@ -20,6 +20,7 @@ struct SummaryTable {
         if !quiet {
             let unlisted =
                 report.nodes.count - (report.totals[.succeeded] ?? 0) - (report.totals[.cached] ?? 0)
+                - (report.totals[.restored] ?? 0)
                 - report.failureCount
             if !listAll && unlisted > 0 {
                 out += "(--verbose lists every node with its cause)\n"
@@ -92,7 +93,8 @@ struct SummaryTable {
     /// The last line: how many nodes ended how, and how long the run took.
     func totals() -> String {
         let totals = report.totals
-        let parts = [NodeStatus.succeeded, .cached, .failed, .skipped, .cancelled].compactMap { status -> String? in
+        let parts = [NodeStatus.succeeded, .cached, .restored, .failed, .skipped, .cancelled].compactMap {
+            status -> String? in
             guard let count = totals[status], count > 0 else { return nil }
             return terminal.paint("\(count) \(status.rawValue)", status)
         }

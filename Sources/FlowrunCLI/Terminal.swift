@@ -77,7 +77,7 @@ struct Terminal: Sendable {
         case .succeeded: code = "32"
         case .failed: code = "1;31"
         case .skipped, .cancelled: code = "33"
-        case .cached: code = "36"
+        case .cached, .restored: code = "36"
         default: code = "0"
         }
         return "\u{1B}[\(code)m\(text)\u{1B}[0m"

@@ -32,14 +32,20 @@ struct UpToDatePrinter {
             return "store \(directory): nothing recorded yet; every node will run\n"
         }
         var byTask = OrderedDictionary<
-            Int, (run: OrderedDictionary<String, [Int]>, count: Int, cached: Int, awaiting: Int, awaitingOutput: [Int])
+            Int,
+            (
+                run: OrderedDictionary<String, [Int]>, count: Int, cached: Int, restored: Int, awaiting: Int,
+                awaitingOutput: [Int]
+            )
         >()
         for index in plan.nodes.indices {
             let task = plan.nodes[index].taskIndex
-            var entry = byTask[task] ?? ([:], 0, 0, 0, [])
+            var entry = byTask[task] ?? ([:], 0, 0, 0, 0, [])
             if let cause = decisions.causes[index] {
                 entry.run[Self.kind(of: cause), default: []].append(index)
                 entry.count += 1
+            } else if decisions.restoredFiles.contains(index) {
+                entry.restored += 1
             } else {
                 entry.cached += 1
             }
@@ -50,12 +56,15 @@ struct UpToDatePrinter {
         let toRun = decisions.causes.lazy.filter { $0 != nil }.count
         var out =
             "store \(directory): \(recorded) result\(recorded == 1 ? "" : "s") recorded; "
-            + "\(toRun) node\(toRun == 1 ? "" : "s") will run, \(plan.nodes.count - toRun) cached"
+            + "\(toRun) node\(toRun == 1 ? "" : "s") will run, "
+            + "\(plan.nodes.count - toRun - decisions.restoredFiles.count) cached"
+            + Self.restored(decisions.restoredFiles.count)
             + Self.awaiting(decisions.awaitingConfirmation.count, inSummary: true) + "\n"
         let width = byTask.keys.map { plan.workflow.tasks[$0].id.value.count }.max() ?? 0
         for (task, entry) in byTask {
             out +=
                 "  \(plan.workflow.tasks[task].id.value.padded(to: width))  \(entry.count) run, \(entry.cached) cached"
+                + Self.restored(entry.restored)
                 + Self.awaiting(entry.awaiting, inSummary: false)
                 + Self.awaitingOutput(entry.awaitingOutput, plan: plan) + "\n"
             for nodes in entry.run.values {
@@ -75,6 +84,11 @@ struct UpToDatePrinter {
     /// grouped by it. The case's name, read by reflection so that a case added to ``RunCause`` is its own kind.
     private static func kind(of cause: RunCause) -> String {
         Mirror(reflecting: cause).children.first?.label ?? cause.description
+    }
+
+    /// How many `write`s get their missing files back from the store's copies; empty when none.
+    private static func restored(_ count: Int) -> String {
+        count > 0 ? ", \(count) restored" : ""
     }
 
     /// How many of the cached nodes are up to date only if a server confirms the version of an http(s) source
@@ -138,6 +152,11 @@ struct UpToDatePrinter {
         }
         guard let record = decisions.records[index], record.key == decisions.keys[index] else {
             return "\(cached): every node that reads its output is cached"
+        }
+        if decisions.restoredFiles.contains(index), let output = record.output {
+            return "restored: same key as the result of the run of \(record.run); \(output.path) is missing, and the "
+                + "store's copy of it (SHA-256 \(output.sha256.prefix(12)), \(output.stamp.size) bytes) is put back "
+                + "instead of running it (--no-restore runs it)"
         }
         var text = "\(cached): same key as the result of the run of \(record.run)"
         if let output = record.output { text += "; \(output.path) is as written" }

@@ -90,7 +90,7 @@ import Testing
 }
 
 /// What `stat` says of a file's version: size, modification time and inode.
-private struct Stamp: Equatable {
+struct Stamp: Equatable {
     var size: Int
     var modified: timespec
     var inode: UInt64

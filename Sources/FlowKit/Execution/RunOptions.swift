@@ -28,6 +28,11 @@ public struct RunOptions: Sendable {
     /// so an output is read back only shortly before its readers run and released after them — and ends
     /// `cached`.
     var restoredNodes: [Int] = []
+    /// The nodes among ``cachedNodes`` and ``restoredNodes`` whose files the store put back before the run
+    /// (``WrittenFileRestore``), by index in ``Plan/nodes``: they end `restored`, not `cached`.
+    var filesRestored: Set<Int> = []
+    /// Where ``filesRestored`` came from (``WrittenFileArchive/origin``), for their cause in the report.
+    var restoredFrom = ""
     /// Nodes whose events ``observer`` does not get and ``Runner/progress()`` does not count, by index in
     /// ``Plan/nodes``: an earlier phase of the run ran them and told of them already, and this run only takes their
     /// outcomes.
@@ -106,6 +111,9 @@ public enum NodeStatus: String, Sendable, Codable, CaseIterable {
     case cancelled
     /// Not run because the store holds its result from an earlier run, found up to date by a ``RunSession``.
     case cached
+    /// Not run: up to date, but its file had gone, and the store put back the one it recorded
+    /// (``SessionOptions/restoresWrittenFiles``).
+    case restored
 
     /// The position in `allCases`, for counters indexed by status.
     var ordinal: Int {
@@ -119,13 +127,14 @@ public enum NodeStatus: String, Sendable, Codable, CaseIterable {
         case .skipped: 6
         case .cancelled: 7
         case .cached: 8
+        case .restored: 9
         }
     }
 
     /// Whether the node will not change any more.
     public var isFinal: Bool {
         switch self {
-        case .succeeded, .failed, .skipped, .cancelled, .cached: true
+        case .succeeded, .failed, .skipped, .cancelled, .cached, .restored: true
         case .pending, .queued, .running, .retrying: false
         }
     }

@@ -119,6 +119,10 @@ struct RunState: Sendable {
     private(set) var interrupted = false
     /// Whether `start` has run: before it, control calls only record what they ask for.
     private(set) var started = false
+    /// The up-to-date nodes whose written files the store put back before the run: they end `restored`.
+    private var filesRestored: Set<Int> = []
+    /// Where the store put them back from, for their cause in the report.
+    private var restoredFrom = ""
     /// Per queue: whether the embedding app suspended it (nothing is admitted to it).
     var suspended: [Bool]
     /// The highest rank in `boosts` given so far.
@@ -155,14 +159,24 @@ struct RunState: Sendable {
         suspended = [Bool](repeating: false, count: queueNames.count)
     }
 
+    /// How a node that did not run ends: `restored` when the store put its file back, else `cached`.
+    private func upToDateStatus(of index: Int) -> NodeStatus {
+        !filesRestored.isEmpty && filesRestored.contains(index) ? .restored : .cached
+    }
+
     /// Resolves the cached nodes, makes the nodes without pending dependencies ready and admits what the queues
     /// take.
-    mutating func start(cached: [Int] = [], restored: [Int] = [], skipped: [Int: String] = [:]) -> Effects {
+    mutating func start(
+        cached: [Int] = [], restored: [Int] = [], skipped: [Int: String] = [:], filesRestored: Set<Int> = [],
+        restoredFrom: String = ""
+    ) -> Effects {
         var effects = Effects()
         started = true
+        self.filesRestored = filesRestored
+        self.restoredFrom = restoredFrom
         for index in restored { nodes[index].restored = true }
         for index in cached where nodes[index].status == .pending {
-            setStatus(index, .cached)
+            setStatus(index, upToDateStatus(of: index))
             event(index, &effects)
             resolve(index, &effects)
             graph.forEachDependent(of: index) { nodes[$0].pendingDependencies -= 1 }
@@ -267,7 +281,7 @@ struct RunState: Sendable {
         inFlight[Int(graph.queue[index])] -= 1
         switch result {
         case .success:
-            setStatus(index, nodes[index].restored ? .cached : .succeeded)
+            setStatus(index, nodes[index].restored ? upToDateStatus(of: index) : .succeeded)
             event(index, &effects)
             if nodes[index].pendingConsumers == 0, let operation = nodes[index].operation {
                 effects.released.append(operation)
@@ -438,7 +452,7 @@ extension RunState {
             id: plan.nodes[index].id, task: plan.workflow.tasks[task].id.value, item: plan.nodes[index].itemIndex,
             type: plan.workflow.tasks[task].type.value, queue: plan.workflow.tasks[task].queueName,
             status: nodes[index].status, attempts: nodes[index].attempts, code: failure?.code.description,
-            cause: failure?.message,
+            cause: failure?.message ?? (nodes[index].status == .restored ? "restored from \(restoredFrom)" : nil),
             location: failure?.location?.description, continueOnError: plan.workflow.tasks[task].continueOnError,
             spans: spans,
             dependencies: plan.dependencies(of: index), artifact: artifacts[index],

@@ -118,7 +118,9 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         enter()
         apply(
             state.withLock {
-                $0.start(cached: options.cachedNodes, restored: options.restoredNodes, skipped: options.skippedNodes)
+                $0.start(
+                    cached: options.cachedNodes, restored: options.restoredNodes, skipped: options.skippedNodes,
+                    filesRestored: options.filesRestored, restoredFrom: options.restoredFrom)
             })
         leave()
     }

@@ -27,7 +27,7 @@ package enum ChromeTrace {
         try stream.literal("}}")
         for node in report.nodes {
             let pid = queueNumber[node.queue] ?? 0
-            if node.status == .cached {
+            if node.status == .cached || node.status == .restored {
                 // Never ran, so no slice: an instant at the start, on its queue's block of lanes.
                 try stream.literal(",\n{\"name\": ")
                 try stream.value(node.id)

@@ -22,7 +22,8 @@ enum CachedArtifacts {
             }
         }
         return report.amendingNodes { [kept] index, node in
-            guard node.status == .cached, node.artifact == nil, let path = paths[index] else { return }
+            guard node.status == .cached || node.status == .restored, node.artifact == nil, let path = paths[index]
+            else { return }
             node.artifact = Artifact(path: URL(fileURLWithPath: path).standardizedFileURL.path, preview: kept[index])
         }
     }

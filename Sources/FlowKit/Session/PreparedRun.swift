@@ -52,6 +52,8 @@ public final class PreparedRun: Sendable {
             let run = Date().formatted(.iso8601)
             options.cachedNodes = decisions.cachedNodes
             options.restoredNodes = decisions.nodesDecidedInTheRun
+            options.filesRestored = decisions.restoredFiles
+            options.restoredFrom = store.archive?.origin ?? store.directory
             options.restore = { index in store.restore(index, of: plan, decisions: decisions) }
             if !decisions.awaitingOutput.isEmpty {
                 // Decided when their turn comes: run when what a node upstream that runs every time made changed.

@@ -132,6 +132,7 @@ public struct RunSession: Sendable {
         }
         var local = options
         local.stateDirectory = bucket.localDirectory
+        local.bucketArchive = BucketFileArchive(bucket)
         return (RunSession(plan: plan, options: local), bucket)
     }
 

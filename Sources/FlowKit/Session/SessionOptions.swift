@@ -28,6 +28,21 @@ public struct SessionOptions: Sendable {
     public var onRunnerStart: (@Sendable (Runner) -> Void)?
     /// The part of a split run this session runs (`--shard`, `--gather`).
     package var part: SessionPart.Request = .whole
+    /// Whether a store in a folder keeps a copy of every file a `write` makes (`files/` in the store,
+    /// `--keep-outputs`), so that one that goes missing is restored rather than made again. A store in a bucket
+    /// always keeps them (``BucketFileArchive``).
+    public var keepsWrittenFiles = false
+    /// Whether a `write` that is up to date but whose file is gone gets the file back from the store's copy
+    /// (``WrittenFileRestore``) instead of running with its chain; `false` for `--no-restore`.
+    public var restoresWrittenFiles = true
+    /// The archive of written files a store in a bucket keeps; set by the session that pulled the bucket.
+    package var bucketArchive: BucketFileArchive?
+
+    /// Where the store in `directory` keeps copies of written files, if it keeps them.
+    func archive(storeDirectory directory: String) -> (any WrittenFileArchive)? {
+        if let bucketArchive { return bucketArchive }
+        return keepsWrittenFiles ? FolderFileArchive(storeDirectory: directory, warn: { [self] in warn($0) }) : nil
+    }
 
     /// Creates options: by default a store beside the workflow, nothing forced.
     public init(

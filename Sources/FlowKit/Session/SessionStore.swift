@@ -17,9 +17,19 @@ struct SessionStore {
         if recordedOnly && records.isEmpty { return (store, nil) }
         var settings = settings(store)
         settings.dryRun = options.checkSources ? .sourcesAsked : .sourcesNotAsked
-        let decisions = UpToDate(
-            plan: part.plan, records: records, settings: settings,
-            revalidate: options.checkSources ? revalidation(part.plan, records: records, settings: settings) : nil)
+        let revalidate =
+            options.checkSources ? Self.once(revalidation(part.plan, records: records, settings: settings)) : nil
+        var decisions = UpToDate(plan: part.plan, records: records, settings: settings, revalidate: revalidate)
+        // What a run would restore: the files whose copies the store holds.
+        if options.restoresWrittenFiles, let archive = options.archive(storeDirectory: store.directory),
+            case let candidates = WrittenFileRestore.candidates(decisions), !candidates.isEmpty
+        {
+            let held = WrittenFileRestore.held(candidates, by: archive)
+            if !held.isEmpty {
+                settings.restoredFiles = held
+                decisions = UpToDate(plan: part.plan, records: records, settings: settings, revalidate: revalidate)
+            }
+        }
         warnAboutBlobs(decisions)
         return (store, decisions)
     }
@@ -50,7 +60,7 @@ struct SessionStore {
         do {
             store = try RunStore.open(
                 directory: directory(of: plan), name: journalName(plan, part: part.journal),
-                warn: { [options] in options.warn($0) })
+                warn: { [options] in options.warn($0) }, archive: options.archive(storeDirectory: directory(of: plan)))
         } catch let error as StoreError where error.isBusy {
             // A run, unlike `cache clean`, can also go on beside the other one.
             throw SessionError(
@@ -63,15 +73,26 @@ struct SessionStore {
         return (store, decide(part, in: store))
     }
 
-    /// Decides what of a part is up to date in a store open for a run, adopts the results found by key and
-    /// removes the temporaries of the part's writes that a killed run left.
+    /// Decides what of a part is up to date in a store open for a run, puts back the missing files of up-to-date
+    /// `write`s from the store's copies (``WrittenFileRestore``), adopts the results found by key and removes the
+    /// temporaries of the part's writes that a killed run left.
     func decide(_ part: SessionPart, in store: RunStore) -> UpToDate {
         let plan = part.plan
         let records = records(of: part, in: store)
-        let settings = settings(store, keepValues: part.keepValues)
-        let decisions = UpToDate(
-            plan: plan, records: records, settings: settings,
-            revalidate: revalidation(plan, records: records, settings: settings))
+        var settings = settings(store, keepValues: part.keepValues)
+        let revalidate = Self.once(revalidation(plan, records: records, settings: settings))
+        var decisions = UpToDate(plan: plan, records: records, settings: settings, revalidate: revalidate)
+        if options.restoresWrittenFiles, let archive = store.archive,
+            case let candidates = WrittenFileRestore.candidates(decisions), !candidates.isEmpty
+        {
+            let (restored, misses) = WrittenFileRestore.restore(candidates, from: archive)
+            warnAboutMisses(misses, origin: archive.origin)
+            if !restored.isEmpty {
+                settings.restoredFiles = Set(restored.keys)
+                decisions = UpToDate(plan: plan, records: records, settings: settings, revalidate: revalidate)
+                store.journalRestored(restored, decisions: decisions)
+            }
+        }
         warnAboutBlobs(decisions)
         store.adoptResultsFoundByKey(plan, decisions: decisions)
         store.expectRecords(of: plan, decisions: decisions)
@@ -191,6 +212,30 @@ struct SessionStore {
         settings.recordedUntil = store.recordedUntil
         settings.failedLastRun = FailedNodes.read(directory: store.directory, name: store.name)
         return settings
+    }
+
+    /// What asks the servers of the source nodes given which versions they have (``SourceRevalidation``).
+    private typealias Revalidation = ([Int]) -> [Int: SourceIdentity]
+
+    /// Asks `revalidate` once: the decisions made again after restoring files ask the servers nothing new.
+    private static func once(_ revalidate: @escaping Revalidation) -> Revalidation {
+        var answered: (nodes: [Int], identities: [Int: SourceIdentity])?
+        return { nodes in
+            if let answered, answered.nodes == nodes { return answered.identities }
+            let identities = revalidate(nodes)
+            answered = (nodes, identities)
+            return identities
+        }
+    }
+
+    /// One warning for the written files that could not be restored (their nodes run), naming the first few.
+    private func warnAboutMisses(_ misses: [String], origin: String) {
+        guard !misses.isEmpty else { return }
+        let shown = misses.prefix(3).joined(separator: "; ")
+        let more = misses.count > 3 ? "; and \(misses.count - 3) more" : ""
+        options.warn(
+            "\(misses.count) written file\(misses.count == 1 ? "" : "s") cannot be restored from \(origin), so "
+                + "\(misses.count == 1 ? "its node runs" : "their nodes run") again: \(shown)\(more)")
     }
 
     /// One warning for the stored outputs that cannot be used (their nodes run), naming the first few.

@@ -99,5 +99,5 @@ package struct MissingShards: Error, Sendable, CustomStringConvertible {
 
 extension NodeStatus {
     /// Whether the node's work is there: it succeeded in this run, or the store had it (`cached`).
-    var isDone: Bool { self == .succeeded || self == .cached }
+    var isDone: Bool { self == .succeeded || self == .cached || self == .restored }
 }

@@ -53,7 +53,7 @@ package enum FailedNodes {
                     failures[node.id] = cause
                     changed = true
                 }
-            case .succeeded, .cached:
+            case .succeeded, .cached, .restored:
                 guard !previous.isEmpty else { continue }
                 if failures.removeValue(forKey: id(position)) != nil { changed = true }
             default: continue

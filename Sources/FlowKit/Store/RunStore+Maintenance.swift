@@ -17,6 +17,9 @@ extension RunStore {
         package var referencedBlobs: Int = 0
         /// The blobs in the store, of every workflow it serves, and their bytes.
         package var blobs: (count: Int, bytes: Int64) = (0, 0)
+        /// The copies of written files in the store (`--keep-outputs`), of every workflow it serves, and their
+        /// bytes.
+        package var files: (count: Int, bytes: Int64) = (0, 0)
     }
 
     /// The status of a workflow's part of the store in `directory`; an absent store is empty.
@@ -24,13 +27,15 @@ extension RunStore {
         let store = read(directory: directory, name: name)
         let bytes = FileStamp(path: journalPath(in: directory, name: name))?.size ?? 0
         let stored = store.blobs.all()
+        let copies = FolderFileArchive(storeDirectory: directory).all()
         // Decoded once: `values` decodes every record the index holds.
         let latest = store.latest.values
         return Status(
             entries: store.latest.count, records: store.recordCount, bytes: bytes,
             lastRun: latest.map(\.run).max(), damage: store.damage,
             referencedBlobs: Set(latest.compactMap(\.blob?.sha256)).count,
-            blobs: (stored.count, stored.reduce(0) { $0 + $1.size }))
+            blobs: (stored.count, stored.reduce(0) { $0 + $1.size }),
+            files: (copies.count, copies.reduce(0) { $0 + $1.size }))
     }
 
     /// Empties a workflow's part of the store, or with `keepLast` keeps only each node's latest result (what the next run can reuse).
@@ -70,7 +75,8 @@ extension RunStore {
         }
     }
 
-    /// Removes the blobs no journal of the store points at (every workflow's, every shard's), the previews of
+    /// Removes the blobs and the copies of written files no journal of the store points at (every workflow's,
+    /// every shard's), the previews of
     /// results no journal records (``PreviewStore``), and the temporaries of killed runs — only while no other run
     /// uses the store: a live run of another workflow may have written blobs its journal does not record yet
     /// (records are batched), so every other lock of the store is taken first, and nothing is removed when one is
@@ -88,14 +94,17 @@ extension RunStore {
         defer { withExtendedLifetime(locks) {} }
         let journals = names.filter { $0.hasSuffix(".journal") }
         var referenced = Set<String>()
+        var files = Set<String>()
         var keys = Set<String>()
         for journal in journals {
             for record in Journal.read(atPath: directory + "/" + journal).records {
                 if let blob = record.blob { referenced.insert(blob.sha256) }
+                if let output = record.output { files.insert(output.sha256) }
                 keys.insert(record.key.hex)
             }
         }
         PreviewStore(storeDirectory: directory).removeAll(except: keys)
+        FolderFileArchive(storeDirectory: directory).removeAll(except: files)
         return BlobStore(storeDirectory: directory).removeAll(except: referenced)
     }
 }

@@ -40,6 +40,7 @@ extension RunStore {
             guard let file = ContentDigest.stampedFile(atPath: path) else { return }
             output = OutputRecord(path: path, stamp: file.stamp, sha256: file.sha256)
         }
+        if let archive, let output, S3Location(output.path) == nil { archive.keep(output) }
         var blob: BlobReference?
         if decisions.storesValue[index], let value = value as? any StorableOutput {
             blob = store(value, of: index, in: plan, optimize: decisions.optimize)
@@ -99,6 +100,17 @@ extension RunStore {
             var adopted = record
             adopted.node = node
             writer?.append(adopted, durable: false)
+        }
+    }
+
+    /// Journals the `write`s whose missing files were put back before the run (``WrittenFileRestore``) with the
+    /// stamps the files have now, so the next run trusts them by stamp instead of hashing them.
+    package func journalRestored(_ restored: [Int: FileStamp], decisions: UpToDate) {
+        for (index, stamp) in restored.sorted(by: { $0.key < $1.key }) {
+            guard var record = decisions.records[index], var output = record.output else { continue }
+            output.stamp = stamp
+            record.output = output
+            writer?.append(record, durable: false)
         }
     }
 

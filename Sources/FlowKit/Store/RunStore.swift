@@ -21,6 +21,9 @@ package final class RunStore: Sendable {
     package let damage: String?
     /// The store's blobs: node outputs kept as values.
     package let blobs: BlobStore
+    /// Where copies of the files this run writes are kept, to be restored when they go (``WrittenFileArchive``);
+    /// `nil` keeps none.
+    package let archive: (any WrittenFileArchive)?
     /// When the journal was last written before this run (its modification time, in nanoseconds); `nil` without
     /// one. A file the store recorded whose inode changed after that was changed behind the store's back, even
     /// when its size and modification time say otherwise (`touch -r` restores the time, not the inode's ctime).
@@ -63,11 +66,12 @@ package final class RunStore: Sendable {
 
     private init(
         directory: String, name: String, journal: Latest, lock: StoreLock?, writer: JournalWriter?,
-        warn: (@Sendable (String) -> Void)? = nil
+        warn: (@Sendable (String) -> Void)? = nil, archive: (any WrittenFileArchive)? = nil
     ) {
         self.directory = directory
         self.name = name
         blobs = BlobStore(storeDirectory: directory)
+        self.archive = archive
         self.warn = warn
         latest = journal.records
         recordedUntil = journal.recordedUntil
@@ -125,16 +129,18 @@ package final class RunStore: Sendable {
     private func sharing(lock: StoreLock?) -> RunStore {
         RunStore(
             directory: directory, name: name, latest: latest, recordedUntil: recordedUntil, recordCount: recordCount,
-            journalStart: journalStart, lock: lock, writer: writer, warn: warn)
+            journalStart: journalStart, lock: lock, writer: writer, warn: warn, archive: archive)
     }
 
     private init(
         directory: String, name: String, latest: LatestRecords, recordedUntil: Int64?, recordCount: Int,
-        journalStart: Int, lock: StoreLock?, writer: JournalWriter?, warn: (@Sendable (String) -> Void)?
+        journalStart: Int, lock: StoreLock?, writer: JournalWriter?, warn: (@Sendable (String) -> Void)?,
+        archive: (any WrittenFileArchive)?
     ) {
         self.directory = directory
         self.name = name
         blobs = BlobStore(storeDirectory: directory)
+        self.archive = archive
         self.warn = warn
         self.latest = latest
         self.recordedUntil = recordedUntil
@@ -158,10 +164,11 @@ package final class RunStore: Sendable {
     ///   - name: The workflow file's name (``name(ofWorkflowAt:)``).
     ///   - lockWait: How long to wait for another flowrun holding the lock.
     ///   - warn: Where a failure to write the journal later is reported (once).
+    ///   - archive: Where copies of the files the run writes are kept; `nil` keeps none.
     /// - Throws: ``StoreError`` when the folder cannot be created or written, or the lock is held.
     package static func open(
         directory: String, name: String, lockWait: Duration = .seconds(5),
-        warn: @escaping @Sendable (String) -> Void
+        warn: @escaping @Sendable (String) -> Void, archive: (any WrittenFileArchive)? = nil
     ) throws -> RunStore {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -190,7 +197,8 @@ package final class RunStore: Sendable {
         }
         let writer = try JournalWriter(path: path, intactLength: journal.contents.intactLength, warn: warn)
         return RunStore(
-            directory: directory, name: name, journal: journal, lock: lock, writer: writer, warn: warn)
+            directory: directory, name: name, journal: journal, lock: lock, writer: writer, warn: warn,
+            archive: archive)
     }
 
     /// The latest record with `key`, whichever node it is of: results are found by what went into them (content

@@ -65,7 +65,8 @@ extension UpToDate {
                         inputs: keys.inputs.encoded(index).map { .encoded($0) }, key: key,
                         outputPath: keys.outputPaths[index], isRead: isRead,
                         runningReader: reader.map { plan.nodes[$0].id }, recordedUntil: settings.recordedUntil,
-                        stamps: stamps, node: index, providesFile: task.kind.providesFile)
+                        stamps: stamps, node: index, providesFile: task.kind.providesFile,
+                        restoredFile: !settings.restoredFiles.isEmpty && settings.restoredFiles.contains(index))
                     // Decoded only where the check reads it.
                     if !check.isJudgedByReaders { check.record = records[index] }
                     causes[index] = check.cause

@@ -52,6 +52,9 @@ extension UpToDate {
         /// Whether its output is the file it wrote (`write`): a reader that runs gets that file as recorded
         /// (``KeptDecisions``), so it needs the node run only when the file is not as written.
         var providesFile = false
+        /// Whether the file was put back from the store's copy before the run (``Settings/restoredFiles``): it is
+        /// what was recorded, so it is not looked at again.
+        var restoredFile = false
 
         /// Whether the node is up to date by its readers alone: its output is read, it writes no file and none of
         /// its readers runs. Its record is then not asked for (on an unchanged rerun of `fetch → write`, half the
@@ -61,6 +64,7 @@ extension UpToDate {
         /// Why the node runs, or `nil` when its recorded result serves.
         var cause: RunCause? {
             if isJudgedByReaders { return nil }
+            if restoredFile, let record, record.key == key { return nil }
             let changed: RunCause? =
                 if let record {
                     record.key == key ? nil : (difference(from: record) ?? .noRecord)

@@ -46,6 +46,10 @@ package struct UpToDate: Sendable {
         /// The nodes whose last attempt failed, with the cause, by node id (``FailedNodes``): a node of them with
         /// no result recorded runs because it "failed last run".
         package var failedLastRun: [String: String] = [:]
+        /// The `write`s whose missing files were put back from the store's copies before the run
+        /// (``WrittenFileRestore``), by index in ``Plan/nodes``; for a dry run, those whose copies the store holds.
+        /// They are up to date without their files being looked at.
+        package var restoredFiles: Set<Int> = []
 
         /// Creates settings.
         package init(
@@ -96,6 +100,9 @@ package struct UpToDate: Sendable {
     /// such node: up to date while what that node makes is what it made before; a run decides when their turn
     /// comes (``inputChanged(_:revisedKey:)``) and runs them otherwise. Sparse: empty when no such node runs.
     package private(set) var awaitingOutput: [Int: Int]
+    /// The up-to-date `write`s whose files were put back from the store's copies (``Settings/restoredFiles``):
+    /// they end `restored`, not `cached`.
+    package private(set) var restoredFiles: Set<Int>
     /// Whether the run allows equivalent-output shortcuts (``Settings/optimize``).
     package let optimize: Bool
     /// The nodes whose last attempt failed, with the cause (``Settings/failedLastRun``).
@@ -248,6 +255,7 @@ package struct UpToDate: Sendable {
         }
         unusableBlobs = kept.unusable
         verifiedBlobs = blobs.verified
+        restoredFiles = settings.restoredFiles.filter { causes[$0] == nil }
     }
 
     /// The decisions for some nodes of the plan, by their new indices (as ``Plan/restricted(to:)`` numbers them):
@@ -263,6 +271,7 @@ package struct UpToDate: Sendable {
         copy.outputPaths = nodes.map { outputPaths[$0] }
         copy.records = records.restricted(to: nodes)
         copy.storesValue = nodes.map { storesValue[$0] }
+        copy.restoredFiles = Set(restoredFiles.compactMap { position[$0] >= 0 ? position[$0] : nil })
         copy.restoredNodes = restoredNodes.compactMap { position[$0] >= 0 ? position[$0] : nil }
         copy.keyedByOutput = Set(keyedByOutput.compactMap { position[$0] >= 0 ? position[$0] : nil })
         copy.awaitingOutput = [:]

@@ -25,12 +25,12 @@ extension HTMLReport {
         }
         let previews = shots.filter { report.nodes[$0].artifact?.preview != nil }.count
         // An up-to-date node's file was written by an earlier run: shown with the preview the store kept.
-        let gaps = shots.filter { ![.succeeded, .cached].contains(report.nodes[$0].status) }
+        let gaps = shots.filter { ![.succeeded, .cached, .restored].contains(report.nodes[$0].status) }
         var note = "\(previews) of \(shots.count) images shown; click one to open the file."
         if previews < written {
             note += " Previews are kept for the first \(Artifact.maxPreviewsPerRun) images of a run."
             let unpreviewedCached = shots.contains { node in
-                report.nodes[node].status == .cached && report.nodes[node].artifact?.preview == nil
+                [.cached, .restored].contains(report.nodes[node].status) && report.nodes[node].artifact?.preview == nil
             }
             if unpreviewedCached { note += " A file found up to date has one only if it was written with previews." }
         }

@@ -12,6 +12,7 @@ enum StatusPalette {
         "skipped": ("#b9b9c3", "#5d5d6b"),
         "cancelled": ("#e09b2d", "#f0ae45"),
         "cached": ("#3b82c4", "#5aa0e0"),
+        "restored": ("#2f9fb8", "#4cc1da"),
         "pending": ("#e4e4ea", "#34343e"),
         "queued": ("#e4e4ea", "#34343e"),
         "running": ("#8e6bd1", "#a98bea"),

@@ -3,7 +3,8 @@ import Foundation
 
 extension BucketStore {
     /// Uploads the records this run added to its journal as a new segment, after the blobs they point at (so a
-    /// reader never finds a record whose blob is not there yet). Called while the run still holds the journal's
+    /// reader never finds a record whose blob is not there yet) and the files they record
+    /// (``BucketFileArchive``, so another machine restores them instead of making them). Called while the run still holds the journal's
     /// lock (``RunStore/close(beforeReleasing:)``). A failure is one warning: the run's results stay on this
     /// machine, and another machine runs those nodes again.
     package func publish(_ store: RunStore) {
@@ -25,6 +26,14 @@ extension BucketStore {
         guard !records.isEmpty else { return }
         let intact = Data(segment.prefix(parsed.intactLength))
         let name = Self.segmentName()
+        if let files = store.archive as? BucketFileArchive {
+            let (failed, reason) = files.upload()
+            if failed > 0 {
+                warn(
+                    "cannot upload \(failed) written file\(failed == 1 ? "" : "s") to \(url)/files/: "
+                        + "\(reason ?? "unknown"); other machines make \(failed == 1 ? "it" : "them") again")
+            }
+        }
         do throws(S3Error) {
             let blobs = Set(records.compactMap { $0.blob?.sha256 })
             try forEachConcurrently(Array(blobs)) { sha256 throws(S3Error) in
