@@ -230,23 +230,22 @@ struct SessionStore {
 
     /// One warning for the written files that could not be restored (their nodes run), naming the first few.
     private func warnAboutMisses(_ misses: [String], origin: String) {
-        guard !misses.isEmpty else { return }
-        let shown = misses.prefix(3).joined(separator: "; ")
-        let more = misses.count > 3 ? "; and \(misses.count - 3) more" : ""
-        options.warn(
-            "\(misses.count) written file\(misses.count == 1 ? "" : "s") cannot be restored from \(origin), so "
-                + "\(misses.count == 1 ? "its node runs" : "their nodes run") again: \(shown)\(more)")
+        warnOfRunningAgain(misses, "written file", "cannot be restored from \(origin)")
     }
 
     /// One warning for the stored outputs that cannot be used (their nodes run), naming the first few.
     private func warnAboutBlobs(_ decisions: UpToDate) {
-        let unusable = decisions.unusableBlobs
-        guard !unusable.isEmpty else { return }
-        let shown = unusable.prefix(3).joined(separator: "; ")
-        let more = unusable.count > 3 ? "; and \(unusable.count - 3) more" : ""
+        warnOfRunningAgain(decisions.unusableBlobs, "stored output", "cannot be used")
+    }
+
+    /// `N THINGs PROBLEM, so their nodes run again: FIRST; SECOND; THIRD; and K more`, when there are any.
+    private func warnOfRunningAgain(_ lines: [String], _ thing: String, _ problem: String) {
+        guard !lines.isEmpty else { return }
+        let shown = lines.prefix(3).joined(separator: "; ")
+        let more = lines.count > 3 ? "; and \(lines.count - 3) more" : ""
         options.warn(
-            "\(unusable.count) stored output\(unusable.count == 1 ? "" : "s") cannot be used, so "
-                + "\(unusable.count == 1 ? "its node runs" : "their nodes run") again: \(shown)\(more)")
+            "\(lines.count) \(thing)\(lines.count == 1 ? "" : "s") \(problem), so "
+                + "\(lines.count == 1 ? "its node runs" : "their nodes run") again: \(shown)\(more)")
     }
 
     private func warnAboutDamage(_ store: RunStore) {

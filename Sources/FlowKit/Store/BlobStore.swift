@@ -47,7 +47,7 @@ package struct BlobStore: Sendable {
 
     /// Where the blob named `sha256` lives.
     package func path(of sha256: String) -> String {
-        directory + "/" + sha256.prefix(2) + "/" + sha256
+        ContentAddressedFolder(directory: directory).path(of: sha256)
     }
 
     /// Writes a value as a blob, atomically.
@@ -184,28 +184,14 @@ package struct BlobStore: Sendable {
 
     /// Every blob in the store: its name and size. Only files named as blobs count (``isBlobName(_:in:)``).
     package func all() -> [(sha256: String, size: Int64)] {
-        let manager = FileManager.default
-        guard let folders = try? manager.contentsOfDirectory(atPath: directory) else { return [] }
-        var blobs: [(String, Int64)] = []
-        for folder in folders where Self.isBlobFolder(folder) {
-            for name in (try? manager.contentsOfDirectory(atPath: directory + "/" + folder)) ?? []
-            where Self.isBlobName(name, in: folder) {
-                if let stamp = FileStamp(path: directory + "/" + folder + "/" + name) {
-                    blobs.append((name, stamp.size))
-                }
-            }
-        }
-        return blobs
+        ContentAddressedFolder(directory: directory).all()
     }
 
     /// Removes every blob not in `kept`, and temporaries a killed run left; returns how many blobs it removed.
     /// Only blobs: a file of another name is never removed.
     @discardableResult
     package func removeAll(except kept: Set<String>) -> Int {
-        var removed = 0
-        for blob in all() where !kept.contains(blob.sha256) {
-            if unlink(path(of: blob.sha256)) == 0 { removed += 1 }
-        }
+        let removed = ContentAddressedFolder(directory: directory).removeAll(except: kept)
         removeStaleTemporaries()
         return removed
     }

@@ -45,7 +45,7 @@ package struct FolderFileArchive: WrittenFileArchive {
 
     /// Where the copy named `sha256` lives.
     package func path(of sha256: String) -> String {
-        directory + "/" + sha256.prefix(2) + "/" + sha256
+        ContentAddressedFolder(directory: directory).path(of: sha256)
     }
 
     package var origin: String { directory }
@@ -97,27 +97,13 @@ package struct FolderFileArchive: WrittenFileArchive {
 
     /// Every copy in the archive: its name and size. Only files named as copies count.
     package func all() -> [(sha256: String, size: Int64)] {
-        let manager = FileManager.default
-        guard let folders = try? manager.contentsOfDirectory(atPath: directory) else { return [] }
-        var copies: [(String, Int64)] = []
-        for folder in folders where BlobStore.isBlobFolder(folder) {
-            for name in (try? manager.contentsOfDirectory(atPath: directory + "/" + folder)) ?? []
-            where BlobStore.isBlobName(name, in: folder) {
-                if let stamp = FileStamp(path: directory + "/" + folder + "/" + name) {
-                    copies.append((name, stamp.size))
-                }
-            }
-        }
-        return copies
+        ContentAddressedFolder(directory: directory).all()
     }
 
     /// Removes every copy not in `kept`, and the temporaries a killed run left; returns how many it removed.
     @discardableResult
     package func removeAll(except kept: Set<String>) -> Int {
-        var removed = 0
-        for copy in all() where !kept.contains(copy.sha256) {
-            if unlink(path(of: copy.sha256)) == 0 { removed += 1 }
-        }
+        let removed = ContentAddressedFolder(directory: directory).removeAll(except: kept)
         for folder in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         where BlobStore.isBlobFolder(folder) {
             _ = WriteTemporaries.removeStale(in: directory + "/" + folder) { BlobStore.isBlobName($0, in: folder) }
