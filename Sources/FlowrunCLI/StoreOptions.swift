@@ -36,7 +36,15 @@ struct StoreOptions: ParsableArguments {
     @Flag(help: "Make a missing output again instead of restoring it from the store's copy.")
     var noRestore = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Use the results of a store in a bucket without uploading any (a laptop reusing what CI made)."))
+    var cacheReadOnly = false
+
     func validate() throws {
+        if cacheReadOnly && !BucketStore.isBucket(stateDir) {
+            throw ValidationError("--cache-read-only is for a store in a bucket: give --state-dir s3://BUCKET/PREFIX")
+        }
         if noCache && (keepOutputs || noRestore) {
             throw ValidationError("--keep-outputs and --no-restore are about the store; they exclude --no-cache")
         }
@@ -64,6 +72,7 @@ struct StoreOptions: ParsableArguments {
         options.checkSources = checkSources
         options.keepsWrittenFiles = keepOutputs
         options.restoresWrittenFiles = !noRestore
+        options.cacheReadOnly = cacheReadOnly
         return options
     }
 

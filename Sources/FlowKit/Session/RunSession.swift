@@ -123,7 +123,8 @@ public struct RunSession: Sendable {
     /// working on that folder; otherwise this session.
     private func pulled() throws(SessionError) -> (session: RunSession, bucket: BucketStore?) {
         guard let url = options.stateDirectory, BucketStore.isBucket(url) else { return (self, nil) }
-        let bucket = try BucketStore(url, warn: { [options] in options.warn($0) })
+        var bucket = try BucketStore(url, warn: { [options] in options.warn($0) })
+        bucket.readOnly = options.cacheReadOnly
         // Without the store (`--no-cache`) only a shard's report goes up; nothing need come down.
         if options.usesStore || options.part == .gather {
             try bucket.pull(

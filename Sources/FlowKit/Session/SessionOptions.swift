@@ -35,6 +35,9 @@ public struct SessionOptions: Sendable {
     /// Whether a `write` that is up to date but whose file is gone gets the file back from the store's copy
     /// (``WrittenFileRestore``) instead of running with its chain; `false` for `--no-restore`.
     public var restoresWrittenFiles = true
+    /// Whether a store in a bucket is only read (`--cache-read-only`): the run uses its results and uploads
+    /// nothing — no records, blobs or files — keeping its own on this machine.
+    public var cacheReadOnly = false
     /// The archive of written files a store in a bucket keeps; set by the session that pulled the bucket.
     package var bucketArchive: BucketFileArchive?
 

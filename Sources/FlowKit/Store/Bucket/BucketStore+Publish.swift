@@ -8,6 +8,7 @@ extension BucketStore {
     /// lock (``RunStore/close(beforeReleasing:)``). A failure is one warning: the run's results stay on this
     /// machine, and another machine runs those nodes again.
     package func publish(_ store: RunStore) {
+        guard !readOnly else { return }
         let segment: [UInt8]
         do {
             // Only this run's bytes are read: the records before them came from the bucket.
@@ -41,6 +42,11 @@ extension BucketStore {
                 guard let bytes = try? Data(contentsOf: URL(fileURLWithPath: path)) else { return }
                 try client.putIfAbsent(bytes, at: object("blobs/" + sha256))
             }
+            // The signature first: a reader never finds a signed run's segment without it.
+            if let signing {
+                try client.put(
+                    signing.signature(of: intact), at: object("journals/\(store.name)/\(name)\(SegmentSigning.suffix)"))
+            }
             try client.put(intact, at: object("journals/\(store.name)/\(name)"))
         } catch {
             warn(
@@ -50,8 +56,13 @@ extension BucketStore {
         }
         // Kept as fetched: the next pull on this machine needs not download what it uploaded.
         let local = segmentPath(journal: store.name, segment: name)
-        if let file = try? AtomicFile(path: local, createFolders: true) {
-            _ = try? file.write(intact)
+        keepLocally(intact, at: local)
+        if let signing { keepLocally(signing.signature(of: intact), at: local + SegmentSigning.suffix) }
+    }
+
+    private func keepLocally(_ bytes: Data, at path: String) {
+        if let file = try? AtomicFile(path: path, createFolders: true) {
+            _ = try? file.write(bytes)
             _ = try? file.commit()
         }
     }

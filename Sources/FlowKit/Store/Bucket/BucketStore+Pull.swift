@@ -33,8 +33,17 @@ extension BucketStore {
             let segments = try listSegments(of: name)
             try fetchSegments(segments)
             var blobs: [String: BlobReference] = [:]
+            var untrusted = 0
             for journal in Set(segments.keys).union(localJournals(of: name)) {
-                for reference in rebuild(journal, from: segments[journal] ?? []) { blobs[reference.sha256] = reference }
+                let rebuilt = rebuild(journal, from: segments[journal] ?? [])
+                for reference in rebuilt.blobs { blobs[reference.sha256] = reference }
+                untrusted += rebuilt.untrusted
+            }
+            if untrusted > 0 {
+                warn(
+                    "store \(url): \(untrusted) segment\(untrusted == 1 ? " is" : "s are") not signed with this "
+                        + "FLOWRUN_CACHE_KEY (unsigned, changed, or signed with another key): "
+                        + "\(untrusted == 1 ? "its" : "their") results are ignored, and those nodes run")
             }
             try fetchBlobs(Array(blobs.values))
             if pull.shardReports { try fetchShardReports(of: name) }
@@ -76,14 +85,33 @@ extension BucketStore {
     private func fetchSegments(_ segments: [String: [String]]) throws(S3Error) {
         var missing: [(journal: String, segment: String)] = []
         for (journal, names) in segments {
-            for segment in names
-            where !FileManager.default.fileExists(atPath: segmentPath(journal: journal, segment: segment)) {
+            for segment in names {
+                let path = segmentPath(journal: journal, segment: segment)
+                // With a key, a segment fetched without one is fetched again with its signature.
+                guard
+                    !FileManager.default.fileExists(atPath: path)
+                        || (signing != nil && !FileManager.default.fileExists(atPath: path + SegmentSigning.suffix))
+                else { continue }
                 missing.append((journal, segment))
             }
         }
         try forEachConcurrently(missing) { (journal: String, segment: String) throws(S3Error) in
-            let bytes = try client.get(object("journals/\(journal)/\(segment)"), maxBytes: Self.maxObjectBytes).bytes
-            try keep(bytes, at: segmentPath(journal: journal, segment: segment))
+            let name = object("journals/\(journal)/\(segment)")
+            let bytes = try client.get(name, maxBytes: Self.maxObjectBytes).bytes
+            let path = segmentPath(journal: journal, segment: segment)
+            if signing != nil {
+                // Kept as it is: whether it is trusted is decided each time the journal is rebuilt, with the key then.
+                let signature: Data
+                do throws(S3Error) {
+                    signature = try client.get(
+                        S3Location(bucket: name.bucket, key: name.key + SegmentSigning.suffix), maxBytes: 1024
+                    ).bytes
+                } catch  where error.kind == .notFound || error.kind == .tooLarge {
+                    signature = Data()
+                }
+                try keep(signature, at: path + SegmentSigning.suffix)
+            }
+            try keep(bytes, at: path)
         }
     }
 
@@ -97,20 +125,31 @@ extension BucketStore {
         }
     }
 
-    /// Rewrites the local journal `journal` from its segments (none: it is removed), under its lock.
-    /// - Returns: The blobs its latest records point at.
-    private func rebuild(_ journal: String, from segments: [String]) -> [BlobReference] {
+    /// Rewrites the local journal `journal` from its segments (none: it is removed), under its lock. With a key
+    /// (``SegmentSigning``), only the segments it signed are read.
+    /// - Returns: The blobs its latest records point at, and how many segments were left out as not signed.
+    private func rebuild(_ journal: String, from segments: [String]) -> (blobs: [BlobReference], untrusted: Int) {
         guard let lock = try? StoreLock(path: localDirectory + "/" + journal + ".lock", wait: .zero) else {
-            return []
+            return ([], 0)
         }
         defer { lock.release() }
         let path = RunStore.journalPath(in: localDirectory, name: journal)
         guard let last = segments.last else {
             unlink(path)
-            return []
+            return ([], 0)
         }
         var records: [JournalRecord] = []
+        var untrusted = 0
         for segment in segments {
+            if let signing {
+                let local = segmentPath(journal: journal, segment: segment)
+                let bytes = (try? Data(contentsOf: URL(fileURLWithPath: local))) ?? Data()
+                let signature = try? Data(contentsOf: URL(fileURLWithPath: local + SegmentSigning.suffix))
+                guard signing.isSigned(bytes, by: signature) else {
+                    untrusted += 1
+                    continue
+                }
+            }
             let before = records.count
             let contents = Journal.read(atPath: segmentPath(journal: journal, segment: segment)) { records.append($0) }
             if contents.damage != nil {
@@ -122,10 +161,10 @@ extension BucketStore {
         do {
             let kept = try RunStore.compact(Journal.Contents(records: records), at: path)
             Self.setModified(path, to: Self.uploadTime(of: last))
-            return kept.records.compactMap(\.blob)
+            return (kept.records.compactMap(\.blob), untrusted)
         } catch {
             warn("store \(url): cannot write \(path): \(error); its results are not reused")
-            return []
+            return ([], untrusted)
         }
     }
 

@@ -25,6 +25,11 @@ package struct BucketStore: Sendable {
     let client: S3Client
     /// Where a failure to upload is reported.
     let warn: @Sendable (String) -> Void
+    /// The key segments are signed and checked with (``SegmentSigning``); `nil` signs and checks nothing.
+    let signing: SegmentSigning?
+    /// Whether runs upload nothing (`--cache-read-only`): they use what the bucket holds and keep their own
+    /// results on this machine.
+    package var readOnly = false
 
     /// Opens the store `url` (`s3://bucket/prefix`) with the client the environment configures.
     /// - Throws: ``SessionError/Code/storeUnavailable`` for a URL naming no bucket, S3 settings that do not
@@ -44,6 +49,7 @@ package struct BucketStore: Sendable {
         location = S3Location(bucket: parsed.bucket, key: prefix)
         self.client = client
         self.warn = warn
+        signing = try SegmentSigning.fromEnvironment()
         localDirectory = Self.localDirectory(for: location, endpoint: client.configuration.endpoint)
         do {
             try FileManager.default.createDirectory(
