@@ -141,7 +141,7 @@ extension S3Client {
     @discardableResult
     package func list(
         bucket: String, prefix: String, maxPages: Int = S3Client.maxListPages, cancellation: S3Cancellation? = nil,
-        page: ([(key: String, etag: String, size: Int)]) throws(S3Error) -> Void
+        page: ([ListedObject]) throws(S3Error) -> Void
     ) throws(S3Error) -> Int {
         var token: String?
         var seen = Set<String>()
@@ -170,7 +170,7 @@ extension S3Client {
                         + "\(fault.reason)",
                     isTransient: false)
             }
-            try page(document.entries.map { ($0.key, $0.etag, $0.size) })
+            try page(document.entries)
             token = document.values["IsTruncated"] == "true" ? document.values["NextContinuationToken"] : nil
             if let token, !seen.insert(token).inserted {
                 throw S3Error(

@@ -7,16 +7,9 @@ import Foundation
 /// Reads the small XML documents S3 answers with: each leaf element's text by name, and the `Contents`
 /// entries of a listing page (at most 1,000 per page, so a page's memory is bounded).
 final class S3XML: NSObject, XMLParserDelegate {
-    /// One object of a listing page.
-    struct Entry: Sendable, Equatable {
-        var key: String
-        var etag: String
-        var size: Int
-    }
-
     /// The first text of each leaf element outside `Contents`, by name (`Code`, `Message`, `UploadId` …).
     private(set) var values: [String: String] = [:]
-    private(set) var entries: [Entry] = []
+    private(set) var entries: [S3Client.ListedObject] = []
     /// The name of the document's root element.
     private(set) var root: String?
     /// Whether the root element was closed: the document came whole.
@@ -90,7 +83,10 @@ final class S3XML: NSObject, XMLParserDelegate {
         if elementName == "Contents" {
             let fields = entry ?? [:]
             if let key = fields["Key"], let size = Int(fields["Size"] ?? "") {
-                entries.append(Entry(key: key, etag: fields["ETag"] ?? "", size: size))
+                entries.append(
+                    S3Client.ListedObject(
+                        key: key, etag: fields["ETag"] ?? "", size: size,
+                        lastModified: fields["LastModified"].flatMap(S3Client.ListedObject.date)))
             } else if badEntry == nil {
                 badEntry =
                     fields["Key"] == nil

@@ -13,6 +13,28 @@ extension CacheCommand {
         @Flag(help: "Keep each node's latest result (what the next run can reuse); drop only superseded records.")
         var keepLast = false
 
+        @Option(
+            help: ArgumentHelp(
+                "Drop the results of runs that started longer ago than this (45s, 90m, 12h, 30d, 2w).",
+                valueName: "AGE"))
+        var maxAge: String?
+
+        @Option(
+            help: ArgumentHelp(
+                """
+                Drop superseded results, then the oldest, until the blobs and file copies the rest point at fit \
+                (500MB, 10GB, 2GiB).
+                """, valueName: "SIZE"))
+        var maxSize: String?
+
+        @Option(
+            help: ArgumentHelp(
+                """
+                In a bucket: leave the objects no record points at that are younger than this, which a run \
+                uploads before its records (default 1h).
+                """, valueName: "AGE"))
+        var grace: String?
+
         @Flag(
             help: """
                 Remove only the files earlier runs wrote that the workflow no longer produces, where they still \
@@ -24,25 +46,85 @@ extension CacheCommand {
         var dryRun = false
 
         func validate() throws {
-            if stale && keepLast {
-                throw ValidationError("--stale keeps the store's results already; drop --keep-last")
+            if stale && (keepLast || maxAge != nil || maxSize != nil) {
+                throw ValidationError(
+                    "--stale keeps the store's results already; drop --keep-last, --max-age and --max-size")
             }
             if dryRun && !stale { throw ValidationError("--dry-run goes with --stale") }
+            _ = try retention()
+            if grace != nil && (stale || !BucketStore.isBucket(location.stateDir)) {
+                throw ValidationError(
+                    "--grace is for cleaning a store in a bucket (--state-dir s3://…); a local store is locked instead")
+            }
+            _ = try graceDuration()
+        }
+
+        /// The results to keep, as the flags say.
+        func retention() throws -> StoreRetention {
+            var retention = StoreRetention(keepLast: keepLast)
+            if let maxAge {
+                guard let age = StoreRetention.age(maxAge) else {
+                    throw ValidationError(
+                        "--max-age '\(maxAge)' is not an age: write a whole number with s, m, h, d or w (30d)")
+                }
+                retention.maxAge = age
+            }
+            if let maxSize {
+                guard let size = StoreRetention.size(maxSize) else {
+                    throw ValidationError(
+                        "--max-size '\(maxSize)' is not a size: write a number with B, KB, MB, GB, TB or KiB, MiB, "
+                            + "GiB, TiB (10GB)")
+                }
+                retention.maxSize = size
+            }
+            return retention
+        }
+
+        func graceDuration() throws -> Duration {
+            guard let grace else { return BucketStore.defaultGrace }
+            guard let age = StoreRetention.age(grace) else {
+                throw ValidationError(
+                    "--grace '\(grace)' is not an age: write a whole number with s, m, h, d or w (1h)")
+            }
+            return age
         }
 
         func run() throws {
             let terminal = Terminal()
-            if stale, BucketStore.isBucket(location.stateDir) {
-                return try Self.cleanStaleInBucket(location, dryRun: dryRun, terminal: terminal)
+            if BucketStore.isBucket(location.stateDir) {
+                if stale { return try Self.cleanStaleInBucket(location, dryRun: dryRun, terminal: terminal) }
+                return try cleanBucket(terminal: terminal)
             }
+            let retention = try retention()
             try Self.cleaning(location, terminal: terminal, command: "cache clean") {
                 if stale {
                     try Self.cleanStale(location, dryRun: dryRun, terminal: terminal)
                     return
                 }
-                let status = try RunStore.clean(directory: location.directory, name: location.name, keepLast: keepLast)
+                let status = try RunStore.clean(
+                    directory: location.directory, name: location.name, keeping: retention)
                 terminal.print("cleaned; " + CacheCommand.describe(status, directory: location.directory))
             }
+        }
+
+        /// Cleans a store in a bucket: its segments, then the objects no record points at.
+        private func cleanBucket(terminal: Terminal) throws {
+            let (retention, grace) = (try retention(), try graceDuration())
+            let (url, cleaned) = try terminal.exitOnFailure { () throws(SessionError) in
+                let bucket = try BucketStore(location.directory) { terminal.error("warning: \($0)\n") }
+                return (bucket.url, try bucket.clean(workflowName: location.name, keeping: retention, grace: grace))
+            }
+            var removed =
+                "cleaned; removed \(cleaned.segmentsRemoved) segment\(cleaned.segmentsRemoved == 1 ? "" : "s") and "
+                + "\(cleaned.objectsRemoved) object\(cleaned.objectsRemoved == 1 ? "" : "s") "
+                + "(\(CacheCommand.size(cleaned.bytesRemoved)))"
+            if cleaned.recentUnreferenced > 0 {
+                removed +=
+                    "; left \(cleaned.recentUnreferenced) unreferenced object"
+                    + "\(cleaned.recentUnreferenced == 1 ? "" : "s") younger than \(self.grace ?? "1h") "
+                    + "(--grace)"
+            }
+            terminal.print(removed + "\n" + CacheCommand.describe(cleaned.status, directory: url))
         }
 
         /// Runs `body` on a local store, printing its errors: a store in use or not the store's own is exit 2.
@@ -51,9 +133,9 @@ extension CacheCommand {
         ) throws {
             if BucketStore.isBucket(location.stateDir) {
                 terminal.error(
-                    "error: \(command) does not work on a store in a bucket (\(location.directory)): its journal "
-                        + "is the runs' segments, which no run rewrites; remove the prefix with the AWS tools "
-                        + "(aws s3 rm --recursive) to start afresh, or keep it: reruns read only new segments\n")
+                    "error: \(command) does not work on a store in a bucket (\(location.directory)): it would need "
+                        + "a lock no bucket has; `flowrun cache clean --state-dir \(location.directory)` empties or "
+                        + "trims the workflow's part of the bucket\n")
                 throw ExitCode(2)
             }
             do {

@@ -40,7 +40,7 @@ extension CacheCommand {
                     terminal.print("nothing forgotten\n")
                     return
                 }
-                let after = try RunStore.clean(directory: location.directory, name: location.name, keepLast: false)
+                let after = try RunStore.clean(directory: location.directory, name: location.name)
                 terminal.print("cleared; " + CacheCommand.describe(after, directory: location.directory))
             }
         }

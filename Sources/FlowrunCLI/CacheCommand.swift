@@ -40,13 +40,13 @@ struct CacheCommand: ParsableCommand {
         out += "\(status.blobs.count == 1 ? "" : "s") in the store, \(size(status.blobs.bytes))"
         if status.files.count > 0 {
             out +=
-                "\nwritten files kept for restoring (--keep-outputs): \(status.files.count), "
+                "\nwritten files kept for restoring: \(status.files.count), "
                 + size(status.files.bytes)
         }
         return out + "\n"
     }
 
-    private static func size(_ bytes: Int64) -> String {
+    static func size(_ bytes: Int64) -> String {
         bytes < 1 << 10
             ? "\(bytes) bytes"
             : bytes < 1 << 20

@@ -212,7 +212,7 @@ import Testing
         try record(Self.records)
         let stale = try Data(contentsOf: URL(fileURLWithPath: index))
 
-        try RunStore.clean(directory: directory, name: name, keepLast: true)
+        try RunStore.clean(directory: directory, name: name, keeping: StoreRetention(keepLast: true))
         #expect(!FileManager.default.fileExists(atPath: index), "compaction removes the index of the old journal")
         try stale.write(to: URL(fileURLWithPath: index))
         #expect(read().store.latest.index == nil)
@@ -263,7 +263,7 @@ import Testing
 
     @Test func anEmptiedStoreLosesItsIndex() throws {
         try record(Self.records)
-        try RunStore.clean(directory: directory, name: name, keepLast: false)
+        try RunStore.clean(directory: directory, name: name)
         #expect(!FileManager.default.fileExists(atPath: index))
         #expect(read().records.isEmpty)
     }

@@ -27,7 +27,7 @@ struct S3Glob {
             var matched = false
             let prefix = pattern.keys.base.isEmpty ? "" : pattern.keys.base + "/"
             try client.list(bucket: pattern.bucket, prefix: prefix) {
-                (page: [(key: String, etag: String, size: Int)]) throws(S3Error) in
+                (page: [S3Client.ListedObject]) throws(S3Error) in
                 for object in page where pattern.keys.matches(object.key) {
                     let location = S3Location(bucket: pattern.bucket, key: object.key)
                     if excludes.contains(where: { $0.bucket == pattern.bucket && $0.keys.matches(object.key) }) {

@@ -39,7 +39,7 @@ package enum S3Outputs {
                 let client = try? S3Client.environment.get()
             else { return }
             let listed = try? client.list(bucket: folder.bucket, prefix: folder.key) {
-                (page: [(key: String, etag: String, size: Int)]) throws(S3Error) in
+                (page: [S3Client.ListedObject]) throws(S3Error) in
                 for object in page {
                     S3ObjectVersions.shared.record(
                         object.etag, of: S3Location(bucket: folder.bucket, key: object.key))

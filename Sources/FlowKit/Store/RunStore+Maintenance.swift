@@ -38,31 +38,54 @@ extension RunStore {
             files: (copies.count, copies.reduce(0) { $0 + $1.size }))
     }
 
-    /// Empties a workflow's part of the store, or with `keepLast` keeps only each node's latest result (what the next run can reuse).
-    /// Takes the store's lock, so it never cuts a journal a run is writing.
+    /// Empties a workflow's part of the store, or keeps of its results what `retention` says (each node's latest,
+    /// those within an age or a size). Takes the store's lock, so it never cuts a journal a run is writing.
     ///
-    /// Only what the store made is removed: its journal, and the blobs and previews (by their names) no journal
-    /// records. A store whose blobs' or previews' folder holds other files (a `--state-dir` shared with a user's
-    /// files) is not cleaned at all.
+    /// Only what the store made is removed: its journal's records, and the blobs, file copies and previews (by
+    /// their names) no journal records. A store whose blobs' or previews' folder holds other files (a
+    /// `--state-dir` shared with a user's files) is not cleaned at all.
     /// - Returns: The status after cleaning.
     /// - Throws: ``StoreError/busy(lock:holder:)`` while a run holds the store; ``StoreError/notOwned(folder:strangers:)``
     ///   when a folder of the store holds files it did not make; I/O errors.
     @discardableResult
-    package static func clean(directory: String, name: String, keepLast: Bool) throws -> Status {
+    package static func clean(
+        directory: String, name: String, keeping retention: StoreRetention = StoreRetention(), now: Date = Date()
+    ) throws -> Status {
         guard FileManager.default.fileExists(atPath: directory) else { return status(directory: directory, name: name) }
         let lock = try StoreLock(path: directory + "/" + name + ".lock", wait: .zero)
         try checkOwnership(of: directory)
         let path = journalPath(in: directory, name: name)
-        if keepLast {
+        if retention.keepsNothing {
+            if FileManager.default.fileExists(atPath: path) {
+                try FileManager.default.removeItem(atPath: path)
+                unlink(JournalIndex.path(ofJournal: path))
+            }
+        } else {
             let contents = Journal.read(atPath: path)
-            if !contents.records.isEmpty || contents.damage != nil { _ = try compact(contents, at: path) }
-        } else if FileManager.default.fileExists(atPath: path) {
-            try FileManager.default.removeItem(atPath: path)
-            unlink(JournalIndex.path(ofJournal: path))
+            if !contents.records.isEmpty || contents.damage != nil {
+                let copies = FolderFileArchive(storeDirectory: directory)
+                let kept = retention.kept(contents.records, now: now) { record in
+                    storedObjects(of: record) { copies.holds($0) }
+                }
+                _ = try rewrite(Journal.Contents(records: kept), at: path)
+            }
         }
         removeUnreferencedBlobs(in: directory, holding: name + ".lock")
         withExtendedLifetime(lock) {}
         return status(directory: directory, name: name)
+    }
+
+    /// What a record's result takes in a store (``StoreRetention/StoredObject``): its blob, and the copy of its
+    /// file where `holdsCopy` says the store has one.
+    static func storedObjects(
+        of record: JournalRecord, holdsCopy: (OutputRecord) -> Bool
+    ) -> [StoreRetention.StoredObject] {
+        var objects: [StoreRetention.StoredObject] = []
+        if let blob = record.blob { objects.append(("blobs/" + blob.sha256, blob.size)) }
+        if let output = record.output, holdsCopy(output) {
+            objects.append(("files/" + output.sha256, output.stamp.size))
+        }
+        return objects
     }
 
     /// Throws when the blobs' or the previews' folder of the store in `directory` holds files the store did not make.

@@ -248,13 +248,25 @@ package final class RunStore: Sendable {
     static func compact(
         _ contents: Journal.Contents, at path: String, forgetting forgotten: Set<String> = []
     ) throws -> Journal.Contents {
+        let kept = latestOfEach(contents.records).filter { record in
+            record.output.map { !forgotten.contains($0.path) } ?? true
+        }
+        return try rewrite(Journal.Contents(records: kept, damage: contents.damage), at: path)
+    }
+
+    /// The latest record of each node and of each file it wrote, in their original order.
+    static func latestOfEach(_ records: [JournalRecord]) -> [JournalRecord] {
         var seen = Set<Survivor>()
         var kept: [JournalRecord] = []
-        for record in contents.records.reversed() where seen.insert(Survivor(record)).inserted {
-            if let output = record.output?.path, forgotten.contains(output) { continue }
+        for record in records.reversed() where seen.insert(Survivor(record)).inserted {
             kept.append(record)
         }
-        kept.reverse()
+        return kept.reversed()
+    }
+
+    /// Rewrites the journal atomically with `contents`' records.
+    static func rewrite(_ contents: Journal.Contents, at path: String) throws -> Journal.Contents {
+        let kept = contents.records
         var bytes = Journal.magic
         for record in kept {
             guard let framed = Journal.frame(record) else { throw StoreError.posix("cannot read \(path) again", EIO) }

@@ -64,7 +64,7 @@ struct BucketRestoreTests {
         // One object per distinct file, named by its SHA-256.
         var objects: [String] = []
         try server.client.list(bucket: "state", prefix: "site/files/") {
-            (page: [(key: String, etag: String, size: Int)]) in objects += page.map(\.key)
+            (page: [S3Client.ListedObject]) in objects += page.map(\.key)
         }
         objects.sort()
         #expect(objects == made.values.map { "site/files/" + ContentDigest.of($0) }.sorted())

@@ -45,7 +45,7 @@ struct BucketTrustTests {
 
     func keys(_ server: SeaweedServer, _ prefix: String) throws -> [String] {
         var keys: [String] = []
-        try server.client.list(bucket: "state", prefix: prefix) { (page: [(key: String, etag: String, size: Int)]) in
+        try server.client.list(bucket: "state", prefix: prefix) { (page: [S3Client.ListedObject]) in
             keys += page.map(\.key)
         }
         return keys.sorted()

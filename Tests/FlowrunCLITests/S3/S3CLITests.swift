@@ -156,7 +156,7 @@ struct S3CLITests {
         for width in [1, 16] {
             var copied = 0
             try server.client.list(bucket: "crowd", prefix: "out\(width)/") {
-                (page: [(key: String, etag: String, size: Int)]) in copied += page.count
+                (page: [S3Client.ListedObject]) in copied += page.count
             }
             #expect(copied == 40)
         }

@@ -63,7 +63,7 @@ final class SeaweedServer: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             let ready = buckets.allSatisfy { bucket in
-                (try? client.list(bucket: bucket, prefix: "") { (_: [(key: String, etag: String, size: Int)]) in })
+                (try? client.list(bucket: bucket, prefix: "") { (_: [S3Client.ListedObject]) in })
                     != nil
             }
             if ready { return }

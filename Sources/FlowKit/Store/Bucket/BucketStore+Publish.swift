@@ -26,7 +26,6 @@ extension BucketStore {
         let records = parsed.records
         guard !records.isEmpty else { return }
         let intact = Data(segment.prefix(parsed.intactLength))
-        let name = Self.segmentName()
         if let files = store.archive as? BucketFileArchive {
             let (failed, reason) = files.upload()
             if failed > 0 {
@@ -35,6 +34,7 @@ extension BucketStore {
                         + "\(reason ?? "unknown"); other machines make \(failed == 1 ? "it" : "them") again")
             }
         }
+        var name = ""
         do throws(S3Error) {
             let blobs = Set(records.compactMap { $0.blob?.sha256 })
             try forEachConcurrently(Array(blobs)) { sha256 throws(S3Error) in
@@ -42,6 +42,9 @@ extension BucketStore {
                 guard let bytes = try? Data(contentsOf: URL(fileURLWithPath: path)) else { return }
                 try client.putIfAbsent(bytes, at: object("blobs/" + sha256))
             }
+            // Named once what it points at is up, so the name's time is close to when it appears (the order of
+            // segments is their names').
+            name = Self.segmentName()
             // The signature first: a reader never finds a signed run's segment without it.
             if let signing {
                 try client.put(

@@ -53,11 +53,11 @@ extension BucketStore {
     }
 
     /// The segment objects of the workflow's journals, by journal name, each list in upload order.
-    private func listSegments(of name: String) throws(S3Error) -> [String: [String]] {
+    func listSegments(of name: String) throws(S3Error) -> [String: [String]] {
         let root = object("journals/").key
         var segments: [String: [String]] = [:]
         try client.list(bucket: location.bucket, prefix: root + name) {
-            (page: [(key: String, etag: String, size: Int)]) throws(S3Error) in
+            (page: [S3Client.ListedObject]) throws(S3Error) in
             for entry in page {
                 let path = entry.key.dropFirst(root.count)
                 guard let slash = path.lastIndex(of: "/") else { continue }
@@ -82,7 +82,7 @@ extension BucketStore {
     }
 
     /// Downloads the segments not kept locally yet.
-    private func fetchSegments(_ segments: [String: [String]]) throws(S3Error) {
+    func fetchSegments(_ segments: [String: [String]]) throws(S3Error) {
         var missing: [(journal: String, segment: String)] = []
         for (journal, names) in segments {
             for segment in names {
@@ -138,26 +138,7 @@ extension BucketStore {
             unlink(path)
             return ([], 0)
         }
-        var records: [JournalRecord] = []
-        var untrusted = 0
-        for segment in segments {
-            if let signing {
-                let local = segmentPath(journal: journal, segment: segment)
-                let bytes = (try? Data(contentsOf: URL(fileURLWithPath: local))) ?? Data()
-                let signature = try? Data(contentsOf: URL(fileURLWithPath: local + SegmentSigning.suffix))
-                guard signing.isSigned(bytes, by: signature) else {
-                    untrusted += 1
-                    continue
-                }
-            }
-            let before = records.count
-            let contents = Journal.read(atPath: segmentPath(journal: journal, segment: segment)) { records.append($0) }
-            if contents.damage != nil {
-                warn(
-                    "store \(url): the segment \(journal)/\(segment) is damaged or not a journal of this flowrun: "
-                        + "its first \(records.count - before) records are used, the rest is not")
-            }
-        }
+        let (records, untrusted) = trustedRecords(of: journal, in: segments)
         do {
             let kept = try RunStore.compact(Journal.Contents(records: records), at: path)
             Self.setModified(path, to: Self.uploadTime(of: last))
@@ -166,6 +147,33 @@ extension BucketStore {
             warn("store \(url): cannot write \(path): \(error); its results are not reused")
             return ([], untrusted)
         }
+    }
+
+    /// The records of a journal's segments (kept locally), in upload order; with a key (``SegmentSigning``), of
+    /// only the segments it signed.
+    /// - Returns: The records, and how many segments were left out as not signed.
+    func trustedRecords(of journal: String, in segments: [String]) -> (records: [JournalRecord], untrusted: Int) {
+        var records: [JournalRecord] = []
+        var untrusted = 0
+        for segment in segments {
+            let local = segmentPath(journal: journal, segment: segment)
+            if let signing {
+                let bytes = (try? Data(contentsOf: URL(fileURLWithPath: local))) ?? Data()
+                let signature = try? Data(contentsOf: URL(fileURLWithPath: local + SegmentSigning.suffix))
+                guard signing.isSigned(bytes, by: signature) else {
+                    untrusted += 1
+                    continue
+                }
+            }
+            let before = records.count
+            let contents = Journal.read(atPath: local) { records.append($0) }
+            if contents.damage != nil {
+                warn(
+                    "store \(url): the segment \(journal)/\(segment) is damaged or not a journal of this flowrun: "
+                        + "its first \(records.count - before) records are used, the rest is not")
+            }
+        }
+        return (records, untrusted)
     }
 
     /// Downloads the blobs not in the local folder yet, checking each against its name. A blob missing from the
@@ -191,7 +199,7 @@ extension BucketStore {
         let prefix = name + ".shard-"
         var names: [String] = []
         try client.list(bucket: location.bucket, prefix: object("shards/" + prefix).key) {
-            (page: [(key: String, etag: String, size: Int)]) throws(S3Error) in
+            (page: [S3Client.ListedObject]) throws(S3Error) in
             for entry in page {
                 let file = entry.key.split(separator: "/").last ?? ""
                 if file.hasSuffix(".json"), Self.isPlainName(file.dropFirst(prefix.count)) {
@@ -210,7 +218,7 @@ extension BucketStore {
     }
 
     /// Writes a downloaded object into the local folder, atomically.
-    private func keep(_ bytes: Data, at path: String) throws(S3Error) {
+    func keep(_ bytes: Data, at path: String) throws(S3Error) {
         do {
             let file = try AtomicFile(path: path, createFolders: true)
             try file.write(bytes)
@@ -253,7 +261,12 @@ extension BucketStore {
     /// A new segment's name: the upload time in nanoseconds since 1970 (20 digits, so names sort by time) and a
     /// random suffix, so two runs never name theirs alike.
     static func segmentName(at date: Date = Date()) -> String {
-        let nanoseconds = String(UInt64(max(0, date.timeIntervalSince1970) * 1e9))
+        segmentName(nanoseconds: UInt64(max(0, date.timeIntervalSince1970) * 1e9))
+    }
+
+    /// A new segment's name for a time in nanoseconds since 1970 (``segmentName(at:)``).
+    static func segmentName(nanoseconds time: UInt64) -> String {
+        let nanoseconds = String(time)
         let random = String(UInt64.random(in: 0...UInt64.max), radix: 16)
         return String(repeating: "0", count: max(0, 20 - nanoseconds.count)) + nanoseconds + "-" + random + ".journal"
     }
@@ -274,7 +287,8 @@ extension BucketStore {
 
 extension BucketStore {
     /// What `flowrun cache status` shows of a workflow's part of the bucket: the journal is all its segments
-    /// (their records and bytes), the blobs are those under the prefix (one paginated listing).
+    /// (their records and bytes), the blobs and written files' copies are those under the prefix (a paginated
+    /// listing each).
     /// - Throws: ``SessionError/Code/storeUnavailable`` when the bucket cannot be listed or read.
     package func status(workflowName name: String) throws(SessionError) -> RunStore.Status {
         try pull(workflowName: name)
@@ -287,17 +301,21 @@ extension BucketStore {
             status.bytes += FileStamp(path: path)?.size ?? 0
             _ = Journal.read(atPath: path) { _ in status.records += 1 }
         }
-        var blobs: (count: Int, bytes: Int64) = (0, 0)
-        do throws(S3Error) {
-            try client.list(bucket: location.bucket, prefix: object("blobs/").key) {
-                (page: [(key: String, etag: String, size: Int)]) throws(S3Error) in
-                blobs.count += page.count
-                blobs.bytes += page.reduce(0) { $0 + Int64($1.size) }
+        var objects: [(count: Int, bytes: Int64)] = []
+        for folder in ["blobs/", "files/"] {
+            var found: (count: Int, bytes: Int64) = (0, 0)
+            do throws(S3Error) {
+                try client.list(bucket: location.bucket, prefix: object(folder).key) {
+                    (page: [S3Client.ListedObject]) throws(S3Error) in
+                    found.count += page.count
+                    found.bytes += page.reduce(0) { $0 + Int64($1.size) }
+                }
+            } catch {
+                throw SessionError(.storeUnavailable, "cannot list the \(folder) of the store \(url): \(error)")
             }
-        } catch {
-            throw SessionError(.storeUnavailable, "cannot list the blobs of the store \(url): \(error)")
+            objects.append(found)
         }
-        status.blobs = blobs
+        (status.blobs, status.files) = (objects[0], objects[1])
         return status
     }
 }
