@@ -27,9 +27,15 @@ extension S3Client {
     }
 
     /// Deletes an object; one that is not there is not an error (S3 answers 204 either way, some servers 404).
-    package func delete(_ location: S3Location, cancellation: S3Cancellation? = nil) throws(S3Error) {
+    /// - Parameter etag: Delete only while the object has this `ETag` (`If-Match`): a server that honours it
+    ///   answers 412 for an object replaced since, which fails the call; one that ignores it deletes anyway.
+    package func delete(_ location: S3Location, ifMatch etag: String? = nil, cancellation: S3Cancellation? = nil)
+        throws(S3Error)
+    {
+        var call = Call(method: "DELETE", location: location, maxBytes: 64 << 10)
+        if let etag { call.headers["if-match"] = etag }
         do throws(S3Error) {
-            _ = try send(Call(method: "DELETE", location: location, maxBytes: 64 << 10), cancellation: cancellation)
+            _ = try send(call, cancellation: cancellation)
         } catch  where error.kind == .notFound {
         }
     }

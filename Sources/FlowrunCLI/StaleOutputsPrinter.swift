@@ -14,7 +14,10 @@ enum StaleOutputsPrinter {
             if let link = output.link {
                 out += "; reached through the symbolic link \(link), so it is kept)\n"
             } else {
-                out += output.intact ? ")\n" : "; changed since, so it is kept)\n"
+                out +=
+                    output.intact
+                    ? ")\n"
+                    : output.unchecked ? "; its bucket could not be listed)\n" : "; changed since, so it is kept)\n"
             }
         }
         return out
@@ -25,6 +28,7 @@ enum StaleOutputsPrinter {
         if let link = output.link {
             return "\(link) is a symbolic link, and flowrun removes nothing through one"
         }
+        if output.unchecked { return "its bucket could not be listed to check it" }
         return "changed since flowrun wrote it"
     }
 

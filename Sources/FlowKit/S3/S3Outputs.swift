@@ -24,6 +24,43 @@ package enum S3Outputs {
         return current == record.sha256 ? nil : .outputChanged(path: location.description)
     }
 
+    /// What a bucket holds at a location an earlier run wrote, as `clean --stale` needs to know it.
+    package enum Found: Equatable {
+        /// An object with this `ETag`.
+        case object(etag: String)
+        /// Nothing.
+        case missing
+        /// The bucket could not be listed (no S3 settings, a server that does not answer).
+        case unknown
+    }
+
+    /// What is at `location` now, from a fresh listing of its key.
+    package static func found(at location: S3Location) -> Found {
+        guard let client = try? S3Client.environment.get() else { return .unknown }
+        var etag: String?
+        do throws(S3Error) {
+            try client.list(bucket: location.bucket, prefix: location.key) {
+                (page: [S3Client.ListedObject]) throws(S3Error) in
+                if let object = page.first(where: { $0.key == location.key }) { etag = object.etag }
+            }
+        } catch {
+            return .unknown
+        }
+        return etag.map { .object(etag: $0) } ?? .missing
+    }
+
+    /// Deletes the object at `location` if it still has `etag` (``S3Client/delete(_:ifMatch:cancellation:)``).
+    /// - Returns: Whether it was deleted.
+    package static func remove(_ location: S3Location, ifMatch etag: String) -> Bool {
+        guard let client = try? S3Client.environment.get() else { return false }
+        do throws(S3Error) {
+            try client.delete(location, ifMatch: etag)
+            return true
+        } catch {
+            return false
+        }
+    }
+
     /// The object's `ETag` from a listing of its folder, or `nil` when it is missing or cannot be listed (the
     /// node then runs, and reports the real cause if it fails).
     private static func currentETag(of location: S3Location) -> String? {

@@ -86,7 +86,7 @@ public struct RunSession: Sendable {
     }
 
     private func makePreparedRun() throws(SessionError) -> PreparedRun {
-        let (local, bucket) = try pulled()
+        let (local, bucket) = try pulled(sendingPending: true)
         let published = bucket.map { (store: $0, workflowPath: plan.workflow.path) }
         if RunTimeLists.occur(in: plan) {
             return try RunTimeLists(plan: plan, options: local.options, bucket: published).prepare()
@@ -121,19 +121,25 @@ public struct RunSession: Sendable {
 
     /// With a store in a bucket (``BucketStore``): the bucket, pulled into its local folder, and this session
     /// working on that folder; otherwise this session.
-    private func pulled() throws(SessionError) -> (session: RunSession, bucket: BucketStore?) {
+    /// - Parameter sendingPending: Upload first what earlier runs on this machine could not (a run does; a dry
+    ///   run or `explain` writes nothing).
+    private func pulled(sendingPending: Bool = false) throws(SessionError) -> (
+        session: RunSession, bucket: BucketStore?
+    ) {
         guard let url = options.stateDirectory, BucketStore.isBucket(url) else { return (self, nil) }
         var bucket = try BucketStore(url, warn: { [options] in options.warn($0) })
         bucket.readOnly = options.cacheReadOnly
         // Without the store (`--no-cache`) only a shard's report goes up; nothing need come down.
+        var present = Set<String>()
         if options.usesStore || options.part == .gather {
-            try bucket.pull(
+            if sendingPending { bucket.sendPending() }
+            present = try bucket.pull(
                 workflowName: RunStore.name(ofWorkflowAt: plan.workflow.path),
                 BucketStore.Pull(shardReports: options.part == .gather))
         }
         var local = options
         local.stateDirectory = bucket.localDirectory
-        local.bucketArchive = BucketFileArchive(bucket)
+        local.bucketArchive = BucketFileArchive(bucket, holding: present)
         return (RunSession(plan: plan, options: local), bucket)
     }
 

@@ -1,3 +1,4 @@
+import FlowS3
 import Foundation
 
 #if canImport(Glibc)
@@ -16,6 +17,8 @@ package struct StaleOutput: Sendable, Equatable {
     /// The folder on its path that is a symbolic link (or no longer a folder), when there is one: the file is then
     /// left, however it reads, since a removal through the link would reach files elsewhere.
     package var link: String? = nil
+    /// Whether it could not be checked (an object in a bucket that could not be listed): it is left.
+    package var unchecked = false
 }
 
 extension RunStore {
@@ -32,7 +35,8 @@ extension RunStore {
     ///
     /// A file is removed only at the path flowrun wrote, never through a symbolic link in any folder of it, and
     /// only when it is the file flowrun wrote (the same size, modification time and inode), or, where it was
-    /// written again since (a restore makes a new file), holds the same bytes in the folder it was written to.
+    /// written again since (a restore makes a new file), holds the same bytes in the folder it was written to. An
+    /// object in a bucket is removed only while its `ETag` is the one recorded (asked again with `If-Match`).
     /// - Parameter forgetting: Whether the journal forgets what was removed; not for the local copy of a bucket
     ///   store, whose records are the bucket's segments (the next pull would not agree with a rewritten copy): the
     ///   removed files are then recorded still, and found missing by the next run, which writes them again only
@@ -103,6 +107,17 @@ extension RunStore {
         // By path: records are journaled in the order nodes finish, which varies from run to run.
         for path in written.keys.sorted() where !produced.contains(path) {
             guard let record = written[path], let output = record.output else { continue }
+            if let object = S3Location(path) {
+                switch S3Outputs.found(at: object) {
+                case .missing: gone.insert(path)
+                case .unknown:
+                    stale.append(StaleOutput(path: path, node: record.node, intact: false, unchecked: true))
+                case .object(let etag):
+                    let intact = etag == output.sha256 && (!removing || S3Outputs.remove(object, ifMatch: etag))
+                    stale.append(StaleOutput(path: path, node: record.node, intact: intact))
+                }
+                continue
+            }
             let name = FilePaths.name(of: path)
             let folder: LinkFreeFolder
             switch LinkFreeFolder.open(FilePaths.folder(of: path)) {

@@ -101,5 +101,8 @@ struct BucketRestoreTests {
 
                 """)
         #expect(try written("ci/build-2") == made)
+        // The run's own copy replaced the damaged object.
+        let repaired = try server.client.get(S3Location(bucket: "state", key: "site/files/" + wine), maxBytes: 1 << 24)
+        #expect(repaired.bytes == made["wine"])
     }
 }

@@ -16,6 +16,8 @@ final class S3Proxy: Sendable {
     private let state: Mutex<(requests: [String], failuresLeft: Int, connections: Int)>
     /// Whether requests are read and never answered, for timeouts.
     private let stalls: Bool
+    /// The requests answered `503` from now on: those whose target contains this text (every one for "").
+    private let refused = Mutex<String?>(nil)
 
     init(upstream: UInt16, failures: Int = 0, stalls: Bool = false) throws {
         self.upstream = upstream
@@ -43,6 +45,12 @@ final class S3Proxy: Sendable {
     deinit {
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
+    }
+
+    /// Answers `503 SlowDown` from now on to every request whose target contains `fragment` (every one for
+    /// ""), as a server that went away would fail them; `nil` relays every request again.
+    func refuse(_ fragment: String?) {
+        refused.withLock { $0 = fragment }
     }
 
     /// The request lines seen, e.g. `GET /bucket?list-type=2&prefix=p`.
@@ -95,8 +103,12 @@ final class S3Proxy: Sendable {
             pending.removeFirst(headEnd!)
             let line = String(decoding: head.prefix { $0 != 13 && $0 != 10 }, as: UTF8.self)
             let target = line.split(separator: " ").prefix(2).joined(separator: " ")
+            // `contains("")` is false: "" refuses every request.
+            let refusedNow = refused.withLock { fragment in fragment.map { $0.isEmpty || target.contains($0) } ?? false
+            }
             let fail = state.withLock { state -> Bool in
                 state.requests.append(target)
+                if refusedNow { return true }
                 guard state.failuresLeft > 0 else { return false }
                 state.failuresLeft -= 1
                 return true

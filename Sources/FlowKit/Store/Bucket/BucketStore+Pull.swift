@@ -27,16 +27,21 @@ extension BucketStore {
     /// Segments are immutable, so each is fetched once per local folder and kept there. A journal a live
     /// flowrun on this machine holds (its lock is taken) is left as it is: that run uploads its own records.
     /// - Parameter name: The workflow file's name (``RunStore/name(ofWorkflowAt:)``).
+    /// - Returns: The digests of the written files the records pulled name: the bucket holds their copies (a run
+    ///   uploads them before its segment), so they need not go up again.
     /// - Throws: ``SessionError/Code/storeUnavailable`` when the bucket cannot be listed or read.
-    package func pull(workflowName name: String, _ pull: Pull = Pull()) throws(SessionError) {
+    @discardableResult
+    package func pull(workflowName name: String, _ pull: Pull = Pull()) throws(SessionError) -> Set<String> {
         do {
             let segments = try listSegments(of: name)
             try fetchSegments(segments)
             var blobs: [String: BlobReference] = [:]
             var untrusted = 0
+            var files = Set<String>()
             for journal in Set(segments.keys).union(localJournals(of: name)) {
                 let rebuilt = rebuild(journal, from: segments[journal] ?? [])
                 for reference in rebuilt.blobs { blobs[reference.sha256] = reference }
+                files.formUnion(rebuilt.files)
                 untrusted += rebuilt.untrusted
             }
             if untrusted > 0 {
@@ -47,6 +52,7 @@ extension BucketStore {
             }
             try fetchBlobs(Array(blobs.values))
             if pull.shardReports { try fetchShardReports(of: name) }
+            return files
         } catch {
             throw SessionError(.storeUnavailable, "cannot read the store \(url): \(error); nothing was run")
         }
@@ -127,25 +133,28 @@ extension BucketStore {
 
     /// Rewrites the local journal `journal` from its segments (none: it is removed), under its lock. With a key
     /// (``SegmentSigning``), only the segments it signed are read.
-    /// - Returns: The blobs its latest records point at, and how many segments were left out as not signed.
-    private func rebuild(_ journal: String, from segments: [String]) -> (blobs: [BlobReference], untrusted: Int) {
+    /// - Returns: The blobs and written files its latest records point at, and how many segments were left out as
+    ///   not signed.
+    private func rebuild(_ journal: String, from segments: [String]) -> (
+        blobs: [BlobReference], files: [String], untrusted: Int
+    ) {
         guard let lock = try? StoreLock(path: localDirectory + "/" + journal + ".lock", wait: .zero) else {
-            return ([], 0)
+            return ([], [], 0)
         }
         defer { lock.release() }
         let path = RunStore.journalPath(in: localDirectory, name: journal)
         guard let last = segments.last else {
             unlink(path)
-            return ([], 0)
+            return ([], [], 0)
         }
         let (records, untrusted) = trustedRecords(of: journal, in: segments)
         do {
             let kept = try RunStore.compact(Journal.Contents(records: records), at: path)
             Self.setModified(path, to: Self.uploadTime(of: last))
-            return (kept.records.compactMap(\.blob), untrusted)
+            return (kept.records.compactMap(\.blob), kept.records.compactMap { $0.output?.sha256 }, untrusted)
         } catch {
             warn("store \(url): cannot write \(path): \(error); its results are not reused")
-            return ([], untrusted)
+            return ([], [], untrusted)
         }
     }
 
