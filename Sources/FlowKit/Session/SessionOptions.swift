@@ -30,10 +30,10 @@ public struct SessionOptions: Sendable {
     package var part: SessionPart.Request = .whole
     /// Whether a store in a folder keeps a copy of every file a `write` makes (`files/` in the store,
     /// `--keep-outputs`), so that one that goes missing is restored rather than made again. A store in a bucket
-    /// always keeps them (``BucketFileArchive``).
+    /// always keeps them (under `files/` in the bucket).
     public var keepsWrittenFiles = false
-    /// Whether a `write` that is up to date but whose file is gone gets the file back from the store's copy
-    /// (``WrittenFileRestore``) instead of running with its chain; `false` for `--no-restore`.
+    /// Whether a `write` that is up to date but whose file is gone gets the file back from the store's copy,
+    /// checked against its recorded digest, instead of running with its chain; `false` for `--no-restore`.
     public var restoresWrittenFiles = true
     /// Whether a store in a bucket is only read (`--cache-read-only`): the run uses its results and uploads
     /// nothing — no records, blobs or files — keeping its own on this machine.
