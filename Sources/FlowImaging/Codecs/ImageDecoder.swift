@@ -15,8 +15,8 @@ package enum ImageDecoder {
     ///   - warn: Receives the decoder's warnings about a damaged but readable file (the image is still returned).
     ///   - shouldContinue: Asked as the decode goes with the work done — every few rows of a JPEG, before every
     ///     read of a PNG's bytes, every part of a WebP fed to libwebp, every band of a TIFF's strips or tiles, before a
-    ///     HEIC or AVIF (libheif cannot stop midway), at every step libraw reports for a raw file (reading, scaling,
-    ///     demosaicing, converting); when it returns `false` the decode stops and
+    ///     HEIC or AVIF (libheif cannot stop midway), at the start and end of each of libraw's stages for a raw file
+    ///     (reading, scaling, demosaicing, converting); when it returns `false` the decode stops and
     ///     throws "the decode was stopped".
     /// - Throws: ``ImageCodecError`` naming the cause: unknown format, corrupt or truncated data.
     package static func decode(

@@ -99,8 +99,9 @@ final class LibRawFile {
     /// - Parameters:
     ///   - halfSize: Each 2×2 block of sensor pixels becomes one pixel, without demosaicing (libraw's `half_size`):
     ///     half of each side, for shrink-on-load.
-    ///   - shouldContinue: Asked at every step libraw reports (reading the data, scaling, interpolating, converting)
-    ///     with the number of steps done; `false` stops the develop, which then throws.
+    ///   - shouldContinue: Asked at every step libraw reports — the start and end of each stage (reading the data,
+    ///     scaling, interpolating, converting), about ten a develop — with the number of steps done; `false` stops
+    ///     the develop, which then throws. libraw's C API reports nothing inside a stage.
     func develop(
         halfSize: Bool, source: String, warn: (String) -> Void, shouldContinue: (_ stepsDone: Int) -> Bool
     ) throws(ImageCodecError) -> Image {
@@ -133,8 +134,9 @@ final class LibRawFile {
             if status == LIBRAW_SUCCESS.rawValue { status = libraw_dcraw_process(handle) }
             libraw_set_progress_handler(handle, nil, nil)
             libraw_set_dataerror_handler(handle, nil, nil)
-            watch.findings.status = status
-            return watch.findings
+            var findings = watch.findings
+            findings.status = status
+            return findings
         }
         if findings.status == LIBRAW_CANCELLED_BY_CALLBACK.rawValue { throw ImageCodecError("the decode was stopped") }
         if findings.endOfFile {
@@ -200,22 +202,31 @@ private final class LibRawWatch {
     }
 
     let shouldContinue: (Int) -> Bool
-    var steps = 0
-    var findings = Findings()
+    /// libraw is built with OpenMP: its callbacks are not promised to come from the calling thread.
+    private let lock = NSLock()
+    private var steps = 0
+    private var found = Findings()
 
     init(_ shouldContinue: @escaping (Int) -> Bool) { self.shouldContinue = shouldContinue }
 
+    /// What the callbacks reported.
+    var findings: Findings { lock.withLock { found } }
+
     func step() -> Bool {
-        steps += 1
-        return shouldContinue(steps)
+        lock.withLock {
+            steps += 1
+            return shouldContinue(steps)
+        }
     }
 
     func dataError(at offset: Int) {
-        // libraw passes -1 at the end of the file, else the offset of the damaged data.
-        if offset < 0 {
-            findings.endOfFile = true
-        } else if findings.corruptAt == nil {
-            findings.corruptAt = offset
+        lock.withLock {
+            // libraw passes -1 at the end of the file, else the offset of the damaged data.
+            if offset < 0 {
+                found.endOfFile = true
+            } else if found.corruptAt == nil {
+                found.corruptAt = offset
+            }
         }
     }
 }
