@@ -4,7 +4,8 @@ import Testing
 
 /// Camera raw files through the binary, on DNGs made by ``DNGFixture``: `decode` → `resize` → `write` makes the
 /// thumbnail (libraw developing at half size, since the resize keeps a third), and a DNG cut short fails its node
-/// naming the cause, its dependents skipped and nothing written for it, while the other item goes on.
+/// naming the cause, its dependents skipped and nothing written for it, while the other item goes on; `probe` reads
+/// both headers.
 @Suite struct RawCLITests {
     let scratch: Scratch
 
@@ -24,6 +25,8 @@ import Testing
               decode: { type: decode, dependsOn: read }
               thumb: { type: resize, width: 40, dependsOn: decode }
               save: { type: write, path: "out/${item.stem}.jpg", dependsOn: thumb }
+              facts: { type: probe, dependsOn: read }
+              note: { type: write, path: "out/${item.stem}.json", dependsOn: facts }
             """)
         let result = try Flowrun.run(["flow.yaml", "--no-progress", "--report", "run.json"], in: scratch.url)
         #expect(result.status == 1, "a corrupt image fails the run as for other formats")
@@ -40,5 +43,17 @@ import Testing
         let thumbnail = try Data(contentsOf: URL(fileURLWithPath: scratch.path("out/shot.jpg")))
         let size = ShippedWorkflowTests.jpegSize(thumbnail)
         #expect(size.map { $0 == (40, 67) } == true, "\(String(describing: size))")
+        // `probe` reads the header only: the cut file's is whole.
+        for name in ["shot", "cut"] {
+            let facts = try String(contentsOfFile: scratch.path("out/\(name).json"), encoding: .utf8)
+            #expect(
+                facts == """
+                    {"alpha":false,"altitude":1250,"colorProfile":null,"dateTaken":"2024-06-01T14:03:22",\
+                    "exposureTime":0.008,"fNumber":4,"focalLength":50,"format":"dng","height":200,"iso":200,\
+                    "latitude":43.480233,"lens":null,"longitude":-2.5936,"make":"Flowrun","model":"Test DNG",\
+                    "orientation":6,"source":"\(name).dng","width":120}
+
+                    """, "\(facts)")
+        }
     }
 }
