@@ -95,6 +95,19 @@ import Testing
         }
     }
 
+    /// libraw halves only mosaic data: a linear DNG comes back whole, and says so.
+    @Test func aLinearDNGAskedAtHalfSizeComesBackWholeAndSaysSo() throws {
+        var fixture = DNGFixture()
+        fixture.linear = true
+        let image = try ImageDecoder.decode(Data(fixture.bytes), source: "", keptFraction: { _, _ in 0.5 })
+        #expect(image.width == 96 && image.height == 64 && image.decodedScale == 1 && image.originalWidth == 96)
+        let (r, g, b) = DNGFixture.scene(x: 40, y: 20, width: 96, height: 64)
+        let pixel = image[40, 20]
+        for (got, want) in zip([pixel.x, pixel.y, pixel.z], [r, g, b]) {
+            #expect(abs(Double(got) - Self.srgb(want)) <= 3, "\(got) for \(Self.srgb(want))")
+        }
+    }
+
     @Test func aHeaderOverTheBudgetFailsBeforeUnpacking() throws {
         var bomb = DNGFixture()
         bomb.claimedSize = (20000, 20000)

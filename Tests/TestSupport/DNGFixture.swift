@@ -16,6 +16,8 @@ package struct DNGFixture: Sendable {
     /// The camera's response to white, as AsShotNeutral stores it.
     package var neutral: (Double, Double, Double) = (0.5, 1.0, 0.7)
     package var withGPS = true
+    /// A linear DNG (PhotometricInterpretation 34892): RGB at every pixel, already demosaiced, instead of a mosaic.
+    package var linear = false
 
     package static let black = 256
     package static let white = 16383
@@ -38,18 +40,21 @@ package struct DNGFixture: Sendable {
     package var bytes: [UInt8] {
         let size = claimedSize ?? (width, height)
         let matrix = [3.2406, -1.5372, -0.4986, -0.9689, 1.8758, 0.0415, 0.0557, -0.2040, 1.0570]
+        let samples = linear ? 3 : 1
         var ifd0: [Field] = [
-            .long(0x00FE, 0), .long(0x0100, size.width), .long(0x0101, size.height), .short(0x0102, 16),
-            .short(0x0103, 1), .short(0x0106, 32803), .ascii(0x010F, "Flowrun"), .ascii(0x0110, "Test DNG"),
-            .long(0x0111, 0), .short(0x0112, orientation), .short(0x0115, 1), .long(0x0116, size.height),
-            .long(0x0117, width * height * 2), .short(0x011C, 1), .ascii(0x0132, "2024:06:01 14:03:22"),
-            .shorts(0x828D, [2, 2]), .bytes(0x828E, [0, 1, 1, 2]), .bytes(0xC612, [1, 4, 0, 0]),
+            .long(0x00FE, 0), .long(0x0100, size.width), .long(0x0101, size.height),
+            .shorts(0x0102, [Int](repeating: 16, count: samples)), .short(0x0103, 1),
+            .short(0x0106, linear ? 34892 : 32803), .ascii(0x010F, "Flowrun"), .ascii(0x0110, "Test DNG"),
+            .long(0x0111, 0), .short(0x0112, orientation), .short(0x0115, samples), .long(0x0116, size.height),
+            .long(0x0117, width * height * 2 * samples), .short(0x011C, 1), .ascii(0x0132, "2024:06:01 14:03:22"),
+            .bytes(0xC612, [1, 4, 0, 0]),
             .bytes(0xC613, [1, 1, 0, 0]), .ascii(0xC614, "Flowrun Test DNG"), .short(0xC61A, Self.black),
             .short(0xC61D, Self.white),
             .signedRationals(0xC621, matrix.map { (Int(($0 * 10000).rounded()), 10000) }),
             .rationals(0xC628, [neutral.0, neutral.1, neutral.2].map { (Int(($0 * 1000).rounded()), 1000) }),
             .short(0xC65A, 21),
         ]
+        if !linear { ifd0 += [.shorts(0x828D, [2, 2]), .bytes(0x828E, [0, 1, 1, 2])] }
         let exif: [Field] = [
             .rationals(0x829A, [(1, 125)]), .rationals(0x829D, [(4, 1)]), .short(0x8827, 200),
             .ascii(0x9003, "2024:06:01 14:03:22"), .rationals(0x920A, [(50, 1)]),
@@ -78,22 +83,28 @@ package struct DNGFixture: Sendable {
         return out
     }
 
-    /// The sensor's values, row by row: the scene times the neutral, between black and white, through RGGB.
+    /// The sensor's values, row by row: the scene times the neutral, between black and white, through RGGB (or all
+    /// three channels of each pixel, for a linear DNG).
     private var mosaic: [UInt8] {
         let (width, height, neutral) = (width, height, [neutral.0, neutral.1, neutral.2])
+        let samples = linear ? 3 : 1
         let range = Double(Self.white - Self.black)
-        return [UInt8](unsafeUninitializedCapacity: width * height * 2) { out, initialized in
+        return [UInt8](unsafeUninitializedCapacity: width * height * 2 * samples) { out, initialized in
+            var at = 0
             for y in 0..<height {
                 for x in 0..<width {
                     let rgb = Self.scene(x: x, y: y, width: width, height: height)
-                    let channel = y % 2 == 0 ? (x % 2 == 0 ? 0 : 1) : (x % 2 == 0 ? 1 : 2)
-                    let linear = [rgb.0, rgb.1, rgb.2][channel] * neutral[channel]
-                    let value = Self.black + Int((linear * range).rounded())
-                    out[(y * width + x) * 2] = UInt8(value & 0xFF)
-                    out[(y * width + x) * 2 + 1] = UInt8(value >> 8)
+                    let mosaic = y % 2 == 0 ? (x % 2 == 0 ? 0 : 1) : (x % 2 == 0 ? 1 : 2)
+                    for channel in samples == 3 ? [0, 1, 2] : [mosaic] {
+                        let value =
+                            Self.black + Int(([rgb.0, rgb.1, rgb.2][channel] * neutral[channel] * range).rounded())
+                        out[at] = UInt8(value & 0xFF)
+                        out[at + 1] = UInt8(value >> 8)
+                        at += 2
+                    }
                 }
             }
-            initialized = width * height * 2
+            initialized = width * height * 2 * samples
         }
     }
 

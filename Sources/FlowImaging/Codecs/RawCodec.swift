@@ -26,8 +26,9 @@ enum RawCodec {
         let full = file.developedSize
         let halfSize = keptFraction(full.width, full.height).map { $0 <= 0.5 } ?? false
         var image = try file.develop(halfSize: halfSize, source: source, warn: warn, shouldContinue: shouldContinue)
-        if halfSize {
-            // libraw rounds half sizes up, as TurboJPEG does: the last pixel may cover half a pixel of the original.
+        // libraw halves only mosaic data (a linear DNG or a monochrome sensor comes back whole), and rounds half sizes
+        // up, as TurboJPEG does: the last pixel may cover half a pixel of the original.
+        if halfSize, abs(image.width - (full.width + 1) / 2) <= 1, abs(image.height - (full.height + 1) / 2) <= 1 {
             image.originalWidth = full.width
             image.originalHeight = full.height
             image.decodedScale = 0.5
