@@ -95,6 +95,28 @@ import Testing
         }
     }
 
+    /// Separate libraw handles on separate threads do not disturb each other (libraw_r): four develops at once give
+    /// the pixels of one alone.
+    @Test func developsOnSeveralThreadsAtOnceGiveThePixelsOfOneAlone() throws {
+        let data = Data(DNGFixture(width: 400, height: 300).bytes)
+        let alone = try ImageDecoder.decode(data, source: "")
+        let results = LockedResults()
+        DispatchQueue.concurrentPerform(iterations: 4) { index in
+            results.record(index, Result { try ImageDecoder.decode(data, source: "").pixels })
+        }
+        for (index, result) in results.all {
+            #expect((try? result.get()) == alone.pixels, "develop \(index)")
+        }
+    }
+
+    /// What concurrent develops returned, by index.
+    final class LockedResults: @unchecked Sendable {
+        private let lock = NSLock()
+        private var results: [Int: Result<[UInt8], any Error>] = [:]
+        func record(_ index: Int, _ result: Result<[UInt8], any Error>) { lock.withLock { results[index] = result } }
+        var all: [(Int, Result<[UInt8], any Error>)] { lock.withLock { results.sorted { $0.key < $1.key } } }
+    }
+
     /// libraw halves only mosaic data: a linear DNG comes back whole, and says so.
     @Test func aLinearDNGAskedAtHalfSizeComesBackWholeAndSaysSo() throws {
         var fixture = DNGFixture()
