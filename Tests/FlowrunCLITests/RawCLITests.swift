@@ -56,4 +56,31 @@ import Testing
                     """, "\(facts)")
         }
     }
+
+    /// A DNG of a few kilobytes whose header claims 20000×20000 pixels fails its node before libraw unpacks
+    /// anything, naming the size and the budget; its dependent is skipped.
+    @Test func aDNGHeaderOverThePixelBudgetFailsItsNode() throws {
+        var bomb = DNGFixture()
+        bomb.claimedSize = (20000, 20000)
+        _ = try scratch.write("bomb.dng", Data(bomb.bytes))
+        try scratch.write(
+            "flow.yaml",
+            """
+            version: 1
+            tasks:
+              read: { type: fetch, url: bomb.dng }
+              decode: { type: decode, dependsOn: read }
+              save: { type: write, path: out/bomb.jpg, dependsOn: decode }
+            """)
+        let result = try Flowrun.run(["flow.yaml", "--no-progress"], in: scratch.url)
+        #expect(result.status == 1)
+        let errors = result.stdout.split(separator: "\n").filter { $0.contains(": error: ") }.joined(separator: "\n")
+        #expect(
+            errors == """
+                flow.yaml:4:3: error: decode failed: cannot decode 'bomb.dng': the DNG would be 20000×20000 pixels, \
+                over the budget of 134217728 (raise it with FLOWRUN_MAX_PIXELS if the machine has the memory) \
+                — 1 dependent skipped
+                """, "\(result.stdout)\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("out/bomb.jpg")))
+    }
 }
