@@ -5,7 +5,7 @@ import Testing
 /// Camera raw files through the binary, on DNGs made by ``DNGFixture``: `decode` → `resize` → `write` makes the
 /// thumbnail (libraw developing at half size, since the resize keeps a third), and a DNG cut short fails its node
 /// naming the cause, its dependents skipped and nothing written for it, while the other item goes on; `probe` reads
-/// both headers.
+/// both headers; a header over the pixel budget fails its node.
 @Suite struct RawCLITests {
     let scratch: Scratch
 
