@@ -37,6 +37,10 @@ let package = Package(
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
         .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
         .systemLibrary(name: "CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        // libraw_r, not libraw: the plain build keeps some decoders' state in statics shared by every handle, and
+        // flowrun decodes several files at once (one handle each). Without pkg-config: libraw_r.pc's `-fopenmp` is a
+        // flag SwiftPM prohibits (a warning on every build), and the header is found as <libraw/libraw.h>.
+        .systemLibrary(name: "CLibRaw", providers: [.apt(["libraw-dev"])]),
 
         // CRC-32C with the processor's instruction, for the store's journal.
         .target(name: "CFlowChecksum"),
@@ -88,7 +92,7 @@ let package = Package(
             name: "FlowImaging",
             dependencies: [
                 "FlowBasics", "FlowS3", "FlowKit", "CTurboJPEG", "CPNG", "CWebP", "CLCMS2", "CTIFF", "CHEIF",
-                "CFlowKernels", "CFlowShims",
+                "CLibRaw", "CFlowKernels", "CFlowShims",
             ],
             swiftSettings: strictSettings + [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
         ),

@@ -142,22 +142,25 @@ import Testing
         return builder.structure(ifd0: entries(builder)) + [UInt8](repeating: 0, count: 64)
     }
 
+    /// Formats flowrun names instead of decoding, and raw files libraw cannot open (these heads hold a raw file's
+    /// first directory and nothing else): each with its message.
     static let named: [(bytes: [UInt8], message: String)] = {
         let raw =
-            "develop it to TIFF or JPEG first (e.g. a `command` running dcraw_emu, darktable-cli or rawtherapee-cli)"
+            "libraw \(CodecVersions.libraw) cannot open (Unsupported file format or not RAW file); develop it to TIFF "
+            + "or JPEG first (e.g. a `command` running dcraw_emu, darktable-cli or rawtherapee-cli)"
         let convert = "convert it to JPEG, PNG, WebP, AVIF or TIFF first (e.g. with a `command`)"
         var cr2 = tiffHead { [$0.ascii(0x010F, "Canon")] }
         cr2[8] = 0x43
         cr2[9] = 0x52
         let cases: [([UInt8], String)] = [
-            (cr2, "this is a Canon CR2 raw file; \(raw)"),
+            (cr2, "this is a Canon CR2 raw file \(raw)"),
             (
                 tiffHead { [$0.ascii(0x010F, "NIKON CORPORATION"), $0.long(0x00FE, 1)] },
-                "this is a Nikon NEF raw file; \(raw)"
+                "this is a Nikon NEF raw file \(raw)"
             ),
             (
                 tiffHead({ [$0.ascii(0x010F, "SONY"), $0.long(0x014A, 100)] }, bigEndian: true),
-                "this is a Sony ARW raw file; \(raw)"
+                "this is a Sony ARW raw file \(raw)"
             ),
             (
                 tiffHead {
@@ -165,7 +168,7 @@ import Testing
                         $0.ascii(0x010F, "Leica"),
                         TIFFBuilder.Entry(tag: 0xC612, type: 1, count: 4, bytes: [1, 4, 0, 0]),
                     ]
-                }, "this is a DNG raw file; \(raw)"
+                }, "this is a DNG raw file \(raw)"
             ),
             (Array("GIF89a".utf8) + [1, 0, 1, 0, 0, 0, 0], "this is a GIF image; \(convert)"),
             (Array("8BPS".utf8) + [0, 1, 0, 0, 0, 0, 0, 0], "this is a Photoshop document (PSD); \(convert)"),
@@ -173,7 +176,8 @@ import Testing
             (Array("BM".utf8) + [0x46, 0, 0, 0, 0, 0, 0, 0, 0x36, 0, 0, 0], "this is a BMP image; \(convert)"),
             (
                 [0, 0, 0, 0x18] + Array("ftypcrx ".utf8) + [0, 0, 0, 1] + Array("crx isom".utf8),
-                "this is a Canon CR3 raw file; \(raw)"
+                // An `ftyp` box and nothing else: libraw reads past the end.
+                "CR3 data is truncated or its header is corrupt (libraw: Input/output error)"
             ),
             (
                 Array("\n<!DOCTYPE html><html><body>Not found</body></html>".utf8),
@@ -181,7 +185,7 @@ import Testing
             ),
             (
                 [1, 2, 3, 4, 5],
-                "not an image flowrun reads (JPEG, PNG, WebP, AVIF, HEIC or TIFF); it starts with 01 02 03 04"
+                "not an image flowrun reads (JPEG, PNG, WebP, AVIF, HEIC, TIFF or camera raw); it starts with 01 02 03 04"
             ),
         ]
         return cases.map { (bytes: $0.0, message: $0.1) }

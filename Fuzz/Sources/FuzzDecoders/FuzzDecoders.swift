@@ -1,6 +1,6 @@
 // libFuzzer target: bytes → ImageDecoder (JPEG via TurboJPEG, PNG via libpng, WebP, TIFF via libtiff, HEIC and AVIF
-// via libheif, EXIF orientation), full and shrink-on-load decodes, plus the PNG decoder, the EXIF reader, the probe
-// and EXIF stripping on their own.
+// via libheif, camera raw via libraw, EXIF orientation), full and shrink-on-load decodes (a raw file at half size),
+// plus the PNG decoder, the EXIF reader, the probe and EXIF stripping on their own.
 import CFuzzer
 import Foundation
 

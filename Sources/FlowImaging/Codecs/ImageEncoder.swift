@@ -82,7 +82,7 @@ package enum ImageEncoder {
                 image, quality: options.quality,
                 tuning: .init(effort: options.effort, chroma: options.chroma, lossless: options.lossless),
                 metadata: metadata)
-        case .heic, .tiff:
+        case .heic, .tiff, .raw:
             throw ImageCodecError("flowrun does not write \(options.format.displayName)")
         case .webp:
             let webp = try WebPCodec.encode(

@@ -15,6 +15,9 @@ package enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case heic
     /// TIFF (strips or tiles, 8 or 16 bits, the first page), through libtiff; read only.
     case tiff
+    /// A camera's raw file (DNG, CR2, CR3, NEF, ARW, RAF, ORF, RW2, PEF, SRW: see ``CameraRaw``), developed through
+    /// libraw; read only.
+    case raw
 
     /// Whether `write` can encode the format.
     package var isWritable: Bool { WritableFormat(rawValue: rawValue) != nil }
@@ -23,14 +26,17 @@ package enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     package var displayName: String {
         switch self {
         case .webp: "WebP"
+        case .raw: "camera raw"
         default: rawValue.uppercased()
         }
     }
 
-    /// Recognises a format from its magic bytes, never from a name. A camera's raw file, though TIFF inside, is not
-    /// recognised as TIFF (its first image is a preview, not the photo): ``unrecognised(_:)`` names it.
+    /// Recognises a format from its magic bytes, never from a name. A camera's raw file, though often TIFF inside, is
+    /// ``raw``, not TIFF (its first image is a preview, not the photo).
     package static func sniff<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> ImageFormat? {
         let head = Array(bytes.prefix(64))
+        // RAF, ORF, RW2 and CR3 by their signatures; a TIFF-based raw file's tags may lie beyond 64 bytes (below).
+        if CameraRaw.identify(head) != nil { return .raw }
         if head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF { return .jpeg }
         if head.starts(with: pngSignature) { return .png }
         if head.count >= 12, head.starts(with: Array("RIFF".utf8)), Array(head[8..<12]) == Array("WEBP".utf8) {
@@ -38,13 +44,13 @@ package enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         }
         if let brand = ISOMediaBrand(head) { return brand.imageFormat }
         if head.starts(with: [0x49, 0x49, 0x2A, 0]) || head.starts(with: [0x4D, 0x4D, 0, 0x2A]) {
-            return CameraRaw.identify(Array(bytes.prefix(CameraRaw.bytesExamined))) == nil ? .tiff : nil
+            return CameraRaw.identify(Array(bytes.prefix(CameraRaw.bytesExamined))) == nil ? .tiff : .raw
         }
         return nil
     }
 
     /// The error for bytes ``sniff(_:)`` does not decode: the format's name when flowrun knows what they are (a
-    /// camera's raw file, GIF, PSD, an HTML page…), what is wrong when they look like a damaged header of a format it
+    /// GIF, PSD, an HTML page…), what is wrong when they look like a damaged header of a format it
     /// reads (a PNG signature whose line-ending bytes were rewritten by a text-mode transfer), else the first bytes.
     static func unrecognised<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> ImageCodecError {
         let head = Array(bytes.prefix(8))

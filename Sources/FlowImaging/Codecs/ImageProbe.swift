@@ -7,6 +7,8 @@ import Foundation
 /// What `probe` reports about an image file, read from its header and metadata without decoding pixels.
 struct ImageProbe {
     var format: ImageFormat
+    /// The name `probe` reports: the format's (`jpeg`), or a raw file's own in lower case (`dng`, `cr2`, `nef`).
+    var formatName: String
     /// The size as shown: after the orientation is applied (HEIF's own rotation included).
     var width: Int
     var height: Int
@@ -24,6 +26,10 @@ struct ImageProbe {
         guard !data.isEmpty else { throw ImageCodecError("the input is empty (0 bytes)") }
         guard let format = ImageFormat.sniff(data) else { throw ImageFormat.unrecognised(data) }
         self.format = format
+        formatName =
+            format == .raw
+            ? (CameraRaw.identify(Array(data.prefix(CameraRaw.bytesExamined)))?.format.lowercased() ?? "raw")
+            : format.rawValue
         let result = data.withUnsafeBytes { bytes -> Result<Header, ImageCodecError> in
             do throws(ImageCodecError) {
                 return .success(try Self.header(bytes, format: format))
@@ -91,6 +97,12 @@ struct ImageProbe {
             return Header(
                 width: file.size.width, height: file.size.height, hasAlpha: file.hasAlpha, metadata: file.metadata,
                 orientation: .up)
+        case .raw:
+            // libraw's orientation (the file's tag, or the maker's own field) is the one `decode` applies.
+            let file = try RawCodec.open(bytes)
+            return Header(
+                width: file.storedSize.width, height: file.storedSize.height, hasAlpha: false,
+                metadata: ImageMetadata(exif: file.shot.exif), orientation: file.orientation)
         }
     }
 
@@ -98,7 +110,7 @@ struct ImageProbe {
     func json(source: String) -> Data {
         func number(_ value: Double?) -> JSONValue { JSONValue(value.map { ($0 * 1e6).rounded() / 1e6 }) }
         let object: JSONValue = [
-            "source": .string(source), "format": .string(format.rawValue), "width": .integer(width),
+            "source": .string(source), "format": .string(formatName), "width": .integer(width),
             "height": .integer(height), "orientation": .integer(orientation.rawValue),
             "colorProfile": JSONValue(colorProfile), "alpha": .bool(hasAlpha),
             "dateTaken": JSONValue(exif?.dateTaken), "make": JSONValue(exif?.make), "model": JSONValue(exif?.model),

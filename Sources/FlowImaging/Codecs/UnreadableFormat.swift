@@ -1,7 +1,8 @@
-/// Files flowrun recognises but does not decode, named in `decode`'s error instead of their first bytes: a camera's
-/// raw file, other image formats, and what a URL returns instead of an image (an HTML page, a video).
+/// Files flowrun recognises but does not decode, named in `decode`'s error instead of their first bytes: other image
+/// formats, and what a URL returns instead of an image (an HTML page, a video). A camera's raw file is decoded
+/// (``CameraRaw``, ``RawCodec``); ``rawAdvice`` is for one libraw cannot open.
 struct UnreadableFormat: Equatable {
-    /// What the file is, e.g. "a Canon CR2 raw file".
+    /// What the file is, e.g. "a GIF image".
     var name: String
     /// What to do about it.
     var advice: String
@@ -10,14 +11,15 @@ struct UnreadableFormat: Equatable {
     var explanation: String { "this is \(name); \(advice)" }
 
     private static let convert = "convert it to JPEG, PNG, WebP, AVIF or TIFF first (e.g. with a `command`)"
-    private static let raw =
+    /// What to do with a raw file libraw cannot open (a camera newer than the library, a damaged file).
+    static let rawAdvice =
         "develop it to TIFF or JPEG first (e.g. a `command` running dcraw_emu, darktable-cli or rawtherapee-cli)"
 
-    /// Identifies the first bytes of a file (up to ``CameraRaw/bytesExamined``).
+    /// Identifies the first bytes of a file (up to ``CameraRaw/bytesExamined``) that are neither an image flowrun
+    /// decodes nor a camera's raw file.
     static func identify(_ head: [UInt8]) -> UnreadableFormat? {
-        if let camera = CameraRaw.identify(head) { return UnreadableFormat(name: camera, advice: raw) }
-        if let brand = ISOMediaBrand(head), brand.imageFormat == nil {
-            return UnreadableFormat(name: brand.name, advice: brand.isCameraRaw ? raw : convert)
+        if let brand = ISOMediaBrand(head), brand.imageFormat == nil, !brand.isCameraRaw {
+            return UnreadableFormat(name: brand.name, advice: convert)
         }
         func starts(_ text: String) -> Bool { head.starts(with: Array(text.utf8)) }
         let signatures: [(matches: Bool, name: String)] = [
@@ -33,15 +35,9 @@ struct UnreadableFormat: Equatable {
             (head.starts(with: [0x76, 0x2F, 0x31, 0x01]), "an OpenEXR image"),
             (starts("#?RADIANCE") || starts("#?RGBE"), "a Radiance HDR image"),
             (starts("%PDF"), "a PDF document"),
-            (starts("FUJIFILMCCD-RAW"), "a Fujifilm RAF raw file"),
-            (starts("IIRO") || starts("IIRS") || starts("MMOR"), "an Olympus ORF raw file"),
-            (head.starts(with: [0x49, 0x49, 0x55, 0]), "a Panasonic RW2 raw file"),
             (head.starts(with: [0x49, 0x49, 0x2B, 0]) || head.starts(with: [0x4D, 0x4D, 0, 0x2B]), "a BigTIFF file"),
         ]
-        if let known = signatures.first(where: \.matches) {
-            let isRaw = known.name.hasSuffix("raw file")
-            return UnreadableFormat(name: known.name, advice: isRaw ? raw : convert)
-        }
+        if let known = signatures.first(where: \.matches) { return UnreadableFormat(name: known.name, advice: convert) }
         let text = String(decoding: head.prefix(512), as: UTF8.self).lowercased()
         let trimmed = text.drop { $0.isWhitespace || $0 == "\u{FEFF}" }
         if trimmed.hasPrefix("<!doctype html") || trimmed.hasPrefix("<html") {
@@ -60,7 +56,7 @@ struct UnreadableFormat: Equatable {
 }
 
 /// The brands of an ISO base media file (`ftyp` box first): HEIF images (HEIC, AVIF), and what else shares the
-/// container (MP4 and QuickTime video, Canon CR3 raw files).
+/// container (MP4 and QuickTime video, Canon CR3 raw files, which ``CameraRaw`` names).
 struct ISOMediaBrand {
     /// The major brand and the compatible ones.
     var brands: [String]
@@ -95,38 +91,9 @@ struct ISOMediaBrand {
     /// What the file is, for a format flowrun does not decode.
     var name: String {
         switch brands[0] {
-        case "crx ": "a Canon CR3 raw file"
         case "qt  ": "a QuickTime video"
         case "M4A ": "an MPEG-4 audio file"
         default: "an MP4 video"
         }
-    }
-}
-
-/// Camera raw files built on TIFF, told from an ordinary TIFF by their header or their first directory's tags.
-enum CameraRaw {
-    /// How many bytes of a file are examined: the first directory of a raw file lies within them.
-    static let bytesExamined = 1 << 16
-
-    /// What raw file a TIFF-based file is ("a Sony ARW raw file"), or `nil` for an ordinary TIFF (or not TIFF at all).
-    ///
-    /// Canon CR2 has "CR" after the header; DNG has a DNGVersion tag (0xC612); Nikon NEF, Sony ARW and Pentax PEF
-    /// are TIFF files whose first directory, made by that camera, is a reduced-resolution preview (NewSubfileType 1)
-    /// or points at sub-directories holding the raw data (SubIFDs, 0x014A).
-    static func identify(_ head: [UInt8]) -> String? {
-        guard let tiff = TIFFStructure(head) else { return nil }
-        if head.count >= 10, head[8] == 0x43, head[9] == 0x52 { return "a Canon CR2 raw file" }
-        guard let ifd = tiff.firstIFD else { return nil }
-        let entries = tiff.entries(ofIFDAt: ifd)
-        if entries.contains(where: { $0.tag == 0xC612 }) { return "a DNG raw file" }
-        let make = entries.first { $0.tag == 0x010F }.flatMap { tiff.text($0) }?.uppercased() ?? ""
-        let isPreview = entries.first { $0.tag == 0x00FE }.flatMap { tiff.integer($0) } == 1
-        guard isPreview || entries.contains(where: { $0.tag == 0x014A }) else { return nil }
-        let brands = [
-            ("NIKON", "a Nikon NEF raw file"), ("SONY", "a Sony ARW raw file"), ("PENTAX", "a Pentax PEF raw file"),
-            ("RICOH", "a Pentax PEF raw file"), ("CANON", "a Canon CR2 raw file"),
-            ("SAMSUNG", "a Samsung SRW raw file"),
-        ]
-        return brands.first { make.hasPrefix($0.0) }?.1
     }
 }

@@ -15,7 +15,8 @@ import FlowKit
 ///   the smallest that still leaves ``ConsumerAnalysis/qualityMargin`` × the final size
 ///   (``ConsumerAnalysis/detailedMargin`` × for a JPEG dense with detail, unless the first gives 1/2), so the
 ///   Lanczos pass still has real pixels to filter. `resize` computes its target from the original size the image remembers, and maps
-///   coordinates through ``Image/decodedScale`` so the shrunk pixels line up exactly with the full image.
+///   coordinates through ``Image/decodedScale`` so the shrunk pixels line up exactly with the full image. A camera's
+///   raw file is developed at libraw's half size when that fraction is at most 1/2 (``RawCodec``).
 /// - **Colour fused into the resize** (``ColorMatrixTask``, `sepia`): when every consumer is a ``ResamplingTask``
 ///   that reduces the pixel count — or another ``ColorMatrixTask`` that will itself defer — the matrix is attached as ``Image/pendingColor`` and the resize
 ///   applies it to each source row as it reads it, rounded and clamped exactly as `sepia` would: the same pixels,

@@ -14,7 +14,8 @@ package struct ProbeImageTask: TaskType {
     }
     package var consumes: InputRequirement { .oneOf([.data]) }
     package var provides: ProviderKind? { .data }
-    package var implementationVersion: String { "1 " + CodecVersions.description }
+    /// 2: camera raw files through libraw.
+    package var implementationVersion: String { "2 " + CodecVersions.description }
 
     /// `probe` has no parameters.
     package struct Parameters: TaskParameters {
