@@ -6,6 +6,8 @@
 #
 #   bench/store/ci-restore.sh [PHOTOS] [FILES]     # 200 photos (the sepia-thumbnail job), 10,000 one-line files
 #
+# The files job also runs Make in a fresh checkout and, with awscli on the PATH, `aws s3 sync` of the outputs.
+#
 # FLOWRUN=path uses that binary instead of building the release one.
 set -euo pipefail
 PHOTOS=${1:-200}
@@ -69,3 +71,23 @@ checkout "$WORK/files-src" "$WORK/fb"
 measure "  fresh checkout B, restoring" "$WORK/fb" "$WORK/cache-fb" wf.yaml "${store[@]}"
 checkout "$WORK/files-src" "$WORK/fc"
 measure "  fresh checkout C, --no-restore" "$WORK/fc" "$WORK/cache-fc" wf.yaml "${store[@]}" --no-restore
+
+# The floors: Make in a fresh checkout makes everything again (it has no cache to restore from); `aws s3 sync` of
+# the outputs alone (uploaded once beforehand) is the least a restore must download.
+printf 'SRC := $(wildcard in/*.txt)\nall: $(SRC:in/%%=out/%%)\nout/%%.txt: in/%%.txt\n\t@mkdir -p out && cp $< $@\n' \
+  >"$WORK/files-src/Makefile"
+checkout "$WORK/files-src" "$WORK/fm"
+(cd "$WORK/fm" && /usr/bin/time -f '%e %U %S %M' -o "$WORK/time" make -j2 -s) || exit 1
+read -r wall user system rss <"$WORK/time"
+printf '%-46s %7.2f s  CPU %6.2f s  %5d MB\n' "  fresh checkout, make -j2" "$wall" "$(echo "$user + $system" | bc)" \
+  $((rss / 1024))
+if command -v aws >/dev/null; then
+  aws s3 sync --only-show-errors "$WORK/fa/out" s3://state/floor/out
+  mkdir -p "$WORK/fs"
+  /usr/bin/time -f '%e %U %S %M' -o "$WORK/time" aws s3 sync --only-show-errors s3://state/floor/out "$WORK/fs/out"
+  read -r wall user system rss <"$WORK/time"
+  printf '%-46s %7.2f s  CPU %6.2f s  %5d MB  %s files\n' "  aws s3 sync of the outputs (the floor)" "$wall" \
+    "$(echo "$user + $system" | bc)" $((rss / 1024)) "$(ls "$WORK/fs/out" | wc -l)"
+else
+  echo "  aws s3 sync: not on the PATH (pip install awscli)"
+fi
