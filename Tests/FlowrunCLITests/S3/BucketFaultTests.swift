@@ -126,6 +126,48 @@ struct BucketFaultTests {
         }
     }
 
+    /// A bucket over its quota (SeaweedFS makes it read-only, answering writes with `500 InternalError`): the run
+    /// succeeds with its own outputs intact, its records wait, and go up once the bucket takes writes again.
+    @Test func aBucketThatFillsIsAWarningAndTheRunsOutputsStay() async throws {
+        let server = try SeaweedServer(buckets: ["state"])
+        defer { server.stop() }
+        let proxy = try S3Proxy(upstream: server.port)
+        try server.client.put(Data(repeating: 7, count: 3 << 20), at: S3Location(bucket: "state", key: "filler"))
+        _ = try await server.shell("s3.bucket.quota -name=state -op=set -sizeMB=1")
+        // The bucket's size reaches the master with the volume servers' heartbeats.
+        var usage = ""
+        let deadline = ContinuousClock.now + .seconds(1200)
+        while ContinuousClock.now < deadline, !usage.contains("usage:3") {
+            usage = try await server.shell("s3.bucket.list")
+            if !usage.contains("usage:3") { try await Task.sleep(for: .milliseconds(500)) }
+        }
+        #expect(usage.contains("quota:1048576"), "\(usage)")
+        _ = try await server.shell("s3.bucket.quota.enforce -apply")
+
+        let ci = try trust.machine("ci")
+        let (full, summary) = try await run(ci, server, proxy)
+        #expect(full.status == 0 && summary == "6 nodes: 6 succeeded", "\(full.stdout)\(full.stderr)")
+        let lines = full.stderr.split(separator: "\n")
+        #expect(lines.count == 2, "\(full.stderr)")
+        #expect(lines.first?.hasPrefix("warning: cannot upload 3 written files to s3://state/site/files/: ") == true)
+        #expect(
+            lines.last?.hasSuffix("; they are kept on this machine and go up with its next run on this store") == true)
+        for name in ["a", "b", "c"] {
+            #expect(
+                try String(contentsOfFile: scratch.path("ci/out/\(name).txt"), encoding: .utf8) == "photo \(name)\n")
+        }
+        #expect(try trust.keys(server, "site/").isEmpty)
+        #expect(pendingSegments("ci").count == 1)
+
+        _ = try await server.shell("s3.bucket.quota -name=state -op=remove")
+        _ = try await server.shell("s3.bucket.quota.enforce -apply")
+        let (next, nextSummary) = try await run(ci, server, proxy)
+        #expect(next.status == 0 && next.stderr.isEmpty, "\(next.stdout)\(next.stderr)")
+        #expect(nextSummary == "6 nodes: 6 cached")
+        #expect(try trust.keys(server, "site/files/").count == 3)
+        #expect(pendingSegments("ci").isEmpty)
+    }
+
     /// A checkout that makes again what the bucket holds (`--no-restore`) asks nothing of `files/`: the records it
     /// pulled say the bucket has those copies.
     @Test func aCheckoutThatMakesWhatTheBucketHoldsUploadsNoFile() async throws {

@@ -30,6 +30,8 @@ final class SeaweedServer: @unchecked Sendable {
     let port: UInt16
     let folder: URL
     private let child: Child
+    /// The master's and the filer's HTTP and gRPC ports, for `weed shell` (``shell(_:)``).
+    private let admin: (master: String, filer: String)
 
     /// Starts a server with `buckets` and waits until it answers S3 requests (at most 60 s).
     init(buckets: [String]) throws {
@@ -44,6 +46,7 @@ final class SeaweedServer: @unchecked Sendable {
         var reserved = try names.map { _ in try ClosedPort() }
         let ports = reserved.map(\.port)
         port = ports[0]
+        admin = ("127.0.0.1:\(ports[2]).\(ports[3])", "127.0.0.1:\(ports[6]).\(ports[7])")
         reserved.removeAll()
         // Spawned as a `Child` (posix_spawn, closing inherited descriptors): a long-lived server must not hold
         // other tests' pipes open.
@@ -76,6 +79,22 @@ final class SeaweedServer: @unchecked Sendable {
     }
 
     deinit { stop() }
+
+    /// Runs one `weed shell` command against the server (`s3.bucket.quota …`); its output.
+    func shell(_ command: String) async throws -> String {
+        guard let binary = Self.binary else { throw SeaweedError("weed is not on the PATH") }
+        // `weed shell` reads its commands from stdin; the command goes through as an argument, never into the script.
+        let shell = try Child(
+            executable: URL(fileURLWithPath: "/bin/sh"),
+            [
+                "-c", #"printf '%s\n' "$1" | "$0" shell -master="$2" -filer="$3""#, binary, command, admin.master,
+                admin.filer,
+            ], in: folder, environment: ["TMPDIR": folder.path])
+        guard let result = await shell.wait(timeout: .seconds(1200)), result.status == 0 else {
+            throw SeaweedError("weed shell did not run '\(command)'")
+        }
+        return result.stdout
+    }
 
     /// Kills the server and removes its data.
     func stop() {
