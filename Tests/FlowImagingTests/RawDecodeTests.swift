@@ -163,7 +163,8 @@ import Testing
                 return true
             })
         #expect(steps >= 4, "libraw reports reading, scaling, interpolating and converting: \(steps) steps")
-        for stop in 1...steps {
+        // The four stages named above, not every call: libraw's later calls vary from run to run (8 or 9 seen).
+        for stop in 1...4 {
             var asked = 0
             #expect(throws: ImageCodecError("the decode was stopped")) {
                 try ImageDecoder.decode(
