@@ -31,7 +31,7 @@ extension CacheCommand {
             help: ArgumentHelp(
                 """
                 In a bucket: leave the objects no record points at that are younger than this, which a run \
-                uploads before its records (default 1h).
+                uploads before its records (default \(StoreRetention.text(ofAge: BucketStore.defaultGrace))).
                 """, valueName: "AGE"))
         var grace: String?
 
@@ -121,7 +121,7 @@ extension CacheCommand {
             if cleaned.recentUnreferenced > 0 {
                 removed +=
                     "; left \(cleaned.recentUnreferenced) unreferenced object"
-                    + "\(cleaned.recentUnreferenced == 1 ? "" : "s") younger than \(self.grace ?? "1h") "
+                    + "\(cleaned.recentUnreferenced == 1 ? "" : "s") younger than \(StoreRetention.text(ofAge: grace)) "
                     + "(--grace)"
             }
             terminal.print(removed + "\n" + CacheCommand.describe(cleaned.status, directory: url))

@@ -2,6 +2,7 @@ import FlowBasics
 import FlowKitTesting
 import Foundation
 import OrderedCollections
+import TestSupport
 import Testing
 
 @testable import FlowKit

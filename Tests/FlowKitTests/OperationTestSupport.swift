@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import TestSupport
 import Testing
 
 // Shared by the tests that run one operation outside the runner (fetch, command).
@@ -30,18 +31,3 @@ func failureOf(_ outcome: FlowOperation.Outcome?) -> NodeFailure? {
 /// machine can stall a test for seconds, yet far below the 20–60 s that the failure being tested for (a stall,
 /// a 30 s program, a grace period) would take.
 let promptly: Duration = .seconds(8)
-
-/// Polls `condition` every 5 ms until it holds or `timeout` passes.
-///
-/// Suspends rather than blocks: a test that blocks its thread takes one of the few threads libdispatch runs
-/// on a 2-core machine, and when all are blocked, libdispatch adds threads only after about a second — so
-/// operations, URLSession queues and timers all stall and timing assertions fail.
-/// - Returns: Whether the condition held in time.
-func waitUntil(_ timeout: Duration, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return true
-}

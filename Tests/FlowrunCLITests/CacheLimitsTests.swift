@@ -9,16 +9,7 @@ import Testing
 
     init() throws {
         scratch = try Scratch()
-        for name in ["a", "b", "c"] { try scratch.write("in/\(name).txt", "photo \(name)\n") }
-        try scratch.write(
-            "flow.yaml",
-            """
-            version: 1
-            tasks:
-              read: { type: fetch, forEach: { glob: "in/*.txt" }, url: "${item}" }
-              save: { type: write, path: "out/${item.stem}.txt", dependsOn: read }
-
-            """)
+        try scratch.writeCopyWorkflow()
     }
 
     /// Runs `flowrun ARGUMENTS` with the store in `store/`; stdout with the run's time and the journal's size

@@ -264,21 +264,11 @@ extension FaultHeavyTests {
             #expect(report.unfinished.isEmpty)
             // The server's side: the connection is closed and the stream stops well short of its end.
             #expect(
-                await Self.waitUntilTrue(.seconds(10)) { server.openConnections == 0 }, "the download was not cancelled"
+                await waitUntil(.seconds(10)) { server.openConnections == 0 }, "the download was not cancelled"
             )
             let stopped = server.bodyBytesSent("/slow.jpg")
             #expect(stopped < 50_000_000 / 2, "\(stopped) bytes sent")
             #expect(OutputFolder.files(in: scratch.path("out")).isEmpty)
-        }
-
-        /// Polls `condition` until it holds or `timeout` passes.
-        static func waitUntilTrue(_ timeout: Duration, _ condition: () -> Bool) async -> Bool {
-            let deadline = ContinuousClock.now + timeout
-            while ContinuousClock.now < deadline {
-                if condition() { return true }
-                try? await Task.sleep(for: .milliseconds(10))
-            }
-            return condition()
         }
 
         /// A `command` whose program ignores SIGTERM and SIGINT: flowrun sees the ignored SIGTERM and kills the

@@ -10,16 +10,7 @@ import Testing
 
     init() throws {
         scratch = try Scratch()
-        for name in ["a", "b", "c"] { try scratch.write("in/\(name).txt", "photo \(name)\n") }
-        try scratch.write(
-            "flow.yaml",
-            """
-            version: 1
-            tasks:
-              read: { type: fetch, forEach: { glob: "in/*.txt" }, url: "${item}" }
-              save: { type: write, path: "out/${item.stem}.txt", dependsOn: read }
-
-            """)
+        try scratch.writeCopyWorkflow()
     }
 
     /// Runs `flow.yaml` with the store in `store/`; gives the result and the summary's last line without its

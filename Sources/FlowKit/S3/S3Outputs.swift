@@ -34,19 +34,10 @@ package enum S3Outputs {
         case unknown
     }
 
-    /// What is at `location` now, from a fresh listing of its key.
+    /// What is at `location` now, from the listing of its folder (one per folder and process, as for runs).
     package static func found(at location: S3Location) -> Found {
-        guard let client = try? S3Client.environment.get() else { return .unknown }
-        var etag: String?
-        do throws(S3Error) {
-            try client.list(bucket: location.bucket, prefix: location.key) {
-                (page: [S3Client.ListedObject]) throws(S3Error) in
-                if let object = page.first(where: { $0.key == location.key }) { etag = object.etag }
-            }
-        } catch {
-            return .unknown
-        }
-        return etag.map { .object(etag: $0) } ?? .missing
+        guard listFolder(of: location) else { return .unknown }
+        return S3ObjectVersions.shared.etag(of: location).map { .object(etag: $0) } ?? .missing
     }
 
     /// Deletes the object at `location` if it still has `etag` (``S3Client/delete(_:ifMatch:cancellation:)``).
@@ -64,6 +55,14 @@ package enum S3Outputs {
     /// The object's `ETag` from a listing of its folder, or `nil` when it is missing or cannot be listed (the
     /// node then runs, and reports the real cause if it fails).
     private static func currentETag(of location: S3Location) -> String? {
+        _ = listFolder(of: location)
+        return S3ObjectVersions.shared.etag(of: location)
+    }
+
+    /// Lists the folder of `location` (the key up to its last `/`) unless this process did, recording each
+    /// object's `ETag`.
+    /// - Returns: Whether the folder is listed: `false` when the bucket cannot be reached.
+    private static func listFolder(of location: S3Location) -> Bool {
         let folder = S3Location(
             bucket: location.bucket,
             key: String(
@@ -71,10 +70,9 @@ package enum S3Outputs {
                     ..<(location.key.lastIndex(of: "/").map {
                         location.key.index(after: $0)
                     } ?? location.key.startIndex)]))
-        listing.withLock { _ in
-            guard !listedFolders.withLock({ $0.contains(folder) }),
-                let client = try? S3Client.environment.get()
-            else { return }
+        return listing.withLock { _ in
+            if listedFolders.withLock({ $0.contains(folder) }) { return true }
+            guard let client = try? S3Client.environment.get() else { return false }
             let listed = try? client.list(bucket: folder.bucket, prefix: folder.key) {
                 (page: [S3Client.ListedObject]) throws(S3Error) in
                 for object in page {
@@ -82,8 +80,9 @@ package enum S3Outputs {
                         object.etag, of: S3Location(bucket: folder.bucket, key: object.key))
                 }
             }
-            if listed != nil { listedFolders.withLock { _ = $0.insert(folder) } }
+            guard listed != nil else { return false }
+            listedFolders.withLock { _ = $0.insert(folder) }
+            return true
         }
-        return S3ObjectVersions.shared.etag(of: location)
     }
 }

@@ -267,11 +267,7 @@ package final class RunStore: Sendable {
     /// Rewrites the journal atomically with `contents`' records.
     static func rewrite(_ contents: Journal.Contents, at path: String) throws -> Journal.Contents {
         let kept = contents.records
-        var bytes = Journal.magic
-        for record in kept {
-            guard let framed = Journal.frame(record) else { throw StoreError.posix("cannot read \(path) again", EIO) }
-            bytes += framed
-        }
+        guard let bytes = Journal.bytes(of: kept) else { throw StoreError.posix("cannot read \(path) again", EIO) }
         let file = try AtomicFile(path: path)
         try file.write(Data(bytes))
         try file.commit()

@@ -83,17 +83,28 @@ package struct StoreRetention: Sendable, Equatable {
 
     // MARK: Parsing
 
+    /// The units of an age, smallest first.
+    private static let ageUnits: [(suffix: Character, seconds: Int64)] = [
+        ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400), ("w", 604_800),
+    ]
+
     /// Parses an age as `--max-age` takes it: a whole number with a unit, `45s`, `90m`, `12h`, `30d` or `2w`.
     /// - Returns: The age, or `nil` when the text is not one.
     package static func age(_ text: String) -> Duration? {
-        let units: [(suffix: Character, seconds: Int64)] = [
-            ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400), ("w", 604_800),
-        ]
+        let units = ageUnits
         guard let last = text.last, let unit = units.first(where: { $0.suffix == last }),
             let amount = Int64(text.dropLast()), amount >= 0, text.dropLast().allSatisfy(\.isNumber),
             amount <= Int64.max / unit.seconds / 1_000
         else { return nil }
         return .seconds(amount * unit.seconds)
+    }
+
+    /// An age as ``age(_:)`` reads it, in the largest unit that divides it (`1h`, `90m`).
+    package static func text(ofAge age: Duration) -> String {
+        let seconds = age.components.seconds
+        guard seconds > 0 else { return "0s" }
+        let unit = ageUnits.last { seconds % $0.seconds == 0 } ?? ageUnits[0]
+        return "\(seconds / unit.seconds)\(unit.suffix)"
     }
 
     /// Parses a size as `--max-size` takes it: a number with a unit, decimal (`500MB`, `10GB`, `1.5TB`, `K`, `M`,

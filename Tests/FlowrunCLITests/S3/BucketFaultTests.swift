@@ -2,6 +2,7 @@ import FlowKit
 import FlowKitTesting
 import FlowS3
 import Foundation
+import TestSupport
 import Testing
 
 /// A store in a bucket whose server fails (SeaweedFS behind a relay that answers `503` once told to): at a run's
@@ -62,7 +63,7 @@ struct BucketFaultTests {
 
             """)
         let child = try start(ci, server, proxy)
-        let started = await Self.waitUntil(.seconds(1200)) {
+        let started = await waitUntil(.seconds(1200)) {
             FileManager.default.fileExists(atPath: scratch.path("ci/started"))
         }
         #expect(started)
@@ -186,16 +187,6 @@ struct BucketFaultTests {
         #expect(result.stdout.hasPrefix("6 nodes: 6 succeeded in "), "\(result.stdout)")
         #expect(proxy.count("PUT", containing: "/files/") == 3, "\(proxy.requests)")
         #expect(proxy.count("GET", containing: "/files/") == 0)
-    }
-
-    /// Polls `condition` (a file appearing) until it holds or `timeout` passes.
-    static func waitUntil(_ timeout: Duration, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
     }
 
     /// The segments waiting on a machine's cache folder.

@@ -17,16 +17,7 @@ struct BucketTrustTests {
     /// A checkout of three sources copied to `out/`, with a cache folder of its own and `key` as
     /// `FLOWRUN_CACHE_KEY`: a CI machine, or a laptop.
     func machine(_ name: String, key: String? = nil) throws -> (folder: URL, environment: [String: String]) {
-        for item in ["a", "b", "c"] { try scratch.write("\(name)/in/\(item).txt", "photo \(item)\n") }
-        try scratch.write(
-            "\(name)/flow.yaml",
-            """
-            version: 1
-            tasks:
-              read: { type: fetch, forEach: { glob: "in/*.txt" }, url: "${item}" }
-              save: { type: write, path: "out/${item.stem}.txt", dependsOn: read }
-
-            """)
+        try scratch.writeCopyWorkflow(in: name + "/")
         var environment = ["XDG_CACHE_HOME": scratch.path("\(name)-cache")]
         environment["FLOWRUN_CACHE_KEY"] = key
         return (scratch.url.appendingPathComponent(name), environment)

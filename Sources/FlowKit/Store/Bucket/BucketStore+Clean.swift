@@ -37,7 +37,7 @@ extension BucketStore {
     ) throws(SessionError) -> Cleaned {
         var cleaned = Cleaned(status: RunStore.Status(entries: 0, records: 0, bytes: 0))
         do {
-            let listing = try listJournals()
+            let listing = try listSegments(of: nil)
             let signedOnes = listing.segments.contains { journal, segments in
                 Self.isJournal(journal[...], of: name)
                     && segments.contains { listing.signed.contains(journal + "/" + $0) }
@@ -94,32 +94,6 @@ extension BucketStore {
         return cleaned
     }
 
-    /// Every segment under the prefix, of every workflow, by journal name in upload order; and the segments with
-    /// a signature (`JOURNAL/SEGMENT`).
-    private func listJournals() throws(S3Error) -> (segments: [String: [String]], signed: Set<String>) {
-        let root = object("journals/").key
-        var segments: [String: [String]] = [:]
-        var signed = Set<String>()
-        try client.list(bucket: location.bucket, prefix: root) { (page: [S3Client.ListedObject]) throws(S3Error) in
-            for entry in page {
-                let path = entry.key.dropFirst(root.count)
-                guard let slash = path.lastIndex(of: "/") else { continue }
-                let journal = path[..<slash]
-                var segment = path[path.index(after: slash)...]
-                guard Self.isPlainName(journal) else { continue }
-                let isSignature = segment.hasSuffix(SegmentSigning.suffix)
-                if isSignature { segment = segment.dropLast(SegmentSigning.suffix.count) }
-                guard segment.hasSuffix(".journal"), Self.isPlainName(segment) else { continue }
-                if isSignature {
-                    signed.insert(journal + "/" + segment)
-                } else {
-                    segments[String(journal), default: []].append(String(segment))
-                }
-            }
-        }
-        return (segments.mapValues { $0.sorted() }, signed)
-    }
-
     /// The blobs and file copies under the prefix, named from the prefix (`blobs/SHA`, `files/SHA`).
     private func listObjects() throws(S3Error) -> [S3Client.ListedObject] {
         let root = location.key.isEmpty ? "" : location.key + "/"
@@ -146,18 +120,14 @@ extension BucketStore {
     }
 
     private static func objectNames(of record: JournalRecord) -> [String] {
-        [record.blob.map { "blobs/" + $0.sha256 }, record.output.map { "files/" + $0.sha256 }].compactMap { $0 }
+        RunStore.storedObjects(of: record) { _ in true }.map(\.name)
     }
 
     /// Uploads `records` as a new segment of `journal` (its signature first), named by the time of `last`, and
     /// keeps it locally as fetched.
     private func upload(_ records: [JournalRecord], to journal: String, after last: String) throws(S3Error) {
-        var bytes = Journal.magic
-        for record in records {
-            guard let framed = Journal.frame(record) else {
-                throw S3Error(kind: .service, message: "cannot read a record of \(journal) again", isTransient: false)
-            }
-            bytes += framed
+        guard let bytes = Journal.bytes(of: records) else {
+            throw S3Error(kind: .service, message: "cannot read a record of \(journal) again", isTransient: false)
         }
         let data = Data(bytes)
         let name = Self.segmentName(nanoseconds: UInt64(max(0, Self.uploadTime(of: last) ?? 0)))

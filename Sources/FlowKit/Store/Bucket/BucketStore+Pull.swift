@@ -33,7 +33,7 @@ extension BucketStore {
     @discardableResult
     package func pull(workflowName name: String, _ pull: Pull = Pull()) throws(SessionError) -> Set<String> {
         do {
-            let segments = try listSegments(of: name)
+            let segments = try listSegments(of: name).segments
             try fetchSegments(segments)
             var blobs: [String: BlobReference] = [:]
             var untrusted = 0
@@ -58,23 +58,33 @@ extension BucketStore {
         }
     }
 
-    /// The segment objects of the workflow's journals, by journal name, each list in upload order.
-    func listSegments(of name: String) throws(S3Error) -> [String: [String]] {
+    /// The segment objects of the workflow `name`'s journals (of every workflow under the prefix for `nil`), by
+    /// journal name, each list in upload order; and the segments with a signature beside them
+    /// (`JOURNAL/SEGMENT`).
+    func listSegments(of name: String?) throws(S3Error) -> (segments: [String: [String]], signed: Set<String>) {
         let root = object("journals/").key
         var segments: [String: [String]] = [:]
-        try client.list(bucket: location.bucket, prefix: root + name) {
+        var signed = Set<String>()
+        try client.list(bucket: location.bucket, prefix: root + (name ?? "")) {
             (page: [S3Client.ListedObject]) throws(S3Error) in
             for entry in page {
                 let path = entry.key.dropFirst(root.count)
                 guard let slash = path.lastIndex(of: "/") else { continue }
                 let journal = path[..<slash]
-                let segment = path[path.index(after: slash)...]
-                guard Self.isJournal(journal, of: name), segment.hasSuffix(".journal"), Self.isPlainName(segment)
+                var segment = path[path.index(after: slash)...]
+                let isSignature = segment.hasSuffix(SegmentSigning.suffix)
+                if isSignature { segment = segment.dropLast(SegmentSigning.suffix.count) }
+                guard name.map({ Self.isJournal(journal, of: $0) }) ?? Self.isPlainName(journal),
+                    segment.hasSuffix(".journal"), Self.isPlainName(segment)
                 else { continue }
-                segments[String(journal), default: []].append(String(segment))
+                if isSignature {
+                    signed.insert(journal + "/" + segment)
+                } else {
+                    segments[String(journal), default: []].append(String(segment))
+                }
             }
         }
-        return segments.mapValues { $0.sorted() }
+        return (segments.mapValues { $0.sorted() }, signed)
     }
 
     /// Whether `journal` is one of the workflow `name`'s: its own, or a part's (`NAME.shard-2-of-4`, `NAME.gather`).

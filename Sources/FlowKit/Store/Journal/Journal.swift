@@ -158,6 +158,16 @@ package enum Journal {
         return append(record, to: &framed) != nil ? framed.bytes : nil
     }
 
+    /// A whole journal of `records`: the magic, then each framed; `nil` as ``frame(_:)``.
+    static func bytes(of records: [JournalRecord]) -> [UInt8]? {
+        var bytes = magic
+        for record in records {
+            guard let framed = frame(record) else { return nil }
+            bytes += framed
+        }
+        return bytes
+    }
+
     /// Frames a record at the end of `out`, encoding it in place: one buffer, no copy.
     /// - Returns: Where the record's inputs are in `out`'s bytes; `nil`, with `out` as it was, when its inputs are
     ///   in a journal that cannot be read again.
