@@ -236,6 +236,7 @@ import Testing
         case .cancelled?: ended = "cancelled"
         case .success?: ended = "succeeded"
         case .failure(let failure)?: ended = "failed: \(failure.message)"
+        case .skipped(let cause)?: ended = "skipped: \(cause)"
         case nil: ended = "not ended"
         }
         #expect(ended == "cancelled")

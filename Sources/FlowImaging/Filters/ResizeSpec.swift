@@ -62,7 +62,7 @@ public struct ResizeSpec: Sendable, Hashable {
         }
         self.init(
             size: size, filter: parameters.filter,
-            withoutEnlargement: parameters.withoutEnlargement ?? (parameters.fit == .inside),
+            withoutEnlargement: parameters.withoutEnlargement.map { $0 != .allowed } ?? (parameters.fit == .inside),
             position: parameters.position)
     }
 
@@ -91,6 +91,26 @@ public struct ResizeSpec: Sendable, Hashable {
         case .box(let bw, let bh, .cover):
             guard let f = factor(max(Double(bw) / w, Double(bh) / h)) else { return (width, height) }
             return (max(bw, clamp(w * f)), max(bh, clamp(h * f)))
+        }
+    }
+
+    /// What makes the size rule enlarge an original of this size, as a skipped node's cause (`source is 900 px
+    /// wide, under 1600`); `nil` when it keeps the size or shrinks. Exactly the size asked is no enlargement.
+    package func enlargement(width: Int, height: Int) -> String? {
+        let w = Double(width)
+        let h = Double(height)
+        switch size {
+        case .scale(let s):
+            return s > 1 ? "scale \(Value.double(s)) would enlarge the \(width)×\(height) source" : nil
+        case .width(let target):
+            return target > width ? "source is \(width) px wide, under \(target)" : nil
+        case .height(let target):
+            return target > height ? "source is \(height) px high, under \(target)" : nil
+        case .box(let bw, let bh, .contain), .box(let bw, let bh, .inside):
+            return min(Double(bw) / w, Double(bh) / h) > 1
+                ? "source is \(width)×\(height), inside the \(bw)×\(bh) box" : nil
+        case .box(let bw, let bh, .cover), .box(let bw, let bh, .fill):
+            return bw > width || bh > height ? "source is \(width)×\(height), short of the \(bw)×\(bh) box" : nil
         }
     }
 

@@ -15,6 +15,7 @@ open class ImageOperation: FlowOperation, ImageProvider, @unchecked Sendable {
         guard let image = input((any ImageProvider).self)?.providedImage else {
             return finish(.failure(context.failure(.invalidInput, "no input image (the upstream node provided none)")))
         }
+        if let cause = reasonToSkip(image) { return finish(.skipped(cause)) }
         if let size = outputSize(for: image) {
             do throws(ImageCodecError) {
                 try PixelBudget.check(width: size.width, height: size.height, making: "the \(context.typeName) output")
@@ -38,6 +39,11 @@ open class ImageOperation: FlowOperation, ImageProvider, @unchecked Sendable {
     /// cancelled); ask ``shouldContinue(_:)`` every few rows. Throw when the image does not suit the parameters
     /// (a crop box outside it, a result too large): the node fails with the message.
     open func transform(_ image: Image) throws(ImageOperationError) -> Image { image }
+
+    /// Why the node has nothing to do for this image, or `nil` (the default) to transform it. A cause ends the node
+    /// `skipped` with it (`FlowOperation.Outcome.skipped`), before anything is allocated: its
+    /// dependents are skipped too, and the run does not fail.
+    open func reasonToSkip(_ image: Image) -> String? { nil }
 
     /// The size of the largest image ``transform(_:)`` will allocate for `image`, checked against the
     /// pixel budget (`FLOWRUN_MAX_PIXELS`) before it runs; `nil` (the default) for an output no larger than the input.

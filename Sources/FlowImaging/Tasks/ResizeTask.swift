@@ -22,8 +22,10 @@ package struct ResizeTask: ResamplingTask {
             help: "With width and height: contain (inside the box), inside (contain, never enlarging), "
                 + "cover (fill and crop), fill (stretch).")
         package var fit = ResizeSpec.Fit.contain
-        @Parameter(help: "Never make the picture larger (default true for fit: inside, false otherwise).")
-        package var withoutEnlargement: Bool?
+        @Parameter(
+            help: "Never make the picture larger: true keeps a smaller picture's size, skip skips the node "
+                + "(default true for fit: inside, false otherwise).")
+        package var withoutEnlargement: Enlargement?
         @Parameter(
             help: "With fit: cover, which part is kept: centre, an edge or corner (north, southeast, …), "
                 + "or the most interesting part (attention, entropy).")
@@ -58,7 +60,14 @@ package struct ResizeTask: ResamplingTask {
 
 /// The operation of ``ResizeTask``: two-pass separable resampling computed against the image's original size,
 /// applying any pending colour matrix to the rows as it reads them; it stops within a few rows when cancelled.
+/// Under `withoutEnlargement: skip` a resize that would enlarge is skipped instead, saying why.
 package final class ResizeOperation: ImageOperation, @unchecked Sendable {
+    package override func reasonToSkip(_ image: Image) -> String? {
+        let parameters = context.parameters(as: ResizeTask.Parameters.self)
+        guard parameters.withoutEnlargement == .skips, let spec = ResizeSpec(parameters) else { return nil }
+        return spec.enlargement(width: image.originalWidth, height: image.originalHeight)
+    }
+
     package override func transform(_ image: Image) throws(ImageOperationError) -> Image {
         guard let spec = ResizeSpec(context.parameters(as: ResizeTask.Parameters.self)) else {
             return image.materialized()

@@ -40,6 +40,10 @@ open class FlowOperation: Operation, @unchecked Sendable {
         case failure(NodeFailure)
         /// The operation saw `isCancelled` and stopped.
         case cancelled
+        /// The node had nothing to do for its input, and says why (a `resize` that would enlarge, under
+        /// `withoutEnlargement: skip`): it ends `skipped` with that cause and provides nothing. Its dependents are
+        /// skipped in turn and a gather after it runs over the items that remain; the run does not fail.
+        case skipped(String)
     }
 
     /// Why an operation was cancelled, so a timeout can be told from Ctrl-C.
@@ -63,7 +67,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
     private struct State: Sendable {
         var phase = Phase.ready
         // The outcome, kept apart: copying an `Outcome` goes through a multi-payload enum's value witness,
-        // and the runner reads the ending of every node. One of `succeeded`, `failed` and `cancelled`.
+        // and the runner reads the ending of every node. One of `succeeded`, `failed`, `cancelled` and `skipped`.
         var ending: NodeStatus?
         var output: (any Sendable)?
         var failure: NodeFailure?
@@ -181,6 +185,9 @@ open class FlowOperation: Operation, @unchecked Sendable {
                 state.failure = failure
             case .cancelled:
                 state.ending = .cancelled
+            case .skipped(let cause):
+                state.ending = .skipped
+                state.failure = NodeFailure(.notNeeded, cause)
             }
             return (true, state.lifecycle)
         }
@@ -341,6 +348,7 @@ open class FlowOperation: Operation, @unchecked Sendable {
             case .succeeded?: .success(state.output)
             case .failed?: state.failure.map { .failure($0) }
             case .cancelled?: .cancelled
+            case .skipped?: .skipped(state.failure?.message ?? "")
             default: nil
             }
         }
@@ -438,12 +446,13 @@ open class FlowOperation: Operation, @unchecked Sendable {
 }
 
 extension FlowOperation.Outcome {
-    /// The node status this outcome gives: `succeeded`, `failed` or `cancelled`.
+    /// The node status this outcome gives: `succeeded`, `failed`, `cancelled` or `skipped`.
     public var status: NodeStatus {
         switch self {
         case .success: .succeeded
         case .failure: .failed
         case .cancelled: .cancelled
+        case .skipped: .skipped
         }
     }
 }

@@ -5,7 +5,7 @@ public struct NodeFailure: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
             case invalidInput, io, network, http, timedOut, cancelled, upstream, tooLarge, unsupported, process,
-                internalError
+                notNeeded, internalError
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -30,6 +30,9 @@ public struct NodeFailure: Error, Sendable, CustomStringConvertible {
         public static let unsupported = Code(.unsupported)
         /// An external program failed.
         public static let process = Code(.process)
+        /// Not a failure: the node had nothing to do for its input and was skipped, saying why
+        /// (``FlowOperation/Outcome/skipped(_:)``).
+        public static let notNeeded = Code(.notNeeded)
         /// A bug in flowrun or in a task: please report it.
         public static let internalError = Code(.internalError)
 

@@ -40,6 +40,10 @@ public struct RunOptions: Sendable {
     /// The nodes decided before the run not to run, with the cause (a gather over a list made at run time that
     /// came out empty): they end `skipped`, and so do their dependents that run only after success.
     var skippedNodes: [Int: String] = [:]
+    /// The nodes the store found skipped by their own task last run, for the same key, with the cause they gave
+    /// (``FlowOperation/Outcome/skipped(_:)``): they end `skipped` again without running, as they would have; their
+    /// dependents are skipped and a gather after them runs without them.
+    var unneededNodes: [Int: String] = [:]
     /// Reads back the output of a node of ``restoredNodes`` (the store's blob), or says why it cannot, which
     /// fails the node.
     var restore: (@Sendable (_ index: Int) -> Result<any Sendable, NodeFailure>)?
@@ -52,6 +56,9 @@ public struct RunOptions: Sendable {
     /// without some of its inputs (`runIf: always` after a failure), or read such a result, is partial. Keep it
     /// cheap.
     var nodeSucceeded: (@Sendable (_ index: Int, _ operation: FlowOperation, _ isWhole: Bool) -> Void)?
+    /// Called once a node that executed has skipped itself (``FlowOperation/Outcome/skipped(_:)``), with its index
+    /// and the cause, from the thread where it finished (the store journals it here).
+    var nodeSkipped: (@Sendable (_ index: Int, _ cause: String) -> Void)?
     /// The nodes whose standard output is wanted while they run (the producers of lists that stream), by index in
     /// ``Plan/nodes``, each with what takes every chunk as it arrives, from the thread that read it.
     var outputChunks: [Int: @Sendable (Data) -> Void] = [:]
@@ -105,7 +112,8 @@ public enum NodeStatus: String, Sendable, Codable, CaseIterable {
     case succeeded
     /// Failed after all its attempts.
     case failed
-    /// Not run because a node upstream failed or was cancelled.
+    /// Not run because a node upstream failed, was cancelled or was skipped; or run, and found nothing to do
+    /// (``FlowOperation/Outcome/skipped(_:)``).
     case skipped
     /// Not run, or stopped, because the run was cancelled, or the embedding app cancelled the node.
     case cancelled

@@ -43,6 +43,33 @@ extension RunState {
         }
     }
 
+    /// A node found it had nothing to do (``FlowOperation/Outcome/skipped(_:)``), now or, as the store recorded,
+    /// for the same key last run: it ends `skipped` with its cause. Its dependents that run only after success are
+    /// skipped (and theirs, transitively), as after any skip; but a gather after it — or after one of them — runs
+    /// over the items that remain, as it does when the app cancels an item: nothing failed.
+    mutating func skipUnneeded(_ index: Int, because cause: String, _ effects: inout Effects) {
+        failures[index] = NodeFailure(.notNeeded, cause, node: plan.nodes[index].id)
+        setStatus(index, .skipped)
+        event(index, &effects, failure: failures[index])
+        resolve(index, &effects)
+        let upstream = "upstream \(plan.nodes[index].id) was skipped"
+        let graph = self.graph
+        GraphAlgorithms.visit(from: CollectionOfOne(index), successors: graph.forEachDependent) { dependent in
+            if plan.workflow.tasks[plan.nodes[dependent].taskIndex].gather {
+                releaseGatheredInput(of: dependent, &effects)
+                return false
+            }
+            guard nodes[dependent].status == .pending else { return false }
+            if conditions[plan.nodes[dependent].taskIndex] == .success {
+                skip(dependent, because: upstream, &effects)
+                return true
+            }
+            nodes[dependent].pendingDependencies -= 1
+            if nodes[dependent].pendingDependencies == 0, !cancelled { settle(dependent, &effects) }
+            return false
+        }
+    }
+
     mutating func skip(_ index: Int, because cause: String, _ effects: inout Effects) {
         failures[index] = NodeFailure(.upstream, cause, node: plan.nodes[index].id)
         setStatus(index, .skipped)

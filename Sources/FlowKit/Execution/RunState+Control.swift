@@ -108,9 +108,9 @@ extension RunState {
         }
     }
 
-    /// A gather lost one input to a cancellation: it waits for one dependency fewer, as if that one had
+    /// A gather lost one input to a cancellation or a skip: it waits for one dependency fewer, as if that one had
     /// succeeded without an output.
-    private mutating func releaseGatheredInput(of gather: Int, _ effects: inout Effects) {
+    mutating func releaseGatheredInput(of gather: Int, _ effects: inout Effects) {
         nodes[gather].pendingDependencies -= 1
         if nodes[gather].pendingDependencies == 0, nodes[gather].status == .pending, !cancelled {
             makeReady(gather, &effects)

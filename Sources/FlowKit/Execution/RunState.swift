@@ -167,8 +167,8 @@ struct RunState: Sendable {
     /// Resolves the cached nodes, makes the nodes without pending dependencies ready and admits what the queues
     /// take.
     mutating func start(
-        cached: [Int] = [], restored: [Int] = [], skipped: [Int: String] = [:], filesRestored: Set<Int> = [],
-        restoredFrom: String = ""
+        cached: [Int] = [], restored: [Int] = [], skipped: [Int: String] = [:], unneeded: [Int: String] = [:],
+        filesRestored: Set<Int> = [], restoredFrom: String = ""
     ) -> Effects {
         var effects = Effects()
         started = true
@@ -184,6 +184,9 @@ struct RunState: Sendable {
         for (index, cause) in skipped.sorted(by: { $0.key < $1.key }) where nodes[index].status == .pending {
             skip(index, because: cause, &effects)
             endDownstream(of: index, because: "upstream \(plan.nodes[index].id) was skipped", &effects)
+        }
+        for (index, cause) in unneeded.sorted(by: { $0.key < $1.key }) where nodes[index].status == .pending {
+            skipUnneeded(index, because: cause, &effects)
         }
         for index in nodes.indices where nodes[index].pendingDependencies == 0 && nodes[index].status == .pending {
             settle(index, &effects)
@@ -312,6 +315,9 @@ struct RunState: Sendable {
             endDownstream(
                 of: index, because: "upstream \(plan.nodes[index].id) failed: \(failure.message)", &effects)
             if failFast && !cancelled { effects.cancelRun = true }
+        case .skipped(let cause):
+            nodes[index].operation = nil
+            skipUnneeded(index, because: cause, &effects)
         case .cancelled:
             nodes[index].operation = nil
             failures[index] = NodeFailure(.cancelled, cancellationMessage, node: plan.nodes[index].id)

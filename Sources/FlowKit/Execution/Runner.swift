@@ -120,7 +120,8 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
             state.withLock {
                 $0.start(
                     cached: options.cachedNodes, restored: options.restoredNodes, skipped: options.skippedNodes,
-                    filesRestored: options.filesRestored, restoredFrom: options.restoredFrom)
+                    unneeded: options.unneededNodes, filesRestored: options.filesRestored,
+                    restoredFrom: options.restoredFrom)
             })
         leave()
     }
@@ -270,6 +271,7 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
         if case .success = result, executed, let succeeded = options.nodeSucceeded {
             succeeded(index, operation, resultsAreWhole || !state.withLock { $0.recordsPartialResult(index) })
         }
+        if case .skipped(let cause) = result, executed, let skipped = options.nodeSkipped { skipped(index, cause) }
         let warnings = operation.warnings
         // A finished operation has read its inputs: drop its edges. Otherwise each operation keeps its
         // dependencies alive, a chain stays in memory as one linked list, and freeing it recurses per link.
@@ -344,6 +346,8 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
             if failure.nodeID.isEmpty { failure.nodeID = nodeID }
             if failure.location == nil { failure.location = location }
             return .failure(failure)
+        case .skipped?:
+            return .skipped(operation.failure?.message ?? "")
         default:
             if case .timedOut(let limit)? = reason {
                 return .failure(

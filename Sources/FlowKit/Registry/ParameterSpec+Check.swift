@@ -37,6 +37,17 @@ extension ParameterSpec {
                 ? .success(value)
                 : mismatch(
                     "a duration such as 250ms, 20s or 2m, at most \(Duration.longestInWorkflowText)")
+        case .boolOr(let options):
+            if value.boolValue != nil { return .success(value) }
+            guard let text = value.stringValue, options.contains(text) else {
+                let allowed = ["true", "false"] + options
+                return .failure(
+                    ParameterProblem(
+                        message: "must be \(allowed.dropLast().joined(separator: ", ")) or \(allowed.last ?? ""), "
+                            + "found '\(value)'",
+                        suggestion: Suggestion.closest(to: value.description, in: allowed)))
+            }
+            return .success(value)
         case .oneOf(let options):
             guard let text = value.stringValue, options.contains(text) else {
                 return .failure(

@@ -10,6 +10,8 @@ public struct ParameterSpec: Sendable {
         case duration
         /// A string from a fixed set.
         case oneOf([String])
+        /// `true` or `false`, or a string from a fixed set (`withoutEnlargement: skip`).
+        case boolOr([String])
         case stringList
         case stringMap
         /// Any value; the task checks it itself.
@@ -19,7 +21,7 @@ public struct ParameterSpec: Sendable {
         var takesText: Bool {
             switch self {
             case .string, .oneOf, .stringList, .stringMap: true
-            case .number, .integer, .bool, .duration, .any: false
+            case .number, .integer, .bool, .boolOr, .duration, .any: false
             }
         }
 
@@ -30,6 +32,7 @@ public struct ParameterSpec: Sendable {
             case .number: "number"
             case .integer: "integer"
             case .bool: "boolean"
+            case .boolOr(let options): (["true", "false"] + options).joined(separator: "|")
             case .duration: "duration"
             case .oneOf(let options): options.joined(separator: "|")
             case .stringList: "list of strings"

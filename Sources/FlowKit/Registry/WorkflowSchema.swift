@@ -157,6 +157,8 @@ package enum WorkflowSchema {
                 ]
             ]
         case .oneOf(let options): schema = ["anyOf": [["enum": JSONValue(options)], ["$ref": "#/$defs/reference"]]]
+        case .boolOr(let options):
+            schema = ["anyOf": [["type": "boolean"], ["enum": JSONValue(options)], ["$ref": "#/$defs/reference"]]]
         case .stringList:
             schema = [
                 "anyOf": [["type": "array", "items": ["type": ["string", "number", "boolean"]]], ["type": "string"]]
