@@ -28,10 +28,17 @@ extension RunState {
     }
 
     /// A node failed, was cancelled or skipped: dependents that run only after success are skipped (and
-    /// theirs, transitively); the others count it as ended and decide once all their dependencies have.
-    mutating func endDownstream(of root: Int, because cause: String, _ effects: inout Effects) {
+    /// theirs, transitively); the others count it as ended and decide once all their dependencies have. With
+    /// `releasingGathers`, a gather reached on the way runs over the items that remain instead.
+    mutating func endDownstream(
+        of root: Int, because cause: String, releasingGathers: Bool = false, _ effects: inout Effects
+    ) {
         let graph = self.graph
         GraphAlgorithms.visit(from: CollectionOfOne(root), successors: graph.forEachDependent) { dependent in
+            if releasingGathers, plan.workflow.tasks[plan.nodes[dependent].taskIndex].gather {
+                releaseGatheredInput(of: dependent, &effects)
+                return false
+            }
             guard nodes[dependent].status == .pending else { return false }
             if conditions[plan.nodes[dependent].taskIndex] == .success {
                 skip(dependent, because: cause, &effects)
@@ -52,22 +59,8 @@ extension RunState {
         setStatus(index, .skipped)
         event(index, &effects, failure: failures[index])
         resolve(index, &effects)
-        let upstream = "upstream \(plan.nodes[index].id) was skipped"
-        let graph = self.graph
-        GraphAlgorithms.visit(from: CollectionOfOne(index), successors: graph.forEachDependent) { dependent in
-            if plan.workflow.tasks[plan.nodes[dependent].taskIndex].gather {
-                releaseGatheredInput(of: dependent, &effects)
-                return false
-            }
-            guard nodes[dependent].status == .pending else { return false }
-            if conditions[plan.nodes[dependent].taskIndex] == .success {
-                skip(dependent, because: upstream, &effects)
-                return true
-            }
-            nodes[dependent].pendingDependencies -= 1
-            if nodes[dependent].pendingDependencies == 0, !cancelled { settle(dependent, &effects) }
-            return false
-        }
+        endDownstream(
+            of: index, because: "upstream \(plan.nodes[index].id) was skipped", releasingGathers: true, &effects)
     }
 
     mutating func skip(_ index: Int, because cause: String, _ effects: inout Effects) {
