@@ -60,9 +60,32 @@ import Testing
         try Test.cancel("the local Slurm cluster cannot start here: \(reason)")
     }
 
-    /// Submits `script` with the flowrun the tests built and waits, at most 120 s, until its jobs left the queue.
+    /// The states in which a job has ended (`scontrol show job` keeps them for `MinJobAge`, 300 s by default).
+    static let endedStates: Set<String> = [
+        "COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE",
+        "PREEMPTED",
+    ]
+
+    /// The state of every job (every array task) `ids` name, from `scontrol show job -o`; `nil` while the
+    /// controller does not answer.
+    static func states(of ids: [String]) throws -> [String]? {
+        var states: [String] = []
+        for id in ids {
+            guard let shown = try shell(["scontrol", "show", "job", "-o", id]), shown.status == 0 else { return nil }
+            for line in shown.output.split(separator: "\n") {
+                guard let field = line.split(separator: " ").first(where: { $0.hasPrefix("JobState=") }) else {
+                    continue
+                }
+                states.append(String(field.dropFirst("JobState=".count)))
+            }
+        }
+        return states
+    }
+
+    /// Submits `script` with the flowrun the tests built and waits, at most 120 s, until every job it submitted
+    /// has ended; records an issue, with the jobs' logs, unless every one completed.
     /// - Returns: The script's output, with a line `NAME: job ID …` per job.
-    static func submitAndWait(_ script: String) async throws -> String {
+    static func submitAndWait(_ script: String, logs: String) async throws -> String {
         // The jobs run the flowrun the tests built, as the script's header says a user may override.
         let submitted = try #require(
             try await offPool { try shell(["env", "FLOWRUN=\(Flowrun.binary.path)", "bash", script]) })
@@ -71,18 +94,25 @@ import Testing
             let words = line.split(separator: " ")
             return words.count >= 3 && words[1] == "job" ? String(words[2]) : nil
         }
-        // Bounded wait: every job of ours has left the queue, or the test fails (and the caller stops the cluster).
+        // Each job's own state, not its absence from squeue: a job squeue stops listing may still be finishing,
+        // and an unanswered query is not an ended job.
         let deadline = Date(timeIntervalSinceNow: 120)
-        var queued = ""
+        var states: [String] = []
         repeat {
-            let jobs = ids.joined(separator: ",")
-            queued = try await offPool { try shell(["squeue", "-h", "-j", jobs, "-o", "%i %T"])?.output ?? "" }
-            if queued.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || queued.contains("Invalid job id") {
-                break
+            if let now = try await offPool({ try Self.states(of: ids) }) {
+                states = now
+                if !states.isEmpty, states.allSatisfy(endedStates.contains) { break }
             }
             try await Task.sleep(for: .milliseconds(200))
         } while Date() < deadline
-        #expect(Date() < deadline, "the jobs did not finish within 120 s: \(queued)")
+        if states.isEmpty || !states.allSatisfy({ $0 == "COMPLETED" }) {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: logs).sorted()) ?? []
+            let texts = names.map { name in
+                "--- \(name)\n" + ((try? String(contentsOfFile: logs + "/" + name, encoding: .utf8)) ?? "")
+            }
+            let ended = "jobs \(ids) ended as \(states) (within 120 s: \(Date() < deadline))"
+            Issue.record("\(ended)\n\(texts.joined(separator: "\n"))")
+        }
         return submitted.output
     }
 
@@ -100,7 +130,8 @@ import Testing
         ])
         #expect(export.status == 0, "\(export.stderr)")
         try export.stdout.write(toFile: scratch.path("submit.sh"), atomically: true, encoding: .utf8)
-        let submitted = try await Self.submitAndWait(scratch.path("submit.sh"))
+        let submitted = try await Self.submitAndWait(
+            scratch.path("submit.sh"), logs: scratch.path("w/.flowrun/slurm"))
         #expect(submitted.split(separator: "\n").count == 2, "\(submitted)")
 
         let logs = (try? FileManager.default.contentsOfDirectory(atPath: scratch.path("w/.flowrun/slurm"))) ?? []
@@ -130,7 +161,8 @@ import Testing
         ])
         #expect(export.status == 0, "\(export.stderr)")
         try export.stdout.write(toFile: scratch.path("submit.sh"), atomically: true, encoding: .utf8)
-        let submitted = try await Self.submitAndWait(scratch.path("submit.sh"))
+        let submitted = try await Self.submitAndWait(
+            scratch.path("submit.sh"), logs: scratch.path(".flowrun/slurm"))
         #expect(submitted.hasPrefix("lists: job "), "\(submitted)")
 
         let logs = (try? FileManager.default.contentsOfDirectory(atPath: scratch.path(".flowrun/slurm"))) ?? []
