@@ -62,6 +62,7 @@ extension RunState {
             guard nodes[dependent].status == .pending else { return false }
             if conditions[plan.nodes[dependent].taskIndex] == .success {
                 skip(dependent, because: upstream, &effects)
+                effects.skippedBelow.append(dependent)
                 return true
             }
             nodes[dependent].pendingDependencies -= 1
