@@ -35,15 +35,22 @@ struct UpToDatePrinter {
             Int,
             (
                 run: OrderedDictionary<String, [Int]>, count: Int, cached: Int, restored: Int, awaiting: Int,
-                awaitingOutput: [Int]
+                awaitingOutput: [Int], skipped: [Int], skippedWith: Int
             )
         >()
+        var skippedCount = 0
         for index in plan.nodes.indices {
             let task = plan.nodes[index].taskIndex
-            var entry = byTask[task] ?? ([:], 0, 0, 0, 0, [])
+            var entry = byTask[task] ?? ([:], 0, 0, 0, 0, [], [], 0)
             if let cause = decisions.causes[index] {
                 entry.run[Self.kind(of: cause), default: []].append(index)
                 entry.count += 1
+            } else if decisions.skippedNodes[index] != nil {
+                entry.skipped.append(index)
+                skippedCount += 1
+            } else if decisions.skipped(with: index) != nil {
+                entry.skippedWith += 1
+                skippedCount += 1
             } else if decisions.restoredFiles.contains(index) {
                 entry.restored += 1
             } else {
@@ -57,14 +64,14 @@ struct UpToDatePrinter {
         var out =
             "store \(directory): \(recorded) result\(recorded == 1 ? "" : "s") recorded; "
             + "\(toRun) node\(toRun == 1 ? "" : "s") will run, "
-            + "\(plan.nodes.count - toRun - decisions.restoredFiles.count) cached"
-            + Self.restored(decisions.restoredFiles.count)
+            + "\(plan.nodes.count - toRun - decisions.restoredFiles.count - skippedCount) cached"
+            + Self.restored(decisions.restoredFiles.count) + Self.skipped(skippedCount)
             + Self.awaiting(decisions.awaitingConfirmation.count, inSummary: true) + "\n"
         let width = byTask.keys.map { plan.workflow.tasks[$0].id.value.count }.max() ?? 0
         for (task, entry) in byTask {
             out +=
                 "  \(plan.workflow.tasks[task].id.value.padded(to: width))  \(entry.count) run, \(entry.cached) cached"
-                + Self.restored(entry.restored)
+                + Self.restored(entry.restored) + Self.skipped(entry.skipped.count + entry.skippedWith)
                 + Self.awaiting(entry.awaiting, inSummary: false)
                 + Self.awaitingOutput(entry.awaitingOutput, plan: plan) + "\n"
             for nodes in entry.run.values {
@@ -76,8 +83,21 @@ struct UpToDatePrinter {
                     out += "    … and \(nodes.count - examples) more like these (flowrun explain WORKFLOW NODE)\n"
                 }
             }
+            for index in entry.skipped.prefix(examples) {
+                out +=
+                    "    \(NodeName.forTerminal(plan.nodes[index].id)): skips again: "
+                    + "\(decisions.skippedNodes[index] ?? "")\n"
+            }
+            if entry.skipped.count > examples {
+                out += "    … and \(entry.skipped.count - examples) more skipped (flowrun explain WORKFLOW NODE)\n"
+            }
         }
         return out
+    }
+
+    /// How many nodes are skipped again, for a skip the store recorded with their key; empty when none.
+    private static func skipped(_ count: Int) -> String {
+        count > 0 ? ", \(count) skipped" : ""
     }
 
     /// The kind of a cause, whatever its details (which node, which file): the causes of a task's nodes are
@@ -122,6 +142,12 @@ struct UpToDatePrinter {
             let indent = String(repeating: "  ", count: depth)
             let id = NodeName.forTerminal(plan.nodes[node].id)
             out += "\(indent)\(id) (\(decisions.keys[node].map { "key \($0.hex.prefix(12))" } ?? "no key")): "
+            if let root = decisions.skipped(with: node) {
+                out += "skipped: upstream \(NodeName.forTerminal(plan.nodes[root].id)) skips again\n"
+                current = root
+                depth += 1
+                continue
+            }
             guard let cause = decisions.causes[node] else {
                 out += cachedReason(node, plan: plan, decisions: decisions) + "\n"
                 break
@@ -149,6 +175,10 @@ struct UpToDatePrinter {
             } ?? "cached"
         if decisions.keepsNothing[index] {
             return "\(cached): nothing is kept of a noop, and nothing it waits for runs"
+        }
+        if let cause = decisions.skippedNodes[index], let record = decisions.records[index] {
+            return "skipped: it skipped itself for the same key in the run of \(record.run) (\(cause)); it skips "
+                + "again without running what it reads, until its inputs change"
         }
         guard let record = decisions.records[index], record.key == decisions.keys[index] else {
             return "\(cached): every node that reads its output is cached"

@@ -19,7 +19,8 @@ import Testing
     var journal: String { RunStore.journalPath(in: directory, name: name) }
     var index: String { JournalIndex.path(ofJournal: journal) }
 
-    /// Records of every shape: superseded ones, a written file, a file in a bucket (an `ETag` digest), a blob.
+    /// Records of every shape: superseded ones, a written file, a file in a bucket (an `ETag` digest), a blob, a
+    /// node that skipped itself.
     static let records: [JournalRecord] = {
         var records = (0..<40).map { JournalTests.record("n\($0)", key: "k\($0)") }
         records.append(JournalTests.record("n3", key: "k3, later"))
@@ -40,6 +41,13 @@ import Testing
         var plain = JournalTests.record("plain", key: "w")
         plain.blob = BlobReference(sha256: ContentDigest.of([2]), size: 1)
         records.append(plain)
+        var skipped = JournalTests.record("w900[in/small.jpg]", key: "s")
+        skipped.skipped = "source is 682 px wide, under 900"
+        records.append(skipped)
+        var skippedKept = JournalTests.record("odd", key: "t")
+        skippedKept.skipped = "nothing to do"
+        skippedKept.blob = BlobReference(sha256: ContentDigest.of([3]), size: 1)
+        records.append(skippedKept)
         records.append(JournalTests.record("n7", key: "k7, later"))
         return records
     }()

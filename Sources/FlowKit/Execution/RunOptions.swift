@@ -59,6 +59,9 @@ public struct RunOptions: Sendable {
     /// Called once a node that executed has skipped itself (``FlowOperation/Outcome/skipped(_:)``), with its index
     /// and the cause, from the thread where it finished (the store journals it here).
     var nodeSkipped: (@Sendable (_ index: Int, _ cause: String) -> Void)?
+    /// Called for each node skipped because a node upstream skipped itself, now or as the store recorded, with its
+    /// index, outside the runner's lock (the store journals that a `write` among them wrote nothing).
+    var nodeSkippedBelow: (@Sendable (_ index: Int) -> Void)?
     /// The nodes whose standard output is wanted while they run (the producers of lists that stream), by index in
     /// ``Plan/nodes``, each with what takes every chunk as it arrives, from the thread that read it.
     var outputChunks: [Int: @Sendable (Data) -> Void] = [:]

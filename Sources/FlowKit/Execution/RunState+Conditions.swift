@@ -28,20 +28,22 @@ extension RunState {
     }
 
     /// A node failed, was cancelled or skipped: dependents that run only after success are skipped (and
-    /// theirs, transitively); the others count it as ended and decide once all their dependencies have. With
-    /// `releasingGathers`, a gather reached on the way runs over the items that remain instead.
+    /// theirs, transitively); the others count it as ended and decide once all their dependencies have. After a
+    /// node skipped itself (`afterSkip`), a gather reached on the way runs over the items that remain instead, and
+    /// the nodes skipped on the way are listed in `skippedBelow` so the store can record them too.
     mutating func endDownstream(
-        of root: Int, because cause: String, releasingGathers: Bool = false, _ effects: inout Effects
+        of root: Int, because cause: String, afterSkip: Bool = false, _ effects: inout Effects
     ) {
         let graph = self.graph
         GraphAlgorithms.visit(from: CollectionOfOne(root), successors: graph.forEachDependent) { dependent in
-            if releasingGathers, plan.workflow.tasks[plan.nodes[dependent].taskIndex].gather {
+            if afterSkip, plan.workflow.tasks[plan.nodes[dependent].taskIndex].gather {
                 releaseGatheredInput(of: dependent, &effects)
                 return false
             }
             guard nodes[dependent].status == .pending else { return false }
             if conditions[plan.nodes[dependent].taskIndex] == .success {
                 skip(dependent, because: cause, &effects)
+                if afterSkip { effects.skippedBelow.append(dependent) }
                 return true
             }
             nodes[dependent].pendingDependencies -= 1
@@ -60,7 +62,7 @@ extension RunState {
         event(index, &effects, failure: failures[index])
         resolve(index, &effects)
         endDownstream(
-            of: index, because: "upstream \(plan.nodes[index].id) was skipped", releasingGathers: true, &effects)
+            of: index, because: "upstream \(plan.nodes[index].id) was skipped", afterSkip: true, &effects)
     }
 
     mutating func skip(_ index: Int, because cause: String, _ effects: inout Effects) {

@@ -57,6 +57,8 @@ struct RunState: Sendable {
         var cancelTimer: (@Sendable () -> Void)?
         var cancelRun = false
         var finished = false
+        /// Nodes skipped because a node upstream skipped itself (``FlowOperation/Outcome/skipped(_:)``).
+        var skippedBelow = SmallList<Int>()
     }
 
     /// A ready node in its queue's heap; the greatest runs first: prioritised by the app, then by its task's

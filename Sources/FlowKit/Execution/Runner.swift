@@ -362,6 +362,9 @@ public final class Runner: OperationLifecycle, @unchecked Sendable {
 
     func apply(_ effects: RunState.Effects) {
         effects.cancelTimer?()
+        if !effects.skippedBelow.isEmpty, let skipped = options.nodeSkippedBelow {
+            for index in effects.skippedBelow { skipped(index) }
+        }
         for operation in effects.released { operation.releaseOutput() }
         for event in effects.events { emit(event) }
         if let retry = effects.retry {

@@ -55,6 +55,13 @@ public final class PreparedRun: Sendable {
             options.filesRestored = decisions.restoredFiles
             options.restoredFrom = store.archive?.origin ?? store.directory
             options.restore = { index in store.restore(index, of: plan, decisions: decisions) }
+            options.unneededNodes = decisions.skippedNodes
+            options.nodeSkipped = { index, cause in
+                store.journal(index, of: plan, decisions: decisions, run: run, skipped: cause)
+            }
+            options.nodeSkippedBelow = { index in
+                store.journalWroteNothing(index, of: plan, decisions: decisions, run: run)
+            }
             if !decisions.awaitingOutput.isEmpty {
                 // Decided when their turn comes: run when what a node upstream that runs every time made changed.
                 options.runsInstead = { index in

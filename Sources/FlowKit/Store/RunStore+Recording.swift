@@ -17,9 +17,13 @@ extension RunStore {
     ///   - sourceFile: The local file the node read as its source, with its digest (``SourceFileObserving``).
     ///   - written: What the node says it wrote (``WrittenFileObserving``): a file it wrote at the node's output
     ///     path is recorded so, without being read back.
+    ///   - skipped: For a node that skipped itself (`FlowOperation.Outcome.skipped`), the cause: it is recorded
+    ///     with its key and nothing it left, so a later run with the same key skips it again
+    ///     (``UpToDate/skippedNodes``).
     package func journal(
         _ index: Int, of plan: Plan, decisions: UpToDate, run: String, output value: (any Sendable)? = nil,
-        observedSource: String? = nil, sourceFile: SourceFileRecord? = nil, written: WrittenFile? = nil
+        observedSource: String? = nil, sourceFile: SourceFileRecord? = nil, written: WrittenFile? = nil,
+        skipped: String? = nil
     ) {
         guard let key = decisions.keys[index], let inputs = decisions.recordedInputs(of: index) else { return }
         guard !decisions.keepsNothing[index] else {
@@ -29,8 +33,13 @@ extension RunStore {
             }
             return
         }
+        // A node that runs every time is known by what it made, and a skip made nothing: its record would serve
+        // no later run.
+        if skipped != nil, !decisions.keyedByOutput.isEmpty, decisions.keyedByOutput.contains(index) { return }
         var output: OutputRecord?
-        if let path = decisions.outputPaths[index], let location = S3Location(path) {
+        if skipped != nil {
+            // Nothing was written, whatever the node's path says.
+        } else if let path = decisions.outputPaths[index], let location = S3Location(path) {
             guard let record = S3Outputs.record(of: location) else { return }
             output = record
         } else if let path = decisions.outputPaths[index], let written, written.path == path {
@@ -54,7 +63,20 @@ extension RunStore {
             JournalRecord(
                 run: run, node: plan.nodes[index].id, key: recordedKey,
                 recordedInputs: revised.map { .decoded($0.inputs) } ?? inputs, output: output, blob: blob,
-                sourceFile: sourceFile))
+                sourceFile: sourceFile, skipped: skipped))
+    }
+
+    /// Journals that a node which writes a file wrote nothing for its inputs now — it was skipped because a node
+    /// upstream skipped itself — when its latest record has a file: that file, made for other inputs, is then stale
+    /// (``staleOutputs(directory:name:producing:)``), though the workflow still names it. Once journaled, later
+    /// runs that skip it again add nothing.
+    package func journalWroteNothing(_ index: Int, of plan: Plan, decisions: UpToDate, run: String) {
+        guard decisions.outputPaths[index] != nil, decisions.records[index]?.output != nil,
+            let key = decisions.keys[index], let inputs = decisions.recordedInputs(of: index)
+        else { return }
+        append(
+            JournalRecord(
+                run: run, node: plan.nodes[index].id, key: key, recordedInputs: inputs, output: nil, blob: nil))
     }
 
     /// The key of a node that runs every time, as its record holds it and its dependents read it: the digest of

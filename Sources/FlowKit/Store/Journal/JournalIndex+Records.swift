@@ -62,6 +62,7 @@ struct IndexReader {
         if flags & IndexedRecordFlags.sourceFile != 0 {
             guard integer() != nil, integer() != nil, integer() != nil, bytes(32) != nil else { return false }
         }
+        if flags & IndexedRecordFlags.skipCause != 0, field() == nil { return false }
         if flags & IndexedRecordFlags.blob != 0 {
             guard field() != nil, integer() != nil, field() != nil, let variant = count() else { return false }
             guard variant == 0 || field() != nil else { return false }
@@ -78,6 +79,8 @@ enum IndexedRecordFlags {
     static let textDigest: UInt64 = 4
     /// The local file the node read (``SourceFileRecord``): its stamp and 32 bytes of SHA-256.
     static let sourceFile: UInt64 = 8
+    /// Why the node skipped itself (``JournalRecord/skipped``): a string.
+    static let skipCause: UInt64 = 16
 }
 
 extension ByteWriter {
@@ -94,6 +97,7 @@ extension ByteWriter {
         }
         if record.blob != nil { flags |= IndexedRecordFlags.blob }
         if record.sourceFile != nil { flags |= IndexedRecordFlags.sourceFile }
+        if record.skipped != nil { flags |= IndexedRecordFlags.skipCause }
         count(Int(flags))
         if let output = record.output {
             string(output.path)
@@ -112,6 +116,7 @@ extension ByteWriter {
             var digest = sourceFile.sha256
             withUnsafeBytes(of: &digest) { bytes.append(contentsOf: $0) }
         }
+        if let skipped = record.skipped { string(skipped) }
         if let blob = record.blob {
             string(blob.sha256)
             integer(UInt64(bitPattern: blob.size))
@@ -148,6 +153,11 @@ extension JournalRecord {
                 stamp: FileStamp(size: Int64(bitPattern: size), modified: Int64(bitPattern: modified), inode: inode),
                 sha256: digest.loadUnaligned(as: NodeKey.self))
         }
+        var skipped: String?
+        if flags & IndexedRecordFlags.skipCause != 0 {
+            guard let cause = input.string() else { return nil }
+            skipped = cause
+        }
         var blob: BlobReference?
         if flags & IndexedRecordFlags.blob != 0 {
             guard let sha256 = input.string(), let size = input.integer(), let facts = input.string(),
@@ -162,7 +172,7 @@ extension JournalRecord {
         }
         self.init(
             run: run, node: node, key: key, recordedInputs: .inJournal(journal, start..<(start + length)),
-            output: output, blob: blob, sourceFile: sourceFile)
+            output: output, blob: blob, sourceFile: sourceFile, skipped: skipped)
     }
 
     private static func indexedDigest(_ input: inout IndexReader, text: Bool) -> OutputRecord.Digest? {

@@ -13,17 +13,24 @@ package struct JournalRecord: Sendable, Equatable {
     /// The file the node wrote, if it writes one.
     package var output: OutputRecord? {
         get { kept?.output }
-        set { kept = Kept(output: newValue, blob: blob, sourceFile: sourceFile) }
+        set { kept = Kept(output: newValue, blob: blob, sourceFile: sourceFile, skipped: skipped) }
     }
     /// The node's output value, when the store keeps it (`cache: true`, or read across shards).
     package var blob: BlobReference? {
         get { kept?.blob }
-        set { kept = Kept(output: output, blob: newValue, sourceFile: sourceFile) }
+        set { kept = Kept(output: output, blob: newValue, sourceFile: sourceFile, skipped: skipped) }
     }
     /// The local file the node read as its source, with its digest (``SourceFileRecord``).
     package var sourceFile: SourceFileRecord? {
         get { kept?.sourceFile }
-        set { kept = Kept(output: output, blob: blob, sourceFile: newValue) }
+        set { kept = Kept(output: output, blob: blob, sourceFile: newValue, skipped: skipped) }
+    }
+    /// Why the node skipped itself, for a node that ran and found nothing to do
+    /// (`FlowOperation.Outcome.skipped`): a later run with the same key skips it again, with this cause,
+    /// without running what it reads. `nil` for a node that succeeded.
+    package var skipped: String? {
+        get { kept?.skipped }
+        set { kept = Kept(output: output, blob: blob, sourceFile: sourceFile, skipped: newValue) }
     }
     /// What went into the key: decoded, or where it is in the journal.
     let recordedInputs: RecordedInputs
@@ -31,20 +38,23 @@ package struct JournalRecord: Sendable, Equatable {
     /// of such a node stays small (a journal's records are kept one per node while a run decides).
     private var kept: Kept?
 
-    /// The file and the value a node left, and the file it read, held apart from its record.
+    /// The file and the value a node left, the file it read, and why it skipped itself, held apart from its
+    /// record.
     private final class Kept: Sendable {
         let output: OutputRecord?
         let sourceFile: SourceFileRecord?
+        let skipped: String?
         /// Boxed apart again: most nodes that leave something wrote a file and keep no value, and a box with
         /// room for both would be half again as large (100,000 `write` records hold 16 MB less).
         private let storedBlob: StoredBlob?
 
         var blob: BlobReference? { storedBlob?.reference }
 
-        init?(output: OutputRecord?, blob: BlobReference?, sourceFile: SourceFileRecord?) {
-            guard output != nil || blob != nil || sourceFile != nil else { return nil }
+        init?(output: OutputRecord?, blob: BlobReference?, sourceFile: SourceFileRecord?, skipped: String?) {
+            guard output != nil || blob != nil || sourceFile != nil || skipped != nil else { return nil }
             self.output = output
             self.sourceFile = sourceFile
+            self.skipped = skipped
             storedBlob = blob.map(StoredBlob.init)
         }
 
@@ -58,22 +68,22 @@ package struct JournalRecord: Sendable, Equatable {
     /// Creates a record.
     package init(
         run: String, node: String, key: NodeKey, inputs: NodeKeyInputs, output: OutputRecord? = nil,
-        blob: BlobReference? = nil, sourceFile: SourceFileRecord? = nil
+        blob: BlobReference? = nil, sourceFile: SourceFileRecord? = nil, skipped: String? = nil
     ) {
         self.init(
             run: run, node: node, key: key, recordedInputs: .decoded(inputs), output: output, blob: blob,
-            sourceFile: sourceFile)
+            sourceFile: sourceFile, skipped: skipped)
     }
 
     init(
         run: String, node: String, key: NodeKey, recordedInputs: RecordedInputs, output: OutputRecord?,
-        blob: BlobReference?, sourceFile: SourceFileRecord? = nil
+        blob: BlobReference?, sourceFile: SourceFileRecord? = nil, skipped: String? = nil
     ) {
         self.run = run
         self.node = node
         self.key = key
         self.recordedInputs = recordedInputs
-        kept = Kept(output: output, blob: blob, sourceFile: sourceFile)
+        kept = Kept(output: output, blob: blob, sourceFile: sourceFile, skipped: skipped)
     }
 
     /// What went into the key, to explain a later change; `nil` when the journal it was read from cannot be
@@ -85,7 +95,8 @@ package struct JournalRecord: Sendable, Equatable {
 
     package static func == (left: JournalRecord, right: JournalRecord) -> Bool {
         left.run == right.run && left.node == right.node && left.key == right.key && left.output == right.output
-            && left.blob == right.blob && left.sourceFile == right.sourceFile && left.inputs == right.inputs
+            && left.blob == right.blob && left.sourceFile == right.sourceFile && left.skipped == right.skipped
+            && left.inputs == right.inputs
     }
 }
 
@@ -201,7 +212,9 @@ extension JournalRecord {
         let inputs = inputsStart..<out.bytes.count
         // A set of flags, once a count of outputs (0 or 1): journals written before sources were recorded read
         // as they always did.
-        out.count((output == nil ? 0 : Self.hasOutput) | (sourceFile == nil ? 0 : Self.hasSourceFile))
+        out.count(
+            (output == nil ? 0 : Self.hasOutput) | (sourceFile == nil ? 0 : Self.hasSourceFile)
+                | (skipped == nil ? 0 : Self.hasSkipCause))
         if let output {
             out.string(output.path)
             out.integer(UInt64(bitPattern: output.stamp.size))
@@ -219,6 +232,7 @@ extension JournalRecord {
             out.integer(sourceFile.stamp.inode)
             out.key(sourceFile.sha256)
         }
+        if let skipped { out.string(skipped) }
         // Last and only when present, so records without a blob read as they always did.
         if let blob {
             out.string(blob.sha256)
@@ -251,7 +265,9 @@ extension JournalRecord {
             guard let inputs = NodeKeyInputs(decoding: &input) else { return nil }
             recordedInputs = .decoded(inputs)
         }
-        guard let flags = input.count(), flags <= Self.hasOutput | Self.hasSourceFile else { return nil }
+        guard let flags = input.count(), flags <= Self.hasOutput | Self.hasSourceFile | Self.hasSkipCause else {
+            return nil
+        }
         var output: OutputRecord?
         if flags & Self.hasOutput != 0 {
             guard let path = input.string(), let size = input.integer(), let modified = input.integer(),
@@ -271,6 +287,11 @@ extension JournalRecord {
                 stamp: FileStamp(size: Int64(bitPattern: size), modified: Int64(bitPattern: modified), inode: inode),
                 sha256: digest)
         }
+        var skipped: String?
+        if flags & Self.hasSkipCause != 0 {
+            guard let cause = input.string() else { return nil }
+            skipped = cause
+        }
         var blob: BlobReference?
         if !input.isAtEnd {
             guard let sha256 = input.string(), let size = input.integer(), let facts = input.string(),
@@ -281,12 +302,13 @@ extension JournalRecord {
         guard input.isAtEnd else { return nil }
         self.init(
             run: run, node: node, key: key, recordedInputs: recordedInputs, output: output, blob: blob,
-            sourceFile: sourceFile)
+            sourceFile: sourceFile, skipped: skipped)
     }
 
     /// The flags that say what a record holds after its inputs.
     private static let hasOutput = 1
     private static let hasSourceFile = 2
+    private static let hasSkipCause = 4
 }
 
 extension NodeKeyInputs {

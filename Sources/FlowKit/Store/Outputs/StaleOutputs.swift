@@ -90,6 +90,19 @@ extension RunStore {
         return written
     }
 
+    /// The nodes whose latest record has no file, though an earlier one of theirs wrote one: a `write` skipped
+    /// because a node upstream skipped itself (`withoutEnlargement: skip`) writes nothing for its inputs now, so
+    /// what it wrote for earlier inputs is stale even though the workflow names its path.
+    private static func nodesWritingNothing(_ contents: Journal.Contents) -> Set<String> {
+        var latest: [String: Bool] = [:]
+        var wrote = Set<String>()
+        for record in contents.records {
+            latest[record.node] = record.output != nil
+            if record.output != nil { wrote.insert(record.node) }
+        }
+        return wrote.filter { latest[$0] == false }
+    }
+
     private static func staleOutputs(in contents: Journal.Contents, producing produced: Set<String>)
         -> [StaleOutput]
     {
@@ -102,11 +115,13 @@ extension RunStore {
         -> (stale: [StaleOutput], gone: Set<String>)
     {
         let written = recordedOutputs(contents)
+        let writingNothing = nodesWritingNothing(contents)
         var stale: [StaleOutput] = []
         var gone = Set<String>()
         // By path: records are journaled in the order nodes finish, which varies from run to run.
-        for path in written.keys.sorted() where !produced.contains(path) {
+        for path in written.keys.sorted() {
             guard let record = written[path], let output = record.output else { continue }
+            guard !produced.contains(path) || writingNothing.contains(record.node) else { continue }
             if let object = S3Location(path) {
                 switch S3Outputs.found(at: object) {
                 case .missing: gone.insert(path)

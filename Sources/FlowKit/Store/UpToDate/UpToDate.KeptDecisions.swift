@@ -17,6 +17,9 @@ extension UpToDate {
         /// The nodes that run every time (``TaskFacts/runsEveryTime``), ascending: their dependents are keyed by
         /// the digest of what they made.
         private(set) var runEveryTime: [Int] = []
+        /// The nodes skipped for a skip the store recorded with their key: those the pass was given, which it
+        /// leaves undecided (up to date), and those it found, whose dependents it had decided before it knew.
+        private(set) var skips: SettledSkips
 
         /// Decides every kept node of a plan.
         /// - Parameters:
@@ -29,18 +32,23 @@ extension UpToDate {
         ///     empty without `--rerun`.
         ///   - blobs: The blobs checked so far; those asked about and not checked yet are noted in it.
         ///   - stamps: Where the stamps of written files are read.
+        ///   - skips: The skips an earlier pass found: their nodes are not decided again.
         init(
             plan: Plan, tasks: [TaskFacts], keys: NodeKeys, records ownRecords: Records, settings: Settings,
-            rerunBy: [String?], blobs: inout BlobCheck, stamps: FileStamps = FileStamps()
+            rerunBy: [String?], blobs: inout BlobCheck, stamps: FileStamps = FileStamps(),
+            skips known: SettledSkips = SettledSkips()
         ) {
             causes = [RunCause?](repeating: nil, count: plan.nodes.count)
             records = ownRecords
+            skips = known
+            var found: [(node: Int, cause: String)] = []
             let graph = plan.graph
             for index in plan.nodes.indices.reversed() {
                 // Keyed: every node but a stateless task's is.
                 guard let key = keys.keys[index] else { continue }
                 let task = tasks[plan.nodes[index].taskIndex]
                 guard !task.keepsNothing else { continue }
+                if !known.isEmpty, known.contains(index) { continue }
                 var isRead = false
                 var reader: Int?
                 graph.forEachDependent(of: index) { dependent in
@@ -69,6 +77,16 @@ extension UpToDate {
                         restoredFile: !settings.restoredFiles.isEmpty && settings.restoredFiles.contains(index))
                     // Decoded only where the check reads it.
                     if !check.isJudgedByReaders { check.record = records[index] }
+                    if let record = check.record, record.key == key, let skipped = record.skipped {
+                        // It skipped itself for this key: it skips again, unless what it reads may change in the run.
+                        if SettledSkips.isBelowAnUnrepeatableNode(index, of: plan, tasks: tasks) {
+                            causes[index] = .notCached(
+                                "skipped last run (\(skipped)), below a node that runs every time: decided again")
+                        } else {
+                            found.append((index, skipped))
+                        }
+                        continue
+                    }
                     causes[index] = check.cause
                     if causes[index] == .noRecord, !settings.failedLastRun.isEmpty,
                         let failure = settings.failedLastRun[plan.nodes[index].id]
@@ -91,6 +109,10 @@ extension UpToDate {
             restored.reverse()
             unusable.reverse()
             runEveryTime.reverse()
+            // Their dependents were decided first, as nodes that run: they are skipped with them instead (a pass
+            // that knows them from the start decides what those dependents read too).
+            for (node, cause) in found { skips.add(node, cause: cause, of: plan) }
+            for node in skips.nodes { causes[node] = nil }
         }
 
         /// The cause of a node whose input from a node that runs every time changed: that node's output, by its

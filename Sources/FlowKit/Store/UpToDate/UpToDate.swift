@@ -103,6 +103,9 @@ package struct UpToDate: Sendable {
     /// The up-to-date `write`s whose files were put back from the store's copies (``Settings/restoredFiles``):
     /// they end `restored`, not `cached`.
     package private(set) var restoredFiles: Set<Int>
+    /// The nodes skipped without running, for a skip the store recorded with their key, and those below them
+    /// (``SettledSkips``); their ``causes`` are `nil`, but they are neither cached nor restored.
+    private(set) var skips: SettledSkips
     /// Whether the run allows equivalent-output shortcuts (``Settings/optimize``).
     package let optimize: Bool
     /// The nodes whose last attempt failed, with the cause (``Settings/failedLastRun``).
@@ -133,6 +136,7 @@ package struct UpToDate: Sendable {
         var restored = restoredNodes[...]
         return causes.indices.filter { index in
             guard causes[index] == nil else { return false }
+            if !skips.isEmpty, skips.contains(index) { return false }
             if !awaitingOutput.isEmpty, awaitingOutput[index] != nil { return false }
             if restored.first == index {
                 restored.removeFirst()
@@ -140,6 +144,17 @@ package struct UpToDate: Sendable {
             }
             return true
         }
+    }
+
+    /// The nodes that skipped themselves last run, for the key they have now, with the cause they gave, by node
+    /// index: a run skips them again without running them or what they read (``RunOptions/unneededNodes``), and
+    /// its runner skips what is below them.
+    package var skippedNodes: [Int: String] { skips.roots }
+
+    /// For a node skipped because one upstream skipped itself for the same key last run, that node's index
+    /// (``skippedNodes``); `nil` for every other node.
+    package func skipped(with index: Int) -> Int? {
+        skips.isEmpty ? nil : skips.downstream[index]
     }
 
     /// The nodes restored when their turn comes, ascending: ``restoredNodes`` and the nodes of ``awaitingOutput``,
@@ -223,15 +238,22 @@ package struct UpToDate: Sendable {
         let rerunBy = KeptDecisions.rerunBy(plan, tasks: tasks, rerun: settings.rerun)
         var blobs = BlobCheck(blobs: settings.blobs)
         var kept: KeptDecisions
+        var skips = SettledSkips()
+        var foundSkips: Bool
         repeat {
             kept = KeptDecisions(
                 plan: plan, tasks: tasks, keys: keys, records: ownRecords, settings: settings, rerunBy: rerunBy,
-                blobs: &blobs, stamps: stamps)
-        } while blobs.checkPending()
+                blobs: &blobs, stamps: stamps, skips: skips)
+            // Decided again knowing them, so that nothing runs for the nodes skipped with them.
+            foundSkips = kept.skips != skips
+            skips = kept.skips
+        } while blobs.checkPending() || foundSkips
         var causes = kept.causes
         Self.decideStateless(
             plan, tasks: tasks, settings: settings, rerunBy: rerunBy, keys: keys.keys, records: kept.records,
             cold: latest.isEmpty, causes: &causes)
+        for node in skips.nodes { causes[node] = nil }
+        self.skips = skips
         keyedByOutput = Set(kept.runEveryTime)
         awaitingOutput = Self.outputsAwaited(plan, runEveryTime: kept.runEveryTime, causes: causes)
         inputs = keys.inputs
@@ -268,6 +290,7 @@ package struct UpToDate: Sendable {
         copy.keys = nodes.map { keys[$0] }
         copy.keepsNothing = nodes.map { keepsNothing[$0] }
         copy.causes = nodes.map { causes[$0] }
+        copy.skips = skips.restricted(to: nodes)
         copy.outputPaths = nodes.map { outputPaths[$0] }
         copy.records = records.restricted(to: nodes)
         copy.storesValue = nodes.map { storesValue[$0] }
