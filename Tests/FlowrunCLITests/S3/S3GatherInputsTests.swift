@@ -61,5 +61,13 @@ struct S3GatherInputsTests {
         #expect(try arguments() == all)
         let restored = try server.client.get(S3Location(bucket: "site-cache", key: "t/b.txt"), maxBytes: 1 << 20)
         #expect(String(decoding: restored.bytes, as: UTF8.self) == "item b\n")
+
+        // An object deleted by hand: its write runs again, and the command still gets both.
+        try server.client.delete(S3Location(bucket: "site-cache", key: "t/a.txt"))
+        let fourth = try await run(environment)
+        #expect(fourth.stdout.contains("6 nodes: 3 succeeded, 3 cached"), "\(fourth.stdout)")
+        #expect(try arguments() == all)
+        let rewritten = try server.client.get(S3Location(bucket: "site-cache", key: "t/a.txt"), maxBytes: 1 << 20)
+        #expect(String(decoding: rewritten.bytes, as: UTF8.self) == "item a\n")
     }
 }
