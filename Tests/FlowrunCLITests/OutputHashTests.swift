@@ -118,4 +118,46 @@ import Testing
 
                 """)
     }
+
+    @Test func anObjectInABucketIsRefusedWhenValidating() async throws {
+        try scratch.write(
+            "bucket.yaml",
+            """
+            version: 1
+            tasks:
+              read: { type: fetch, url: "in/a.txt" }
+              save: { type: write, path: "s3://bucket/a-${output.hash}.txt", dependsOn: read }
+            """)
+        let result = try await flowrun(["validate", "bucket.yaml"])
+        #expect(result.status == 2)
+        #expect(
+            result.stderr == """
+                bucket.yaml:4:30: error: write's '${output.hash}' cannot name an object in a bucket
+                 4 |   save: { type: write, path: "s3://bucket/a-${output.hash}.txt", dependsOn: read }
+                   |                              ^
+                    hint: write the object under a fixed key, or write a local file named by its content
+                1 error in bucket.yaml; nothing was run
+
+                """)
+    }
+
+    @Test func twoItemsOfTheSameBytesCollideWhenTheyRunNamingBoth() async throws {
+        try scratch.write("in/b.txt", "item a\n")
+        try scratch.write(
+            "same.yaml",
+            """
+            version: 1
+            tasks:
+              read: { type: fetch, forEach: { glob: "in/*.txt" }, url: "${item}" }
+              save: { type: write, path: "out/${output.hash}.txt", dependsOn: read }
+            """)
+        let result = try await flowrun(["same.yaml", "--no-progress"])
+        #expect(result.status == 1)
+        let name = String(try Self.name(of: "item a\n").dropFirst(2))
+        // Which of the two writes first depends on the run; the failure names both.
+        let output = result.stdout + result.stderr
+        #expect(output.contains("refusing to replace 'out/\(name)', which 'save[in/"), "\(output)")
+        #expect(output.contains("save[in/a.txt]") && output.contains("save[in/b.txt]"), "\(output)")
+        #expect(try written() == [name])
+    }
 }
