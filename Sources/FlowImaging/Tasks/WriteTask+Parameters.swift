@@ -91,6 +91,12 @@ extension WriteTask {
                     "write's background '\(background)' is not a colour", at: $background.location,
                     hint: "use #rrggbb, #rgb, white or black")
             }
+            // An upload keeps the key it is given: no name is decided by the content there.
+            if path.hasPrefix("s3://"), OutputHash.isPattern(path) {
+                diagnostics.error(
+                    "write's '${output.hash}' cannot name an object in a bucket", at: $path.location,
+                    hint: "write the object under a fixed key, or write a local file named by its content")
+            }
             if let keep {
                 let kinds = ImageMetadata.Kind.allCases.map(\.rawValue)
                 for kind in keep where !kinds.contains(kind) && !kind.contains("${") {

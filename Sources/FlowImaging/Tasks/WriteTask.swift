@@ -48,11 +48,10 @@ package final class WriteOperation: FlowOperation, FileProvider, DataProvider, W
     package override func execute() {
         if finishIfCancelled() { return }
         let parameters = context.parameters(as: WriteTask.Parameters.self)
-        let rawPath = parameters.path
+        var rawPath = parameters.path
         guard !rawPath.isEmpty else {
             return finish(.failure(context.failure(.invalidInput, "write needs a path")))
         }
-        let path = context.resolvePath(rawPath)
         let bytes: Data
         var preview: Data?
         let images = inputs((any ImageProvider).self).compactMap(\.providedImage)
@@ -92,9 +91,19 @@ package final class WriteOperation: FlowOperation, FileProvider, DataProvider, W
                 .failure(context.failure(.invalidInput, "no input image or data (the upstream node provided none)")))
         }
         if finishIfCancelled() { return }
+        // Hashed once: the digest that names the file (`${output.hash}`) is the one the store records of it.
+        let hashed = OutputHash.isPattern(rawPath)
+        let digest = hashed ? WrittenFile.digest(of: bytes) : nil
+        if let digest { rawPath = OutputHash.name(rawPath, digest: digest) }
         if let upload = S3Upload.destination(rawPath, context: context) {
+            guard !hashed else {
+                return finish(
+                    .failure(context.failure(.invalidInput, "'${output.hash}' cannot name an object in a bucket")))
+            }
             return write(bytes, to: upload, claiming: rawPath)
         }
+        // The final name, decided by the content when the path asks for it: claimed, then written in one rename.
+        let path = context.resolvePath(rawPath)
         if let refused = context.claimOutput(path) { return finish(.failure(refused)) }
         do {
             let file = try AtomicFile(path: path, overwrite: parameters.overwrite, createFolders: true)
@@ -102,7 +111,9 @@ package final class WriteOperation: FlowOperation, FileProvider, DataProvider, W
             // Taken from the open file and the bytes in hand: the store records them without reading it back.
             let stamp = file.stamp()
             guard try file.commit(unless: { isCancelled }) else { return finish(.cancelled) }
-            writtenFile = stamp.map { WrittenFile(path: path, stamp: $0, bytes: bytes) }
+            writtenFile = stamp.map {
+                WrittenFile(path: path, stamp: $0, sha256: digest ?? WrittenFile.digest(of: bytes))
+            }
             if context.previews {
                 record(Artifact(path: URL(fileURLWithPath: path).standardizedFileURL.path, preview: preview))
             }

@@ -16,6 +16,9 @@ package enum Reference: Sendable, Hashable, CustomStringConvertible {
     /// `${inputs}`, `${input}` in a `command`'s `argv`: the files its dependencies wrote or read, known when it
     /// runs (``CommandTask``).
     case inputFiles(single: Bool)
+    /// `${output.hash}`, `${output.hash:N}` in a `write`'s `path`: the first digits of the SHA-256 of the bytes
+    /// written, known once they are encoded (``OutputHash``); `digits` is the text after the colon, as written.
+    case outputHash(digits: String?)
 
     package var description: String {
         switch self {
@@ -26,6 +29,7 @@ package enum Reference: Sendable, Hashable, CustomStringConvertible {
         case .itemKey(let key): "item.\(key)"
         case .env(let name): "env.\(name)"
         case .inputFiles(let single): single ? "input" : "inputs"
+        case .outputHash(let digits): digits.map { "output.hash:\($0)" } ?? "output.hash"
         }
     }
 
@@ -33,7 +37,7 @@ package enum Reference: Sendable, Hashable, CustomStringConvertible {
     package var needsItem: Bool {
         switch self {
         case .item, .itemIndex, .itemPart, .itemKey: true
-        case .param, .env, .inputFiles: false
+        case .param, .env, .inputFiles, .outputHash: false
         }
     }
 }
@@ -149,6 +153,8 @@ package struct Interpolation: Sendable {
         case ("item", 2) where ItemPart(rawValue: parts[1]) != nil:
             return ItemPart(rawValue: parts[1]).map(Reference.itemPart)
         case ("item", 2) where isName(parts[1]): return .itemKey(parts[1])
+        case ("output", 2) where parts[1] == "hash": return .outputHash(digits: nil)
+        case ("output", 2) where parts[1].hasPrefix("hash:"): return .outputHash(digits: String(parts[1].dropFirst(5)))
         case ("params", 2) where isName(parts[1]): return .param(parts[1])
         case ("env", 2) where isName(parts[1]): return .env(parts[1])
         default: return nil

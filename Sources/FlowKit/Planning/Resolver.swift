@@ -153,6 +153,8 @@ enum Resolver {
         case .env(let name): return scope.environment[name].map(Value.string)
         // Left for the command to fill in when it runs, from what its dependencies wrote.
         case .inputFiles: return .string("${\(reference)}")
+        // Left for the write to fill in once it has encoded the bytes it names the file by.
+        case .outputHash: return .string("${\(reference)}")
         case .item: return scope.item?.value
         case .itemIndex: return scope.item.map { .int($0.index) }
         case .itemPart(let part):

@@ -44,6 +44,10 @@ extension RunStore {
             output = record
         } else if let path = decisions.outputPaths[index], let written, written.path == path {
             output = OutputRecord(path: path, stamp: written.stamp, sha256: written.sha256)
+        } else if let pattern = decisions.hashedOutputs[index] {
+            // Named by its content: only the node knows the name it wrote.
+            guard let written, OutputHash.matches(pattern, written.path) else { return }
+            output = OutputRecord(path: written.path, stamp: written.stamp, sha256: written.sha256)
         } else if let path = decisions.outputPaths[index] {
             // A file that cannot be read back is not recorded as written: the next run writes it again.
             guard let file = ContentDigest.stampedFile(atPath: path) else { return }

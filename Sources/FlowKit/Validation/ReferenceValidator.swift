@@ -10,15 +10,21 @@ struct ReferenceValidator: WorkflowValidator {
             let prefix = task.group.map { "\($0)." } ?? ""
             let params = context.workflow.params.keys.filter { $0.hasPrefix(prefix) }
                 .map { String($0.dropFirst(prefix.count)) }.filter { !$0.contains(".") }
-            var nodes = task.parameters.values.map(\.value)
-            if case .reference(let node, _)? = task.forEach { nodes.append(node) }
+            var nodes = task.parameters.map { (node: $0.value.value, key: Optional($0.key)) }
+            if case .reference(let node, _)? = task.forEach { nodes.append((node, nil)) }
             for path in task.forEach?.paths ?? [] {
-                nodes.append(YAMLNode(.scalar(path.value, .plain), at: path.location))
+                nodes.append((YAMLNode(.scalar(path.value, .plain), at: path.location), nil))
             }
             let inForEach = expanded[index]
-            for node in nodes {
+            for (node, key) in nodes {
+                var hashes = 0
                 for (reference, location) in ReferenceScanner.references(in: node, diagnostics: &diagnostics) {
                     switch reference {
+                    case .outputHash(let digits):
+                        hashes += 1
+                        checkOutputHash(
+                            digits, in: task, key: key, node: node, count: hashes, at: location,
+                            diagnostics: &diagnostics)
                     case .param(let name) where context.workflow.params[task.paramName(name)] == nil:
                         diagnostics.error(
                             "unknown parameter '${params.\(name)}'", at: location,
@@ -47,6 +53,39 @@ struct ReferenceValidator: WorkflowValidator {
                     }
                 }
             }
+        }
+    }
+}
+
+extension ReferenceValidator {
+    /// `${output.hash}` only in a `write`'s `path`, once, as a plain string, with a count of digits it can give
+    /// (a path in a bucket is refused by `write`'s own check, which sees it resolved).
+    private func checkOutputHash(
+        _ digits: String?, in task: TaskSpec, key: String?, node: YAMLNode, count: Int, at location: SourceLocation,
+        diagnostics: inout Diagnostics
+    ) {
+        let spelling = "${\(Reference.outputHash(digits: digits))}"
+        guard task.type.value == "write", key == "path", node.scalar != nil else {
+            diagnostics.error(
+                "'\(spelling)' is only known to a 'write' task, in its 'path'", at: location,
+                hint: "the hash is of the bytes a write encodes, which name the file it writes")
+            return
+        }
+        guard count == 1 else {
+            diagnostics.error(
+                "write's path names '\(spelling)' more than once", at: location,
+                hint: "one ${output.hash} names the file by its content; a second one adds nothing")
+            return
+        }
+        guard OutputHash.digits(given: digits) != nil else {
+            let range = OutputHash.digitRange
+            diagnostics.error(
+                "'\(spelling)' asks for \(digits.map { "'\($0)'" } ?? "no") hex digits of the content's SHA-256",
+                at: location,
+                hint:
+                    "give a count from \(range.lowerBound) to \(range.upperBound), as ${output.hash:12}, or "
+                    + "${output.hash} for \(OutputHash.defaultDigits)")
+            return
         }
     }
 }

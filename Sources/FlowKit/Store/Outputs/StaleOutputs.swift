@@ -116,12 +116,16 @@ extension RunStore {
     {
         let written = recordedOutputs(contents)
         let writingNothing = nodesWritingNothing(contents)
+        let hashed = HashedOutputs(contents, producing: produced)
         var stale: [StaleOutput] = []
         var gone = Set<String>()
         // By path: records are journaled in the order nodes finish, which varies from run to run.
         for path in written.keys.sorted() {
             guard let record = written[path], let output = record.output else { continue }
-            guard !produced.contains(path) || writingNothing.contains(record.node) else { continue }
+            guard
+                !produced.contains(path) && !hashed.produces(path, node: record.node)
+                    || writingNothing.contains(record.node)
+            else { continue }
             if let object = S3Location(path) {
                 switch S3Outputs.found(at: object) {
                 case .missing: gone.insert(path)
@@ -161,6 +165,32 @@ extension RunStore {
             stale.append(StaleOutput(path: path, node: record.node, intact: intact))
         }
         return (stale, gone)
+    }
+
+    /// The files named by their content (`${output.hash}`) that the workflow still produces: of the names a
+    /// pattern it writes has made, only the one its node wrote last; the others, made of content it no longer
+    /// makes, are stale.
+    private struct HashedOutputs {
+        /// The placeholders the patterns of `produced` hold; empty when none does, and nothing is looked at.
+        let spellings: [(text: String, digits: Int)]
+        let produced: Set<String>
+        /// The file each node's latest record names, for the nodes of a pattern.
+        var latest: [String: String] = [:]
+
+        init(_ contents: Journal.Contents, producing produced: Set<String>) {
+            self.produced = produced
+            spellings = OutputHash.spellings(in: produced)
+            guard !spellings.isEmpty else { return }
+            for record in contents.records {
+                if let path = record.output?.path { latest[record.node] = path } else { latest[record.node] = nil }
+            }
+        }
+
+        /// Whether `path`, which `node` wrote, is the file a pattern of the workflow makes now.
+        func produces(_ path: String, node: String) -> Bool {
+            guard !spellings.isEmpty, latest[node] == path else { return false }
+            return OutputHash.patterns(of: path, spellings: spellings).contains { produced.contains($0) }
+        }
     }
 
     /// Whether `name` in `folder`, which `lstat` described as `info`, is still the regular file flowrun wrote:

@@ -13,12 +13,22 @@ package struct WrittenFile: Sendable {
 
     /// What a node wrote: `bytes`, now at `path` with `stamp`.
     package init(path: String, stamp: FileStamp, bytes: Data) {
+        self.init(path: path, stamp: stamp, sha256: Self.digest(of: bytes))
+    }
+
+    /// What a node wrote: bytes whose digest is `sha256` (``digest(of:)``), now at `path` with `stamp`.
+    package init(path: String, stamp: FileStamp, sha256: SHA256Digest) {
         self.path = path
         self.stamp = stamp
+        self.sha256 = sha256
+    }
+
+    /// The SHA-256 of bytes about to be written.
+    package static func digest(of bytes: Data) -> SHA256Digest {
         // Through the buffer: `SHA256.hash(data:)`, generic over the collection, costs more than the hash.
         var hasher = SHA256()
         bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-        sha256 = hasher.finalize()
+        return hasher.finalize()
     }
 }
 

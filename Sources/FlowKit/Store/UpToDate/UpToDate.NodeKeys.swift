@@ -15,8 +15,11 @@ extension UpToDate {
         var inputs: KeyInputsByNode
         /// Each node's key; `nil` for a node of a ``StatelessTask`` that no kept node depends on.
         var keys: [NodeKey?]
-        /// The file each node writes, resolved against the workflow's folder.
+        /// The file each node writes, resolved against the workflow's folder; for a path named by its content
+        /// (``OutputHash``), the name its own latest record wrote while that is the pattern's, else the pattern.
         var outputPaths: [String?]
+        /// The paths named by their content, by node index, with their placeholder (sparse).
+        var hashedOutputs: [Int: String] = [:]
         /// For each node whose source changes every run (an http(s) URL not revalidated), that source: the node
         /// gets a key of this run only, so it runs, and everything downstream with it.
         var unverifiableSources: [String?]
@@ -131,6 +134,14 @@ extension UpToDate {
                     inputs.set(index) { encoded in
                         NodeKeyInputs.encode(
                             taskFields: resolved.taskFields, upstream: upstream, source: keyedSource, into: &encoded)
+                    }
+                }
+                if let pattern = resolved.outputPath, OutputHash.isPattern(pattern) {
+                    hashedOutputs[index] = pattern
+                    // The file the record names is the one the checks and the nodes after it look at.
+                    if let written = records[index]?.output?.path, OutputHash.matches(pattern, written) {
+                        outputPaths.append(written)
+                        continue
                     }
                 }
                 outputPaths.append(resolved.outputPath)

@@ -79,6 +79,9 @@ package struct UpToDate: Sendable {
     package private(set) var causes: [RunCause?]
     /// The file each node writes, resolved against the workflow's folder.
     package private(set) var outputPaths: [String?]
+    /// The nodes whose path is named by the content they write (`${output.hash}`), with that path as the plan
+    /// holds it, resolved against the workflow's folder: a file written under any name it makes is the node's.
+    package private(set) var hashedOutputs: [Int: String]
     /// The store's record of each node, by node index: its own latest, or a result of its key another node
     /// recorded.
     package private(set) var records: Records
@@ -259,6 +262,7 @@ package struct UpToDate: Sendable {
         inputs = keys.inputs
         self.keys = keys.keys
         outputPaths = keys.outputPaths
+        hashedOutputs = keys.hashedOutputs
         self.keepsNothing = keepsNothing
         awaitingConfirmation = keys.awaitingConfirmation.filter { causes[$0.key] == nil }
         self.causes = causes
@@ -292,6 +296,8 @@ package struct UpToDate: Sendable {
         copy.causes = nodes.map { causes[$0] }
         copy.skips = skips.restricted(to: nodes)
         copy.outputPaths = nodes.map { outputPaths[$0] }
+        copy.hashedOutputs = [:]
+        for (node, pattern) in hashedOutputs where position[node] >= 0 { copy.hashedOutputs[position[node]] = pattern }
         copy.records = records.restricted(to: nodes)
         copy.storesValue = nodes.map { storesValue[$0] }
         copy.restoredFiles = Set(restoredFiles.compactMap { position[$0] >= 0 ? position[$0] : nil })
